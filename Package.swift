@@ -1,0 +1,59 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Every target of ours builds in Swift 6 mode with the upcoming features Hummingbird itself uses, so
+// imports stay explicit and existentials are spelled `any`.
+let settings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
+
+let package = Package(
+    name: "fauxth",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "fauxth", targets: ["fauxth"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        // Already in the graph through Hummingbird; named so the server can run its autosave as a Service.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "AuthCore", dependencies: ["CSQLite", crypto, cryptoExtras], swiftSettings: settings),
+        .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird], swiftSettings: settings),
+        .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird], swiftSettings: settings),
+        // openapi.json is compiled in through EmbeddedAssets.swift (scripts/embed-assets), not as a resource.
+        .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", hummingbird], exclude: ["openapi.json"], swiftSettings: settings),
+        .target(
+            name: "Server",
+            dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "Console", hummingbird,
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: settings
+        ),
+        .executableTarget(
+            name: "fauxth",
+            dependencies: ["Server", "AuthCore", "Console", hummingbird, .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: settings
+        ),
+        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore"], swiftSettings: settings),
+        .testTarget(
+            name: "SupabaseAPITests",
+            dependencies: ["Server", "AuthCore", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: settings
+        ),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: ["Server", "AuthCore", "Console", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: settings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Every way a core operation can refuse, in dialect-neutral terms. Each dialect maps these in one
+/// exhaustive switch, so a new case makes every dialect decide how to render it.
+public enum AuthError: Error, Equatable, Sendable {
+    /// A required field is missing or malformed; `field` names it.
+    case invalidInput(field: String, reason: String)
+    case invalidEmail
+    case invalidPhone
+    /// The password fails the tenant's policy; `reasons` are vendor-neutral (`length`, `characters`).
+    case weakPassword(reasons: [String], message: String)
+    case emailTaken
+    case phoneTaken
+    case signupDisabled
+    case providerDisabled(String)
+    /// Unknown user or wrong password; never says which.
+    case invalidCredentials
+    case emailNotConfirmed
+    case phoneNotConfirmed
+    case userDisabled
+    case userBanned
+    case userNotFound
+    case tenantNotFound(String)
+    case tenantExists(String)
+    /// `retryAfter` is computed by the core from the emulator clock, so renderers never read the wall clock.
+    case lockedOut(until: Date, retryAfter: TimeInterval)
+    case rateLimited(retryAfter: TimeInterval)
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+extension Emulator {
+    /// Records a redirect to a non-web scheme: the deep link the app would have been opened with.
+    @discardableResult
+    public func captureDeepLink(_ url: String, tenant: String, source: String, userId: String? = nil) throws -> DeepLink? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else { return nil }
+        var params: [String: JSON] = [:]
+        for item in components.queryItems ?? [] { params[item.name] = JSON(item.value ?? "") }
+        if let fragment = components.fragment, var fragmentParts = URLComponents(string: "x:?" + fragment) {
+            fragmentParts.scheme = nil
+            for item in fragmentParts.queryItems ?? [] { params[item.name] = JSON(item.value ?? "") }
+        }
+        let id = newID()
+        let link = try db.withConnection { c in
+            try c.run("INSERT INTO deeplinks (id, tenant, url, scheme, params, source, user_id, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                      [.text(id), .text(tenant), .text(url), .text(scheme), SQLValue(JSON.object(params)), .text(source),
+                       SQLValue(userId), SQLValue(clock.now)])
+            return try c.first("SELECT * FROM deeplinks WHERE id = ?", [.text(id)]).map(DeepLink.init(row:))
+        }
+        if let link {
+            feed.publish(.deepLink(link))
+            record(.deepLinkCaptured, tenant: tenant, userId: userId, detail: ["deeplink_id": .string(id), "url": .string(url)])
+        }
+        return link
+    }
+
+    /// Captured deep links, newest first.
+    public func deepLinks(scheme: String? = nil, filter: ListFilter = ListFilter()) throws -> [DeepLink] {
+        var clauses = cursorClauses(table: "deeplinks", filter)
+        if let scheme { clauses.append(("scheme = ?", [.text(scheme.lowercased())])) }
+        return try db.withConnection { c in
+            try c.query(select("deeplinks", clauses, limit: filter.limit), clauses.flatMap(\.1)).map(DeepLink.init(row:))
+        }
+    }
+
+    /// Whether a redirect target is an app link to capture: any scheme but http(s).
+    public static func isDeepLink(_ url: String) -> Bool {
+        guard let scheme = URLComponents(string: url)?.scheme?.lowercased() else { return false }
+        return scheme != "http" && scheme != "https"
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Filters shared by the event, message and deep-link listings.
+public struct ListFilter: Sendable {
+    public var tenant: String?
+    /// Only items after this cursor: an item id (strictly later items) or an RFC 3339 instant (at or after).
+    public var since: String?
+    public var limit: Int
+
+    public init(tenant: String? = nil, since: String? = nil, limit: Int = 500) {
+        self.tenant = tenant; self.since = since; self.limit = limit
+    }
+}
+
+extension Emulator {
+    /// Appends to the audit trail and publishes it on the feed.
+    @discardableResult
+    public func record(_ type: EventType, tenant: String? = nil, userId: String? = nil, origin: RequestOrigin = RequestOrigin(),
+                       detail: [String: JSON] = [:]) -> Event? {
+        let id = newID()
+        let event = try? db.withConnection { c -> Event? in
+            try c.run("""
+                INSERT INTO events (id, type, tenant, user_id, ip, user_agent, detail, created_at) VALUES (?,?,?,?,?,?,?,?)
+                """, [.text(id), .text(type.rawValue), SQLValue(tenant), SQLValue(userId), SQLValue(origin.ip),
+                      SQLValue(origin.userAgent), SQLValue(JSON.object(detail)), SQLValue(clock.now)])
+            return try c.first("SELECT * FROM events WHERE id = ?", [.text(id)]).map(Event.init(row:))
+        }
+        if let event = event ?? nil { feed.publish(.event(event)) }
+        return event ?? nil
+    }
+
+    /// The audit trail, newest first.
+    public func events(type: String? = nil, filter: ListFilter = ListFilter()) throws -> [Event] {
+        var clauses = cursorClauses(table: "events", filter)
+        if let type { clauses.append(("(type = ? OR type LIKE ?)", [.text(type), .text(type + ".%")])) }
+        return try db.withConnection { c in
+            try c.query(select("events", clauses, limit: filter.limit), clauses.flatMap(\.1)).map(Event.init(row:))
+        }
+    }
+
+    /// WHERE clauses for a tenant and a `since` cursor on a table with `seq`, `id` and `created_at`.
+    func cursorClauses(table: String, _ filter: ListFilter) -> [(String, [SQLValue])] {
+        var clauses: [(String, [SQLValue])] = []
+        if let tenant = filter.tenant { clauses.append(("tenant = ?", [.text(tenant)])) }
+        if let since = filter.since, !since.isEmpty {
+            if let instant = RFC3339.date(from: since) {
+                clauses.append(("created_at >= ?", [SQLValue(instant)]))
+            } else {
+                clauses.append(("seq > COALESCE((SELECT seq FROM \(table) WHERE id = ?), 9223372036854775807)", [.text(since)]))
+            }
+        }
+        return clauses
+    }
+
+    func select(_ table: String, _ clauses: [(String, [SQLValue])], limit: Int) -> String {
+        let whereSQL = clauses.isEmpty ? "" : " WHERE " + clauses.map(\.0).joined(separator: " AND ")
+        return "SELECT * FROM \(table)\(whereSQL) ORDER BY seq DESC LIMIT \(max(1, min(limit, 10_000)))"
+    }
+}

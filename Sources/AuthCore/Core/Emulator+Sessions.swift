@@ -1,0 +1,42 @@
+import Crypto
+import Foundation
+
+extension Emulator {
+    /// Opens a session for `user` and issues its first refresh token; stamps the sign-in.
+    ///
+    /// - Parameter refreshToken: makes the plaintext token in the vendor's format; only its SHA-256
+    ///   is stored.
+    public func startSession(for user: User, aal: String = "aal1", method: String, origin: RequestOrigin = RequestOrigin(),
+                             refreshToken: (Generator) -> String) throws -> IssuedSession {
+        let now = clock.now
+        let id = newID()
+        let token = refreshToken(generator)
+        let amr: JSON = [AuthenticationMethod(method: method, at: now).json]
+        let session = try db.transaction { c in
+            try c.run("""
+                INSERT INTO sessions (tenant, id, user_id, aal, amr, user_agent, ip, created_at) VALUES (?,?,?,?,?,?,?,?)
+                """, [.text(user.tenant), .text(id), .text(user.id), .text(aal), SQLValue(amr), SQLValue(origin.userAgent),
+                      SQLValue(origin.ip), SQLValue(now)])
+            try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, created_at) VALUES (?,?,?,?)",
+                      [.text(user.tenant), .text(Self.tokenHash(token)), .text(id), SQLValue(now)])
+            try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)])
+            try c.run("UPDATE identities SET last_sign_in_at = ? WHERE tenant = ? AND user_id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)])
+            return try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(user.tenant), .text(id)]).map(Session.init(row:))
+        }
+        guard let session else { throw AuthError.userNotFound }
+        record(.signInSucceeded, tenant: user.tenant, userId: user.id, origin: origin,
+               detail: ["method": .string(method), "session_id": .string(id)])
+        return IssuedSession(session: session, refreshToken: token)
+    }
+
+    /// A user's sessions, newest first (revoked ones included, marked).
+    public func sessions(in tenant: String, userId: String) throws -> [Session] {
+        try db.withConnection { c in
+            try c.query("SELECT * FROM sessions WHERE tenant = ? AND user_id = ? ORDER BY created_at DESC, id",
+                        [.text(tenant), .text(userId)]).map(Session.init(row:))
+        }
+    }
+
+    /// How refresh tokens are stored: hex SHA-256, so a snapshot never holds a usable token.
+    static func tokenHash(_ token: String) -> String { SHA256.hash(data: Array(token.utf8)).hex }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Rules a dialect sets for a password sign-in.
+public struct PasswordSignIn: Sendable {
+    public var identifier: Identifier
+    public var password: String
+    /// Refuse users whose email (or phone, for a phone sign-in) is not verified (GoTrue, Cognito).
+    public var requireVerified: Bool
+
+    public init(identifier: Identifier, password: String, requireVerified: Bool) {
+        self.identifier = identifier; self.password = password; self.requireVerified = requireVerified
+    }
+}
+
+extension Emulator {
+    /// Checks a password sign-in and returns the user. Unknown user and wrong password are the same
+    /// `invalidCredentials` to the caller; the audit trail records which it was.
+    public func authenticate(in tenant: String, _ attempt: PasswordSignIn, origin: RequestOrigin = RequestOrigin()) throws -> User {
+        let user = try user(in: tenant, attempt.identifier)
+        let hash = try user.flatMap { try passwordHash(in: tenant, userId: $0.id) }
+        // An unknown user still costs one hash, so response time does not reveal which emails exist.
+        let matches = passwordHasher.verify(attempt.password, against: hash ?? Emulator.decoyHash)
+        guard let user, hash != nil, matches else {
+            let reason = user == nil ? "unknown_user" : (hash == nil ? "no_password" : "wrong_password")
+            record(.signInFailed, tenant: tenant, userId: user?.id, origin: origin, detail: ["reason": .string(reason), "method": "password"])
+            throw AuthError.invalidCredentials
+        }
+        try checkCanSignIn(user, requireVerified: attempt.requireVerified ? attempt.identifier : nil, origin: origin)
+        return user
+    }
+
+    /// Refuses disabled, banned and (when asked) unverified users, recording why.
+    public func checkCanSignIn(_ user: User, requireVerified identifier: Identifier?, origin: RequestOrigin) throws {
+        let refusal: (AuthError, String)? =
+            if user.disabled { (.userDisabled, "disabled") }
+            else if user.isBanned(at: clock.now) { (.userBanned, "banned") }
+            else if case .email? = identifier, user.emailVerifiedAt == nil { (.emailNotConfirmed, "email_not_confirmed") }
+            else if case .phone? = identifier, user.phoneVerifiedAt == nil { (.phoneNotConfirmed, "phone_not_confirmed") }
+            else { nil }
+        if let (error, reason) = refusal {
+            record(.signInFailed, tenant: user.tenant, userId: user.id, origin: origin, detail: ["reason": .string(reason)])
+            throw error
+        }
+    }
+
+    /// The stored password hash of a user, if it has one.
+    func passwordHash(in tenant: String, userId: String) throws -> String? {
+        try db.withConnection { c in
+            try c.first("SELECT secret FROM credentials WHERE tenant = ? AND user_id = ? AND kind = 'password'",
+                        [.text(tenant), .text(userId)])?.string("secret")
+        }
+    }
+
+    /// A well-formed hash nobody's password matches, for timing-safe misses.
+    static let decoyHash = PasswordHasher().hash("decoy", generator: Generator(seed: 0))
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+extension Emulator {
+    /// Keeps the current state in memory under `name` (replacing an older one of that name).
+    public func takeSnapshot(named name: String) throws {
+        let copy = try Database()
+        try db.copy(into: copy)
+        namedSnapshots.withLock { $0[name] = copy }
+        record(.snapshotTaken, detail: ["name": .string(name)])
+    }
+
+    /// Restores the in-memory snapshot `name`.
+    public func restoreSnapshot(named name: String) throws {
+        guard let snapshot = namedSnapshots.withLock({ $0[name] }) else { throw SnapshotError.unknownName(name) }
+        try snapshot.copy(into: db)
+        record(.snapshotRestored, detail: ["name": .string(name)])
+    }
+
+    /// The names of the in-memory snapshots, sorted.
+    public func snapshotNames() -> [String] {
+        namedSnapshots.withLock { $0.keys.sorted() }
+    }
+
+    /// Writes the whole state to a SQLite file, atomically.
+    public func saveSnapshot(to path: String) throws {
+        try db.save(to: path)
+    }
+
+    /// Replaces the state with the snapshot file at `path`. The file is only read; an unreadable,
+    /// foreign or newer-schema file is refused and the live state is left as it was. Older schemas are
+    /// migrated in memory.
+    public func loadSnapshot(from path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { throw SnapshotError.notFound(path) }
+        let staged = try Database()
+        do {
+            let file = try Database(path: path, readOnly: true)
+            try file.withConnection { c in
+                guard try c.first("PRAGMA quick_check")?.string("quick_check") == "ok" else {
+                    throw SnapshotError.unreadable(path, "integrity check failed")
+                }
+                guard c.userVersion > 0, try c.first("SELECT name FROM sqlite_master WHERE name = 'tenants'") != nil else {
+                    throw SnapshotError.unreadable(path, "no Fauxth schema in it")
+                }
+                guard c.userVersion <= Schema.version else {
+                    throw SnapshotError.newerSchema(path, found: c.userVersion, supported: Schema.version)
+                }
+            }
+            try file.copy(into: staged)
+        } catch let error as SQLiteError {
+            throw SnapshotError.unreadable(path, error.message)
+        }
+        try staged.withConnection { try Schema.migrate($0, source: path) }
+        try staged.copy(into: db)
+        record(.snapshotRestored, detail: ["path": .string(path)])
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+extension Emulator {
+    /// Every tenant, in creation order.
+    public func tenants() throws -> [Tenant] {
+        try db.withConnection { try $0.query("SELECT * FROM tenants ORDER BY created_at, id").map(Tenant.init(row:)) }
+    }
+
+    /// The tenant with `id`, or nil.
+    public func tenant(_ id: String) throws -> Tenant? {
+        try db.withConnection { try $0.first("SELECT * FROM tenants WHERE id = ?", [.text(id)]).map(Tenant.init(row:)) }
+    }
+
+    /// Adds a tenant; `tenantExists` if the id is taken.
+    @discardableResult
+    public func createTenant(id: String, dialect: Dialect, name: String? = nil, settings: [String: JSON] = [:]) throws -> Tenant {
+        guard !id.isEmpty else { throw AuthError.invalidInput(field: "id", reason: "must not be empty") }
+        let tenant = Tenant(id: id, dialect: dialect, name: name ?? id, settings: settings, createdAt: clock.now)
+        do {
+            _ = try db.withConnection { c in
+                try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES (?,?,?,?,?)",
+                          [.text(id), .text(dialect.rawValue), .text(tenant.name), SQLValue(JSON.object(settings)), SQLValue(tenant.createdAt)])
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw AuthError.tenantExists(id)
+        }
+        record(.tenantCreated, tenant: id, detail: ["dialect": .string(dialect.rawValue)])
+        return tenant
+    }
+
+    /// Removes a tenant and everything in it.
+    public func deleteTenant(_ id: String) throws {
+        let removed = try db.transaction { c in
+            for table in Schema.tenantTables where table != "events" {
+                try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(id)])
+            }
+            return try c.run("DELETE FROM tenants WHERE id = ?", [.text(id)])
+        }
+        guard removed > 0 else { throw AuthError.tenantNotFound(id) }
+        record(.tenantDeleted, tenant: id)
+    }
+
+    /// The tenant with `id`, or `tenantNotFound`.
+    public func requireTenant(_ id: String) throws -> Tenant {
+        guard let tenant = try tenant(id) else { throw AuthError.tenantNotFound(id) }
+        return tenant
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// How a user is looked up for sign-in.
+public enum Identifier: Sendable, Equatable {
+    case email(String)
+    case phone(String)
+    case username(String)
+}
+
+extension Emulator {
+    /// Creates an account with its password identity; `emailTaken`/`phoneTaken` on a clash.
+    @discardableResult
+    public func createUser(in tenant: String, _ new: NewUser, origin: RequestOrigin = RequestOrigin(),
+                           event: EventType = .userCreated) throws -> User {
+        let now = clock.now
+        let id = new.id ?? newID()
+        let email = try Identifiers.email(new.email)
+        let phone = try Identifiers.phone(new.phone)
+        let secret = new.passwordHash ?? new.password.map { passwordHasher.hash($0, generator: generator) }
+        do {
+            try db.transaction { c in
+                try c.run("""
+                    INSERT INTO users (tenant, id, email, phone, username, email_verified_at, phone_verified_at, disabled,
+                        is_anonymous, user_metadata, app_metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+                    """, [.text(tenant), .text(id), SQLValue(email), SQLValue(phone), SQLValue(new.username),
+                          SQLValue(new.emailVerified && email != nil ? now : nil), SQLValue(new.phoneVerified && phone != nil ? now : nil),
+                          SQLValue(new.disabled), SQLValue(new.isAnonymous), SQLValue(JSON.object(new.userMetadata)),
+                          SQLValue(JSON.object(new.appMetadata)), SQLValue(new.createdAt ?? now), SQLValue(now)])
+                if let secret {
+                    try c.run("INSERT INTO credentials (tenant, user_id, kind, secret, updated_at) VALUES (?,?,'password',?,?)",
+                              [.text(tenant), .text(id), .text(secret), SQLValue(now)])
+                }
+                for (provider, identifier) in [("email", email), ("phone", phone)] {
+                    guard let identifier, !new.isAnonymous else { continue }
+                    var data = new.identityData
+                    data["sub"] = .string(id)
+                    data[provider] = .string(identifier)
+                    try insertIdentity(c, tenant: tenant, userId: id, provider: provider, subject: id, email: email, data: data, at: now)
+                }
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw error.message.contains("phone") ? AuthError.phoneTaken : AuthError.emailTaken
+        }
+        record(event, tenant: tenant, userId: id, origin: origin, detail: ["email": JSON(email), "phone": JSON(phone)])
+        return try requireUser(in: tenant, id: id)
+    }
+
+    private func insertIdentity(_ c: borrowing Connection, tenant: String, userId: String, provider: String, subject: String,
+                                email: String?, data: [String: JSON], at now: Date) throws {
+        try c.run("""
+            INSERT INTO identities (tenant, id, user_id, provider, subject, email, data, created_at, updated_at)
+            VALUES (?,?,?,?,?,?,?,?,?)
+            """, [.text(tenant), .text(newID()), .text(userId), .text(provider), .text(subject), SQLValue(email),
+                  SQLValue(JSON.object(data)), SQLValue(now), SQLValue(now)])
+    }
+
+    /// The user with `id`, with identities.
+    public func user(in tenant: String, id: String) throws -> User? {
+        try db.withConnection { c in try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(id)]) }
+    }
+
+    /// The user with `id`, or `userNotFound`.
+    public func requireUser(in tenant: String, id: String) throws -> User {
+        guard let user = try user(in: tenant, id: id) else { throw AuthError.userNotFound }
+        return user
+    }
+
+    /// The user an email, phone or username belongs to (emails match case-insensitively).
+    public func user(in tenant: String, _ identifier: Identifier) throws -> User? {
+        try db.withConnection { c in
+            switch identifier {
+            case .email(let e): try loadUser(c, "tenant = ? AND email = ? COLLATE NOCASE", [.text(tenant), .text(e)])
+            case .phone(let p): try loadUser(c, "tenant = ? AND phone = ?", [.text(tenant), .text((try? Identifiers.phone(p)) ?? p)])
+            case .username(let u): try loadUser(c, "tenant = ? AND username = ?", [.text(tenant), .text(u)])
+            }
+        }
+    }
+
+    /// Users of a tenant, oldest first; `query` matches email, phone, username or id (substring).
+    public func users(in tenant: String, query: String? = nil, limit: Int = 500, offset: Int = 0) throws -> [User] {
+        try db.withConnection { c in
+            var sql = "SELECT * FROM users WHERE tenant = ?"
+            var args: [SQLValue] = [.text(tenant)]
+            if let query, !query.isEmpty {
+                sql += " AND (email LIKE ? OR phone LIKE ? OR username LIKE ? OR id = ?)"
+                let like = "%\(query)%"
+                args += [.text(like), .text(like), .text(like), .text(query)]
+            }
+            sql += " ORDER BY created_at, id LIMIT \(max(1, min(limit, 10_000))) OFFSET \(max(0, offset))"
+            return try c.query(sql, args).map { row in User(row: row, identities: try identities(c, tenant: tenant, userId: row.string("id") ?? "")) }
+        }
+    }
+
+    /// How many users a tenant has.
+    public func userCount(in tenant: String) throws -> Int {
+        try db.withConnection { try $0.first("SELECT COUNT(*) AS n FROM users WHERE tenant = ?", [.text(tenant)])?.int("n") ?? 0 }
+    }
+
+    /// Deletes a user and everything attached to it.
+    public func deleteUser(in tenant: String, id: String, origin: RequestOrigin = RequestOrigin()) throws {
+        let removed = try db.transaction { c in
+            for table in ["identities", "credentials", "factors", "sessions"] {
+                try c.run("DELETE FROM \(table) WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(id)])
+            }
+            return try c.run("DELETE FROM users WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)])
+        }
+        guard removed > 0 else { throw AuthError.userNotFound }
+        record(.userDeleted, tenant: tenant, userId: id, origin: origin)
+    }
+
+    /// Stamps when the last verification message went out (GoTrue's `confirmation_sent_at`).
+    public func markVerificationSent(in tenant: String, userId: String) throws {
+        _ = try db.withConnection { c in
+            try c.run("UPDATE users SET verification_sent_at = ? WHERE tenant = ? AND id = ?", [SQLValue(clock.now), .text(tenant), .text(userId)])
+        }
+    }
+
+    func loadUser(_ c: borrowing Connection, _ condition: String, _ args: [SQLValue]) throws -> User? {
+        guard let row = try c.first("SELECT * FROM users WHERE \(condition)", args) else { return nil }
+        return User(row: row, identities: try identities(c, tenant: row.string("tenant") ?? "", userId: row.string("id") ?? ""))
+    }
+
+    private func identities(_ c: borrowing Connection, tenant: String, userId: String) throws -> [Identity] {
+        try c.query("SELECT * FROM identities WHERE tenant = ? AND user_id = ? ORDER BY created_at, id", [.text(tenant), .text(userId)])
+            .map(Identity.init(row:))
+    }
+}

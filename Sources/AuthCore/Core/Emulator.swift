@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+/// What an emulator is built from. Tests pass a frozen clock and a seeded generator.
+public struct EmulatorOptions: Sendable {
+    public var clock: EmulatorClock
+    public var generator: Generator
+    public var passwordHasher: PasswordHasher
+    public var seed: Seed
+
+    public init(clock: EmulatorClock = EmulatorClock(), generator: Generator = Generator(),
+                passwordHasher: PasswordHasher = PasswordHasher(), seed: Seed = Seed()) {
+        self.clock = clock; self.generator = generator; self.passwordHasher = passwordHasher; self.seed = seed
+    }
+}
+
+/// The core: every tenant's accounts, sessions, codes, outbox, deep links and events, in one in-memory
+/// SQLite database, with the clock and generator they are made with. Knows no HTTP and no vendor; the
+/// dialects call it. Its operations live in `Emulator+<Family>.swift` files.
+public final class Emulator: Sendable {
+    public let clock: EmulatorClock
+    public let generator: Generator
+    public let passwordHasher: PasswordHasher
+    /// The live feed of events, messages and deep links (the console's stream, long-polls, NDJSON logs).
+    public let feed = Feed()
+    /// The seed this emulator started from; `reset` returns to it.
+    public let seed: Seed
+
+    let db: Database
+    /// The state right after seeding, in a shared-cache in-memory database so a tenant-scoped reset can
+    /// `ATTACH` it and copy that tenant's rows back.
+    let seedState: Database
+    let seedStateURI: String
+    let namedSnapshots = Mutex<[String: Database]>([:])
+
+    public init(_ options: EmulatorOptions = EmulatorOptions()) throws {
+        clock = options.clock
+        generator = options.generator
+        passwordHasher = options.passwordHasher
+        seed = options.seed
+        db = try Database()
+        seedStateURI = "file:fauxth-seed-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?mode=memory&cache=shared"
+        seedState = try Database(path: seedStateURI)
+        try db.withConnection { try Schema.migrate($0, source: "memory") }
+        try apply(options.seed)
+        try db.copy(into: seedState)
+    }
+
+    private static let instanceCounter = Atomic<Int>(0)
+
+    /// The schema version this build reads and writes.
+    public static var schemaVersion: Int { Schema.version }
+
+    /// Back to the seeded state: everything, or only `tenant`'s rows.
+    public func reset(tenant: String? = nil) throws {
+        if let tenant {
+            try resetTenant(tenant)
+        } else {
+            try seedState.copy(into: db)
+        }
+        record(.emulatorReset, tenant: tenant)
+    }
+
+    private func resetTenant(_ tenant: String) throws {
+        try db.withConnection { c in
+            try c.run("ATTACH DATABASE ? AS seed", [.text(seedStateURI)])
+            defer { _ = try? c.run("DETACH DATABASE seed") }
+            try c.execute("BEGIN IMMEDIATE")
+            do {
+                try c.run("DELETE FROM tenants WHERE id = ?", [.text(tenant)])
+                try c.run("INSERT INTO tenants SELECT * FROM seed.tenants WHERE id = ?", [.text(tenant)])
+                for table in Schema.tenantTables {
+                    try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(tenant)])
+                    try c.run("INSERT INTO \(table) SELECT * FROM seed.\(table) WHERE tenant = ?", [.text(tenant)])
+                }
+                try c.execute("COMMIT")
+            } catch {
+                try? c.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// A new unique id.
+    func newID() -> String { generator.uuid() }
+}

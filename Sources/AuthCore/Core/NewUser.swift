@@ -1,0 +1,53 @@
+import Foundation
+
+/// What a new account is made of; the dialects and the seed fill it in.
+public struct NewUser: Sendable {
+    public var id: String?
+    public var email: String?
+    public var phone: String?
+    public var username: String?
+    /// A plaintext password, hashed before it is stored.
+    public var password: String?
+    /// An already hashed password in our own format (imports, seeds).
+    public var passwordHash: String?
+    public var emailVerified: Bool
+    public var phoneVerified: Bool
+    public var disabled: Bool
+    public var isAnonymous: Bool
+    public var userMetadata: [String: JSON]
+    public var appMetadata: [String: JSON]
+    /// Data copied onto the password identity (GoTrue puts sign-up data there too).
+    public var identityData: [String: JSON]
+    public var createdAt: Date?
+
+    public init(id: String? = nil, email: String? = nil, phone: String? = nil, username: String? = nil, password: String? = nil,
+                passwordHash: String? = nil, emailVerified: Bool = false, phoneVerified: Bool = false, disabled: Bool = false,
+                isAnonymous: Bool = false, userMetadata: [String: JSON] = [:], appMetadata: [String: JSON] = [:],
+                identityData: [String: JSON] = [:], createdAt: Date? = nil) {
+        self.id = id; self.email = email; self.phone = phone; self.username = username; self.password = password
+        self.passwordHash = passwordHash; self.emailVerified = emailVerified; self.phoneVerified = phoneVerified
+        self.disabled = disabled; self.isAnonymous = isAnonymous; self.userMetadata = userMetadata
+        self.appMetadata = appMetadata; self.identityData = identityData; self.createdAt = createdAt
+    }
+}
+
+/// Normalisation and checks every vendor applies to identifiers.
+public enum Identifiers {
+    /// Trimmed; nil when empty. Case is kept (lookups are case-insensitive).
+    public static func email(_ raw: String?) throws -> String? {
+        guard let trimmed = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        let pattern = #/^[^\s@]+@[^\s@]+\.[^\s@]+$/#
+        guard trimmed.count <= 255, trimmed.wholeMatch(of: pattern) != nil else { throw AuthError.invalidEmail }
+        return trimmed
+    }
+
+    /// E.164 with the `+`; nil when empty. Spaces, dashes and brackets are dropped first.
+    public static func phone(_ raw: String?) throws -> String? {
+        guard let raw else { return nil }
+        let digits = raw.filter { !" -()".contains($0) }
+        guard !digits.isEmpty else { return nil }
+        let bare = digits.hasPrefix("+") ? String(digits.dropFirst()) : digits
+        guard bare.wholeMatch(of: #/[1-9][0-9]{1,14}/#) != nil else { throw AuthError.invalidPhone }
+        return "+" + bare
+    }
+}

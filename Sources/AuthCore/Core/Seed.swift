@@ -1,0 +1,194 @@
+import Foundation
+
+/// The starting state: tenants with their settings and demo users. Read from `seed/*.json`
+/// (format documented in `seed/schema.json`).
+public struct Seed: Sendable, Equatable {
+    public struct TenantSeed: Sendable, Equatable {
+        public var id: String
+        public var dialect: Dialect
+        public var name: String?
+        /// Everything else in the tenant object: the dialect's own settings.
+        public var settings: [String: JSON]
+        public var users: [UserSeed]
+    }
+
+    public struct UserSeed: Sendable, Equatable {
+        public var id: String?
+        public var email: String?
+        public var phone: String?
+        public var username: String?
+        public var password: String?
+        public var emailVerified: Bool
+        public var phoneVerified: Bool
+        public var disabled: Bool
+        public var userMetadata: [String: JSON]
+        public var appMetadata: [String: JSON]
+    }
+
+    public var tenants: [TenantSeed]
+
+    public init(tenants: [TenantSeed] = []) { self.tenants = tenants }
+
+    /// This seed with `other`'s tenants added; a tenant whose id is already here is replaced.
+    public func merged(with other: Seed) -> Seed {
+        var result = self
+        for tenant in other.tenants {
+            if let i = result.tenants.firstIndex(where: { $0.id == tenant.id }) { result.tenants[i] = tenant }
+            else { result.tenants.append(tenant) }
+        }
+        return result
+    }
+}
+
+/// A seed file that cannot be used: where, at which JSON path, and why.
+public struct SeedError: Error, Equatable, CustomStringConvertible {
+    public var file: String
+    public var path: String
+    public var reason: String
+    public var description: String { "\(file): \(path): \(reason)" }
+
+    public init(file: String, path: String, reason: String) {
+        self.file = file; self.path = path; self.reason = reason
+    }
+}
+
+extension Seed {
+    /// Parses and validates seed JSON; `file` names it in errors.
+    public static func parse(_ data: Data, file: String) throws -> Seed {
+        let json: JSON
+        do { json = try JSON.parse(data) } catch {
+            throw SeedError(file: file, path: "$", reason: "not valid JSON (\(Self.describe(error)))")
+        }
+        var reader = SeedReader(file: file)
+        return try reader.seed(json)
+    }
+
+    /// Reads a seed file from disk.
+    public static func load(path: String) throws -> Seed {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SeedError(file: path, path: "$", reason: "cannot read the file")
+        }
+        return try parse(data, file: path)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            return (context.underlyingError as? NSError)?.userInfo["NSDebugDescription"] as? String ?? context.debugDescription
+        }
+        return "\(error)"
+    }
+}
+
+/// Walks seed JSON, keeping the JSON path of each value for error messages.
+private struct SeedReader {
+    let file: String
+
+    func fail(_ path: String, _ reason: String) -> SeedError { SeedError(file: file, path: path, reason: reason) }
+
+    func object(_ value: JSON?, _ path: String) throws -> [String: JSON] {
+        guard case .object(let o)? = value else { throw fail(path, "expected an object, got \(value?.typeName ?? "nothing")") }
+        return o
+    }
+
+    func string(_ value: JSON?, _ path: String, required: Bool = false) throws -> String? {
+        switch value {
+        case nil, .null?: if required { throw fail(path, "is required") } else { return nil }
+        case .string(let s)?: return s
+        case let other?: throw fail(path, "expected a string, got \(other.typeName)")
+        }
+    }
+
+    func bool(_ value: JSON?, _ path: String) throws -> Bool {
+        switch value {
+        case nil, .null?: return false
+        case .bool(let b)?: return b
+        case let other?: throw fail(path, "expected a boolean, got \(other.typeName)")
+        }
+    }
+
+    mutating func seed(_ json: JSON) throws -> Seed {
+        let root = try object(json, "$")
+        for key in root.keys where !["tenants", "$schema", "description"].contains(key) {
+            throw fail("$.\(key)", "unknown key (expected tenants)")
+        }
+        guard case .array(let items)? = root["tenants"] ?? .array([]) else { throw fail("$.tenants", "expected an array") }
+        var seen = Set<String>()
+        return Seed(tenants: try items.enumerated().map { index, item in
+            let tenant = try self.tenant(item, "$.tenants[\(index)]")
+            guard seen.insert(tenant.id).inserted else { throw fail("$.tenants[\(index)].id", "duplicate tenant id \(tenant.id)") }
+            return tenant
+        })
+    }
+
+    func tenant(_ json: JSON, _ path: String) throws -> Seed.TenantSeed {
+        var o = try object(json, path)
+        guard let id = try string(o["id"], "\(path).id", required: true), !id.isEmpty,
+              id.wholeMatch(of: #/[A-Za-z0-9_.:-]{1,128}/#) != nil else {
+            throw fail("\(path).id", "must be 1-128 letters, digits, '_', '.', ':' or '-'")
+        }
+        let dialectName = try string(o["dialect"], "\(path).dialect", required: true) ?? ""
+        guard let dialect = Dialect(rawValue: dialectName) else {
+            throw fail("\(path).dialect", "must be one of \(Dialect.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let name = try string(o["name"], "\(path).name")
+        let users: [Seed.UserSeed]
+        switch o["users"] {
+        case nil, .null?: users = []
+        case .array(let items)?: users = try items.enumerated().map { try user($1, "\(path).users[\($0)]") }
+        case let other?: throw fail("\(path).users", "expected an array, got \(other.typeName)")
+        }
+        try settings(o, dialect: dialect, path)
+        for key in ["id", "dialect", "name", "users"] { o.removeValue(forKey: key) }
+        return Seed.TenantSeed(id: id, dialect: dialect, name: name, settings: o, users: users)
+    }
+
+    /// Checks the dialect settings whose shape the schema fixes.
+    func settings(_ o: [String: JSON], dialect: Dialect, _ path: String) throws {
+        if let env = o["gotrue_env"] {
+            for (key, value) in try object(env, "\(path).gotrue_env") where value.stringValue == nil {
+                throw fail("\(path).gotrue_env.\(key)", "expected a string, got \(value.typeName)")
+            }
+        }
+        if let port = o["port"] {
+            guard let p = port.intValue, (1...65535).contains(p) else { throw fail("\(path).port", "expected a port number 1-65535") }
+        }
+    }
+
+    func user(_ json: JSON, _ path: String) throws -> Seed.UserSeed {
+        let o = try object(json, path)
+        let known: Set = ["id", "email", "phone", "username", "password", "email_verified", "phone_verified", "disabled",
+                          "user_metadata", "app_metadata"]
+        if let unknown = o.keys.sorted().first(where: { !known.contains($0) }) {
+            throw fail("\(path).\(unknown)", "unknown key (expected one of \(known.sorted().joined(separator: ", ")))")
+        }
+        let email = try string(o["email"], "\(path).email")
+        let phone = try string(o["phone"], "\(path).phone")
+        let username = try string(o["username"], "\(path).username")
+        guard email != nil || phone != nil || username != nil else { throw fail(path, "a user needs an email, phone or username") }
+        do { _ = try Identifiers.email(email) } catch { throw fail("\(path).email", "not a valid email address") }
+        do { _ = try Identifiers.phone(phone) } catch { throw fail("\(path).phone", "not an E.164 phone number") }
+        return Seed.UserSeed(
+            id: try string(o["id"], "\(path).id"), email: email, phone: phone, username: username,
+            password: try string(o["password"], "\(path).password"),
+            emailVerified: try bool(o["email_verified"], "\(path).email_verified"),
+            phoneVerified: try bool(o["phone_verified"], "\(path).phone_verified"),
+            disabled: try bool(o["disabled"], "\(path).disabled"),
+            userMetadata: o["user_metadata"] == nil ? [:] : try object(o["user_metadata"], "\(path).user_metadata"),
+            appMetadata: o["app_metadata"] == nil ? [:] : try object(o["app_metadata"], "\(path).app_metadata"))
+    }
+}
+
+extension Emulator {
+    /// Creates the seed's tenants and users.
+    func apply(_ seed: Seed) throws {
+        for tenant in seed.tenants {
+            try createTenant(id: tenant.id, dialect: tenant.dialect, name: tenant.name, settings: tenant.settings)
+            for user in tenant.users {
+                try createUser(in: tenant.id, NewUser(
+                    id: user.id, email: user.email, phone: user.phone, username: user.username, password: user.password,
+                    emailVerified: user.emailVerified, phoneVerified: user.phoneVerified, disabled: user.disabled,
+                    userMetadata: user.userMetadata, appMetadata: user.appMetadata))
+            }
+        }
+    }
+}

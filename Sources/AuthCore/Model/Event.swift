@@ -1,0 +1,56 @@
+import Foundation
+
+/// What happened, for the audit trail.
+public enum EventType: String, Sendable, Codable, CaseIterable {
+    case userSignedUp = "user.signed_up"
+    case userCreated = "user.created"
+    case userDeleted = "user.deleted"
+    case signInSucceeded = "signin.succeeded"
+    case signInFailed = "signin.failed"
+    case codeIssued = "code.issued"
+    case codeUsed = "code.used"
+    case tokenRefreshed = "token.refreshed"
+    case sessionRevoked = "session.revoked"
+    case messageSent = "message.sent"
+    case messageSuppressed = "message.suppressed"
+    case deepLinkCaptured = "deeplink.captured"
+    case tenantCreated = "tenant.created"
+    case tenantDeleted = "tenant.deleted"
+    case clockChanged = "clock.changed"
+    case snapshotTaken = "snapshot.taken"
+    case snapshotRestored = "snapshot.restored"
+    case emulatorReset = "emulator.reset"
+}
+
+/// One entry of the audit trail.
+public struct Event: Sendable, Equatable {
+    public var id: String
+    public var type: EventType
+    public var tenant: String?
+    public var userId: String?
+    public var ip: String?
+    public var userAgent: String?
+    /// Event-specific facts (the failure reason, the message id, the new clock time…).
+    public var detail: [String: JSON]
+    public var createdAt: Date
+    public var sequence: Int
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        type = row.string("type").flatMap(EventType.init(rawValue:)) ?? .emulatorReset
+        tenant = row.string("tenant")
+        userId = row.string("user_id")
+        ip = row.string("ip")
+        userAgent = row.string("user_agent")
+        detail = row.json("detail").objectValue ?? [:]
+        createdAt = row.date("created_at") ?? .distantPast
+        sequence = row.int("seq") ?? 0
+    }
+}
+
+/// Everything the live feed carries: events, new messages and captured deep links.
+public enum FeedItem: Sendable {
+    case event(Event)
+    case message(Message)
+    case deepLink(DeepLink)
+}

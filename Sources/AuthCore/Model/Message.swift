@@ -1,0 +1,85 @@
+import Foundation
+
+/// How a message travels.
+public enum Channel: String, Sendable, Codable, CaseIterable {
+    case email, sms
+}
+
+/// Why a message was sent; the inbox filters on it.
+public enum MessagePurpose: String, Sendable, Codable, CaseIterable {
+    case verifyEmail = "verify_email"
+    case resetPassword = "reset_password"
+    case magicLink = "magic_link"
+    case otp, mfa, invite
+    case emailChange = "email_change"
+    case phoneChange = "phone_change"
+    case reauthentication, notification
+}
+
+/// Whether the message would have reached its recipient.
+public enum DeliveryStatus: String, Sendable, Codable {
+    case sent, suppressed
+}
+
+/// An outbox entry: an email or SMS the real service would have sent, kept with what is in it.
+public struct Message: Sendable, Equatable {
+    public var id: String
+    public var tenant: String
+    public var channel: Channel
+    public var to: String
+    public var from: String
+    public var subject: String?
+    public var text: String
+    public var html: String?
+    public var purpose: MessagePurpose
+    /// Codes in the message (OTPs), already extracted.
+    public var codes: [String]
+    /// Every link in the message, any scheme.
+    public var links: [String]
+    public var status: DeliveryStatus
+    /// Why a suppressed message was not sent.
+    public var reason: String?
+    public var createdAt: Date
+    /// Insertion order; `since=<id>` cursors compare on it.
+    public var sequence: Int
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        tenant = row.string("tenant") ?? ""
+        channel = row.string("channel").flatMap(Channel.init(rawValue:)) ?? .email
+        to = row.string("recipient") ?? ""
+        from = row.string("sender") ?? ""
+        subject = row.string("subject")
+        text = row.string("text") ?? ""
+        html = row.string("html")
+        purpose = row.string("purpose").flatMap(MessagePurpose.init(rawValue:)) ?? .notification
+        codes = (row.json("codes").arrayValue ?? []).compactMap(\.stringValue)
+        links = (row.json("links").arrayValue ?? []).compactMap(\.stringValue)
+        status = row.string("status").flatMap(DeliveryStatus.init(rawValue:)) ?? .sent
+        reason = row.string("reason")
+        createdAt = row.date("created_at") ?? .distantPast
+        sequence = row.int("seq") ?? 0
+    }
+}
+
+/// A message as a dialect composes it, before it enters the outbox.
+public struct OutgoingMessage: Sendable {
+    public var tenant: String
+    public var channel: Channel
+    public var to: String
+    public var from: String
+    public var subject: String?
+    public var text: String
+    public var html: String?
+    public var purpose: MessagePurpose
+    /// Codes the composer put in; when empty, codes are extracted from the text.
+    public var codes: [String]
+    /// Set to keep the message but mark it not sent, with why.
+    public var suppressedReason: String?
+
+    public init(tenant: String, channel: Channel, to: String, from: String, subject: String? = nil, text: String,
+                html: String? = nil, purpose: MessagePurpose, codes: [String] = [], suppressedReason: String? = nil) {
+        self.tenant = tenant; self.channel = channel; self.to = to; self.from = from; self.subject = subject
+        self.text = text; self.html = html; self.purpose = purpose; self.codes = codes; self.suppressedReason = suppressedReason
+    }
+}

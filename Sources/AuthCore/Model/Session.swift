@@ -1,0 +1,65 @@
+import Foundation
+
+/// A signed-in session: what a refresh token keeps alive and a logout ends.
+public struct Session: Sendable, Equatable {
+    public var tenant: String
+    public var id: String
+    public var userId: String
+    /// Authenticator assurance level (`aal1`, `aal2`).
+    public var aal: String
+    /// How the user authenticated, newest first.
+    public var amr: [AuthenticationMethod]
+    public var userAgent: String?
+    public var ip: String?
+    public var createdAt: Date
+    public var refreshedAt: Date?
+    public var revokedAt: Date?
+
+    init(row: Row) {
+        tenant = row.string("tenant") ?? ""
+        id = row.string("id") ?? ""
+        userId = row.string("user_id") ?? ""
+        aal = row.string("aal") ?? "aal1"
+        amr = (row.json("amr").arrayValue ?? []).compactMap(AuthenticationMethod.init(json:))
+        userAgent = row.string("user_agent")
+        ip = row.string("ip")
+        createdAt = row.date("created_at") ?? .distantPast
+        refreshedAt = row.date("refreshed_at")
+        revokedAt = row.date("revoked_at")
+    }
+}
+
+/// One entry of a session's `amr`: the method and when it was used.
+public struct AuthenticationMethod: Sendable, Equatable {
+    public var method: String
+    public var at: Date
+
+    public init(method: String, at: Date) {
+        self.method = method
+        self.at = at
+    }
+
+    init?(json: JSON) {
+        guard let method = json["method"]?.stringValue, let ts = json["timestamp"]?.intValue else { return nil }
+        self.init(method: method, at: Date(timeIntervalSince1970: TimeInterval(ts)))
+    }
+
+    var json: JSON { ["method": .string(method), "timestamp": .int(Int(at.timeIntervalSince1970))] }
+}
+
+/// Where a request came from, for sessions and the audit trail.
+public struct RequestOrigin: Sendable, Equatable {
+    public var ip: String?
+    public var userAgent: String?
+
+    public init(ip: String? = nil, userAgent: String? = nil) {
+        self.ip = ip
+        self.userAgent = userAgent
+    }
+}
+
+/// A session just created or refreshed, with the plaintext refresh token (stored only as a hash).
+public struct IssuedSession: Sendable {
+    public var session: Session
+    public var refreshToken: String
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// An account in a tenant, in dialect-neutral terms; each dialect renders it in its vendor's shape.
+public struct User: Sendable, Equatable {
+    public var tenant: String
+    public var id: String
+    public var email: String?
+    public var phone: String?
+    public var username: String?
+    public var emailVerifiedAt: Date?
+    public var phoneVerifiedAt: Date?
+    public var disabled: Bool
+    public var bannedUntil: Date?
+    public var isAnonymous: Bool
+    /// User-editable data (Supabase `user_metadata`, Firebase display name and photo, Cognito attributes).
+    public var userMetadata: [String: JSON]
+    /// Server-controlled data (Supabase `app_metadata`, Firebase custom claims).
+    public var appMetadata: [String: JSON]
+    /// When the last verification message (confirmation email or SMS) went out.
+    public var verificationSentAt: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastSignInAt: Date?
+    /// Linked sign-in methods, loaded with the user.
+    public var identities: [Identity]
+
+    public init(tenant: String, id: String, email: String? = nil, phone: String? = nil, username: String? = nil,
+                emailVerifiedAt: Date? = nil, phoneVerifiedAt: Date? = nil, disabled: Bool = false, bannedUntil: Date? = nil,
+                isAnonymous: Bool = false, userMetadata: [String: JSON] = [:], appMetadata: [String: JSON] = [:],
+                verificationSentAt: Date? = nil, createdAt: Date, updatedAt: Date, lastSignInAt: Date? = nil, identities: [Identity] = []) {
+        self.tenant = tenant; self.id = id; self.email = email; self.phone = phone; self.username = username
+        self.emailVerifiedAt = emailVerifiedAt; self.phoneVerifiedAt = phoneVerifiedAt; self.disabled = disabled
+        self.bannedUntil = bannedUntil; self.isAnonymous = isAnonymous; self.userMetadata = userMetadata
+        self.appMetadata = appMetadata; self.verificationSentAt = verificationSentAt; self.createdAt = createdAt
+        self.updatedAt = updatedAt; self.lastSignInAt = lastSignInAt; self.identities = identities
+    }
+
+    init(row: Row, identities: [Identity]) {
+        self.init(
+            tenant: row.string("tenant") ?? "", id: row.string("id") ?? "", email: row.string("email"),
+            phone: row.string("phone"), username: row.string("username"),
+            emailVerifiedAt: row.date("email_verified_at"), phoneVerifiedAt: row.date("phone_verified_at"),
+            disabled: row.bool("disabled"), bannedUntil: row.date("banned_until"), isAnonymous: row.bool("is_anonymous"),
+            userMetadata: row.json("user_metadata").objectValue ?? [:], appMetadata: row.json("app_metadata").objectValue ?? [:],
+            verificationSentAt: row.date("verification_sent_at"), createdAt: row.date("created_at") ?? .distantPast,
+            updatedAt: row.date("updated_at") ?? .distantPast, lastSignInAt: row.date("last_sign_in_at"), identities: identities)
+    }
+
+    /// Whether the user is banned at `now`.
+    public func isBanned(at now: Date) -> Bool { bannedUntil.map { $0 > now } ?? false }
+}
+
+/// A way to sign in linked to a user: a password on an email or phone, or an identity provider account.
+public struct Identity: Sendable, Equatable {
+    public var id: String
+    public var userId: String
+    /// `password`, `phone`, `anonymous`, `google.com`, `apple.com`, `oidc:<name>`…
+    public var provider: String
+    /// The provider's subject for this account (the user id for password identities).
+    public var subject: String
+    public var email: String?
+    /// Claims and sign-up data the provider gave.
+    public var data: [String: JSON]
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastSignInAt: Date?
+
+    public init(id: String, userId: String, provider: String, subject: String, email: String?, data: [String: JSON],
+                createdAt: Date, updatedAt: Date, lastSignInAt: Date?) {
+        self.id = id; self.userId = userId; self.provider = provider; self.subject = subject; self.email = email
+        self.data = data; self.createdAt = createdAt; self.updatedAt = updatedAt; self.lastSignInAt = lastSignInAt
+    }
+
+    init(row: Row) {
+        self.init(id: row.string("id") ?? "", userId: row.string("user_id") ?? "", provider: row.string("provider") ?? "",
+                  subject: row.string("subject") ?? "", email: row.string("email"), data: row.json("data").objectValue ?? [:],
+                  createdAt: row.date("created_at") ?? .distantPast, updatedAt: row.date("updated_at") ?? .distantPast,
+                  lastSignInAt: row.date("last_sign_in_at"))
+    }
+}

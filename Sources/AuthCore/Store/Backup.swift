@@ -1,0 +1,74 @@
+import CSQLite
+import Foundation
+
+extension Connection {
+    /// Copies this whole database into `destination` with SQLite's online backup API. `finish` runs on
+    /// every path, so a failed copy never leaves the backup handle open.
+    func copy(into destination: borrowing Connection) throws(SQLiteError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw SQLiteError(code: sqlite3_errcode(destination.handle), message: String(cString: sqlite3_errmsg(destination.handle)))
+        }
+        let step = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard step == SQLITE_DONE else { throw SQLiteError(code: step, message: String(cString: sqlite3_errstr(step))) }
+        guard finish == SQLITE_OK else { throw SQLiteError(code: finish, message: String(cString: sqlite3_errstr(finish))) }
+        destination.clearStatementCache()
+    }
+}
+
+extension Database {
+    /// Copies this database into `other` (a named in-memory snapshot, or the live store on restore).
+    public func copy(into other: Database) throws {
+        try withConnection { source in
+            try other.withConnection { destination in try source.copy(into: destination) }
+        }
+    }
+
+    /// Writes this database to `path` atomically: into a temporary file beside it, synced, then renamed
+    /// over the target. A failed or killed write leaves the previous file as it was.
+    public func save(to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
+        try? FileManager.default.removeItem(atPath: temporary)
+        do {
+            let file = try Database(path: temporary)
+            try copy(into: file)
+            try file.withConnection { try $0.execute("PRAGMA journal_mode=DELETE") }
+            try Self.sync(path: temporary)
+            guard rename(temporary, path) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
+            try? Self.sync(path: directory.path)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+
+    private static func sync(path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
+    }
+}
+
+/// Why a snapshot could not be written or read.
+public enum SnapshotError: Error, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case unreadable(String, String)
+    case newerSchema(String, found: Int, supported: Int)
+    case writeFailed(String, String)
+    case unknownName(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let path): "snapshot \(path) does not exist"
+        case .unreadable(let path, let why): "snapshot \(path) is not a valid Fauxth snapshot (\(why)); it was left untouched"
+        case .newerSchema(let path, let found, let supported):
+            "snapshot \(path) was written by a newer Fauxth (schema \(found); this build reads up to \(supported)); it was left untouched"
+        case .writeFailed(let path, let why): "could not write snapshot \(path): \(why)"
+        case .unknownName(let name): "no in-memory snapshot named \(name)"
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// A value bound to or read from SQLite.
+public enum SQLValue: Sendable, Equatable {
+    case null
+    case int(Int64)
+    case double(Double)
+    case text(String)
+}
+
+/// One SQLite connection, serialized: every use goes through `read`/`write` under one lock, as GRDB's
+/// `SerializedDatabase` does. Statements are prepared once and cached by SQL text.
+public final class Database: Sendable {
+    private let connection: Mutex<Connection>
+
+    /// Opens `path` (`:memory:` by default, or a `file:` URI).
+    public init(path: String = ":memory:", readOnly: Bool = false) throws(SQLiteError) {
+        connection = Mutex(try Connection(path: path, readOnly: readOnly))
+    }
+
+    /// Runs `body` with exclusive use of the connection.
+    public func withConnection<T>(_ body: (borrowing Connection) throws -> T) throws -> T {
+        try connection.withLock { try body($0) }
+    }
+
+    /// Runs `body` in a transaction, committed if it returns and rolled back if it throws.
+    public func transaction<T>(_ body: (borrowing Connection) throws -> T) throws -> T {
+        try connection.withLock { c in
+            try c.execute("BEGIN IMMEDIATE")
+            do {
+                let value = try body(c)
+                try c.execute("COMMIT")
+                return value
+            } catch {
+                try? c.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}
+
+/// A raw SQLite connection. Only reachable inside `Database.withConnection`/`transaction`.
+/// `@unchecked Sendable`: only ever used under `Database`'s lock, which serializes every call.
+public final class Connection: @unchecked Sendable {
+    let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+
+    init(path: String, readOnly: Bool) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(db)
+            throw SQLiteError(code: rc, message: message)
+        }
+        handle = db
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements without results (schema, pragmas, transactions).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: lastMessage) }
+    }
+
+    /// Runs a statement with `arguments`; returns the number of changed rows.
+    @discardableResult
+    public func run(_ sql: String, _ arguments: [SQLValue] = []) throws(SQLiteError) -> Int {
+        let statement = try prepared(sql, arguments)
+        defer { sqlite3_reset(statement) }
+        let rc = sqlite3_step(statement)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(code: rc, message: lastMessage) }
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// All rows of a query.
+    public func query(_ sql: String, _ arguments: [SQLValue] = []) throws(SQLiteError) -> [Row] {
+        let statement = try prepared(sql, arguments)
+        defer { sqlite3_reset(statement) }
+        var rows: [Row] = []
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { return rows }
+            guard rc == SQLITE_ROW else { throw SQLiteError(code: rc, message: lastMessage) }
+            rows.append(Row(statement))
+        }
+    }
+
+    /// The first row of a query, if any.
+    public func first(_ sql: String, _ arguments: [SQLValue] = []) throws(SQLiteError) -> Row? {
+        try query(sql, arguments).first
+    }
+
+    /// `PRAGMA user_version`, the schema version.
+    public var userVersion: Int {
+        get { (try? first("PRAGMA user_version")?.int(0)).flatMap { $0 } ?? 0 }
+    }
+
+    private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    private func prepared(_ sql: String, _ arguments: [SQLValue]) throws(SQLiteError) -> OpaquePointer {
+        let statement: OpaquePointer
+        if let cached = statements[sql] {
+            statement = cached
+            sqlite3_clear_bindings(statement)
+        } else {
+            var raw: OpaquePointer?
+            let rc = sqlite3_prepare_v2(handle, sql, -1, &raw, nil)
+            guard rc == SQLITE_OK, let raw else { throw SQLiteError(code: rc, message: lastMessage) }
+            statements[sql] = raw
+            statement = raw
+        }
+        for (index, value) in arguments.enumerated() {
+            let i = Int32(index + 1)
+            switch value {
+            case .null: sqlite3_bind_null(statement, i)
+            case .int(let v): sqlite3_bind_int64(statement, i, v)
+            case .double(let v): sqlite3_bind_double(statement, i, v)
+            case .text(let v): sqlite3_bind_text(statement, i, v, -1, SQLITE_TRANSIENT)
+            }
+        }
+        return statement
+    }
+
+    /// Drops cached statements; needed before the schema changes under them (restore).
+    func clearStatementCache() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+    }
+}
+
+/// `SQLITE_TRANSIENT`: SQLite copies the bound text before the call returns.
+private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// One result row, copied out of the statement.
+public struct Row: Sendable {
+    private let values: [SQLValue]
+    private let names: [String: Int]
+
+    init(_ statement: OpaquePointer) {
+        let count = sqlite3_column_count(statement)
+        var values: [SQLValue] = []
+        var names: [String: Int] = [:]
+        for i in 0..<count {
+            names[String(cString: sqlite3_column_name(statement, i))] = Int(i)
+            switch sqlite3_column_type(statement, i) {
+            case SQLITE_INTEGER: values.append(.int(sqlite3_column_int64(statement, i)))
+            case SQLITE_FLOAT: values.append(.double(sqlite3_column_double(statement, i)))
+            case SQLITE_NULL: values.append(.null)
+            default: values.append(.text(String(cString: sqlite3_column_text(statement, i))))
+            }
+        }
+        self.values = values
+        self.names = names
+    }
+
+    public subscript(column: String) -> SQLValue { names[column].map { values[$0] } ?? .null }
+
+    public func string(_ column: String) -> String? { if case .text(let s) = self[column] { s } else { nil } }
+    public func int(_ column: String) -> Int? {
+        switch self[column] {
+        case .int(let v): Int(v)
+        case .double(let v): Int(v)
+        default: nil
+        }
+    }
+    public func int(_ index: Int) -> Int? { if index < values.count, case .int(let v) = values[index] { Int(v) } else { nil } }
+    public func double(_ column: String) -> Double? {
+        switch self[column] {
+        case .int(let v): Double(v)
+        case .double(let v): v
+        default: nil
+        }
+    }
+    public func bool(_ column: String) -> Bool { int(column) ?? 0 != 0 }
+    public func date(_ column: String) -> Date? { double(column).map { Date(timeIntervalSince1970: $0) } }
+    public func json(_ column: String) -> JSON { string(column).flatMap { try? JSON.parse(Data($0.utf8)) } ?? .null }
+}
+
+/// A failed SQLite call: the result code and SQLite's message.
+public struct SQLiteError: Error, Equatable, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+
+    public var isConstraintViolation: Bool { code & 0xFF == SQLITE_CONSTRAINT }
+    public var description: String { "SQLite error \(code): \(message)" }
+}
+
+extension SQLValue {
+    /// Dates are stored as Unix seconds with a fraction.
+    public init(_ date: Date?) { self = date.map { .double($0.timeIntervalSince1970) } ?? .null }
+    public init(_ string: String?) { self = string.map(SQLValue.text) ?? .null }
+    public init(_ bool: Bool) { self = .int(bool ? 1 : 0) }
+    public init(_ int: Int) { self = .int(Int64(int)) }
+    public init(_ json: JSON) { self = .text(json.serialized()) }
+}

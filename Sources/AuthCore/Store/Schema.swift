@@ -1,0 +1,79 @@
+/// The store's tables. Versioned with `PRAGMA user_version`: a snapshot from an older version is
+/// migrated step by step on load; one from a newer version is refused.
+enum Schema {
+    /// The version this build writes.
+    static let version = 1
+
+    /// Statements that take a database from version `index` to `index + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE tenants (
+            id TEXT PRIMARY KEY, dialect TEXT NOT NULL, name TEXT NOT NULL,
+            settings TEXT NOT NULL DEFAULT '{}', created_at REAL NOT NULL);
+        CREATE TABLE users (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, email TEXT, phone TEXT, username TEXT,
+            email_verified_at REAL, phone_verified_at REAL, disabled INTEGER NOT NULL DEFAULT 0,
+            banned_until REAL, is_anonymous INTEGER NOT NULL DEFAULT 0,
+            user_metadata TEXT NOT NULL DEFAULT '{}', app_metadata TEXT NOT NULL DEFAULT '{}',
+            verification_sent_at REAL, created_at REAL NOT NULL, updated_at REAL NOT NULL, last_sign_in_at REAL,
+            PRIMARY KEY (tenant, id));
+        CREATE UNIQUE INDEX users_email ON users (tenant, email COLLATE NOCASE) WHERE email IS NOT NULL;
+        CREATE UNIQUE INDEX users_phone ON users (tenant, phone) WHERE phone IS NOT NULL;
+        CREATE UNIQUE INDEX users_username ON users (tenant, username) WHERE username IS NOT NULL;
+        CREATE TABLE identities (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, provider TEXT NOT NULL,
+            subject TEXT NOT NULL, email TEXT, data TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL, updated_at REAL NOT NULL, last_sign_in_at REAL,
+            PRIMARY KEY (tenant, id), UNIQUE (tenant, provider, subject));
+        CREATE INDEX identities_user ON identities (tenant, user_id);
+        CREATE TABLE credentials (
+            tenant TEXT NOT NULL, user_id TEXT NOT NULL, kind TEXT NOT NULL, secret TEXT NOT NULL,
+            updated_at REAL NOT NULL, PRIMARY KEY (tenant, user_id, kind));
+        CREATE TABLE factors (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, kind TEXT NOT NULL,
+            secret TEXT, phone TEXT, status TEXT NOT NULL, friendly_name TEXT,
+            created_at REAL NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (tenant, id));
+        CREATE TABLE sessions (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, aal TEXT NOT NULL,
+            amr TEXT NOT NULL DEFAULT '[]', user_agent TEXT, ip TEXT,
+            created_at REAL NOT NULL, refreshed_at REAL, revoked_at REAL, PRIMARY KEY (tenant, id));
+        CREATE INDEX sessions_user ON sessions (tenant, user_id);
+        CREATE TABLE refresh_tokens (
+            tenant TEXT NOT NULL, token_hash TEXT NOT NULL, session_id TEXT NOT NULL, parent_hash TEXT,
+            created_at REAL NOT NULL, revoked_at REAL, PRIMARY KEY (tenant, token_hash));
+        CREATE TABLE codes (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT, purpose TEXT NOT NULL, channel TEXT NOT NULL,
+            target TEXT NOT NULL, value_hash TEXT NOT NULL, link_token TEXT,
+            created_at REAL NOT NULL, expires_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, used_at REAL,
+            PRIMARY KEY (tenant, id));
+        CREATE INDEX codes_link ON codes (tenant, link_token);
+        CREATE TABLE messages (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, tenant TEXT NOT NULL,
+            channel TEXT NOT NULL, recipient TEXT NOT NULL, sender TEXT NOT NULL, subject TEXT,
+            text TEXT NOT NULL, html TEXT, purpose TEXT NOT NULL, codes TEXT NOT NULL, links TEXT NOT NULL,
+            status TEXT NOT NULL, reason TEXT, created_at REAL NOT NULL);
+        CREATE TABLE deeplinks (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, tenant TEXT NOT NULL,
+            url TEXT NOT NULL, scheme TEXT NOT NULL, params TEXT NOT NULL, source TEXT NOT NULL,
+            user_id TEXT, created_at REAL NOT NULL);
+        CREATE TABLE events (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, tenant TEXT,
+            user_id TEXT, ip TEXT, user_agent TEXT, detail TEXT NOT NULL DEFAULT '{}', created_at REAL NOT NULL);
+        """,
+    ]
+
+    /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
+    static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
+                               "codes", "messages", "deeplinks", "events"]
+
+    /// Brings `connection` to `version`, or throws when it is already past it.
+    static func migrate(_ connection: borrowing Connection, source: String) throws {
+        let current = connection.userVersion
+        guard current <= version else {
+            throw SnapshotError.newerSchema(source, found: current, supported: version)
+        }
+        for step in current..<version {
+            try connection.execute("BEGIN; \(migrations[step]) PRAGMA user_version = \(step + 1); COMMIT;")
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+
+/// The emulator's only source of randomness: ids, codes, salts, secrets and keys.
+///
+/// Random by default. Seeded (`--deterministic SEED`), every value of a run follows from the seed, so
+/// two runs that make the same calls in the same order produce the same ids, codes and keys.
+public final class Generator: Sendable {
+    private let state: Mutex<Source>
+
+    private enum Source {
+        case system(SystemRandomNumberGenerator)
+        case seeded(Xoshiro256)
+    }
+
+    /// A generator backed by the system's cryptographic random source.
+    public init() {
+        state = Mutex(.system(SystemRandomNumberGenerator()))
+    }
+
+    /// A reproducible generator: the same seed gives the same sequence.
+    public init(seed: UInt64) {
+        state = Mutex(.seeded(Xoshiro256(seed: seed)))
+    }
+
+    /// Whether values are reproducible.
+    public var isDeterministic: Bool {
+        state.withLock { if case .seeded = $0 { true } else { false } }
+    }
+
+    /// `count` random bytes.
+    public func bytes(_ count: Int) -> [UInt8] {
+        state.withLock { source in
+            var out = [UInt8]()
+            out.reserveCapacity(count + 8)
+            while out.count < count {
+                let word: UInt64
+                switch source {
+                case .system(var g): word = g.next(); source = .system(g)
+                case .seeded(var g): word = g.next(); source = .seeded(g)
+                }
+                withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) }
+            }
+            return Array(out.prefix(count))
+        }
+    }
+
+    /// A uniformly drawn integer in `range` (rejection sampling, no modulo bias).
+    public func int(in range: ClosedRange<Int>) -> Int {
+        let span = UInt64(range.upperBound - range.lowerBound) + 1
+        let limit = UInt64.max - (UInt64.max % span)
+        while true {
+            let value = bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            if value < limit { return range.lowerBound + Int(value % span) }
+        }
+    }
+
+    /// A random version-4 UUID in lowercase canonical form.
+    public func uuid() -> String {
+        var b = bytes(16)
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        let hex = b.map { String(format: "%02x", $0) }.joined()
+        let i = Array(hex)
+        return [String(i[0..<8]), String(i[8..<12]), String(i[12..<16]), String(i[16..<20]), String(i[20..<32])].joined(separator: "-")
+    }
+
+    /// A string of `count` characters drawn from `alphabet`.
+    public func string(_ count: Int, alphabet: String) -> String {
+        let chars = Array(alphabet)
+        return String((0..<count).map { _ in chars[int(in: 0...(chars.count - 1))] })
+    }
+
+    /// A numeric code such as an OTP, with leading zeros kept.
+    public func digits(_ count: Int) -> String { string(count, alphabet: "0123456789") }
+
+    /// Lowercase letters and digits, as GoTrue's refresh tokens and Cognito's client ids.
+    public func lowerAlphanumeric(_ count: Int) -> String { string(count, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789") }
+}
+
+/// xoshiro256** seeded through SplitMix64, the combination its authors recommend. Not for secrets in
+/// production; deterministic mode exists for reproducible test runs.
+struct Xoshiro256 {
+    private var s: (UInt64, UInt64, UInt64, UInt64)
+
+    init(seed: UInt64) {
+        var x = seed
+        func splitMix() -> UInt64 {
+            x &+= 0x9E37_79B9_7F4A_7C15
+            var z = x
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        s = (splitMix(), splitMix(), splitMix(), splitMix())
+    }
+
+    mutating func next() -> UInt64 {
+        let result = ((s.1 &* 5) << 7 | (s.1 &* 5) >> 57) &* 9
+        let t = s.1 << 17
+        s.2 ^= s.0; s.3 ^= s.1; s.1 ^= s.2; s.0 ^= s.3
+        s.2 ^= t
+        s.3 = (s.3 << 45) | (s.3 >> 19)
+        return result
+    }
+}

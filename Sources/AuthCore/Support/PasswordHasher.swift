@@ -1,0 +1,39 @@
+import Crypto
+import _CryptoExtras
+import Foundation
+
+/// Salted password hashing.
+///
+/// Format `pbkdf2-sha256$<rounds>$<salt b64url>$<hash b64url>`. An emulator needs passwords kept out of
+/// snapshots in the clear, not resistance to offline cracking, so the default round count is low
+/// (1,000 rounds, well under a millisecond) to keep sign-in fast under load; `rounds` is settable.
+/// Verification compares in constant time.
+public struct PasswordHasher: Sendable {
+    /// PBKDF2 rounds used for new hashes.
+    public var rounds: Int
+
+    public init(rounds: Int = 1_000) {
+        self.rounds = rounds
+    }
+
+    /// Hashes `password` with a fresh 16-byte salt from `generator`.
+    public func hash(_ password: String, generator: Generator) -> String {
+        let salt = generator.bytes(16)
+        let derived = Self.derive(password, salt: salt, rounds: rounds)
+        return "pbkdf2-sha256$\(rounds)$\(Base64URL.encode(salt))$\(Base64URL.encode(derived))"
+    }
+
+    /// Whether `password` matches `encoded`. Unknown formats never match.
+    public func verify(_ password: String, against encoded: String) -> Bool {
+        let parts = encoded.split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "pbkdf2-sha256", let rounds = Int(parts[1]), rounds > 0, rounds <= 10_000_000,
+              let salt = Base64URL.decode(parts[2]), let expected = Base64URL.decode(parts[3]) else { return false }
+        return constantTimeEquals(Self.derive(password, salt: salt, rounds: rounds), expected)
+    }
+
+    private static func derive(_ password: String, salt: [UInt8], rounds: Int) -> [UInt8] {
+        let key = try? KDF.Insecure.PBKDF2.deriveKey(
+            from: Array(password.utf8), salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: rounds)
+        return key.map { $0.withUnsafeBytes { Array($0) } } ?? []
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// RFC 3339 timestamps as the vendors write them: UTC, `Z`, with fractional seconds.
+public enum RFC3339 {
+    /// Formats with microseconds, as GoTrue does (`2026-01-01T00:00:00.123456Z`).
+    public static func string(from date: Date, fractionalDigits: Int = 6) -> String {
+        let seconds = date.timeIntervalSince1970
+        var whole = seconds.rounded(.down)
+        let scale = pow(10.0, Double(fractionalDigits))
+        var fraction = ((seconds - whole) * scale).rounded()
+        if fraction >= scale { whole += 1; fraction = 0 }
+        let components = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: whole))
+        var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", components.year!, components.month!, components.day!,
+                          components.hour!, components.minute!, components.second!)
+        if fractionalDigits > 0 {
+            text += "." + String(format: "%0\(fractionalDigits)d", Int(fraction))
+        }
+        return text + "Z"
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil for anything else.
+    public static func date(from text: String) -> Date? {
+        let pattern = #/^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/#
+        guard let m = text.wholeMatch(of: pattern) else { return nil }
+        var components = DateComponents()
+        components.year = Int(m.1); components.month = Int(m.2); components.day = Int(m.3)
+        components.hour = Int(m.4); components.minute = Int(m.5); components.second = Int(m.6)
+        guard let month = components.month, (1...12).contains(month),
+              let day = components.day, (1...31).contains(day),
+              let hour = components.hour, hour < 24, let minute = components.minute, minute < 60,
+              let second = components.second, second < 61,
+              let base = calendar.date(from: components) else { return nil }
+        let fraction = m.7.map { Double("0" + $0) ?? 0 } ?? 0
+        var offset: TimeInterval = 0
+        let zone = String(m.8)
+        if zone != "Z" && zone != "z" {
+            let sign: Double = zone.hasPrefix("-") ? -1 : 1
+            let hm = zone.dropFirst().split(separator: ":").compactMap { Double($0) }
+            offset = sign * (hm[0] * 3600 + hm[1] * 60)
+        }
+        return base.addingTimeInterval(fraction - offset)
+    }
+
+    private static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+}

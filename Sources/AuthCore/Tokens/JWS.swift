@@ -1,0 +1,65 @@
+import Foundation
+
+/// Compact JWS (RFC 7515) signing and verification for JWTs.
+public enum JWS {
+    /// Signs `claims` as a JWT: header `{"alg","typ":"JWT"}` plus `kid` when the key has one.
+    public static func sign(_ claims: [String: JSON], with key: SigningKey, extraHeader: [String: JSON] = [:]) throws -> String {
+        var header = extraHeader
+        header["alg"] = .string(key.algorithm.rawValue)
+        header["typ"] = "JWT"
+        if let kid = key.kid { header["kid"] = .string(kid) }
+        return try sign(header: Array(JSON.object(header).serialized().utf8),
+                        payload: Array(JSON.object(claims).serialized().utf8), with: key)
+    }
+
+    /// Signs exact header and payload bytes; what the RFC examples need.
+    public static func sign(header: [UInt8], payload: [UInt8], with key: SigningKey) throws -> String {
+        let input = Base64URL.encode(header) + "." + Base64URL.encode(payload)
+        return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
+    }
+
+    /// A verified token's parts.
+    public struct Verified: Sendable {
+        public let header: [String: JSON]
+        public let claims: [String: JSON]
+    }
+
+    /// Checks the signature of `token` against `keys` and returns its header and claims.
+    ///
+    /// The key is picked by `kid` when the token has one, else by algorithm. The header's `alg` must be
+    /// the key's own algorithm (no algorithm confusion), and `alg: none` passes only when `allowNone`.
+    /// Time claims are the caller's business: it holds the emulator clock.
+    public static func verify(_ token: String, keys: [VerificationKey], allowNone: Bool = false) throws -> Verified {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]) else { throw JWSError.malformed }
+        guard case .object(let header)? = try? JSON.parse(headerBytes),
+              case .object(let claims)? = try? JSON.parse(payloadBytes) else { throw JWSError.malformed }
+        guard let alg = header["alg"]?.stringValue.flatMap(JWSAlgorithm.init(rawValue:)) else { throw JWSError.unsupportedAlgorithm }
+        if alg == .none {
+            guard allowNone, signature.isEmpty else { throw JWSError.unsupportedAlgorithm }
+            return Verified(header: header, claims: claims)
+        }
+        let kid = header["kid"]?.stringValue
+        let candidates = keys.filter { $0.algorithm == alg && (kid == nil || $0.kid == nil || $0.kid == kid) }
+        guard !candidates.isEmpty else { throw JWSError.noMatchingKey }
+        let input = Array("\(parts[0]).\(parts[1])".utf8)
+        guard candidates.contains(where: { $0.isValid(signature: signature, for: input) }) else { throw JWSError.badSignature }
+        return Verified(header: header, claims: claims)
+    }
+}
+
+/// Why a token was refused.
+public enum JWSError: Error, Equatable, CustomStringConvertible {
+    case malformed, unsupportedAlgorithm, noMatchingKey, badSignature
+
+    public var description: String {
+        switch self {
+        case .malformed: "token is not a compact JWS"
+        case .unsupportedAlgorithm: "signing method is not allowed"
+        case .noMatchingKey: "no key matches the token's kid and alg"
+        case .badSignature: "signature is invalid"
+        }
+    }
+}

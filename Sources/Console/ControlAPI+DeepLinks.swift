@@ -1,0 +1,27 @@
+import AuthCore
+import Foundation
+import Hummingbird
+
+extension ControlAPI {
+    /// `/deeplinks`: redirects to app schemes the emulator captured.
+    func addDeepLinkRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
+        group.get { request, _ in
+            let control = ControlRequest(request: request)
+            let links = try emulator.deepLinks(scheme: control.query("scheme"), filter: try control.listFilter())
+            return ControlJSON.response(["deeplinks": .array(links.map(ControlJSON.deepLink))])
+        }
+        group.get("wait") { request, _ in
+            let control = ControlRequest(request: request)
+            var limited = try control.listFilter()
+            limited.limit = 1
+            let filter = limited
+            let scheme = control.query("scheme")?.lowercased()
+            let found = try await waitFor(timeout: try control.timeout(), current: { try emulator.deepLinks(scheme: scheme, filter: filter).first }) { item in
+                guard case .deepLink(let d) = item, scheme == nil || d.scheme == scheme, filter.tenant == nil || d.tenant == filter.tenant else { return nil }
+                return d
+            }
+            guard let found else { throw ControlError(.requestTimeout, "timeout", "no matching deep link arrived in time") }
+            return ControlJSON.response(ControlJSON.deepLink(found))
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import AuthCore
+import Foundation
+import Hummingbird
+
+extension ControlAPI {
+    /// `/snapshots`: named in-memory snapshots (fast per-test resets) and SQLite snapshot files.
+    func addSnapshotRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
+        group.get { _, _ in
+            ControlJSON.response(["snapshots": .array(emulator.snapshotNames().map { ["name": .string($0)] })])
+        }
+        group.post { request, _ in
+            let name = try await ControlRequest(request: request).body().string("name", required: true) ?? ""
+            guard !name.isEmpty, name.count <= 128, !["save", "load"].contains(name) else {
+                throw ControlError.badRequest("name: 1-128 characters, not 'save' or 'load'")
+            }
+            try emulator.takeSnapshot(named: name)
+            return ControlJSON.response(["name": .string(name)], status: .created)
+        }
+        group.post(":name/restore") { _, context in
+            let name = try context.parameters.require("name")
+            try emulator.restoreSnapshot(named: name)
+            return ControlJSON.response(["restored": .string(name)])
+        }
+        group.post("save") { request, _ in
+            let path = try await ControlRequest(request: request).body().string("path", required: true) ?? ""
+            try emulator.saveSnapshot(to: path)
+            return ControlJSON.response(["saved": .string(path)])
+        }
+        group.post("load") { request, _ in
+            let path = try await ControlRequest(request: request).body().string("path", required: true) ?? ""
+            try emulator.loadSnapshot(from: path)
+            return ControlJSON.response(["loaded": .string(path)])
+        }
+    }
+}

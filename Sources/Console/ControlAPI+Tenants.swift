@@ -1,0 +1,71 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+extension ControlAPI {
+    /// `/tenants` and their users, across dialects.
+    func addTenantRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
+        group.get { _, _ in
+            let tenants = try emulator.tenants().map { ControlJSON.tenant($0, userCount: try emulator.userCount(in: $0.id)) }
+            return ControlJSON.response(["tenants": .array(tenants)])
+        }
+        group.post { request, _ in
+            var body = try await ControlRequest(request: request).body()
+            let id = try body.string("id", required: true) ?? ""
+            guard let dialect = Dialect(rawValue: try body.string("dialect", required: true) ?? "") else {
+                throw ControlError.badRequest("dialect: one of \(Dialect.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let name = try body.string("name")
+            for key in ["id", "dialect", "name", "users"] { body.removeValue(forKey: key) }
+            let tenant = try emulator.createTenant(id: id, dialect: dialect, name: name, settings: body)
+            return ControlJSON.response(ControlJSON.tenant(tenant, userCount: 0), status: .created)
+        }
+        group.get(":tenant") { _, context in
+            let tenant = try emulator.requireTenant(try context.parameters.require("tenant"))
+            return ControlJSON.response(ControlJSON.tenant(tenant, userCount: try emulator.userCount(in: tenant.id)))
+        }
+        group.delete(":tenant") { _, context in
+            try emulator.deleteTenant(try context.parameters.require("tenant"))
+            return Response(status: .noContent)
+        }
+        addUserRoutes(to: group.group(":tenant/users"))
+    }
+
+    private func addUserRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
+        group.get { request, context in
+            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let control = ControlRequest(request: request)
+            let users: [User]
+            if let email = control.query("email") {
+                users = try emulator.user(in: tenant, .email(email)).map { [$0] } ?? []
+            } else if let phone = control.query("phone") {
+                users = try emulator.user(in: tenant, .phone(phone)).map { [$0] } ?? []
+            } else {
+                users = try emulator.users(in: tenant, query: control.query("q"), limit: try control.listFilter().limit)
+            }
+            return ControlJSON.response(["users": .array(users.map(ControlJSON.user))])
+        }
+        group.post { request, context in
+            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let body = try await ControlRequest(request: request).body()
+            let user = try emulator.createUser(in: tenant, NewUser(
+                id: try body.string("id"), email: try body.string("email"), phone: try body.string("phone"),
+                username: try body.string("username"), password: try body.string("password"),
+                emailVerified: try body.bool("email_verified"), phoneVerified: try body.bool("phone_verified"),
+                disabled: try body.bool("disabled"), userMetadata: try body.object("user_metadata"),
+                appMetadata: try body.object("app_metadata")), origin: request.origin(context))
+            return ControlJSON.response(ControlJSON.user(user), status: .created)
+        }
+        group.get(":user") { _, context in
+            let tenant = try context.parameters.require("tenant")
+            _ = try emulator.requireTenant(tenant)
+            return ControlJSON.response(ControlJSON.user(try emulator.requireUser(in: tenant, id: try context.parameters.require("user"))))
+        }
+        group.delete(":user") { request, context in
+            try emulator.deleteUser(in: try context.parameters.require("tenant"), id: try context.parameters.require("user"),
+                                    origin: request.origin(context))
+            return Response(status: .noContent)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import AuthCore
+import Foundation
+import Hummingbird
+
+/// The control API under `/_emu/v1`: what the console and tests use to read and steer the emulator.
+/// One file per family (`ControlAPI+<Family>.swift`); this is the route table.
+public struct ControlAPI: Sendable {
+    let emulator: Emulator
+    /// `GET /info`'s body, built by the server, which knows the listeners and every dialect.
+    let info: @Sendable (Request) -> JSON
+    public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON) {
+        self.emulator = emulator
+        self.info = info
+    }
+
+    public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
+        group.add(middleware: ControlErrorMiddleware<Context>())
+        group.get("health") { _, _ in try health() }
+        group.get("info") { request, _ in ControlJSON.response(info(request)) }
+        group.get("openapi.json") { _, _ in openAPIDocument() }
+        group.post("reset") { request, _ in try reset(ControlRequest(request: request)) }
+        addClockRoutes(to: group.group("clock"))
+        addMessageRoutes(to: group.group("messages"))
+        addDeepLinkRoutes(to: group.group("deeplinks"))
+        addEventRoutes(to: group.group("events"))
+        addTenantRoutes(to: group.group("tenants"))
+        addSnapshotRoutes(to: group.group("snapshots"))
+    }
+
+    /// Every route as `METHOD /path` with `{param}` placeholders; the OpenAPI test compares it with
+    /// the document's paths.
+    public static let routes: [String] = [
+        "GET /health", "GET /info", "GET /openapi.json", "POST /reset",
+        "GET /clock", "POST /clock/advance", "POST /clock/freeze", "POST /clock/resume",
+        "GET /messages", "DELETE /messages", "GET /messages/wait", "GET /messages/{id}",
+        "GET /deeplinks", "GET /deeplinks/wait",
+        "GET /events", "GET /events/stream",
+        "GET /tenants", "POST /tenants", "GET /tenants/{tenant}", "DELETE /tenants/{tenant}",
+        "GET /tenants/{tenant}/users", "POST /tenants/{tenant}/users",
+        "GET /tenants/{tenant}/users/{user}", "DELETE /tenants/{tenant}/users/{user}",
+        "GET /snapshots", "POST /snapshots", "POST /snapshots/{name}/restore", "POST /snapshots/save", "POST /snapshots/load",
+    ]
+
+    /// The server only listens once the seed and any snapshot are loaded, so answering at all means ready.
+    private func health() throws -> Response {
+        return ControlJSON.response(["status": "ok", "schema_version": .int(Emulator.schemaVersion),
+                                     "clock": ControlJSON.clock(emulator.clock)])
+    }
+
+    private func reset(_ request: ControlRequest) throws -> Response {
+        let tenant = request.query("tenant")
+        if let tenant, try emulator.tenant(tenant) == nil, !emulator.seed.tenants.contains(where: { $0.id == tenant }) {
+            throw AuthError.tenantNotFound(tenant)
+        }
+        try emulator.reset(tenant: tenant)
+        return ControlJSON.response(["status": "reset", "tenant": JSON(tenant)])
+    }
+
+    private func openAPIDocument() -> Response {
+        var response = ControlJSON.response(.null)
+        response.body = ResponseBody(byteBuffer: .init(bytes: EmbeddedAssets.openAPI))
+        return response
+    }
+}

@@ -1,0 +1,71 @@
+import AuthCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The control API's own error shape: `{"error":{"code","message"}}` with a fitting 4xx status.
+public struct ControlError: Error, Equatable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+        self.status = status; self.code = code; self.message = message
+    }
+
+    static func badRequest(_ message: String) -> ControlError { ControlError(.badRequest, "bad_request", message) }
+    static func notFound(_ message: String) -> ControlError { ControlError(.notFound, "not_found", message) }
+
+    /// The one mapping from core errors to control API errors.
+    init(_ error: AuthError) {
+        switch error {
+        case .invalidInput(let field, let reason): self.init(.badRequest, "invalid_input", "\(field) \(reason)")
+        case .invalidEmail: self.init(.badRequest, "invalid_email", "not a valid email address")
+        case .invalidPhone: self.init(.badRequest, "invalid_phone", "not an E.164 phone number")
+        case .weakPassword(_, let message): self.init(.badRequest, "weak_password", message)
+        case .emailTaken: self.init(.conflict, "email_taken", "a user with this email already exists")
+        case .phoneTaken: self.init(.conflict, "phone_taken", "a user with this phone number already exists")
+        case .signupDisabled: self.init(.forbidden, "signup_disabled", "sign-ups are disabled for this tenant")
+        case .providerDisabled(let p): self.init(.forbidden, "provider_disabled", "\(p) sign-in is disabled for this tenant")
+        case .invalidCredentials: self.init(.unauthorized, "invalid_credentials", "invalid credentials")
+        case .emailNotConfirmed: self.init(.forbidden, "email_not_confirmed", "email not confirmed")
+        case .phoneNotConfirmed: self.init(.forbidden, "phone_not_confirmed", "phone not confirmed")
+        case .userDisabled: self.init(.forbidden, "user_disabled", "user is disabled")
+        case .userBanned: self.init(.forbidden, "user_banned", "user is banned")
+        case .userNotFound: self.init(.notFound, "user_not_found", "no such user")
+        case .tenantNotFound(let id): self.init(.notFound, "tenant_not_found", "no tenant \(id)")
+        case .tenantExists(let id): self.init(.conflict, "tenant_exists", "tenant \(id) already exists")
+        case .lockedOut: self.init(.tooManyRequests, "locked_out", "locked out")
+        case .rateLimited: self.init(.tooManyRequests, "rate_limited", "rate limited")
+        }
+    }
+
+    /// Renders any error escaping a control handler.
+    public static func response(for error: any Error, logger: Logger) -> Response {
+        let failure: ControlError
+        switch error {
+        case let e as ControlError: failure = e
+        case let e as AuthError: failure = ControlError(e)
+        case let e as SnapshotError:
+            switch e {
+            case .notFound, .unknownName: failure = ControlError(.notFound, "snapshot_not_found", e.description)
+            case .unreadable, .newerSchema: failure = ControlError(.unprocessableContent, "snapshot_invalid", e.description)
+            case .writeFailed: failure = ControlError(.unprocessableContent, "snapshot_write_failed", e.description)
+            }
+        case let e as HTTPError where e.status == .notFound: failure = .notFound("no such route")
+        case let e as HTTPError where e.status == .methodNotAllowed: failure = ControlError(.methodNotAllowed, "method_not_allowed", "method not allowed")
+        default:
+            logger.error("unexpected error in control API: \(error)")
+            failure = ControlError(.internalServerError, "internal", "unexpected error: \(error)")
+        }
+        return ControlJSON.response(["error": ["code": .string(failure.code), "message": .string(failure.message)]], status: failure.status)
+    }
+}
+
+/// Renders control API errors inside the `/_emu/v1` group.
+struct ControlErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do { return try await next(request, context) } catch { return ControlError.response(for: error, logger: context.logger) }
+    }
+}

@@ -1,0 +1,61 @@
+import AuthCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Why a request body could not be read as a JSON object. Each dialect renders these in its own format.
+public enum BodyError: Error, Equatable {
+    case tooLarge(limit: Int)
+    case empty
+    case malformed(String)
+    case notAnObject(String)
+}
+
+extension Request {
+    /// The body as a JSON object, refusing anything over `limit` bytes (1 MiB by default) without
+    /// reading past it.
+    public func jsonObject(limit: Int = 1 << 20) async throws(BodyError) -> [String: JSON] {
+        if let length = headers[.contentLength].flatMap(Int.init), length > limit { throw .tooLarge(limit: limit) }
+        let buffer: ByteBuffer
+        do { buffer = try await body.collect(upTo: limit) } catch { throw .tooLarge(limit: limit) }
+        guard buffer.readableBytes > 0 else { throw .empty }
+        let value: JSON
+        do { value = try JSON.parse(buffer.readableBytesView) } catch {
+            throw .malformed(Self.describe(error))
+        }
+        guard case .object(let fields) = value else { throw .notAnObject(value.typeName) }
+        return fields
+    }
+
+    /// Where the request came from, for sessions and the audit trail.
+    public func origin(_ context: some RequestContext) -> RequestOrigin {
+        let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
+        let forwarded = headers[.xForwardedFor]?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        return RequestOrigin(ip: forwarded ?? address, userAgent: headers[.userAgent])
+    }
+
+    /// `http://host[:port]` this request was addressed to.
+    public var baseURL: String { "http://\(head.authority ?? "127.0.0.1")" }
+
+    private static func describe(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as? NSError)?.userInfo["NSDebugDescription"] as? String
+            return underlying ?? context.debugDescription
+        }
+        return "invalid JSON"
+    }
+}
+
+extension Response {
+    /// A JSON response.
+    public static func json(_ value: JSON, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+        var headers = extra
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: value.serialized())))
+    }
+}
+
+extension HTTPField.Name {
+    public static let xForwardedFor = Self("X-Forwarded-For")!
+}

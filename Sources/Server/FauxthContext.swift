@@ -1,0 +1,14 @@
+import Hummingbird
+import NIOCore
+
+/// The request context every route runs with: Hummingbird's core storage plus the peer address, which
+/// sessions and the audit trail record.
+public struct FauxthContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}

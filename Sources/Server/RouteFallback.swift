@@ -1,0 +1,55 @@
+import AuthCore
+import Console
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+import Logging
+import SupabaseAPI
+
+/// Answers requests no route took, in the format of the dialect that owns the path: GoTrue's error for
+/// `/auth/v1/…`, the control API's for `/_emu/…`, plain JSON elsewhere. A known path with another
+/// method gets 405 instead of 404.
+struct RouteFallbackMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return Self.answer(request, logger: context.logger)
+        }
+    }
+
+    static func answer(_ request: Request, logger: Logger) -> Response {
+        let path = request.uri.path
+        if let rest = path.dropPrefix("/auth/v1") {
+            let status: HTTPResponse.Status = knows(rest, in: SupabaseDialect.routes) ? .methodNotAllowed : .notFound
+            return SupabaseDialect.routeError(status, for: request)
+        }
+        if let rest = path.dropPrefix("/_emu/v1") {
+            let error = knows(rest, in: ControlAPI.routes)
+                ? ControlError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(path)")
+                : ControlError(.notFound, "not_found", "no control API route \(path)")
+            return ControlError.response(for: error, logger: logger)
+        }
+        return .json(["error": ["code": "not_found", "message": .string("nothing is served at \(path); the console is at /_emu/")]],
+                     status: .notFound)
+    }
+
+    /// Whether any route pattern (`METHOD /a/{b}`) matches `path` by shape.
+    static func knows(_ path: String, in routes: [String]) -> Bool {
+        let segments = path.split(separator: "/")
+        return routes.contains { route in
+            let pattern = route.split(separator: " ").last?.split(separator: "/") ?? []
+            return pattern.count == segments.count && zip(pattern, segments).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+        }
+    }
+}
+
+extension String {
+    /// The rest after `prefix` when it is a whole path prefix (`/auth/v1` or `/auth/v1/…`).
+    func dropPrefix(_ prefix: String) -> String? {
+        guard hasPrefix(prefix) else { return nil }
+        let rest = String(dropFirst(prefix.count))
+        return rest.isEmpty || rest.hasPrefix("/") ? rest : nil
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// GoTrue's redirect rules (`utilities/request.go`): `redirect_to` from a header or the query, kept
+/// when it is on the site URL's host, a loopback address, or matches `GOTRUE_URI_ALLOW_LIST`;
+/// otherwise GoTrue silently falls back to the site URL, and so do we.
+enum Redirects {
+    static func target(for request: Request, config: SupabaseConfig) -> String {
+        let requested = request.headers[.redirectTo] ?? request.uri.queryParameters.get("redirect_to")
+        guard let requested, !requested.isEmpty, isAllowed(requested, config: config) else { return config.siteURL }
+        return requested
+    }
+
+    static func isAllowed(_ url: String, config: SupabaseConfig) -> Bool {
+        guard let components = URLComponents(string: url), components.scheme != nil else { return false }
+        let host = components.host?.lowercased() ?? ""
+        if ["localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"].contains(host) || host.hasSuffix(".localhost") { return true }
+        if let site = URLComponents(string: config.siteURL), site.scheme == components.scheme, site.host?.lowercased() == host {
+            return true
+        }
+        let withoutFragment = url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? url
+        return config.uriAllowList.contains { glob($0, matches: withoutFragment) }
+    }
+
+    /// Glob match where `*` stops at `.` and `/` and `**` crosses them (gobwas/glob with those
+    /// separators, as GoTrue compiles the allow list).
+    static func glob(_ pattern: String, matches text: String) -> Bool {
+        var regex = "^"
+        var chars = Array(pattern)[...]
+        while let c = chars.popFirst() {
+            if c == "*" {
+                if chars.first == "*" { chars.removeFirst(); regex += ".*" } else { regex += "[^./]*" }
+            } else if c == "?" {
+                regex += "[^./]"
+            } else {
+                regex += NSRegularExpression.escapedPattern(for: String(c))
+            }
+        }
+        return (try? NSRegularExpression(pattern: regex + "$"))?.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+}
+
+extension HTTPField.Name {
+    static let redirectTo = Self("redirect_to")!
+}

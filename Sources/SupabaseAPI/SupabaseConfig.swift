@@ -1,0 +1,122 @@
+import AuthCore
+import Foundation
+
+/// A Supabase project's settings, read from GoTrue's own environment variables (`gotrue_env` in the
+/// seed), with the defaults GoTrue applies when a variable is absent.
+struct SupabaseConfig: Sendable {
+    var signingKey: SigningKey
+    var verificationKeys: [VerificationKey]
+    var jwtExpiry: Int
+    var jwtAudience: String
+    var jwtIssuer: String?
+    var adminRoles: [String]
+    var siteURL: String
+    var externalURL: String?
+    var uriAllowList: [String]
+    var disableSignup: Bool
+    var mailerAutoconfirm: Bool
+    var emailEnabled: Bool
+    var phoneEnabled: Bool
+    var anonymousEnabled: Bool
+    var passwordPolicy: PasswordPolicy
+    var mailerOTPExpiry: TimeInterval
+    var mailerOTPLength: Int
+    var smtpMaxFrequency: TimeInterval
+    var senderAddress: String
+    /// Variables we read; anything else in `gotrue_env` is reported as unknown.
+    static let knownVariables: Set<String> = [
+        "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
+        "GOTRUE_JWT_ADMIN_ROLES", "GOTRUE_JWT_DEFAULT_GROUP_NAME", "GOTRUE_SITE_URL", "API_EXTERNAL_URL", "GOTRUE_URI_ALLOW_LIST",
+        "GOTRUE_DISABLE_SIGNUP", "GOTRUE_MAILER_AUTOCONFIRM", "GOTRUE_EXTERNAL_EMAIL_ENABLED", "GOTRUE_EXTERNAL_PHONE_ENABLED",
+        "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", "GOTRUE_PASSWORD_MIN_LENGTH", "GOTRUE_PASSWORD_REQUIRED_CHARACTERS",
+        "GOTRUE_MAILER_OTP_EXP", "GOTRUE_MAILER_OTP_LENGTH", "GOTRUE_SMTP_MAX_FREQUENCY", "GOTRUE_SMTP_ADMIN_EMAIL",
+    ]
+
+    init(env: [String: String]) throws {
+        let secret = env["GOTRUE_JWT_SECRET"] ?? ""
+        let keys = try Self.jwtKeys(env["GOTRUE_JWT_KEYS"])
+        if let signing = keys.signing {
+            signingKey = signing
+        } else if !secret.isEmpty {
+            signingKey = SigningKey.hmac(secret: secret.utf8, kid: env["GOTRUE_JWT_KEY_ID"].flatMap { $0.isEmpty ? nil : $0 })
+        } else {
+            throw SupabaseConfigError(variable: "GOTRUE_JWT_SECRET", reason: "is required (or GOTRUE_JWT_KEYS with a signing key)")
+        }
+        var verifiers = keys.verification
+        if !secret.isEmpty { verifiers.append(SigningKey.hmac(secret: secret.utf8, kid: env["GOTRUE_JWT_KEY_ID"]).verificationKey) }
+        verifiers.append(signingKey.verificationKey)
+        verificationKeys = verifiers
+        jwtExpiry = try Self.int(env, "GOTRUE_JWT_EXP", default: 3600)
+        jwtAudience = env["GOTRUE_JWT_AUD"] ?? "authenticated"
+        jwtIssuer = env["GOTRUE_JWT_ISSUER"]
+        adminRoles = (env["GOTRUE_JWT_ADMIN_ROLES"] ?? "service_role,supabase_admin").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        siteURL = env["GOTRUE_SITE_URL"] ?? "http://localhost:3000"
+        externalURL = env["API_EXTERNAL_URL"]
+        uriAllowList = (env["GOTRUE_URI_ALLOW_LIST"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        disableSignup = try Self.bool(env, "GOTRUE_DISABLE_SIGNUP", default: false)
+        mailerAutoconfirm = try Self.bool(env, "GOTRUE_MAILER_AUTOCONFIRM", default: false)
+        emailEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_EMAIL_ENABLED", default: true)
+        phoneEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_PHONE_ENABLED", default: false)
+        anonymousEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", default: false)
+        passwordPolicy = PasswordPolicy(
+            minLength: try Self.int(env, "GOTRUE_PASSWORD_MIN_LENGTH", default: 6),
+            requiredCharacterSets: (env["GOTRUE_PASSWORD_REQUIRED_CHARACTERS"] ?? "").split(separator: ":").map(String.init))
+        mailerOTPExpiry = TimeInterval(try Self.int(env, "GOTRUE_MAILER_OTP_EXP", default: 86400))
+        mailerOTPLength = min(10, max(6, try Self.int(env, "GOTRUE_MAILER_OTP_LENGTH", default: 6)))
+        smtpMaxFrequency = try Self.duration(env, "GOTRUE_SMTP_MAX_FREQUENCY", default: 60)
+        senderAddress = env["GOTRUE_SMTP_ADMIN_EMAIL"] ?? "noreply@fauxth.local"
+    }
+
+    private static func jwtKeys(_ text: String?) throws -> (signing: SigningKey?, verification: [VerificationKey]) {
+        guard let text, !text.isEmpty else { return (nil, []) }
+        guard let data = text.data(using: .utf8), let jwks = try? JSONDecoder().decode([JWK].self, from: data) else {
+            throw SupabaseConfigError(variable: "GOTRUE_JWT_KEYS", reason: "must be a JSON array of JWKs")
+        }
+        var signing: SigningKey?
+        var verification: [VerificationKey] = []
+        for jwk in jwks {
+            if jwk.key_ops?.contains("sign") == true, signing == nil {
+                do { signing = try jwk.signingKey() } catch {
+                    throw SupabaseConfigError(variable: "GOTRUE_JWT_KEYS", reason: "signing key \(jwk.kid ?? "?"): \(error)")
+                }
+            }
+            if let key = try? jwk.verificationKey() { verification.append(key) }
+        }
+        return (signing, verification)
+    }
+
+    private static func bool(_ env: [String: String], _ name: String, default value: Bool) throws -> Bool {
+        guard let raw = env[name], !raw.isEmpty else { return value }
+        switch raw.lowercased() {
+        case "true", "1", "t", "yes": return true
+        case "false", "0", "f", "no": return false
+        default: throw SupabaseConfigError(variable: name, reason: "expected true or false, got \(raw)")
+        }
+    }
+
+    private static func int(_ env: [String: String], _ name: String, default value: Int) throws -> Int {
+        guard let raw = env[name], !raw.isEmpty else { return value }
+        guard let n = Int(raw), n >= 0 else { throw SupabaseConfigError(variable: name, reason: "expected a whole number, got \(raw)") }
+        return n
+    }
+
+    /// Go durations as GoTrue reads them (`60s`, `1m`, `1h30m`); a bare number counts as seconds.
+    private static func duration(_ env: [String: String], _ name: String, default value: TimeInterval) throws -> TimeInterval {
+        guard let raw = env[name], !raw.isEmpty else { return value }
+        if let seconds = Double(raw) { return seconds }
+        let units: [String: Double] = ["ms": 0.001, "s": 1, "m": 60, "h": 3600]
+        var total = 0.0
+        for match in raw.matches(of: #/(\d+(?:\.\d+)?)(ms|s|m|h)/#) { total += Double(match.1)! * units[String(match.2)]! }
+        guard total > 0 || raw.allSatisfy({ "0msh".contains($0) }) else {
+            throw SupabaseConfigError(variable: name, reason: "expected a duration such as 60s, got \(raw)")
+        }
+        return total
+    }
+}
+
+/// A `gotrue_env` variable with a value GoTrue would also refuse.
+public struct SupabaseConfigError: Error, CustomStringConvertible {
+    public var variable: String
+    public var reason: String
+    public var description: String { "\(variable) \(reason)" }
+}

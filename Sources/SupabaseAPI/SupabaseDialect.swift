@@ -1,0 +1,75 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+
+/// The Supabase (GoTrue) dialect: what the server mounts under `/auth/v1`.
+public struct SupabaseDialect: Sendable {
+    let emulator: Emulator
+    let projects: SupabaseProjects
+
+    public init(emulator: Emulator) {
+        self.emulator = emulator
+        self.projects = SupabaseProjects(emulator: emulator)
+    }
+
+    /// The route table. `tenant` picks the project a request is for.
+    public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>, tenant: @escaping @Sendable (Request) -> String) {
+        let signup = Signup(emulator: emulator, projects: projects)
+        let token = Token(emulator: emulator, projects: projects)
+        group.add(middleware: SupabaseErrorMiddleware<Context>())
+        group.get("health") { _, _ in
+            Self.json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"])
+        }
+        group.post("signup") { request, context in
+            Self.json(try await signup.handle(request, origin: request.origin(context), tenant: tenant(request),
+                                              externalURL: try externalURL(request, tenant: tenant(request))))
+        }
+        group.post("token") { request, context in
+            Self.json(try await token.handle(request, origin: request.origin(context), tenant: tenant(request)))
+        }
+    }
+
+    /// Every route as `METHOD /path` relative to `/auth/v1`; the server uses it to tell an unknown path
+    /// (404) from a wrong method (405).
+    public static let routes = ["GET /health", "POST /signup", "POST /token"]
+
+    /// `API_EXTERNAL_URL`, else this listener's own `/auth/v1`.
+    private func externalURL(_ request: Request, tenant: String) throws -> String {
+        let configured = try projects.project(tenant).config.externalURL
+        return configured ?? request.baseURL + "/auth/v1"
+    }
+
+    /// GoTrue's error for a path or method it does not serve, in the caller's API version.
+    public static func routeError(_ status: HTTPResponse.Status, for request: Request) -> Response {
+        let failure = status == .methodNotAllowed
+            ? SupabaseError(status: .methodNotAllowed, code: .methodNotAllowed, message: "Method Not Allowed")
+            : SupabaseError(status: .notFound, code: .notFound, message: "Not Found")
+        return SupabaseErrorMiddleware<BasicRequestContext>.response(for: failure, apiVersion: request.headers[.supabaseAPIVersion])
+    }
+
+    /// Checks a tenant's `gotrue_env`; returns the variables it does not know (a warning, not an error).
+    public static func validate(_ tenant: Tenant) throws -> [String] {
+        let env = SupabaseProject.environment(of: tenant)
+        _ = try SupabaseConfig(env: env)
+        return env.keys.filter { !SupabaseConfig.knownVariables.contains($0) }.sorted()
+    }
+
+    /// What a user sets to point a Supabase client at this project: the URL and the well-known-style
+    /// anon and service_role keys signed with the project's JWT secret.
+    public static func connectionHints(for tenant: Tenant, baseURL: String) -> [String: String] {
+        var hints = ["SUPABASE_URL": baseURL, "GOTRUE_URL": baseURL + "/auth/v1"]
+        guard let config = try? SupabaseConfig(env: SupabaseProject.environment(of: tenant)) else { return hints }
+        for (variable, role) in [("SUPABASE_ANON_KEY", "anon"), ("SUPABASE_SERVICE_ROLE_KEY", "service_role")] {
+            // Claims in the Supabase CLI's own order and expiry, so with its default secret the keys are
+            // byte-for-byte the well-known local ones.
+            let payload = #"{"iss":"supabase-demo","role":"\#(role)","exp":1983812996}"#
+            hints[variable] = try? JWS.sign(header: Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8), payload: Array(payload.utf8),
+                                            with: SigningKey(config.signingKey.material, kid: nil))
+        }
+        return hints
+    }
+
+    static func json(_ value: JSON) -> Response { .json(value) }
+}

@@ -1,0 +1,92 @@
+import AuthCore
+import Foundation
+import HTTPTypes
+
+/// An error as GoTrue renders it: an HTTP status, an `error_code` and a message.
+///
+/// The codes are GoTrue's own (`internal/api/apierrors/errorcode.go`); no other file spells one.
+struct SupabaseError: Error, Equatable {
+    enum Code: String {
+        case validationFailed = "validation_failed"
+        case badJSON = "bad_json"
+        case emailAddressInvalid = "email_address_invalid"
+        case weakPassword = "weak_password"
+        case userAlreadyExists = "user_already_exists"
+        case emailExists = "email_exists"
+        case phoneExists = "phone_exists"
+        case signupDisabled = "signup_disabled"
+        case emailProviderDisabled = "email_provider_disabled"
+        case phoneProviderDisabled = "phone_provider_disabled"
+        case anonymousProviderDisabled = "anonymous_provider_disabled"
+        case invalidCredentials = "invalid_credentials"
+        case emailNotConfirmed = "email_not_confirmed"
+        case phoneNotConfirmed = "phone_not_confirmed"
+        case userBanned = "user_banned"
+        case userNotFound = "user_not_found"
+        case overEmailSendRateLimit = "over_email_send_rate_limit"
+        case overRequestRateLimit = "over_request_rate_limit"
+        case requestEntityTooLarge = "request_entity_too_large"
+        case notFound = "not_found"
+        case methodNotAllowed = "method_not_allowed"
+        case unexpectedFailure = "unexpected_failure"
+    }
+
+    var status: HTTPResponse.Status
+    var code: Code
+    var message: String
+    /// `weak_password.reasons`, sent alongside a weak-password error.
+    var weakPasswordReasons: [String]? = nil
+    /// Seconds to send as `Retry-After`.
+    var retryAfter: Int? = nil
+
+    static func validation(_ message: String) -> SupabaseError { .init(status: .badRequest, code: .validationFailed, message: message) }
+    static func badJSON(_ detail: String) -> SupabaseError {
+        .init(status: .badRequest, code: .badJSON, message: "Could not parse request body as JSON: \(detail)")
+    }
+}
+
+extension SupabaseError {
+    /// The one mapping from core errors to GoTrue's statuses, codes and messages.
+    init(_ error: AuthError) {
+        switch error {
+        case .invalidInput(let field, let reason):
+            self = .validation("\(field) \(reason)")
+        case .invalidEmail:
+            self.init(status: .badRequest, code: .emailAddressInvalid, message: "Unable to validate email address: invalid format")
+        case .invalidPhone:
+            self = .validation("Invalid phone number format (E.164 required)")
+        case .weakPassword(let reasons, let message):
+            self.init(status: .unprocessableContent, code: .weakPassword, message: message, weakPasswordReasons: reasons)
+        case .emailTaken:
+            self.init(status: .unprocessableContent, code: .emailExists, message: "A user with this email address has already been registered")
+        case .phoneTaken:
+            self.init(status: .unprocessableContent, code: .phoneExists, message: "Phone number already registered by another user")
+        case .signupDisabled:
+            self.init(status: .unprocessableContent, code: .signupDisabled, message: "Signups not allowed for this instance")
+        case .providerDisabled(let provider):
+            self.init(status: .unprocessableContent, code: provider == "phone" ? .phoneProviderDisabled : .emailProviderDisabled,
+                      message: provider == "phone" ? "Phone signups are disabled" : "Email signups are disabled")
+        case .invalidCredentials:
+            self.init(status: .badRequest, code: .invalidCredentials, message: "Invalid login credentials")
+        case .emailNotConfirmed:
+            self.init(status: .badRequest, code: .emailNotConfirmed, message: "Email not confirmed")
+        case .phoneNotConfirmed:
+            self.init(status: .badRequest, code: .phoneNotConfirmed, message: "Phone not confirmed")
+        case .userDisabled, .userBanned:
+            // GoTrue has no separate "disabled": a banned user is its only form of it.
+            self.init(status: .badRequest, code: .userBanned, message: "User is banned")
+        case .userNotFound:
+            self.init(status: .notFound, code: .userNotFound, message: "User not found")
+        case .tenantNotFound(let id):
+            self.init(status: .notFound, code: .notFound, message: "No Supabase project \(id)")
+        case .tenantExists(let id):
+            self.init(status: .unprocessableContent, code: .validationFailed, message: "Project \(id) already exists")
+        case .lockedOut(_, let retryAfter):
+            self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
+                      retryAfter: max(1, Int(retryAfter.rounded(.up))))
+        case .rateLimited(let retryAfter):
+            self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
+                      retryAfter: max(1, Int(retryAfter.rounded(.up))))
+        }
+    }
+}

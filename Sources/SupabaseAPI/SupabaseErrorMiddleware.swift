@@ -1,0 +1,74 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Renders every error under the Supabase routes as GoTrue does, so the clients raise their own typed
+/// errors. Added to the Supabase route group: an error that escaped to the root router would be
+/// rendered in the root's format instead.
+struct SupabaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            return Self.render(error, for: request, logger: context.logger)
+        }
+    }
+
+    static func render(_ error: any Error, for request: Request, logger: Logger) -> Response {
+        let failure: SupabaseError
+        switch error {
+        case let e as SupabaseError: failure = e
+        case let e as AuthError: failure = SupabaseError(e)
+        case let e as HTTPError where e.status == .notFound:
+            failure = SupabaseError(status: .notFound, code: .notFound, message: "Not Found")
+        case let e as HTTPError where e.status == .methodNotAllowed:
+            failure = SupabaseError(status: .methodNotAllowed, code: .methodNotAllowed, message: "Method Not Allowed")
+        default:
+            logger.error("unexpected error in Supabase dialect: \(error)")
+            failure = SupabaseError(status: .internalServerError, code: .unexpectedFailure, message: "Unexpected failure, please check server logs for more information")
+        }
+        return response(for: failure, apiVersion: request.headers[.supabaseAPIVersion])
+    }
+
+    /// GoTrue's two error shapes: `{code,message}` with an echoed version header for clients that send
+    /// `X-Supabase-Api-Version` ≥ 2024-01-01, and the legacy `{code:<status>,error_code,msg}` otherwise.
+    static func response(for failure: SupabaseError, apiVersion: String?) -> Response {
+        var headers = HTTPFields()
+        headers[.supabaseErrorCode] = failure.code.rawValue
+        if let retry = failure.retryAfter { headers[.retryAfter] = String(retry) }
+        var body: [String: JSON]
+        if let version = apiVersion.flatMap(SupabaseAPIVersion.init), version >= .v20240101 {
+            headers[.supabaseAPIVersion] = SupabaseAPIVersion.v20240101.rawValue
+            body = ["code": .string(failure.code.rawValue), "message": .string(failure.message)]
+        } else {
+            body = ["code": .int(Int(failure.status.code)), "error_code": .string(failure.code.rawValue), "msg": .string(failure.message)]
+        }
+        if let reasons = failure.weakPasswordReasons {
+            body["weak_password"] = ["reasons": .array(reasons.map(JSON.string))]
+        }
+        return .json(.object(body), status: failure.status, headers: headers)
+    }
+}
+
+/// The `X-Supabase-Api-Version` dates GoTrue distinguishes; any date from 2024-01-01 on is that version.
+struct SupabaseAPIVersion: Comparable {
+    let rawValue: String
+    static let v20240101 = SupabaseAPIVersion(checked: "2024-01-01")
+
+    private init(checked: String) { rawValue = checked }
+
+    init?(_ text: String) {
+        guard text.wholeMatch(of: #/\d{4}-\d{2}-\d{2}/#) != nil else { return nil }
+        rawValue = text
+    }
+
+    static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+extension HTTPField.Name {
+    static let supabaseAPIVersion = Self("X-Supabase-Api-Version")!
+    static let supabaseErrorCode = Self("x-sb-error-code")!
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import AuthCore
+import Console
+import Foundation
+import Hummingbird
+import Logging
+import Server
+
+/// `fauxth`: the command line. `serve` is the default subcommand.
+@main
+struct FauxthCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fauxth",
+        abstract: "A local emulator for Supabase Auth, Firebase Authentication and Amazon Cognito, with an inbox for every email and SMS.",
+        version: fauxthVersion,
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self)
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Start the emulator (the default when no subcommand is given).",
+        discussion: """
+            Loads the built-in seed (seed/default.json) and any --seed files, optionally a snapshot, then serves every
+            dialect, the control API (/_emu/v1) and the console (/_emu/) on one port. Prints a banner with connection
+            hints, then a line starting with "ready". SIGINT/SIGTERM stop it (saving --snapshot first).
+            """)
+
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Option(help: "Address to listen on. Anything but a loopback address exposes the emulator to the network.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one; the banner and ready line show it).")
+    var port = 9099
+
+    @Option(name: .customLong("seed"), help: ArgumentHelp("A seed file to load on top of the built-in seed (repeatable; a tenant with the same id replaces the earlier one).", valueName: "path"))
+    var seeds: [String] = []
+
+    @Flag(help: "Do not load the built-in seed.")
+    var noSeed = false
+
+    @Option(help: ArgumentHelp("A SQLite snapshot: loaded at start if it exists, saved on SIGINT/SIGTERM.", valueName: "path"))
+    var snapshot: String?
+
+    @Option(help: ArgumentHelp("Also save --snapshot every N seconds.", valueName: "N"))
+    var autosave: Int?
+
+    @Option(help: ArgumentHelp("Make every id, code and key reproducible from this seed number.", valueName: "SEED"))
+    var deterministic: UInt64?
+
+    @Option(help: ArgumentHelp("Start the clock as real, frozen, frozen@<RFC 3339> or offset@<seconds>.", valueName: "mode"))
+    var clock: String?
+
+    @Option(help: "How the event log on stdout is written: text, or json (one NDJSON object per line).")
+    var logFormat: LogFormat = .text
+
+    @Option(help: ArgumentHelp("Serve the console from this folder instead of the embedded copy (for console development).", valueName: "path"))
+    var webRoot: String?
+
+    func validate() throws {
+        if let clock, EmulatorClock.parse(clock) == nil {
+            throw ValidationError("--clock: expected real, frozen, frozen@<RFC 3339> or offset@<seconds>, got \(clock)")
+        }
+        if let autosave, autosave <= 0 { throw ValidationError("--autosave: expected a positive number of seconds") }
+        if autosave != nil && snapshot == nil { throw ValidationError("--autosave needs --snapshot") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port: expected 0-65535") }
+    }
+
+    func run() async throws {
+        let options: FauxthOptions
+        do {
+            options = FauxthOptions(
+                host: host, port: port, seed: try SeedLoader.load(files: seeds, noDefault: noSeed),
+                clock: clock.flatMap(EmulatorClock.parse) ?? EmulatorClock(),
+                generator: deterministic.map { Generator(seed: $0) } ?? Generator(),
+                snapshotPath: snapshot, autosaveSeconds: autosave, webRoot: webRoot)
+        } catch let error as SeedError {
+            printError("error: invalid seed: \(error)")
+            throw ExitCode(2)
+        }
+        if !Self.isLoopback(host) {
+            printError("WARNING: listening on \(host), not a loopback address: anyone who can reach this machine can sign in as any user and read every captured code.")
+        }
+        var logger = Logger(label: "fauxth")
+        logger.logLevel = .warning
+        let app: FauxthApplication
+        do {
+            app = try buildApplication(options, logger: logger) { [logFormat, host] port in
+                Self.announceReady(host: host, port: port, format: logFormat)
+            }
+        } catch let error as SeedError {
+            printError("error: invalid seed: \(error)")
+            throw ExitCode(2)
+        } catch let error as SnapshotError {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        for warning in app.warnings { printError("warning: \(warning)") }
+        ReadyState.shared.setEmulator(app.emulator)
+        let logTask = Task { [logFormat] in
+            for await item in app.emulator.feed.subscribe() {
+                let line = logFormat == .json ? EventLog.json(item) : EventLog.text(item)
+                if let line { Self.printOut(line) }
+            }
+        }
+        try await app.application.runService()
+        logTask.cancel()
+        if let snapshot {
+            do { try app.emulator.saveSnapshot(to: snapshot) } catch { printError("error: could not save the snapshot: \(error)") }
+        }
+    }
+
+    private static func announceReady(host: String, port: Int, format: LogFormat) {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let baseURL = "http://\(shownHost):\(port)"
+        guard let emulator = ReadyState.shared.emulator else { return }
+        switch format {
+        case .text:
+            printOut(banner(emulator, baseURL: baseURL))
+            printOut("ready \(baseURL)")
+        case .json:
+            printOut(#"{"kind":"ready","base_url":"\#(baseURL)","console_url":"\#(baseURL)/_emu/"}"#)
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// Unbuffered, so a test reading the pipe sees each line at once.
+    private static func printOut(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    private func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
