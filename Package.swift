@@ -43,15 +43,18 @@ let package = Package(
             dependencies: ["Server", "AuthCore", "Console", hummingbird, .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: settings
         ),
-        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore"], swiftSettings: settings),
-        .testTarget(
-            name: "SupabaseAPITests",
+        // The per-test harness: a fresh emulator through the real application builder.
+        .target(
+            name: "FauxthTesting",
             dependencies: ["Server", "AuthCore", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: settings
         ),
+        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore"], swiftSettings: settings),
+        .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "AuthCore", hummingbird], swiftSettings: settings),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "AuthCore", "Console", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["FauxthTesting", "Server", "AuthCore", "Console", hummingbird,
+                           .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: settings
         ),
     ],

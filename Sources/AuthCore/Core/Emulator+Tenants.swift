@@ -3,7 +3,7 @@ import Foundation
 extension Emulator {
     /// Every tenant, in creation order.
     public func tenants() throws -> [Tenant] {
-        try db.withConnection { try $0.query("SELECT * FROM tenants ORDER BY created_at, id").map(Tenant.init(row:)) }
+        try db.withConnection { try $0.query("SELECT * FROM tenants ORDER BY rowid").map(Tenant.init(row:)) }
     }
 
     /// The tenant with `id`, or nil.

@@ -86,7 +86,7 @@ extension Emulator {
                 let like = "%\(query)%"
                 args += [.text(like), .text(like), .text(like), .text(query)]
             }
-            sql += " ORDER BY created_at, id LIMIT \(max(1, min(limit, 10_000))) OFFSET \(max(0, offset))"
+            sql += " ORDER BY created_at, rowid LIMIT \(max(1, min(limit, 10_000))) OFFSET \(max(0, offset))"
             return try c.query(sql, args).map { row in User(row: row, identities: try identities(c, tenant: tenant, userId: row.string("id") ?? "")) }
         }
     }
@@ -121,7 +121,7 @@ extension Emulator {
     }
 
     private func identities(_ c: borrowing Connection, tenant: String, userId: String) throws -> [Identity] {
-        try c.query("SELECT * FROM identities WHERE tenant = ? AND user_id = ? ORDER BY created_at, id", [.text(tenant), .text(userId)])
+        try c.query("SELECT * FROM identities WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
             .map(Identity.init(row:))
     }
 }

@@ -29,7 +29,7 @@ public enum LinkExtractor {
     }
 
     // Swift Regex has no lookbehind yet; Foundation's engine does.
-    private static let codePattern = try! NSRegularExpression(pattern: #"(?<![\w/=.&?-])\d{4,10}(?![\w/=.&-])"#)
+    private static let codePattern = try! NSRegularExpression(pattern: #"(?<![\w/=.&?-])\d{4,10}(?![\w/=&-]|\.\d)"#)
 
     private static func unescapeHTML(_ s: String) -> String {
         s.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&#x3D;", with: "=")

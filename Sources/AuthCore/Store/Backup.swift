@@ -26,7 +26,9 @@ extension Database {
 
     /// Writes this database to `path` atomically: into a temporary file beside it, synced, then renamed
     /// over the target. A failed or killed write leaves the previous file as it was.
-    public func save(to path: String) throws {
+    /// - Parameter beforeRename: runs once the temporary file is complete; tests throw from it to
+    ///   check that an interrupted write leaves the previous snapshot alone.
+    public func save(to path: String, beforeRename: (String) throws -> Void = { _ in }) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -37,6 +39,7 @@ extension Database {
             try copy(into: file)
             try file.withConnection { try $0.execute("PRAGMA journal_mode=DELETE") }
             try Self.sync(path: temporary)
+            try beforeRename(temporary)
             guard rename(temporary, path) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
             try? Self.sync(path: directory.path)
         } catch {

@@ -142,8 +142,8 @@ private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: 
 
 /// One result row, copied out of the statement.
 public struct Row: Sendable {
-    private let values: [SQLValue]
-    private let names: [String: Int]
+    let values: [SQLValue]
+    let names: [String: Int]
 
     init(_ statement: OpaquePointer) {
         let count = sqlite3_column_count(statement)

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import AuthCore
+
+@Suite struct AccountTests {
+    @Test func seedCreatesTenantsAndUsersWithHashedPasswords() throws {
+        let emulator = try makeEmulator()
+        #expect(try emulator.tenants().map(\.id) == ["proj", "other"])
+        let alice = try #require(try emulator.user(in: "proj", .email("ALICE@example.com")))
+        #expect(alice.id == "u-alice")
+        #expect(alice.emailVerifiedAt != nil)
+        #expect(alice.identities.map(\.provider) == ["email"])
+        let hash = try #require(try emulator.passwordHash(in: "proj", userId: "u-alice"))
+        #expect(!hash.contains("pw-alice"))
+    }
+
+    @Test func emailsAreUniquePerTenantRegardlessOfCase() throws {
+        let emulator = try makeEmulator()
+        #expect(throws: AuthError.emailTaken) { try emulator.createUser(in: "proj", NewUser(email: "Alice@Example.com")) }
+        #expect(try emulator.createUser(in: "other", NewUser(email: "alice@example.com")).tenant == "other")
+    }
+
+    @Test func phonesAreNormalisedToE164AndUnique() throws {
+        let emulator = try makeEmulator()
+        let user = try emulator.createUser(in: "proj", NewUser(phone: "+1 (555) 555-0199"))
+        #expect(user.phone == "+15555550199")
+        #expect(throws: AuthError.phoneTaken) { try emulator.createUser(in: "proj", NewUser(phone: "15555550100")) }
+        #expect(throws: AuthError.invalidPhone) { try emulator.createUser(in: "proj", NewUser(phone: "+0123")) }
+        #expect(throws: AuthError.invalidEmail) { try emulator.createUser(in: "proj", NewUser(email: "not-an-email")) }
+    }
+
+    @Test func passwordSignInChecksThePasswordAndRecordsWhyItFailed() throws {
+        let emulator = try makeEmulator()
+        let user = try emulator.authenticate(in: "proj", PasswordSignIn(identifier: .email("alice@example.com"), password: "pw-alice", requireVerified: true))
+        #expect(user.id == "u-alice")
+        #expect(throws: AuthError.invalidCredentials) {
+            try emulator.authenticate(in: "proj", PasswordSignIn(identifier: .email("alice@example.com"), password: "nope", requireVerified: true))
+        }
+        #expect(throws: AuthError.invalidCredentials) {
+            try emulator.authenticate(in: "proj", PasswordSignIn(identifier: .email("nobody@example.com"), password: "x", requireVerified: true))
+        }
+        let reasons = try emulator.events(type: "signin.failed").compactMap { $0.detail["reason"]?.stringValue }
+        #expect(reasons == ["unknown_user", "wrong_password"])
+    }
+
+    @Test func unverifiedEmailIsRefusedOnlyWhenTheDialectAsks() throws {
+        let emulator = try makeEmulator()
+        let attempt = PasswordSignIn(identifier: .email("bob@example.com"), password: "pw-bob", requireVerified: true)
+        #expect(throws: AuthError.emailNotConfirmed) { try emulator.authenticate(in: "proj", attempt) }
+        var lenient = attempt
+        lenient.requireVerified = false
+        #expect(try emulator.authenticate(in: "proj", lenient).id == "u-bob")
+    }
+
+    @Test func disabledUsersCannotSignIn() throws {
+        let emulator = try makeEmulator()
+        try emulator.createUser(in: "proj", NewUser(email: "off@example.com", password: "pw", emailVerified: true, disabled: true))
+        #expect(throws: AuthError.userDisabled) {
+            try emulator.authenticate(in: "proj", PasswordSignIn(identifier: .email("off@example.com"), password: "pw", requireVerified: true))
+        }
+    }
+
+    @Test func sessionsStoreOnlyTheRefreshTokenHash() throws {
+        let emulator = try makeEmulator()
+        let alice = try emulator.requireUser(in: "proj", id: "u-alice")
+        let issued = try emulator.startSession(for: alice, method: "password", origin: RequestOrigin(ip: "10.0.0.1", userAgent: "tests")) { $0.lowerAlphanumeric(12) }
+        #expect(issued.refreshToken.count == 12)
+        #expect(issued.session.amr.map(\.method) == ["password"])
+        #expect(issued.session.ip == "10.0.0.1")
+        let stored = try emulator.db.withConnection { try $0.query("SELECT token_hash FROM refresh_tokens").compactMap { $0.string("token_hash") } }
+        #expect(stored == [Emulator.tokenHash(issued.refreshToken)])
+        #expect(try emulator.user(in: "proj", id: "u-alice")?.lastSignInAt == emulator.clock.now)
+    }
+
+    @Test func issuingACodeRetiresTheEarlierOneForTheSamePurpose() throws {
+        let emulator = try makeEmulator()
+        let request = CodeRequest(userId: "u-bob", purpose: .verifyEmail, channel: .email, target: "bob@example.com", lifetime: 60)
+        let first = try emulator.issueCode(in: "proj", request)
+        let second = try emulator.issueCode(in: "proj", request)
+        #expect(first.code.count == 6)
+        #expect(second.expiresAt == emulator.clock.now.addingTimeInterval(60))
+        let live = try emulator.db.withConnection { try $0.query("SELECT id FROM codes WHERE used_at IS NULL").compactMap { $0.string("id") } }
+        #expect(live == [second.id])
+    }
+
+    @Test func deletingAUserRemovesItsIdentitiesAndSessions() throws {
+        let emulator = try makeEmulator()
+        let alice = try emulator.requireUser(in: "proj", id: "u-alice")
+        _ = try emulator.startSession(for: alice, method: "password") { $0.lowerAlphanumeric(12) }
+        try emulator.deleteUser(in: "proj", id: "u-alice")
+        #expect(try emulator.user(in: "proj", id: "u-alice") == nil)
+        #expect(try emulator.sessions(in: "proj", userId: "u-alice").isEmpty)
+        #expect(throws: AuthError.userNotFound) { try emulator.deleteUser(in: "proj", id: "u-alice") }
+    }
+
+    @Test func passwordPolicyReportsEveryReason() {
+        let policy = PasswordPolicy(minLength: 8, requiredCharacterSets: ["0123456789", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"])
+        #expect(throws: AuthError.weakPassword(reasons: ["length", "characters"],
+                                               message: "Password should be at least 8 characters. Password should contain at least one character of each: 0123456789, ABCDEFGHIJKLMNOPQRSTUVWXYZ.")) {
+            try policy.check("abc")
+        }
+        #expect(throws: Never.self) { try policy.check("Abcdefg1") }
+    }
+}

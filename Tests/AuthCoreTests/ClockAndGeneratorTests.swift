@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import AuthCore
+
+@Suite struct ClockTests {
+    let start = Date(timeIntervalSince1970: 1_767_225_600)
+
+    @Test func frozenClockOnlyMovesWhenAdvanced() {
+        let clock = EmulatorClock(frozenAt: start)
+        #expect(clock.now == start)
+        #expect(clock.mode == .frozen)
+        clock.advance(by: 90)
+        #expect(clock.now == start.addingTimeInterval(90))
+        #expect(clock.mode == .frozen)
+    }
+
+    @Test func advancingARunningClockMakesItAnOffsetClock() {
+        let wall = Date(timeIntervalSince1970: 1_000)
+        let clock = EmulatorClock(wallClock: { wall })
+        #expect(clock.mode == .real)
+        clock.advance(by: 3600)
+        #expect(clock.mode == .offset)
+        #expect(clock.now == wall.addingTimeInterval(3600))
+    }
+
+    @Test func resumeContinuesFromTheFrozenInstantInsteadOfJumpingBack() {
+        let wall = Date(timeIntervalSince1970: 5_000)
+        let clock = EmulatorClock(frozenAt: start, wallClock: { wall })
+        clock.resume()
+        #expect(clock.now == start)
+        #expect(clock.mode == .offset)
+    }
+
+    @Test func freezeWithoutAnInstantStopsAtNow() {
+        let wall = Date(timeIntervalSince1970: 7_000)
+        let clock = EmulatorClock(offset: 10, wallClock: { wall })
+        clock.freeze()
+        #expect(clock.now == wall.addingTimeInterval(10))
+        #expect(clock.mode == .frozen)
+    }
+
+    @Test(arguments: ["real", "frozen", "frozen@2026-01-01T00:00:00Z", "offset@3600"])
+    func clockOptionParses(_ text: String) {
+        #expect(EmulatorClock.parse(text) != nil)
+    }
+
+    @Test(arguments: ["", "frozen@yesterday", "offset@soon", "paused"])
+    func badClockOptionIsRefused(_ text: String) {
+        #expect(EmulatorClock.parse(text) == nil)
+    }
+
+    @Test func rfc3339RoundTripsWithMicroseconds() {
+        let date = Date(timeIntervalSince1970: 1_767_225_600.123456)
+        let text = RFC3339.string(from: date)
+        #expect(text == "2026-01-01T00:00:00.123456Z")
+        #expect(abs(RFC3339.date(from: text)!.timeIntervalSince(date)) < 0.000_01)
+        #expect(RFC3339.date(from: "2026-01-01T02:00:00+02:00") == Date(timeIntervalSince1970: 1_767_225_600))
+        #expect(RFC3339.date(from: "2026-13-01T00:00:00Z") == nil)
+    }
+}
+
+@Suite struct GeneratorTests {
+    @Test func sameSeedGivesTheSameIdsAndCodes() {
+        let a = Generator(seed: 1234), b = Generator(seed: 1234)
+        #expect((0..<5).map { _ in a.uuid() } == (0..<5).map { _ in b.uuid() })
+        #expect(a.digits(6) == b.digits(6))
+        #expect(a.bytes(33) == b.bytes(33))
+    }
+
+    @Test func differentSeedsDiverge() {
+        #expect(Generator(seed: 1).uuid() != Generator(seed: 2).uuid())
+    }
+
+    @Test func uuidsAreVersion4() {
+        let id = Generator(seed: 9).uuid()
+        #expect(id.wholeMatch(of: #/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/#) != nil)
+    }
+
+    @Test func codesKeepTheirLengthAndAlphabet() {
+        let generator = Generator(seed: 3)
+        for _ in 0..<200 {
+            #expect(generator.digits(6).wholeMatch(of: #/[0-9]{6}/#) != nil)
+            #expect(generator.lowerAlphanumeric(12).wholeMatch(of: #/[a-z0-9]{12}/#) != nil)
+        }
+    }
+
+    @Test func intStaysInRange() {
+        let generator = Generator(seed: 5)
+        let values = (0..<1000).map { _ in generator.int(in: 3...7) }
+        #expect(values.allSatisfy { (3...7).contains($0) })
+        #expect(Set(values) == Set(3...7))
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import AuthCore
+
+@Suite struct PasswordHasherTests {
+    let hasher = PasswordHasher(rounds: 10)
+
+    @Test func theRightPasswordVerifiesAndAWrongOneDoesNot() {
+        let hash = hasher.hash("correct horse", generator: Generator(seed: 1))
+        #expect(hash.hasPrefix("pbkdf2-sha256$10$"))
+        #expect(!hash.contains("correct horse"))
+        #expect(hasher.verify("correct horse", against: hash))
+        #expect(!hasher.verify("correct horsE", against: hash))
+    }
+
+    @Test func eachHashGetsItsOwnSalt() {
+        let generator = Generator(seed: 1)
+        #expect(hasher.hash("same", generator: generator) != hasher.hash("same", generator: generator))
+    }
+
+    @Test(arguments: ["", "plain", "pbkdf2-sha256$x$y$z", "pbkdf2-sha256$0$AA$AA", "bcrypt$10$a$b"])
+    func malformedHashesNeverMatch(_ encoded: String) {
+        #expect(!hasher.verify("anything", against: encoded))
+    }
+
+    @Test func constantTimeEqualsComparesWholeValues() {
+        #expect(constantTimeEquals("abc", "abc"))
+        #expect(!constantTimeEquals("abc", "abd"))
+        #expect(!constantTimeEquals("abc", "abcd"))
+    }
+}
+
+@Suite struct SHA224Tests {
+    /// FIPS 180-4 example values, plus the two-block message.
+    @Test(arguments: [
+        ("", "d14a028c2a3a2bc9476102bb288234c415a2b01f828ea62ac5b3e42f"),
+        ("abc", "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "75388b16512776cc5dba5da1fd890150b0c6455cb4f58b1952522525"),
+    ])
+    func digestMatchesPublishedVectors(_ input: String, _ expected: String) {
+        #expect(SHA224.hash(Array(input.utf8)).hex == expected)
+    }
+
+    @Test func millionAsMatchesThePublishedVector() {
+        #expect(SHA224.hash([UInt8](repeating: 0x61, count: 1_000_000)).hex == "20794655980c91d8bbb4c1ea97618a4bf03f42581948b2ee4ee7ad67")
+    }
+}
+
+@Suite struct KeyGenerationTests {
+    @Test(arguments: [JWSAlgorithm.HS256, .ES256, .RS256])
+    func generatedKeysSignAndVerify(_ algorithm: JWSAlgorithm) throws {
+        let key = try SigningKey.generate(algorithm, generator: Generator(seed: 11))
+        let token = try JWS.sign(["sub": "u1", "exp": 1_767_229_200], with: key)
+        let verified = try JWS.verify(token, keys: [key.verificationKey])
+        #expect(verified.claims["sub"] == "u1")
+        #expect(verified.header["typ"] == "JWT")
+        if algorithm != .HS256 { #expect(verified.header["kid"]?.stringValue == key.kid) }
+    }
+
+    @Test func deterministicECKeysRepeat() throws {
+        let a = try SigningKey.generate(.ES256, generator: Generator(seed: 5))
+        let b = try SigningKey.generate(.ES256, generator: Generator(seed: 5))
+        #expect(a.kid == b.kid)
+        #expect(a.verificationKey.publicJWK == b.verificationKey.publicJWK)
+    }
+
+    @Test func publishedSetLeavesSecretsOut() throws {
+        let hmac = try SigningKey.generate(.HS256, generator: Generator(seed: 1))
+        let ec = try SigningKey.generate(.ES256, generator: Generator(seed: 1))
+        let set = JWKS(publishing: [hmac.verificationKey, ec.verificationKey])
+        #expect(set.keys.count == 1)
+        #expect(set.keys.first?.kty == "EC")
+        #expect(set.keys.first?.d == nil)
+    }
+
+    @Test func tokenSignedByAnotherSecretIsRefused() throws {
+        let a = SigningKey.hmac(secret: Array("secret-a".utf8), kid: nil)
+        let b = SigningKey.hmac(secret: Array("secret-b".utf8), kid: nil)
+        let token = try JWS.sign(["sub": "x"], with: a)
+        #expect(throws: JWSError.badSignature) { try JWS.verify(token, keys: [b.verificationKey]) }
+        #expect(throws: JWSError.malformed) { try JWS.verify("not.a-token", keys: [a.verificationKey]) }
+    }
+}

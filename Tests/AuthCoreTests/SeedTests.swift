@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+@testable import AuthCore
+
+@Suite struct SeedTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theDefaultSeedLoads() throws {
+        let seed = try Seed.load(path: Self.repository.appendingPathComponent("seed/default.json").path)
+        let tenant = try #require(seed.tenants.first)
+        #expect(tenant.dialect == .supabase)
+        #expect(tenant.users.contains { $0.emailVerified })
+        #expect(tenant.users.contains { !$0.emailVerified })
+        #expect(tenant.users.contains { $0.phone != nil })
+        let emulator = try makeEmulator(seed: seed)
+        #expect(try emulator.userCount(in: tenant.id) == tenant.users.count)
+    }
+
+    @Test(arguments: [
+        (#"{"tenants": [{"id": "a", "dialect": "parse"}]}"#, "$.tenants[0].dialect", "must be one of supabase, firebase, cognito"),
+        (#"{"tenants": [{"dialect": "supabase"}]}"#, "$.tenants[0].id", "is required"),
+        (#"{"tenants": [{"id": "a", "dialect": "supabase", "users": [{"email": 3}]}]}"#, "$.tenants[0].users[0].email", "expected a string, got a number"),
+        (#"{"tenants": [{"id": "a", "dialect": "supabase", "users": [{"password": "x"}]}]}"#, "$.tenants[0].users[0]", "a user needs an email, phone or username"),
+        (#"{"tenants": [{"id": "a", "dialect": "supabase", "gotrue_env": {"GOTRUE_JWT_EXP": 3600}}]}"#, "$.tenants[0].gotrue_env.GOTRUE_JWT_EXP", "expected a string, got a number"),
+        (#"{"tenants": [{"id": "a", "dialect": "supabase"}, {"id": "a", "dialect": "supabase"}]}"#, "$.tenants[1].id", "duplicate tenant id a"),
+        (#"{"tenant": []}"#, "$.tenant", "unknown key (expected tenants)"),
+        (#"{"tenants": [{"id": "a", "dialect": "supabase", "users": [{"email": "x@y.z", "verified": true}]}]}"#, "$.tenants[0].users[0].verified",
+         "unknown key (expected one of app_metadata, disabled, email, email_verified, id, password, phone, phone_verified, user_metadata, username)"),
+    ])
+    func invalidSeedsNameTheJSONPathAndTheReason(_ json: String, _ path: String, _ reason: String) {
+        #expect(throws: SeedError(file: "test.json", path: path, reason: reason)) { try Seed.parse(Data(json.utf8), file: "test.json") }
+    }
+
+    @Test func malformedJSONIsReportedAtTheRoot() {
+        #expect { try Seed.parse(Data("{nope".utf8), file: "bad.json") } throws: { error in
+            (error as? SeedError)?.path == "$" && (error as? SeedError)?.reason.hasPrefix("not valid JSON") == true
+        }
+    }
+
+    @Test func laterSeedsReplaceTenantsWithTheSameId() throws {
+        let a = try Seed.parse(Data(#"{"tenants":[{"id":"x","dialect":"supabase","name":"A"},{"id":"y","dialect":"supabase"}]}"#.utf8), file: "a")
+        let b = try Seed.parse(Data(#"{"tenants":[{"id":"x","dialect":"supabase","name":"B"}]}"#.utf8), file: "b")
+        let merged = a.merged(with: b)
+        #expect(merged.tenants.map(\.id) == ["x", "y"])
+        #expect(merged.tenants.first?.name == "B")
+    }
+}
