@@ -10,6 +10,10 @@ public struct Seed: Sendable, Equatable {
         /// Everything else in the tenant object: the dialect's own settings.
         public var settings: [String: JSON]
         public var users: [UserSeed]
+
+        public init(id: String, dialect: Dialect, name: String? = nil, settings: [String: JSON] = [:], users: [UserSeed] = []) {
+            self.id = id; self.dialect = dialect; self.name = name; self.settings = settings; self.users = users
+        }
     }
 
     public struct UserSeed: Sendable, Equatable {
@@ -23,6 +27,14 @@ public struct Seed: Sendable, Equatable {
         public var disabled: Bool
         public var userMetadata: [String: JSON]
         public var appMetadata: [String: JSON]
+
+        public init(id: String? = nil, email: String? = nil, phone: String? = nil, username: String? = nil, password: String? = nil,
+                    emailVerified: Bool = false, phoneVerified: Bool = false, disabled: Bool = false,
+                    userMetadata: [String: JSON] = [:], appMetadata: [String: JSON] = [:]) {
+            self.id = id; self.email = email; self.phone = phone; self.username = username; self.password = password
+            self.emailVerified = emailVerified; self.phoneVerified = phoneVerified; self.disabled = disabled
+            self.userMetadata = userMetadata; self.appMetadata = appMetadata
+        }
     }
 
     public var tenants: [TenantSeed]

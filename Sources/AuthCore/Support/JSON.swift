@@ -16,6 +16,11 @@ public enum JSON: Sendable, Hashable {
         if case .object(let o) = self { o[key] } else { nil }
     }
 
+    /// The element at `index` when this is an array and the index exists.
+    public subscript(index: Int) -> JSON? {
+        if case .array(let a) = self, a.indices.contains(index) { a[index] } else { nil }
+    }
+
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var objectValue: [String: JSON]? { if case .object(let o) = self { o } else { nil } }
