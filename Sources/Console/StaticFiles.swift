@@ -19,7 +19,7 @@ public struct StaticFiles: Sendable {
 
     func serve(_ name: String) throws -> Response {
         guard name.wholeMatch(of: #/[A-Za-z0-9_-]+\.(html|js|css|svg|png|ico|json)/#) != nil, let bytes = contents(of: name) else {
-            throw ControlError.notFound("no console file \(name)")
+            throw HTTPError(.notFound, message: "no console file \(name)")
         }
         var headers = HTTPFields()
         headers[.contentType] = Self.contentType(name)

@@ -1,0 +1,94 @@
+import AuthCore
+import FauxthTesting
+import Foundation
+import HTTPTypes
+import Server
+import Testing
+
+@Suite struct TenantAPITests {
+    @Test func tenantsAndUsersCanBeManagedAcrossDialects() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let created = try await client.send(.post, "/_emu/v1/tenants", json: [
+                "id": "second", "dialect": "supabase", "gotrue_env": ["GOTRUE_JWT_SECRET": "another-secret-at-least-32-characters"],
+            ])
+            #expect(created.status == .created)
+            #expect(created.json["settings"]?["gotrue_env"]?["GOTRUE_JWT_SECRET"] != nil)
+            #expect(try await client.send(.post, "/_emu/v1/tenants", json: ["id": "second", "dialect": "supabase"]).status == .conflict)
+            #expect(try await client.send(.post, "/_emu/v1/tenants", json: ["id": "x", "dialect": "parse"]).status == .badRequest)
+
+            let user = try await client.send(.post, "/_emu/v1/tenants/second/users", json: [
+                "email": "u@example.com", "password": "secret123", "email_verified": true, "user_metadata": ["a": 1],
+            ])
+            #expect(user.status == .created)
+            #expect(user.json["email_verified"] == true)
+            let id = try #require(user.json["id"]?.stringValue)
+            #expect(try await client.send(.post, "/_emu/v1/tenants/second/users", json: ["email": "U@example.com"]).status == .conflict)
+            #expect(try await client.send(.get, "/_emu/v1/tenants/second/users?email=U@EXAMPLE.com").json["users"]?[0]?["id"] == .string(id))
+            #expect(try await client.send(.get, "/_emu/v1/tenants/second/users?q=example").json["users"]?.arrayValue?.count == 1)
+            #expect(try await client.send(.get, "/_emu/v1/tenants/second/users/\(id)").json["email"] == "u@example.com")
+            #expect(try await client.send(.get, "/_emu/v1/tenants/second").json["user_count"] == 1)
+            #expect(try await client.send(.delete, "/_emu/v1/tenants/second/users/\(id)").status == .noContent)
+            #expect(try await client.send(.get, "/_emu/v1/tenants/second/users/\(id)").status == .notFound)
+            #expect(try await client.send(.get, "/_emu/v1/tenants").json["tenants"]?.arrayValue?.map { $0["id"] } == ["default", "second"])
+            #expect(try await client.send(.delete, "/_emu/v1/tenants/second").status == .noContent)
+            #expect(try await client.send(.get, "/_emu/v1/tenants/second").status == .notFound)
+            #expect(try await client.send(.get, "/_emu/v1/tenants/nope/users").json["error"]?["code"] == "tenant_not_found")
+        }
+    }
+
+    @Test func phoneSearchFindsTheSeededUser() async throws {
+        let harness = try Harness()
+        let reply = try await harness.run { try await $0.send(.get, "/_emu/v1/tenants/default/users?phone=%2B15555550100") }
+        #expect(reply.json["users"]?[0]?["email"] == "carol@example.com")
+    }
+}
+
+@Suite struct SnapshotAPITests {
+    @Test func namedSnapshotsRestoreAndResetReturnsToTheSeed() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            #expect(try await client.send(.post, "/_emu/v1/snapshots", json: ["name": "before"]).status == .created)
+            try await client.send(.post, "/auth/v1/signup", json: ["email": "temp@example.com", "password": "secret123"])
+            #expect(try await client.send(.get, "/_emu/v1/tenants/default").json["user_count"] == 4)
+            #expect(try await client.send(.post, "/_emu/v1/snapshots/before/restore").status == .ok)
+            #expect(try await client.send(.get, "/_emu/v1/tenants/default").json["user_count"] == 3)
+            #expect(try await client.send(.get, "/_emu/v1/snapshots").json["snapshots"] == [["name": "before"]])
+            #expect(try await client.send(.post, "/_emu/v1/snapshots/missing/restore").status == .notFound)
+            #expect(try await client.send(.post, "/_emu/v1/snapshots", json: [:]).status == .badRequest)
+
+            try await client.send(.post, "/_emu/v1/tenants/default/users", json: ["email": "x@example.com"])
+            #expect(try await client.send(.post, "/_emu/v1/reset?tenant=default").status == .ok)
+            #expect(try await client.send(.get, "/_emu/v1/tenants/default").json["user_count"] == 3)
+            #expect(try await client.send(.post, "/_emu/v1/reset?tenant=ghost").status == .notFound)
+            #expect(try await client.send(.post, "/_emu/v1/reset").json["status"] == "reset")
+        }
+    }
+
+    @Test func snapshotFilesSaveAndLoadThroughTheAPI() async throws {
+        let harness = try Harness()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-api-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await harness.run { client in
+            try await client.send(.post, "/_emu/v1/tenants/default/users", json: ["email": "kept@example.com"])
+            #expect(try await client.send(.post, "/_emu/v1/snapshots/save", json: ["path": .string(path)]).status == .ok)
+            try await client.send(.post, "/_emu/v1/reset")
+            #expect(try await client.send(.get, "/_emu/v1/tenants/default/users?email=kept@example.com").json["users"] == [])
+            #expect(try await client.send(.post, "/_emu/v1/snapshots/load", json: ["path": .string(path)]).status == .ok)
+            #expect(try await client.send(.get, "/_emu/v1/tenants/default/users?email=kept@example.com").json["users"]?.arrayValue?.count == 1)
+            let missing = try await client.send(.post, "/_emu/v1/snapshots/load", json: ["path": "/nonexistent/nope.sqlite"])
+            #expect(missing.status == .notFound)
+            #expect(missing.json["error"]?["code"] == "snapshot_not_found")
+        }
+    }
+
+    @Test func aSnapshotGivenAtStartIsLoaded() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-start-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try Harness()
+        try first.emulator.createUser(in: "default", NewUser(email: "persisted@example.com"))
+        try first.emulator.saveSnapshot(to: path)
+        let second = try Harness { $0.snapshotPath = path }
+        #expect(try second.emulator.user(in: "default", .email("persisted@example.com")) != nil)
+    }
+}
