@@ -1,0 +1,133 @@
+"""The control API and the command line, over a real socket."""
+import json
+import pathlib
+import signal
+import subprocess
+import threading
+
+import requests
+
+from conftest import BINARY
+
+
+def sign_up(fauxth, email):
+    return requests.post(f"{fauxth.url}/auth/v1/signup", json={"email": email, "password": "secret123"})
+
+
+def test_health_info_and_openapi(fauxth):
+    assert fauxth.control("GET", "/health").json()["status"] == "ok"
+    info = fauxth.control("GET", "/info").json()
+    assert info["base_url"] == fauxth.url
+    assert info["deterministic"] is True
+    assert info["tenants"][0]["hints"]["SUPABASE_URL"] == fauxth.url
+    document = fauxth.control("GET", "/openapi.json").json()
+    assert document["openapi"].startswith("3.1")
+    assert "/messages/wait" in document["paths"]
+
+
+def test_wait_long_polls_until_the_message_arrives(fauxth):
+    result = {}
+
+    def waiter():
+        result["response"] = fauxth.control("GET", "/messages/wait", params={"to": "later@example.com", "timeout": 10})
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    sign_up(fauxth, "later@example.com")
+    thread.join(15)
+    assert result["response"].status_code == 200
+    assert result["response"].json()["to"] == "later@example.com"
+    timeout = fauxth.control("GET", "/messages/wait", params={"to": "never@example.com", "timeout": 0.2})
+    assert timeout.status_code == 408
+    assert timeout.json()["error"]["code"] == "timeout"
+
+
+def test_the_event_stream_carries_new_messages(fauxth):
+    with requests.get(f"{fauxth.url}/_emu/v1/events/stream", stream=True, timeout=10) as stream:
+        assert stream.headers["Content-Type"] == "text/event-stream"
+        lines = stream.iter_lines(decode_unicode=True)
+        assert next(lines) == ": connected"
+        sign_up(fauxth, "streamed@example.com")
+        kind = None
+        for line in lines:
+            if line.startswith("event: "):
+                kind = line[len("event: "):]
+            elif line.startswith("data: ") and kind == "message":
+                assert json.loads(line[len("data: "):])["to"] == "streamed@example.com"
+                break
+
+
+def test_snapshots_round_trip_through_files(fauxth, tmp_path):
+    sign_up(fauxth, "snap@example.com")
+    path = str(tmp_path / "state.sqlite")
+    assert fauxth.control("POST", "/snapshots/save", json={"path": path}).status_code == 200
+    fauxth.control("POST", "/reset")
+    assert fauxth.control("GET", "/tenants/default/users", params={"email": "snap@example.com"}).json()["users"] == []
+    assert fauxth.control("POST", "/snapshots/load", json={"path": path}).status_code == 200
+    assert len(fauxth.control("GET", "/tenants/default/users", params={"email": "snap@example.com"}).json()["users"]) == 1
+    (tmp_path / "junk.sqlite").write_bytes(b"not a database")
+    refused = fauxth.control("POST", "/snapshots/load", json={"path": str(tmp_path / "junk.sqlite")})
+    assert refused.status_code == 422
+    assert (tmp_path / "junk.sqlite").read_bytes() == b"not a database"
+
+
+def test_snapshot_flag_saves_on_sigterm_and_loads_on_start(start_fauxth, tmp_path):
+    path = str(tmp_path / "persist.sqlite")
+    first = start_fauxth("--snapshot", path)
+    sign_up(first, "persisted@example.com")
+    assert first.stop(signal.SIGTERM) == 0
+    assert pathlib.Path(path).exists()
+    second = start_fauxth("--snapshot", path)
+    users = second.control("GET", "/tenants/default/users", params={"email": "persisted@example.com"}).json()["users"]
+    assert len(users) == 1
+
+
+def test_same_deterministic_seed_gives_the_same_ids_and_codes(start_fauxth):
+    def run():
+        instance = start_fauxth("--deterministic", "1234", "--clock", "frozen@2026-01-01T00:00:00Z")
+        user = sign_up(instance, "det@example.com").json()
+        code = instance.wait_message("det@example.com")["codes"][0]
+        instance.stop()
+        return user["id"], code, user["created_at"]
+
+    assert run() == run()
+
+
+def test_an_invalid_seed_stops_startup_with_exit_code_2(tmp_path):
+    seed = tmp_path / "bad.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "x", "dialect": "supabase", "users": [{"email": 7}]}]}))
+    result = subprocess.run([BINARY, "serve", "--port", "0", "--seed", str(seed)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert f"{seed}: $.tenants[0].users[0].email: expected a string, got a number" in result.stderr
+
+
+def test_an_extra_seed_adds_a_project(start_fauxth, tmp_path):
+    seed = tmp_path / "extra.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "second", "dialect": "supabase",
+                                             "gotrue_env": {"GOTRUE_JWT_SECRET": "x" * 40, "SOMETHING_ELSE": "1"},
+                                             "users": [{"email": "s@example.com", "password": "pw1234"}]}]}))
+    instance = start_fauxth("--seed", str(seed))
+    tenants = [t["id"] for t in instance.control("GET", "/tenants").json()["tenants"]]
+    assert tenants == ["default", "second"]
+    instance.stop()
+    assert "SOMETHING_ELSE" in instance.stderr
+
+
+def test_json_log_format_writes_one_event_per_line(start_fauxth):
+    instance = start_fauxth("--log-format", "json")
+    sign_up(instance, "logged@example.com")
+    kinds = []
+    while len(kinds) < 10:
+        entry = json.loads(instance.lines.get(timeout=10))
+        kinds.append((entry["kind"], entry.get("type")))
+        if entry.get("type") == "message.sent":
+            break
+    assert ("event", "user.signed_up") in kinds
+    assert ("message", None) in kinds
+
+
+def test_help_lists_every_option():
+    result = subprocess.run([BINARY, "serve", "--help"], capture_output=True, text=True, timeout=30)
+    for option in ("--host", "--port", "--seed", "--no-seed", "--snapshot", "--autosave", "--deterministic",
+                   "--clock", "--log-format", "--web-root"):
+        assert option in result.stdout
