@@ -62,6 +62,18 @@ extension ControlAPI {
             _ = try emulator.requireTenant(tenant)
             return ControlJSON.response(ControlJSON.user(try emulator.requireUser(in: tenant, id: try context.parameters.require("user"))))
         }
+        group.get(":user/sessions") { _, context in
+            let tenant = try context.parameters.require("tenant"), userId = try context.parameters.require("user")
+            _ = try emulator.requireUser(in: tenant, id: userId)
+            return ControlJSON.response(["sessions": .array(try emulator.sessions(in: tenant, userId: userId).map(ControlJSON.session))])
+        }
+        group.delete(":user/sessions/:session") { request, context in
+            let tenant = try context.parameters.require("tenant"), userId = try context.parameters.require("user")
+            let revoked = try emulator.revokeSessions(in: tenant, userId: userId, .only(try context.parameters.require("session")),
+                                                      reason: "control_api", origin: request.origin(context))
+            guard revoked > 0 else { throw AuthError.sessionNotFound }
+            return Response(status: .noContent)
+        }
         group.delete(":user") { request, context in
             try emulator.deleteUser(in: try context.parameters.require("tenant"), id: try context.parameters.require("user"),
                                     origin: request.origin(context))

@@ -38,6 +38,7 @@ public struct ControlAPI: Sendable {
         "GET /tenants", "POST /tenants", "GET /tenants/{tenant}", "DELETE /tenants/{tenant}",
         "GET /tenants/{tenant}/users", "POST /tenants/{tenant}/users",
         "GET /tenants/{tenant}/users/{user}", "DELETE /tenants/{tenant}/users/{user}",
+        "GET /tenants/{tenant}/users/{user}/sessions", "DELETE /tenants/{tenant}/users/{user}/sessions/{session}",
         "GET /snapshots", "POST /snapshots", "POST /snapshots/{name}/restore", "POST /snapshots/save", "POST /snapshots/load",
     ]
 

@@ -38,6 +38,10 @@ public struct ControlError: Error, Equatable {
         case .tenantExists(let id): self.init(.conflict, "tenant_exists", "tenant \(id) already exists")
         case .lockedOut: self.init(.tooManyRequests, "locked_out", "locked out")
         case .rateLimited: self.init(.tooManyRequests, "rate_limited", "rate limited")
+        case .refreshTokenNotFound: self.init(.notFound, "refresh_token_not_found", "no such refresh token")
+        case .refreshTokenReused: self.init(.conflict, "refresh_token_reused", "refresh token already used")
+        case .sessionNotFound: self.init(.notFound, "session_not_found", "no such session")
+        case .codeInvalid: self.init(.badRequest, "code_invalid", "the code is wrong, used or expired")
         }
     }
 

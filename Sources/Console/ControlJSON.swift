@@ -44,6 +44,13 @@ enum ControlJSON {
          "created_at": time(u.createdAt), "updated_at": time(u.updatedAt), "last_sign_in_at": time(u.lastSignInAt)]
     }
 
+    static func session(_ s: Session) -> JSON {
+        ["id": .string(s.id), "user_id": .string(s.userId), "aal": .string(s.aal),
+         "amr": .array(s.amr.map { ["method": .string($0.method), "at": time($0.at)] }),
+         "user_agent": JSON(s.userAgent), "ip": JSON(s.ip), "created_at": time(s.createdAt),
+         "refreshed_at": time(s.refreshedAt), "revoked_at": time(s.revokedAt), "active": .bool(s.revokedAt == nil)]
+    }
+
     static func clock(_ clock: EmulatorClock) -> JSON {
         ["now": .string(RFC3339.string(from: clock.now, fractionalDigits: 3)), "mode": .string(clock.mode.rawValue)]
     }

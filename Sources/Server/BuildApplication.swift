@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 import SupabaseAPI
 
 /// The assembled emulator: the core and the HTTP application that serves it.
@@ -42,7 +43,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         exposedHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code"]))
     router.get("/") { _, _ in Response(status: .found, headers: [.location: "/_emu/"]) }
     StaticFiles(webRoot: options.webRoot).addRoutes(to: router.group("_emu"))
-    ControlAPI(emulator: emulator, info: { request in info(emulator, baseURL: request.baseURL) })
+    let listeners = Listeners()
+    ControlAPI(emulator: emulator, info: { request in info(emulator, baseURL: request.baseURL, listeners: listeners.all) })
         .addRoutes(to: router.group("_emu/v1"))
     let supabase = SupabaseDialect(emulator: emulator)
     let defaultProject = (try? emulator.tenants())?.first { $0.dialect == .supabase }?.id ?? "default"
@@ -56,7 +58,11 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         router: router,
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Fauxth"),
         services: services,
-        onServerRunning: { channel in await onReady(channel.localAddress?.port ?? options.port) },
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? options.port
+            listeners.add("http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(port)")
+            await onReady(port)
+        },
         logger: logger)
     return FauxthApplication(emulator: emulator, application: application, warnings: warnings)
 }
@@ -78,7 +84,7 @@ private func validateTenants(_ emulator: Emulator) throws -> [String] {
 }
 
 /// `/_emu/v1/info`: the version, where things are, and how to point each SDK at each tenant.
-func info(_ emulator: Emulator, baseURL: String) -> JSON {
+func info(_ emulator: Emulator, baseURL: String, listeners: [String] = []) -> JSON {
     let tenants = ((try? emulator.tenants()) ?? []).map { tenant -> JSON in
         var hints: [String: String] = [:]
         switch tenant.dialect {
@@ -91,7 +97,8 @@ func info(_ emulator: Emulator, baseURL: String) -> JSON {
     return ["version": .string(fauxthVersion), "base_url": .string(baseURL), "console_url": .string(baseURL + "/_emu/"),
             "control_url": .string(baseURL + "/_emu/v1"), "deterministic": .bool(emulator.generator.isDeterministic),
             "clock": ["now": .string(RFC3339.string(from: emulator.clock.now)), "mode": .string(emulator.clock.mode.rawValue)],
-            "schema_version": .int(Emulator.schemaVersion), "tenants": .array(tenants)]
+            "schema_version": .int(Emulator.schemaVersion), "listeners": .array(listeners.map(JSON.string)),
+            "tenants": .array(tenants)]
 }
 
 /// The start-up banner: where the console is, and what to set for each tenant.
@@ -105,6 +112,13 @@ public func banner(_ emulator: Emulator, baseURL: String) -> String {
         }
     }
     return lines.joined(separator: "\n")
+}
+
+/// The addresses the server bound, known once it is running.
+final class Listeners: Sendable {
+    private let addresses = Mutex<[String]>([])
+    var all: [String] { addresses.withLock { $0 } }
+    func add(_ address: String) { addresses.withLock { $0.append(address) } }
 }
 
 /// Saves the snapshot every `interval` seconds of real time until shutdown.

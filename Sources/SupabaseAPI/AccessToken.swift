@@ -29,9 +29,17 @@ struct AccessToken {
 extension Emulator {
     /// Opens a GoTrue session (v1 refresh tokens: 12 lowercase alphanumerics) and signs its access token.
     func goTrueSession(for user: User, method: String, project: SupabaseProject, origin: RequestOrigin) throws -> JSON {
-        let issued = try startSession(for: user, method: method, origin: origin) { $0.lowerAlphanumeric(12) }
-        let fresh = try requireUser(in: user.tenant, id: user.id)
-        let token = try AccessToken(user: fresh, session: issued.session, config: project.config, now: clock.now)
-        return GoTrueJSON.session(token, refreshToken: issued.refreshToken, user: fresh, config: project.config)
+        let issued = try startSession(for: user, method: method, origin: origin, refreshToken: Self.goTrueRefreshToken)
+        return try goTrueSessionResponse(issued, userId: user.id, project: project)
     }
+
+    /// The session response for a session just opened or refreshed.
+    func goTrueSessionResponse(_ issued: IssuedSession, userId: String, project: SupabaseProject) throws -> JSON {
+        let user = try requireUser(in: project.tenant.id, id: userId)
+        let token = try AccessToken(user: user, session: issued.session, config: project.config, now: clock.now)
+        return GoTrueJSON.session(token, refreshToken: issued.refreshToken, user: user, config: project.config)
+    }
+
+    /// GoTrue's v1 refresh tokens: 12 lowercase letters and digits.
+    static func goTrueRefreshToken(_ generator: Generator) -> String { generator.lowerAlphanumeric(12) }
 }

@@ -1,3 +1,4 @@
+import AuthCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,9 +7,19 @@ import Hummingbird
 /// when it is on the site URL's host, a loopback address, or matches `GOTRUE_URI_ALLOW_LIST`;
 /// otherwise GoTrue silently falls back to the site URL, and so do we.
 enum Redirects {
-    static func target(for request: Request, config: SupabaseConfig) -> String {
+    /// The redirect to use. A refused one is recorded as a `redirect.rejected` event, so a tester can see
+    /// why a link went to the site URL instead.
+    static func target(for request: Request, project: SupabaseProject, emulator: Emulator) -> String {
+        let config = project.config
         let requested = request.headers[.redirectTo] ?? request.uri.queryParameters.get("redirect_to")
-        guard let requested, !requested.isEmpty, isAllowed(requested, config: config) else { return config.siteURL }
+        guard let requested, !requested.isEmpty else { return config.siteURL }
+        guard isAllowed(requested, config: config) else {
+            emulator.record(.redirectRejected, tenant: project.tenant.id, detail: [
+                "requested": .string(requested), "used": .string(config.siteURL),
+                "reason": "not the site URL's host, a loopback address, or on GOTRUE_URI_ALLOW_LIST",
+            ])
+            return config.siteURL
+        }
         return requested
     }
 

@@ -29,7 +29,7 @@ struct Signup {
         try config.passwordPolicy.check(password)
         guard let normalized = try Identifiers.email(email) else { throw AuthError.invalidEmail }
         let mailer = Mailer(emulator: emulator, project: project, externalURL: externalURL)
-        let redirect = Redirects.target(for: request, config: config)
+        let redirect = Redirects.target(for: request, project: project, emulator: emulator)
 
         if let existing = try emulator.user(in: tenant, .email(normalized)) {
             return try signUpExisting(existing, project: project, mailer: mailer, redirect: redirect, origin: origin)

@@ -18,6 +18,10 @@ public struct SupabaseDialect: Sendable {
     public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>, tenant: @escaping @Sendable (Request) -> String) {
         let signup = Signup(emulator: emulator, projects: projects)
         let token = Token(emulator: emulator, projects: projects)
+        let verify = Verify(emulator: emulator, projects: projects)
+        let logout = Logout(emulator: emulator, projects: projects)
+        let currentUser = CurrentUser(emulator: emulator, projects: projects)
+        let settings = Settings(projects: projects)
         group.add(middleware: SupabaseErrorMiddleware<Context>())
         group.get("health") { _, _ in
             Self.json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"])
@@ -26,14 +30,23 @@ public struct SupabaseDialect: Sendable {
             Self.json(try await signup.handle(request, origin: request.origin(context), tenant: tenant(request),
                                               externalURL: try externalURL(request, tenant: tenant(request))))
         }
+        group.get("settings") { request, _ in Self.json(try settings.settings(tenant: tenant(request))) }
+        group.get(".well-known/jwks.json") { request, _ in try settings.jwks(tenant: tenant(request)) }
         group.post("token") { request, context in
             Self.json(try await token.handle(request, origin: request.origin(context), tenant: tenant(request)))
         }
+        group.post("verify") { request, context in
+            Self.json(try await verify.post(request, origin: request.origin(context), tenant: tenant(request)))
+        }
+        group.get("verify") { request, context in try verify.get(request, origin: request.origin(context), tenant: tenant(request)) }
+        group.post("logout") { request, context in try logout.handle(request, origin: request.origin(context), tenant: tenant(request)) }
+        group.get("user") { request, _ in Self.json(try currentUser.handle(request, tenant: tenant(request))) }
     }
 
     /// Every route as `METHOD /path` relative to `/auth/v1`; the server uses it to tell an unknown path
     /// (404) from a wrong method (405).
-    public static let routes = ["GET /health", "POST /signup", "POST /token"]
+    public static let routes = ["GET /health", "GET /settings", "GET /.well-known/jwks.json", "POST /signup", "POST /token",
+                                "POST /verify", "GET /verify", "POST /logout", "GET /user"]
 
     /// `API_EXTERNAL_URL`, else this listener's own `/auth/v1`.
     private func externalURL(_ request: Request, tenant: String) throws -> String {

@@ -26,6 +26,12 @@ struct SupabaseError: Error, Equatable {
         case overEmailSendRateLimit = "over_email_send_rate_limit"
         case overRequestRateLimit = "over_request_rate_limit"
         case requestEntityTooLarge = "request_entity_too_large"
+        case refreshTokenNotFound = "refresh_token_not_found"
+        case refreshTokenAlreadyUsed = "refresh_token_already_used"
+        case sessionNotFound = "session_not_found"
+        case otpExpired = "otp_expired"
+        case noAuthorization = "no_authorization"
+        case badJWT = "bad_jwt"
         case notFound = "not_found"
         case methodNotAllowed = "method_not_allowed"
         case unexpectedFailure = "unexpected_failure"
@@ -38,6 +44,9 @@ struct SupabaseError: Error, Equatable {
     var weakPasswordReasons: [String]? = nil
     /// Seconds to send as `Retry-After`.
     var retryAfter: Int? = nil
+    /// Set for the OAuth-style errors GoTrue uses on some grants: `{"error","error_description"}`,
+    /// whatever the API version.
+    var oauthError: String? = nil
 
     static func validation(_ message: String) -> SupabaseError { .init(status: .badRequest, code: .validationFailed, message: message) }
     static func badJSON(_ detail: String) -> SupabaseError {
@@ -84,6 +93,15 @@ extension SupabaseError {
         case .lockedOut(_, let retryAfter):
             self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
                       retryAfter: max(1, Int(retryAfter.rounded(.up))))
+        case .refreshTokenNotFound:
+            self.init(status: .badRequest, code: .refreshTokenNotFound, message: "Invalid Refresh Token: Refresh Token Not Found")
+        case .refreshTokenReused:
+            self.init(status: .badRequest, code: .refreshTokenAlreadyUsed, message: "Invalid Refresh Token: Already Used")
+        case .sessionNotFound:
+            // The refresh grant's wording; a JWT naming a gone session is refused in Authentication.swift.
+            self.init(status: .badRequest, code: .sessionNotFound, message: "Invalid Refresh Token: No Valid Session Found")
+        case .codeInvalid:
+            self.init(status: .forbidden, code: .otpExpired, message: "Token has expired or is invalid")
         case .rateLimited(let retryAfter):
             self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
                       retryAfter: max(1, Int(retryAfter.rounded(.up))))

@@ -40,7 +40,9 @@ struct SupabaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         headers[.supabaseErrorCode] = failure.code.rawValue
         if let retry = failure.retryAfter { headers[.retryAfter] = String(retry) }
         var body: [String: JSON]
-        if let version = apiVersion.flatMap(SupabaseAPIVersion.init), version >= .v20240101 {
+        if let oauth = failure.oauthError {
+            body = ["error": .string(oauth), "error_description": .string(failure.message)]
+        } else if let version = apiVersion.flatMap(SupabaseAPIVersion.init), version >= .v20240101 {
             headers[.supabaseAPIVersion] = SupabaseAPIVersion.v20240101.rawValue
             body = ["code": .string(failure.code.rawValue), "message": .string(failure.message)]
         } else {

@@ -2,7 +2,7 @@ import AuthCore
 import Foundation
 import Hummingbird
 
-/// `POST /token?grant_type=…` (`internal/api/token.go`). This slice serves the password grant.
+/// `POST /token?grant_type=…` (`internal/api/token.go`): the password and refresh_token grants.
 struct Token {
     let emulator: Emulator
     let projects: SupabaseProjects
@@ -12,9 +12,25 @@ struct Token {
         switch grant {
         case "password":
             return try await password(request, origin: origin, tenant: tenant)
+        case "refresh_token":
+            return try await refresh(request, origin: origin, tenant: tenant)
         default:
             throw SupabaseError(status: .badRequest, code: .invalidCredentials, message: "unsupported_grant_type")
         }
+    }
+
+    /// Rotates the refresh token (`tokens/service.go` `RefreshTokenGrant`); reuse rules live in the core.
+    private func refresh(_ request: Request, origin: RequestOrigin, tenant: String) async throws -> JSON {
+        let body = try await JSONBody.read(request)
+        let project = try projects.project(tenant)
+        let token = try body.string("refresh_token") ?? ""
+        guard !token.isEmpty else {
+            throw SupabaseError(status: .badRequest, code: .validationFailed, message: "refresh_token required", oauthError: "invalid_request")
+        }
+        guard token.count >= 12 else { throw SupabaseError.validation("Refresh token is not valid") }
+        let (user, issued) = try emulator.refresh(in: tenant, token: token, policy: project.config.refreshPolicy, origin: origin,
+                                                  newToken: Emulator.goTrueRefreshToken)
+        return try emulator.goTrueSessionResponse(issued, userId: user.id, project: project)
     }
 
     /// Email or phone plus password. An unconfirmed email is refused with `email_not_confirmed`.

@@ -131,3 +131,25 @@ def test_help_lists_every_option():
     for option in ("--host", "--port", "--seed", "--no-seed", "--snapshot", "--autosave", "--deterministic",
                    "--clock", "--log-format", "--web-root"):
         assert option in result.stdout
+
+
+def test_the_seed_schema_accepts_the_default_seed_and_refuses_bad_ones():
+    import jsonschema
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    schema = json.loads((root / "seed" / "schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(json.loads((root / "seed" / "default.json").read_text()), schema)
+    for bad in ({"tenants": [{"id": "x"}]},
+                {"tenants": [{"id": "x", "dialect": "parse"}]},
+                {"tenants": [{"id": "x", "dialect": "supabase", "users": [{"password": "no identifier"}]}]},
+                {"tenants": [{"id": "x", "dialect": "supabase", "gotrue_env": {"GOTRUE_JWT_EXP": 3600}}]}):
+        try:
+            jsonschema.validate(bad, schema)
+        except jsonschema.ValidationError:
+            continue
+        raise AssertionError(f"schema accepted {bad}")
+
+
+def test_info_lists_the_listener(fauxth):
+    assert fauxth.control("GET", "/info").json()["listeners"] == [fauxth.url]

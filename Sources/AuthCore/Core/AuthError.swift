@@ -25,4 +25,12 @@ public enum AuthError: Error, Equatable, Sendable {
     /// `retryAfter` is computed by the core from the emulator clock, so renderers never read the wall clock.
     case lockedOut(until: Date, retryAfter: TimeInterval)
     case rateLimited(retryAfter: TimeInterval)
+    /// No refresh token with this value exists.
+    case refreshTokenNotFound
+    /// A revoked refresh token was presented outside the reuse rules; its whole family is now revoked.
+    case refreshTokenReused
+    /// The session is gone (logged out, revoked, or the user deleted).
+    case sessionNotFound
+    /// The code or link is wrong, used, or past its expiry.
+    case codeInvalid
 }

@@ -14,6 +14,8 @@ public enum EventType: String, Sendable, Codable, CaseIterable {
     case messageSent = "message.sent"
     case messageSuppressed = "message.suppressed"
     case deepLinkCaptured = "deeplink.captured"
+    /// A requested redirect was not allowed and the vendor's fallback was used instead.
+    case redirectRejected = "redirect.rejected"
     case tenantCreated = "tenant.created"
     case tenantDeleted = "tenant.deleted"
     case clockChanged = "clock.changed"

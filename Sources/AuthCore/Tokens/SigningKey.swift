@@ -65,6 +65,13 @@ public struct SigningKey: Sendable {
         }
     }
 
+    /// The private JWK of an EC key (with `d`), as `GOTRUE_JWT_KEYS` takes it; nil for other keys.
+    public var privateJWK: JWK? {
+        guard case .ecdsa(let key) = material, var jwk = verificationKey.publicJWK else { return nil }
+        jwk.d = Base64URL.encode(key.rawRepresentation)
+        return jwk
+    }
+
     /// A fresh key for `algorithm`. HMAC and P-256 keys come from `generator`, so they are reproducible
     /// in deterministic mode; RSA keys come from BoringSSL's own generator and are not.
     public static func generate(_ algorithm: JWSAlgorithm, generator: Generator) throws -> SigningKey {

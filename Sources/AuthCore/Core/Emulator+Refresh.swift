@@ -1,0 +1,106 @@
+import Foundation
+
+/// A tenant's refresh-token rules, as the vendors configure them.
+public struct RefreshPolicy: Sendable {
+    /// Whether presenting a revoked token (outside the grace rules) revokes the whole session.
+    public var rotationEnabled: Bool
+    /// How long after its rotation a token may still be exchanged (GoTrue's reuse interval).
+    public var reuseInterval: TimeInterval
+
+    public init(rotationEnabled: Bool = true, reuseInterval: TimeInterval = 0) {
+        self.rotationEnabled = rotationEnabled
+        self.reuseInterval = reuseInterval
+    }
+}
+
+extension Emulator {
+    /// Exchanges a refresh token for a new one (rotation), in one transaction so two concurrent uses of
+    /// the same token cannot both rotate it.
+    ///
+    /// A revoked token is still honoured when it is the parent of the session's live token (the client
+    /// lost the last answer) or was rotated less than `reuseInterval` ago: the live token is then
+    /// rotated in turn, so the caller ends up with the only valid token. Any other reuse revokes the
+    /// session when rotation is on (`refreshTokenReused`).
+    public func refresh(in tenant: String, token: String, policy: RefreshPolicy, origin: RequestOrigin = RequestOrigin(),
+                        newToken: (Generator) -> String) throws -> (user: User, issued: IssuedSession) {
+        let now = clock.now
+        let next = newToken(generator)
+        let outcome: Result<(String, String), AuthError> = try db.transaction { c in
+            guard let row = try c.first("SELECT * FROM refresh_tokens WHERE tenant = ? AND token_hash = ?",
+                                        [.text(tenant), .text(Self.tokenHash(token))]) else { return .failure(.refreshTokenNotFound) }
+            let sessionId = row.string("session_id") ?? ""
+            guard let session = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ? AND revoked_at IS NULL",
+                                             [.text(tenant), .text(sessionId)]) else { return .failure(.sessionNotFound) }
+            var parent = row.string("token_hash") ?? ""
+            if let revokedAt = row.date("revoked_at") {
+                let live = try c.first("SELECT token_hash, parent_hash FROM refresh_tokens WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL",
+                                       [.text(tenant), .text(sessionId)])
+                let isParentOfLive = live?.string("parent_hash") == parent
+                let withinInterval = now.timeIntervalSince(revokedAt) < policy.reuseInterval
+                if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.string("token_hash") {
+                    parent = liveHash
+                } else if policy.rotationEnabled {
+                    try c.run("UPDATE sessions SET revoked_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
+                    try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
+                              [SQLValue(now), .text(tenant), .text(sessionId)])
+                    return .failure(.refreshTokenReused)
+                }
+            }
+            try c.run("UPDATE refresh_tokens SET revoked_at = ? WHERE tenant = ? AND token_hash = ?", [SQLValue(now), .text(tenant), .text(parent)])
+            try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, parent_hash, created_at) VALUES (?,?,?,?,?)",
+                      [.text(tenant), .text(Self.tokenHash(next)), .text(sessionId), .text(parent), SQLValue(now)])
+            try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
+            return .success((sessionId, session.string("user_id") ?? ""))
+        }
+        switch outcome {
+        case .failure(let error):
+            if error == .refreshTokenReused { record(.sessionRevoked, tenant: tenant, origin: origin, detail: ["reason": "refresh_token_reused"]) }
+            throw error
+        case .success(let (sessionId, userId)):
+            guard let user = try user(in: tenant, id: userId), let session = try session(in: tenant, id: sessionId) else {
+                throw AuthError.sessionNotFound
+            }
+            if user.isBanned(at: now) || user.disabled { throw AuthError.userBanned }
+            record(.tokenRefreshed, tenant: tenant, userId: userId, origin: origin, detail: ["session_id": .string(sessionId)])
+            return (user, IssuedSession(session: session, refreshToken: next))
+        }
+    }
+
+    /// A session by id, revoked or not.
+    public func session(in tenant: String, id: String) throws -> Session? {
+        try db.withConnection { try $0.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]).map(Session.init(row:)) }
+    }
+
+    /// Which of a user's sessions to end.
+    public enum RevocationScope: Sendable {
+        case all
+        case only(String)
+        case allExcept(String)
+    }
+
+    /// Ends sessions and their refresh tokens; returns how many sessions were ended.
+    @discardableResult
+    public func revokeSessions(in tenant: String, userId: String, _ scope: RevocationScope, reason: String,
+                               origin: RequestOrigin = RequestOrigin()) throws -> Int {
+        let now = clock.now
+        let (condition, extra): (String, [SQLValue]) = switch scope {
+        case .all: ("", [])
+        case .only(let id): (" AND id = ?", [.text(id)])
+        case .allExcept(let id): (" AND id <> ?", [.text(id)])
+        }
+        let ended = try db.transaction { c in
+            let ids = try c.query("SELECT id FROM sessions WHERE tenant = ? AND user_id = ? AND revoked_at IS NULL\(condition)",
+                                  [.text(tenant), .text(userId)] + extra).compactMap { $0.string("id") }
+            for id in ids {
+                try c.run("UPDATE sessions SET revoked_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(id)])
+                try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
+                          [SQLValue(now), .text(tenant), .text(id)])
+            }
+            return ids
+        }
+        for id in ended {
+            record(.sessionRevoked, tenant: tenant, userId: userId, origin: origin, detail: ["session_id": .string(id), "reason": .string(reason)])
+        }
+        return ended.count
+    }
+}

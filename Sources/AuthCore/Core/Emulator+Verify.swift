@@ -1,0 +1,67 @@
+import Foundation
+
+/// How a code is presented back: the code with the address it went to, or the token a link carries.
+public enum CodeProof: Sendable {
+    case code(String, target: String)
+    case linkToken(String)
+}
+
+extension Emulator {
+    /// Uses a live code of one of `purposes`: checks it in constant time against the stored hash, that
+    /// it is unused and unexpired on the emulator clock, and marks it used (one use only).
+    public func consumeCode(in tenant: String, purposes: [MessagePurpose], _ proof: CodeProof,
+                            origin: RequestOrigin = RequestOrigin()) throws -> (userId: String?, purpose: MessagePurpose, target: String) {
+        let now = clock.now
+        let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
+        let purposeArgs = purposes.map { SQLValue.text($0.rawValue) }
+        let found: Row? = try db.transaction { c in
+            let candidates: [Row]
+            switch proof {
+            case .code(let code, let target):
+                let rows = try c.query("""
+                    SELECT * FROM codes WHERE tenant = ? AND target = ? COLLATE NOCASE AND purpose IN (\(placeholders)) AND used_at IS NULL
+                    """, [.text(tenant), .text(target)] + purposeArgs)
+                let hash = Array(Self.codeHash(code).utf8)
+                candidates = rows.filter { constantTimeEquals(Array(($0.string("value_hash") ?? "").utf8), hash) }
+            case .linkToken(let token):
+                candidates = try c.query("""
+                    SELECT * FROM codes WHERE tenant = ? AND link_token = ? AND purpose IN (\(placeholders)) AND used_at IS NULL
+                    """, [.text(tenant), .text(token)] + purposeArgs)
+            }
+            guard let row = candidates.first, let expires = row.date("expires_at"), expires > now else { return nil }
+            try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(row.string("id") ?? "")])
+            return row
+        }
+        guard let found, let purpose = found.string("purpose").flatMap(MessagePurpose.init(rawValue:)) else {
+            record(.signInFailed, tenant: tenant, origin: origin, detail: ["reason": "code_invalid", "method": "otp"])
+            throw AuthError.codeInvalid
+        }
+        let userId = found.string("user_id")
+        record(.codeUsed, tenant: tenant, userId: userId, origin: origin,
+               detail: ["purpose": .string(purpose.rawValue), "code_id": .string(found.string("id") ?? "")])
+        return (userId, purpose, found.string("target") ?? "")
+    }
+
+    /// Marks a user's email (or phone) verified, merging `metadata` into the user metadata and the
+    /// matching identity's data (GoTrue records `email_verified: true` in both).
+    @discardableResult
+    public func confirm(in tenant: String, userId: String, channel: Channel, metadata: [String: JSON] = [:]) throws -> User {
+        var user = try requireUser(in: tenant, id: userId)
+        let now = clock.now
+        var userMetadata = user.userMetadata
+        userMetadata.merge(metadata) { $1 }
+        let column = channel == .email ? "email_verified_at" : "phone_verified_at"
+        try db.transaction { c in
+            try c.run("UPDATE users SET \(column) = COALESCE(\(column), ?), user_metadata = ?, updated_at = ? WHERE tenant = ? AND id = ?",
+                      [SQLValue(now), SQLValue(JSON.object(userMetadata)), SQLValue(now), .text(tenant), .text(userId)])
+            for identity in user.identities where identity.provider == (channel == .email ? "email" : "phone") {
+                var data = identity.data
+                data.merge(metadata) { $1 }
+                try c.run("UPDATE identities SET data = ?, updated_at = ? WHERE tenant = ? AND id = ?",
+                          [SQLValue(JSON.object(data)), SQLValue(now), .text(tenant), .text(identity.id)])
+            }
+        }
+        user = try requireUser(in: tenant, id: userId)
+        return user
+    }
+}

@@ -1,0 +1,44 @@
+import AuthCore
+import Foundation
+import Hummingbird
+
+/// GoTrue's `requireAuthentication` (`internal/api/auth.go`): a Bearer access token signed by the
+/// project, unexpired on the emulator clock, naming an existing user and a live session. A logged-out
+/// session's tokens therefore fail at once, before their `exp`.
+struct Authentication {
+    let emulator: Emulator
+
+    struct Caller {
+        let user: User
+        let session: Session
+        let claims: [String: JSON]
+    }
+
+    func require(_ request: Request, project: SupabaseProject) throws -> Caller {
+        guard let header = request.headers[.authorization],
+              let match = header.wholeMatch(of: #/(?i)bearer (\S+)/#) else {
+            throw SupabaseError(status: .unauthorized, code: .noAuthorization, message: "This endpoint requires a valid Bearer token")
+        }
+        let claims: [String: JSON]
+        do {
+            claims = try JWS.verify(String(match.1), keys: project.config.verificationKeys).claims
+        } catch {
+            throw badJWT("\(error)")
+        }
+        if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 {
+            throw badJWT("token has invalid claims: token is expired")
+        }
+        guard let sub = claims["sub"]?.stringValue, let user = try emulator.user(in: project.tenant.id, id: sub) else {
+            throw SupabaseError(status: .forbidden, code: .userNotFound, message: "User from sub claim in JWT does not exist")
+        }
+        guard let sessionId = claims["session_id"]?.stringValue,
+              let session = try emulator.session(in: project.tenant.id, id: sessionId), session.revokedAt == nil else {
+            throw SupabaseError(status: .forbidden, code: .sessionNotFound, message: "Session from session_id claim in JWT does not exist")
+        }
+        return Caller(user: user, session: session, claims: claims)
+    }
+
+    private func badJWT(_ detail: String) -> SupabaseError {
+        SupabaseError(status: .forbidden, code: .badJWT, message: "invalid JWT: unable to parse or verify signature, \(detail)")
+    }
+}

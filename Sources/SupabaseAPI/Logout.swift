@@ -1,0 +1,35 @@
+import AuthCore
+import Foundation
+import Hummingbird
+
+/// `POST /logout?scope=global|local|others` (`internal/api/logout.go`): 204 with no body.
+struct Logout {
+    let emulator: Emulator
+    let projects: SupabaseProjects
+
+    func handle(_ request: Request, origin: RequestOrigin, tenant: String) throws -> Response {
+        let project = try projects.project(tenant)
+        let caller = try Authentication(emulator: emulator).require(request, project: project)
+        let scope: Emulator.RevocationScope
+        switch request.uri.queryParameters.get("scope") ?? "" {
+        case "", "global": scope = .all
+        case "local": scope = .only(caller.session.id)
+        case "others": scope = .allExcept(caller.session.id)
+        default: throw SupabaseError.validation("Unsupported logout scope")
+        }
+        try emulator.revokeSessions(in: tenant, userId: caller.user.id, scope, reason: "logout", origin: origin)
+        return Response(status: .noContent)
+    }
+}
+
+/// `GET /user`: the signed-in user.
+struct CurrentUser {
+    let emulator: Emulator
+    let projects: SupabaseProjects
+
+    func handle(_ request: Request, tenant: String) throws -> JSON {
+        let project = try projects.project(tenant)
+        let caller = try Authentication(emulator: emulator).require(request, project: project)
+        return GoTrueJSON.user(caller.user, config: project.config)
+    }
+}

@@ -1,0 +1,41 @@
+import AuthCore
+import Foundation
+import HTTPTypes
+import HTTPSupport
+import Hummingbird
+
+/// `GET /settings` and `GET /.well-known/jwks.json` (`settings.go`, `jwks.go`).
+struct Settings {
+    let projects: SupabaseProjects
+
+    /// The providers GoTrue lists in `external`; the ones Fauxth reads a setting for report it.
+    static let providers = ["anonymous_users", "apple", "azure", "bitbucket", "discord", "facebook", "snapchat", "figma", "fly",
+                            "github", "gitlab", "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify",
+                            "slack", "slack_oidc", "workos", "twitch", "twitter", "email", "phone", "zoom"]
+
+    func settings(tenant: String) throws -> JSON {
+        let project = try projects.project(tenant)
+        let config = project.config
+        let env = SupabaseProject.environment(of: project.tenant)
+        var external: [String: JSON] = [:]
+        for provider in Self.providers {
+            let enabled = env["GOTRUE_EXTERNAL_\(provider.uppercased())_ENABLED"].map { ["true", "1", "t", "yes"].contains($0.lowercased()) } ?? false
+            external[provider] = .bool(enabled)
+        }
+        external["email"] = .bool(config.emailEnabled)
+        external["phone"] = .bool(config.phoneEnabled)
+        external["anonymous_users"] = .bool(config.anonymousEnabled)
+        return ["external": .object(external), "disable_signup": .bool(config.disableSignup),
+                "mailer_autoconfirm": .bool(config.mailerAutoconfirm), "phone_autoconfirm": .bool(config.phoneAutoconfirm),
+                "sms_provider": "twilio", "saml_enabled": false, "saml_private_key_next_configured": false, "passkeys_enabled": false]
+    }
+
+    /// Public keys only: an HS256-only project answers `{"keys":[]}`, as GoTrue does.
+    func jwks(tenant: String) throws -> Response {
+        let keys = try projects.project(tenant).config.verificationKeys
+        var seen = Set<String>()
+        let published = JWKS(publishing: keys).keys.filter { seen.insert($0.kid ?? $0.n ?? $0.x ?? "").inserted }
+        let body = JSON.array(published.compactMap { jwk in (try? JSONEncoder().encode(jwk)).flatMap { try? JSON.parse($0) } })
+        return .json(["keys": body], headers: [.cacheControl: "public, max-age=600"])
+    }
+}

@@ -1,0 +1,101 @@
+import AuthCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/verify` (`internal/api/verify.go`): POST with a code or a link token answers a Session; GET (the
+/// link in the email) always answers 303 to the redirect, with the session or the error in the
+/// fragment. A redirect to an app scheme is captured as a deep link.
+struct Verify {
+    let emulator: Emulator
+    let projects: SupabaseProjects
+
+    /// GoTrue's verification types and the message purposes whose codes each accepts.
+    static let purposes: [String: [MessagePurpose]] = [
+        "signup": [.verifyEmail], "email": [.verifyEmail, .magicLink], "magiclink": [.magicLink], "invite": [.invite],
+        "recovery": [.resetPassword], "email_change": [.emailChange], "sms": [.otp, .verifyEmail], "phone_change": [.phoneChange],
+    ]
+
+    func post(_ request: Request, origin: RequestOrigin, tenant: String) async throws -> JSON {
+        let body = try await JSONBody.read(request)
+        let project = try projects.project(tenant)
+        let type = try body.string("type") ?? ""
+        guard !type.isEmpty else { throw SupabaseError.validation("Verify requires a verification type") }
+        guard let purposes = Self.purposes[type] else { throw SupabaseError.validation("Unsupported verification type") }
+        let proof: CodeProof
+        var expiredMessage = "Token has expired or is invalid"
+        if let hash = try body.string("token_hash"), !hash.isEmpty {
+            guard try body.string("email") == nil, try body.string("phone") == nil else {
+                throw SupabaseError.validation("Only the token_hash and type should be provided")
+            }
+            proof = .linkToken(hash)
+            expiredMessage = "Email link is invalid or has expired"
+        } else if let email = try body.string("email"), !email.isEmpty {
+            proof = .code(try body.string("token") ?? "", target: email.trimmingCharacters(in: .whitespaces))
+        } else if let phone = try body.string("phone"), !phone.isEmpty {
+            proof = .code(try body.string("token") ?? "", target: (try? Identifiers.phone(phone)) ?? phone)
+        } else {
+            throw SupabaseError.validation("Only an email address or phone number should be provided on verify")
+        }
+        do {
+            let user = try complete(proof, purposes: purposes, project: project, origin: origin)
+            return try emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
+        } catch AuthError.codeInvalid {
+            throw SupabaseError(status: .forbidden, code: .otpExpired, message: expiredMessage)
+        }
+    }
+
+    func get(_ request: Request, origin: RequestOrigin, tenant: String) throws -> Response {
+        let project = try projects.project(tenant)
+        let redirect = Redirects.target(for: request, project: project, emulator: emulator)
+        let type = request.uri.queryParameters.get("type") ?? ""
+        let token = request.uri.queryParameters.get("token") ?? ""
+        var fragment: [(String, String)]
+        var userId: String?
+        do {
+            guard let purposes = Self.purposes[type] else { throw AuthError.codeInvalid }
+            let user = try complete(.linkToken(token), purposes: purposes, project: project, origin: origin)
+            userId = user.id
+            let session = try emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
+            fragment = ["access_token", "expires_at", "expires_in", "refresh_token", "token_type"].map { key in
+                (key, session[key].map { $0.stringValue ?? $0.serialized() } ?? "")
+            }
+            fragment += [("sb", ""), ("type", type)]
+        } catch AuthError.codeInvalid {
+            fragment = [("error", "access_denied"), ("error_code", "otp_expired"),
+                        ("error_description", "Email link is invalid or has expired"), ("sb", "")]
+        }
+        let location = redirect + "#" + Self.formEncode(fragment.sorted { $0.0 < $1.0 })
+        if Emulator.isDeepLink(location) {
+            try emulator.captureDeepLink(location, tenant: tenant, source: "verify", userId: userId)
+        }
+        return Response(status: .seeOther, headers: [.location: location])
+    }
+
+    /// Uses the code and confirms what it proves; returns the user to sign in.
+    private func complete(_ proof: CodeProof, purposes: [MessagePurpose], project: SupabaseProject, origin: RequestOrigin) throws -> User {
+        let tenant = project.tenant.id
+        let used = try emulator.consumeCode(in: tenant, purposes: purposes, proof, origin: origin)
+        guard let userId = used.userId else { throw AuthError.codeInvalid }
+        let user = try emulator.requireUser(in: tenant, id: userId)
+        if user.isBanned(at: emulator.clock.now) || user.disabled { throw AuthError.userBanned }
+        switch used.purpose {
+        case .verifyEmail, .magicLink, .invite:
+            return try emulator.confirm(in: tenant, userId: userId, channel: used.target.contains("@") ? .email : .sms,
+                                        metadata: [used.target.contains("@") ? "email_verified" : "phone_verified": true])
+        default:
+            return user
+        }
+    }
+
+    /// `application/x-www-form-urlencoded`, as Go's `url.Values.Encode` writes it (spaces as `+`).
+    static func formEncode(_ pairs: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return pairs.map { key, value in
+            let encoded = (value.addingPercentEncoding(withAllowedCharacters: allowed.union(.init(charactersIn: " "))) ?? value)
+                .replacingOccurrences(of: " ", with: "+")
+            return "\(key)=\(encoded)"
+        }.joined(separator: "&")
+    }
+}

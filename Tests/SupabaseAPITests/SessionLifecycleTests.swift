@@ -1,0 +1,236 @@
+import AuthCore
+import FauxthTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Signs `email` up (confirmations on) and returns the 6-digit code and the link token from the email.
+func signUpAndReadEmail(_ client: Client, _ harness: Harness, email: String, redirect: String = "") async throws -> (code: String, token: String) {
+    let query = redirect.isEmpty ? "" : "?redirect_to=\(redirect)"
+    try await client.send(.post, "/auth/v1/signup\(query)", json: ["email": .string(email), "password": "secret123"])
+    let message = try #require(try harness.emulator.messages(MessageFilter(to: email)).first)
+    let link = try #require(message.links.first)
+    let token = try #require(URLComponents(string: link)?.queryItems?.first { $0.name == "token" }?.value)
+    return (try #require(message.codes.first), token)
+}
+
+func bearer(_ session: JSON) -> HTTPFields {
+    [.authorization: "Bearer \(session["access_token"]?.stringValue ?? "")", HTTPField.Name("X-Supabase-Api-Version")!: "2024-01-01"]
+}
+
+@Suite struct VerifyTests {
+    @Test func theEmailedCodeConfirmsTheUserAndSignsIn() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { client in
+            let (code, _) = try await signUpAndReadEmail(client, harness, email: "v@example.com")
+            let session = try await client.send(.post, "/auth/v1/verify", json: ["type": "signup", "email": "v@example.com", "token": .string(code)])
+            #expect(session.status == .ok)
+            #expect(session.json["user"]?["email_confirmed_at"] != nil)
+            #expect(session.json["user"]?["user_metadata"]?["email_verified"] == true)
+            let claims = try JWS.verify(session.json["access_token"]!.stringValue!, keys: [projectKey.verificationKey]).claims
+            #expect(claims["amr"]?[0]?["method"] == "otp")
+            let again = try await client.send(.post, "/auth/v1/verify", json: ["type": "signup", "email": "v@example.com", "token": .string(code)],
+                                              headers: .supabaseClient)
+            #expect(again.status == .forbidden)
+            #expect(again.json == ["code": "otp_expired", "message": "Token has expired or is invalid"])
+        }
+    }
+
+    @Test func aWrongOrExpiredCodeIsRefused() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_MAILER_OTP_EXP": "600"]))
+        try await harness.run { client in
+            let (code, tokenHash) = try await signUpAndReadEmail(client, harness, email: "late@example.com")
+            let wrong = String(code.reversed()) == code ? "000000" : String(code.reversed())
+            #expect(try await client.send(.post, "/auth/v1/verify", json: ["type": "signup", "email": "late@example.com", "token": .string(wrong)]).status == .forbidden)
+            harness.emulator.clock.advance(by: 601)
+            let expired = try await client.send(.post, "/auth/v1/verify", json: ["type": "signup", "token_hash": .string(tokenHash)], headers: .supabaseClient)
+            #expect(expired.status == .forbidden)
+            #expect(expired.json["message"] == "Email link is invalid or has expired")
+        }
+    }
+
+    @Test func theLinkRedirectsWithTheSessionInTheFragmentAndCapturesAppLinks() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { client in
+            let (_, token) = try await signUpAndReadEmail(client, harness, email: "link@example.com", redirect: "myapp://welcome")
+            let reply = try await client.send(.get, "/auth/v1/verify?token=\(token)&type=signup&redirect_to=myapp://welcome")
+            #expect(reply.status == .seeOther)
+            let location = try #require(reply.headers[.location])
+            #expect(location.hasPrefix("myapp://welcome#access_token="))
+            #expect(location.contains("&expires_in=3600&refresh_token="))
+            #expect(location.hasSuffix("&sb=&token_type=bearer&type=signup"))
+            let captured = try #require(try harness.emulator.deepLinks().first)
+            #expect(captured.url == location)
+            #expect(captured.params["type"] == "signup")
+            #expect(captured.source == "verify")
+            #expect(try harness.emulator.user(in: "p", .email("link@example.com"))?.emailVerifiedAt != nil)
+
+            let reused = try await client.send(.get, "/auth/v1/verify?token=\(token)&type=signup&redirect_to=myapp://welcome")
+            #expect(reused.headers[.location] == "myapp://welcome#error=access_denied&error_code=otp_expired&error_description=Email+link+is+invalid+or+has+expired&sb=")
+        }
+    }
+
+    @Test func aRejectedRedirectFallsBackToTheSiteURLAndIsRecorded() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { client in
+            let reply = try await client.send(.get, "/auth/v1/verify?token=nope&type=signup&redirect_to=https://evil.example/")
+            #expect(reply.headers[.location]?.hasPrefix("http://127.0.0.1:3000#error=access_denied") == true)
+        }
+        let event = try #require(try harness.emulator.events(type: "redirect.rejected").first)
+        #expect(event.detail["requested"] == "https://evil.example/")
+    }
+
+    @Test func verifyNeedsATypeAndAnIdentifier() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { (client: Client) async throws in
+            #expect(try await client.send(.post, "/auth/v1/verify", json: ["token": "123456"], headers: .supabaseClient).json["code"] == "validation_failed")
+            #expect(try await client.send(.post, "/auth/v1/verify", json: ["type": "signup", "token": "1"], headers: .supabaseClient).json["code"] == "validation_failed")
+            #expect(try await client.send(.post, "/auth/v1/verify", json: ["type": "bogus", "token": "1", "email": "a@b.co"]).status == .badRequest)
+        }
+    }
+}
+
+let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-characters!".utf8), kid: nil)
+
+@Suite struct RefreshAndLogoutTests {
+    func signIn(_ client: Client) async throws -> JSON {
+        try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+    }
+
+    func refresh(_ client: Client, _ token: JSON?) async throws -> Reply {
+        try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": token ?? .null], headers: .supabaseClient)
+    }
+
+    @Test func refreshRotatesAndReuseRevokesTheFamily() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let first = try await signIn(client)
+            harness.emulator.clock.advance(by: 60)
+            let second = try await refresh(client, first["refresh_token"])
+            #expect(second.status == .ok)
+            #expect(second.json["refresh_token"] != first["refresh_token"])
+            let claims = try JWS.verify(second.json["access_token"]!.stringValue!, keys: [projectKey.verificationKey]).claims
+            #expect(claims["iat"] == .int(Int(Harness.epoch.timeIntervalSince1970) + 60))
+            let third = try await refresh(client, second.json["refresh_token"])
+            #expect(third.status == .ok)
+            // The first token is neither the live token's parent nor within the (zero) reuse interval.
+            let reused = try await refresh(client, first["refresh_token"])
+            #expect(reused.status == .badRequest)
+            #expect(reused.json == ["code": "refresh_token_already_used", "message": "Invalid Refresh Token: Already Used"])
+            let afterRevoke = try await refresh(client, third.json["refresh_token"])
+            #expect(afterRevoke.json["code"] == "session_not_found")
+        }
+    }
+
+    @Test func theParentOfTheLiveTokenStillWorksWhenTheLastAnswerWasLost() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let first = try await signIn(client)
+            let lost = try await refresh(client, first["refresh_token"])
+            let retried = try await refresh(client, first["refresh_token"])
+            #expect(retried.status == .ok)
+            #expect(try await refresh(client, retried.json["refresh_token"]).status == .ok)
+            #expect(try await refresh(client, lost.json["refresh_token"]).status == .badRequest)
+        }
+    }
+
+    @Test func aReuseIntervalForgivesQuickRetries() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL": "10"], users: [confirmedUser]))
+        try await harness.run { client in
+            let first = try await signIn(client)
+            let second = try await refresh(client, first["refresh_token"])
+            _ = try await refresh(client, second.json["refresh_token"])
+            harness.emulator.clock.advance(by: 5)
+            #expect(try await refresh(client, first["refresh_token"]).status == .ok)
+        }
+    }
+
+    @Test func badRefreshTokensGetGoTruesErrors() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { client in
+            let empty = try await refresh(client, nil)
+            #expect(empty.json == ["error": "invalid_request", "error_description": "refresh_token required"])
+            #expect(try await refresh(client, "short").json["code"] == "validation_failed")
+            #expect(try await refresh(client, "abcdefghijkl").json == ["code": "refresh_token_not_found", "message": "Invalid Refresh Token: Refresh Token Not Found"])
+        }
+    }
+
+    @Test func getUserNeedsALiveSessionAndLogoutEndsIt() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await signIn(client)
+            let other = try await signIn(client)
+            let me = try await client.send(.get, "/auth/v1/user", headers: bearer(session))
+            #expect(me.status == .ok)
+            #expect(me.json["email"] == "done@example.com")
+            #expect(try await client.send(.get, "/auth/v1/user", headers: .supabaseClient).json["code"] == "no_authorization")
+            #expect(try await client.send(.get, "/auth/v1/user", headers: [.authorization: "Bearer x.y.z"]).status == .forbidden)
+
+            #expect(try await client.send(.post, "/auth/v1/logout?scope=local", headers: bearer(session)).status == .noContent)
+            let after = try await client.send(.get, "/auth/v1/user", headers: bearer(session))
+            #expect(after.status == .forbidden)
+            #expect(after.json["code"] == "session_not_found")
+            #expect(try await client.send(.get, "/auth/v1/user", headers: bearer(other)).status == .ok)
+            #expect(try await client.send(.post, "/auth/v1/logout?scope=everything", headers: bearer(other)).status == .badRequest)
+            #expect(try await client.send(.post, "/auth/v1/logout", headers: bearer(other)).status == .noContent)
+            #expect(try await client.send(.get, "/auth/v1/user", headers: bearer(other)).status == .forbidden)
+        }
+    }
+
+    @Test func logoutOthersKeepsOnlyTheCallersSession() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let a = try await signIn(client), b = try await signIn(client)
+            #expect(try await client.send(.post, "/auth/v1/logout?scope=others", headers: bearer(a)).status == .noContent)
+            #expect(try await client.send(.get, "/auth/v1/user", headers: bearer(a)).status == .ok)
+            #expect(try await client.send(.get, "/auth/v1/user", headers: bearer(b)).status == .forbidden)
+        }
+    }
+
+    @Test func anExpiredAccessTokenIsBadJWT() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await signIn(client)
+            harness.emulator.clock.advance(by: 3601)
+            let reply = try await client.send(.get, "/auth/v1/user", headers: bearer(session))
+            #expect(reply.status == .forbidden)
+            #expect(reply.json["code"] == "bad_jwt")
+        }
+    }
+}
+
+@Suite struct SettingsTests {
+    @Test func settingsReportTheProjectsProviders() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_EXTERNAL_GOOGLE_ENABLED": "true"]))
+        let reply = try await harness.run { try await $0.send(.get, "/auth/v1/settings") }
+        #expect(reply.json["external"]?["email"] == true)
+        #expect(reply.json["external"]?["google"] == true)
+        #expect(reply.json["external"]?["github"] == false)
+        #expect(reply.json["mailer_autoconfirm"] == false)
+    }
+
+    @Test func anHMACOnlyProjectPublishesNoKeysAndAnAsymmetricOneItsPublicKey() async throws {
+        let hmac = try Harness(seed: project())
+        let empty = try await hmac.run { try await $0.send(.get, "/auth/v1/.well-known/jwks.json") }
+        #expect(empty.json == ["keys": []])
+
+        let key = try SigningKey.generate(.ES256, generator: Generator(seed: 1))
+        var jwk = try #require(key.privateJWK)
+        jwk.key_ops = ["sign", "verify"]
+        jwk.kid = "k1"
+        let keys = String(decoding: try JSONEncoder().encode([jwk]), as: UTF8.self)
+        let harness = try Harness(seed: project(["GOTRUE_JWT_KEYS": keys], users: [confirmedUser]))
+        try await harness.run { client in
+            let jwks = try await client.send(.get, "/auth/v1/.well-known/jwks.json")
+            #expect(jwks.headers[.cacheControl] == "public, max-age=600")
+            #expect(jwks.json["keys"]?.arrayValue?.count == 1)
+            #expect(jwks.json["keys"]?[0]?["kid"] == "k1")
+            #expect(jwks.json["keys"]?[0]?["d"] == nil)
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"])
+            let token = try #require(session.json["access_token"]?.stringValue)
+            let verified = try JWS.verify(token, keys: [VerificationKey(key.verificationKey.material, kid: "k1")])
+            #expect(verified.header["alg"] == "ES256")
+            #expect(verified.header["kid"] == "k1")
+        }
+    }
+}
