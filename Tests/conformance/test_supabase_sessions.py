@@ -1,0 +1,114 @@
+"""Verification, refresh, sign-out and sessions, driven by supabase-py."""
+import hashlib
+import urllib.parse
+
+import pytest
+import requests
+from supabase import create_client
+from supabase_auth.errors import AuthApiError
+
+from test_supabase_slice import ANON_KEY, claims
+
+
+def client(fauxth):
+    return create_client(fauxth.url, ANON_KEY)
+
+
+def sign_up_and_read_code(fauxth, auth, email, **options):
+    auth.sign_up({"email": email, "password": "secret123", "options": options})
+    message = fauxth.wait_message(email, purpose="verify_email")
+    return message["codes"][0], message["links"][0]
+
+
+def test_verify_otp_with_the_emailed_code_confirms_and_signs_in(fauxth):
+    auth = client(fauxth).auth
+    code, _ = sign_up_and_read_code(fauxth, auth, "otp@example.com")
+    response = auth.verify_otp({"email": "otp@example.com", "token": code, "type": "signup"})
+    assert response.session is not None
+    assert response.user.email_confirmed_at is not None
+    assert claims(response.session.access_token)["amr"][0]["method"] == "otp"
+    assert auth.get_user().user.email == "otp@example.com"
+    with pytest.raises(AuthApiError) as error:
+        auth.verify_otp({"email": "otp@example.com", "token": code, "type": "signup"})
+    assert error.value.code == "otp_expired"
+
+
+def test_verify_otp_with_the_token_hash_from_the_link(fauxth):
+    auth = client(fauxth).auth
+    code, link = sign_up_and_read_code(fauxth, auth, "hash@example.com")
+    token_hash = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["token"][0]
+    assert token_hash == hashlib.sha224(("hash@example.com" + code).encode()).hexdigest()
+    response = auth.verify_otp({"token_hash": token_hash, "type": "signup"})
+    assert response.session.user.email == "hash@example.com"
+
+
+def test_an_expired_code_is_refused_after_the_clock_moves(fauxth):
+    fauxth.control("POST", "/clock/freeze")
+    auth = client(fauxth).auth
+    code, _ = sign_up_and_read_code(fauxth, auth, "slow@example.com")
+    fauxth.control("POST", "/clock/advance", json={"seconds": 3601})  # the default project's GOTRUE_MAILER_OTP_EXP is 3600
+    with pytest.raises(AuthApiError) as error:
+        auth.verify_otp({"email": "slow@example.com", "token": code, "type": "signup"})
+    assert error.value.code == "otp_expired"
+    assert error.value.status == 403
+
+
+def test_the_email_link_redirects_to_the_app_and_is_captured_as_a_deep_link(fauxth):
+    auth = client(fauxth).auth
+    _, link = sign_up_and_read_code(fauxth, auth, "deeplink@example.com", email_redirect_to="myapp://auth/callback")
+    response = requests.get(link, allow_redirects=False)
+    assert response.status_code == 303
+    location = response.headers["Location"]
+    assert location.startswith("myapp://auth/callback#access_token=")
+    fragment = urllib.parse.parse_qs(urllib.parse.urlsplit(location).fragment)
+    assert fragment["type"] == ["signup"] and fragment["token_type"] == ["bearer"]
+    captured = fauxth.control("GET", "/deeplinks/wait", params={"scheme": "myapp", "timeout": 5}).json()
+    assert captured["url"] == location
+    assert captured["params"]["refresh_token"] == fragment["refresh_token"][0]
+    # The session in the link is a real one.
+    session = auth.set_session(fragment["access_token"][0], fragment["refresh_token"][0])
+    assert session.user.email == "deeplink@example.com"
+
+
+def test_refresh_rotates_and_reusing_an_old_token_fails(fauxth):
+    auth = client(fauxth).auth
+    first = auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"}).session
+    second = auth.refresh_session().session
+    assert second.refresh_token != first.refresh_token
+    third = auth.refresh_session().session
+    assert third.refresh_token != second.refresh_token
+    with pytest.raises(AuthApiError) as error:
+        auth.refresh_session(first.refresh_token)
+    assert error.value.code == "refresh_token_already_used"
+
+
+def test_sign_out_ends_the_session_at_once(fauxth):
+    auth = client(fauxth).auth
+    session = auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"}).session
+    user_id = session.user.id
+    sessions = fauxth.control("GET", f"/tenants/default/users/{user_id}/sessions").json()["sessions"]
+    assert [s["active"] for s in sessions] == [True]
+    auth.sign_out()
+    assert auth.get_session() is None
+    with pytest.raises(AuthApiError) as error:
+        client(fauxth).auth.get_user(session.access_token)
+    assert error.value.code == "session_not_found"
+    sessions = fauxth.control("GET", f"/tenants/default/users/{user_id}/sessions").json()["sessions"]
+    assert [s["active"] for s in sessions] == [False]
+
+
+def test_the_control_api_revokes_a_session(fauxth):
+    auth = client(fauxth).auth
+    session = auth.sign_in_with_password({"email": "carol@example.com", "password": "password123"}).session
+    revoked = fauxth.control("DELETE", f"/tenants/default/users/{session.user.id}/sessions/{claims(session.access_token)['session_id']}")
+    assert revoked.status_code == 204
+    with pytest.raises(AuthApiError) as error:
+        auth.get_user(session.access_token)
+    assert error.value.code == "session_not_found"
+
+
+def test_settings_and_jwks_are_served(fauxth):
+    settings = requests.get(f"{fauxth.url}/auth/v1/settings", headers={"apikey": ANON_KEY}).json()
+    assert settings["external"]["email"] is True
+    assert settings["mailer_autoconfirm"] is False
+    assert requests.get(f"{fauxth.url}/auth/v1/.well-known/jwks.json").json() == {"keys": []}
