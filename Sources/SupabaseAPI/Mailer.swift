@@ -1,35 +1,85 @@
 import AuthCore
 import Foundation
+import HTTPTypes
 
-/// GoTrue's emails, with its default subjects and templates (`mailer/templatemailer`).
+/// GoTrue's emails, with its default subjects and templates (`mailer/templatemailer`). Each carries
+/// one OTP that works both as a code and, hashed, as the link token
+/// (`token = hex(SHA-224(email + otp))`), as GoTrue does. The code is also written into the body so a
+/// tester can type it; GoTrue's default templates show only the link.
 struct Mailer {
     let emulator: Emulator
     let project: SupabaseProject
     /// Where `/verify` links point: `API_EXTERNAL_URL`, else this server's own `/auth/v1`.
     let externalURL: String
 
-    /// Sends the sign-up confirmation: one 6-digit OTP that works both as a code and, hashed, as the
-    /// link token (`token = hex(SHA-224(email + otp))`), as GoTrue does.
-    func sendConfirmation(to user: User, redirectTo: String, origin: RequestOrigin) throws {
+    /// The emails GoTrue sends, with their verification type, purpose, subject and template text.
+    enum Kind {
+        case confirmation, magicLink, recovery, invite
+
+        var type: String {
+            switch self {
+            case .confirmation: "signup"
+            case .magicLink: "magiclink"
+            case .recovery: "recovery"
+            case .invite: "invite"
+            }
+        }
+
+        var purpose: MessagePurpose {
+            switch self {
+            case .confirmation: .verifyEmail
+            case .magicLink: .magicLink
+            case .recovery: .resetPassword
+            case .invite: .invite
+            }
+        }
+
+        /// Subject, heading, lead sentence and link text of GoTrue's default template.
+        var template: (subject: String, heading: String, lead: String, action: String) {
+            switch self {
+            case .confirmation: ("Confirm your email address", "Confirm your signup", "Follow this link to confirm your user:", "Confirm your mail")
+            case .magicLink: ("Your sign-in link", "Magic Link", "Follow this link to login:", "Log In")
+            case .recovery: ("Reset your password", "Reset Password", "Follow this link to reset the password for your user:", "Reset Password")
+            case .invite: ("You've been invited", "You have been invited", "You have been invited to create a user. Follow this link to accept the invite:", "Accept the invite")
+            }
+        }
+    }
+
+    /// Sends `kind` to the user's email and records when (for the per-user send frequency).
+    func send(_ kind: Kind, to user: User, redirectTo: String, origin: RequestOrigin) throws {
         guard let email = user.email else { return }
         let config = project.config
+        let target = email.lowercased()
         let code = try emulator.issueCode(in: user.tenant, CodeRequest(
-            userId: user.id, purpose: .verifyEmail, channel: .email, target: email.lowercased(),
+            userId: user.id, purpose: kind.purpose, channel: .email, target: target,
             length: config.mailerOTPLength, lifetime: config.mailerOTPExpiry,
-            linkToken: { otp in SHA224.hash(Array((email.lowercased() + otp).utf8)).hex }), origin: origin)
-        let link = verifyLink(token: code.linkToken ?? "", type: "signup", redirectTo: redirectTo)
+            linkToken: { otp in SHA224.hash(Array((target + otp).utf8)).hex }), origin: origin)
+        let link = verifyLink(token: code.linkToken ?? "", type: kind.type, redirectTo: redirectTo)
+        let t = kind.template
         let html = """
-            <h2>Confirm your signup</h2>
+            <h2>\(t.heading)</h2>
 
-            <p>Follow this link to confirm your user:</p>
-            <p><a href="\(escape(link))">Confirm your mail</a></p>
+            <p>\(t.lead)</p>
+            <p><a href="\(escape(link))">\(t.action)</a></p>
             <p>Alternatively, enter the code: \(code.code)</p>
             """
-        let text = "Confirm your signup\n\nFollow this link to confirm your user:\n\(link)\n\nAlternatively, enter the code: \(code.code)\n"
+        let text = "\(t.heading)\n\n\(t.lead)\n\(link)\n\nAlternatively, enter the code: \(code.code)\n"
         try emulator.deliver(OutgoingMessage(
-            tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: "Confirm your email address",
-            text: text, html: html, purpose: .verifyEmail, codes: [code.code]), userId: user.id)
-        try emulator.markVerificationSent(in: user.tenant, userId: user.id)
+            tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: t.subject,
+            text: text, html: html, purpose: kind.purpose, codes: [code.code]), userId: user.id)
+        if kind == .confirmation { try emulator.markVerificationSent(in: user.tenant, userId: user.id) }
+    }
+
+    /// Refuses a send within `GOTRUE_SMTP_MAX_FREQUENCY` of the last one of the same kind to this user
+    /// (GoTrue's per-user `*_sent_at` check; recovery and magic links share one clock, as there).
+    func checkFrequency(_ kind: Kind, for user: User) throws {
+        let purposes: [MessagePurpose] = kind == .confirmation ? [.verifyEmail] : kind == .invite ? [.invite] : [.magicLink, .resetPassword]
+        guard let last = try emulator.lastCodeIssued(in: user.tenant, userId: user.id, purposes: purposes) else { return }
+        let wait = project.config.smtpMaxFrequency - emulator.clock.now.timeIntervalSince(last)
+        guard wait > 0 else { return }
+        let seconds = Int(wait.rounded(.up))
+        throw SupabaseError(status: .tooManyRequests, code: .overEmailSendRateLimit,
+                            message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
     }
 
     /// `<external>/verify?token=…&type=…&redirect_to=…`; the redirect is percent-encoded only when it

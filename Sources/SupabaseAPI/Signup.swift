@@ -7,7 +7,7 @@ struct Signup {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    func handle(_ request: Request, origin: RequestOrigin, tenant: String, externalURL: String) async throws -> JSON {
+    func handle(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
         let body = try await JSONBody.read(request)
         let project = try projects.project(tenant)
         let config = project.config
@@ -28,7 +28,7 @@ struct Signup {
         guard password.utf8.count <= 72 else { throw SupabaseError.validation("Password cannot be longer than 72 characters") }
         try config.passwordPolicy.check(password)
         guard let normalized = try Identifiers.email(email) else { throw AuthError.invalidEmail }
-        let mailer = Mailer(emulator: emulator, project: project, externalURL: externalURL)
+        let mailer = mailer(project)
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
 
         if let existing = try emulator.user(in: tenant, .email(normalized)) {
@@ -45,7 +45,7 @@ struct Signup {
         if config.mailerAutoconfirm {
             return try emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
         }
-        try mailer.sendConfirmation(to: user, redirectTo: redirect, origin: origin)
+        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin)
         return GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: config)
     }
 
@@ -67,15 +67,8 @@ struct Signup {
             decoy.userMetadata = [:]; decoy.appMetadata = [:]
             return GoTrueJSON.user(decoy, config: config)
         }
-        if let sent = user.verificationSentAt {
-            let wait = config.smtpMaxFrequency - emulator.clock.now.timeIntervalSince(sent)
-            if wait > 0 {
-                throw SupabaseError(status: .tooManyRequests, code: .overEmailSendRateLimit,
-                                    message: "For security purposes, you can only request this after \(Int(wait.rounded(.up))) seconds.",
-                                    retryAfter: Int(wait.rounded(.up)))
-            }
-        }
-        try mailer.sendConfirmation(to: user, redirectTo: redirect, origin: origin)
+        try mailer.checkFrequency(.confirmation, for: user)
+        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin)
         return GoTrueJSON.user(try emulator.requireUser(in: user.tenant, id: user.id), config: config)
     }
 }

@@ -22,13 +22,21 @@ public struct SupabaseDialect: Sendable {
         let logout = Logout(emulator: emulator, projects: projects)
         let currentUser = CurrentUser(emulator: emulator, projects: projects)
         let settings = Settings(projects: projects)
+        let otp = Otp(emulator: emulator, projects: projects)
+        let recover = Recover(emulator: emulator, projects: projects)
+        let resend = Resend(emulator: emulator, projects: projects)
+        // Links point at `API_EXTERNAL_URL`, else at the listener the request came in on.
+        let mailer = { @Sendable (request: Request) in
+            { (project: SupabaseProject) in
+                Mailer(emulator: emulator, project: project, externalURL: project.config.externalURL ?? request.baseURL + "/auth/v1")
+            }
+        }
         group.add(middleware: SupabaseErrorMiddleware<Context>())
         group.get("health") { _, _ in
             Self.json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"])
         }
         group.post("signup") { request, context in
-            Self.json(try await signup.handle(request, origin: request.origin(context), tenant: tenant(request),
-                                              externalURL: try externalURL(request, tenant: tenant(request))))
+            Self.json(try await signup.handle(request, origin: request.origin(context), tenant: tenant(request), mailer: mailer(request)))
         }
         group.get("settings") { request, _ in Self.json(try settings.settings(tenant: tenant(request))) }
         group.get(".well-known/jwks.json") { request, _ in try settings.jwks(tenant: tenant(request)) }
@@ -40,19 +48,25 @@ public struct SupabaseDialect: Sendable {
         }
         group.get("verify") { request, context in try verify.get(request, origin: request.origin(context), tenant: tenant(request)) }
         group.post("logout") { request, context in try logout.handle(request, origin: request.origin(context), tenant: tenant(request)) }
+        for path in ["otp", "magiclink"] {
+            group.post(RouterPath(path)) { request, context in
+                Self.json(try await otp.handle(request, origin: request.origin(context), tenant: tenant(request), mailer: mailer(request)))
+            }
+        }
+        group.post("recover") { request, context in
+            Self.json(try await recover.handle(request, origin: request.origin(context), tenant: tenant(request), mailer: mailer(request)))
+        }
+        group.post("resend") { request, context in
+            Self.json(try await resend.handle(request, origin: request.origin(context), tenant: tenant(request), mailer: mailer(request)))
+        }
         group.get("user") { request, _ in Self.json(try currentUser.handle(request, tenant: tenant(request))) }
     }
 
     /// Every route as `METHOD /path` relative to `/auth/v1`; the server uses it to tell an unknown path
     /// (404) from a wrong method (405).
     public static let routes = ["GET /health", "GET /settings", "GET /.well-known/jwks.json", "POST /signup", "POST /token",
-                                "POST /verify", "GET /verify", "POST /logout", "GET /user"]
-
-    /// `API_EXTERNAL_URL`, else this listener's own `/auth/v1`.
-    private func externalURL(_ request: Request, tenant: String) throws -> String {
-        let configured = try projects.project(tenant).config.externalURL
-        return configured ?? request.baseURL + "/auth/v1"
-    }
+                                "POST /verify", "GET /verify", "POST /logout", "GET /user", "POST /otp", "POST /magiclink",
+                                "POST /recover", "POST /resend"]
 
     /// GoTrue's error for a path or method it does not serve, in the caller's API version.
     public static func routeError(_ status: HTTPResponse.Status, for request: Request) -> Response {

@@ -15,6 +15,7 @@ struct SupabaseError: Error, Equatable {
         case emailExists = "email_exists"
         case phoneExists = "phone_exists"
         case signupDisabled = "signup_disabled"
+        case otpDisabled = "otp_disabled"
         case emailProviderDisabled = "email_provider_disabled"
         case phoneProviderDisabled = "phone_provider_disabled"
         case anonymousProviderDisabled = "anonymous_provider_disabled"

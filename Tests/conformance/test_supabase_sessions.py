@@ -112,3 +112,35 @@ def test_settings_and_jwks_are_served(fauxth):
     assert settings["external"]["email"] is True
     assert settings["mailer_autoconfirm"] is False
     assert requests.get(f"{fauxth.url}/auth/v1/.well-known/jwks.json").json() == {"keys": []}
+
+
+def test_sign_in_with_otp_sends_a_magic_link_code_that_verifies(fauxth):
+    auth = client(fauxth).auth
+    response = auth.sign_in_with_otp({"email": "alice@example.com", "options": {"email_redirect_to": "myapp://magic"}})
+    assert response.user is None and response.session is None
+    message = fauxth.wait_message("alice@example.com", purpose="magic_link")
+    assert message["links"][0].endswith("&type=magiclink&redirect_to=myapp://magic")
+    session = auth.verify_otp({"email": "alice@example.com", "token": message["codes"][0], "type": "email"}).session
+    assert session.user.email == "alice@example.com"
+
+
+def test_reset_password_for_email_sends_a_recovery_link(fauxth):
+    auth = client(fauxth).auth
+    auth.reset_password_for_email("carol@example.com", {"redirect_to": "myapp://reset-password"})
+    message = fauxth.wait_message("carol@example.com", purpose="reset_password")
+    response = requests.get(message["links"][0], allow_redirects=False)
+    assert response.headers["Location"].startswith("myapp://reset-password#access_token=")
+    assert response.headers["Location"].endswith("&type=recovery")
+    # Unknown addresses succeed silently.
+    auth.reset_password_for_email("nobody@example.com")
+    assert fauxth.control("GET", "/messages", params={"to": "nobody@example.com"}).json()["messages"] == []
+
+
+def test_resend_repeats_the_signup_confirmation(fauxth):
+    fauxth.control("POST", "/clock/freeze")
+    auth = client(fauxth).auth
+    auth.sign_up({"email": "resend@example.com", "password": "secret123"})
+    fauxth.control("POST", "/clock/advance", json={"seconds": 5})
+    auth.resend({"type": "signup", "email": "resend@example.com"})
+    messages = fauxth.control("GET", "/messages", params={"to": "resend@example.com"}).json()["messages"]
+    assert len(messages) == 2

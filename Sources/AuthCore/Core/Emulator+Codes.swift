@@ -55,3 +55,14 @@ extension Emulator {
     /// Codes are stored as SHA-256 so snapshots never hold a usable one.
     static func codeHash(_ code: String) -> String { SHA256.hash(data: Array(code.utf8)).hex }
 }
+
+extension Emulator {
+    /// When the last code of one of `purposes` was issued to a user: what per-user send cooldowns read.
+    public func lastCodeIssued(in tenant: String, userId: String, purposes: [MessagePurpose]) throws -> Date? {
+        let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
+        return try db.withConnection { c in
+            try c.first("SELECT MAX(created_at) AS last FROM codes WHERE tenant = ? AND user_id = ? AND purpose IN (\(placeholders))",
+                        [.text(tenant), .text(userId)] + purposes.map { .text($0.rawValue) })?.date("last")
+        }
+    }
+}

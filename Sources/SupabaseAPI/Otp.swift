@@ -1,0 +1,91 @@
+import AuthCore
+import Foundation
+import Hummingbird
+
+/// `POST /otp` and its legacy twin `POST /magiclink` (`internal/api/otp.go`, `magic_link.go`): a
+/// passwordless sign-in by email. A new or unconfirmed address gets the sign-up confirmation (the
+/// user is created unless `create_user` is false); a confirmed one gets the magic-link email. Either
+/// way the answer is `{}`, so it never reveals whether the address exists.
+struct Otp {
+    let emulator: Emulator
+    let projects: SupabaseProjects
+
+    func handle(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
+        let body = try await JSONBody.read(request)
+        let project = try projects.project(tenant)
+        let config = project.config
+        if let phone = try body.string("phone"), !phone.isEmpty { throw AuthError.providerDisabled("phone") }
+        guard let email = try Identifiers.email(try body.string("email")) else {
+            throw SupabaseError.validation("An email address or phone number is required")
+        }
+        guard config.emailEnabled else { throw AuthError.providerDisabled("email") }
+        let createUser = body.fields["create_user"]?.boolValue ?? true
+        let redirect = Redirects.target(for: request, project: project, emulator: emulator)
+        let mailer = mailer(project)
+        if let user = try emulator.user(in: tenant, .email(email)) {
+            let kind: Mailer.Kind = user.emailVerifiedAt == nil ? .confirmation : .magicLink
+            try mailer.checkFrequency(kind, for: user)
+            try mailer.send(kind, to: user, redirectTo: redirect, origin: origin)
+            return [:]
+        }
+        guard createUser else {
+            throw SupabaseError(status: .unprocessableContent, code: .otpDisabled, message: "Signups not allowed for otp")
+        }
+        if config.disableSignup { throw AuthError.signupDisabled }
+        let data = try body.object("data") ?? [:]
+        let user = try emulator.createUser(in: tenant, NewUser(email: email, userMetadata: data,
+                                                               identityData: data.merging(["email_verified": false, "phone_verified": false]) { $1 }),
+                                           origin: origin, event: .userSignedUp)
+        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin)
+        return [:]
+    }
+}
+
+/// `POST /recover` (`internal/api/recover.go`): the password-reset email. `{}` for unknown addresses
+/// too, so nothing leaks.
+struct Recover {
+    let emulator: Emulator
+    let projects: SupabaseProjects
+
+    func handle(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
+        let body = try await JSONBody.read(request)
+        let project = try projects.project(tenant)
+        guard let email = try Identifiers.email(try body.string("email")) else {
+            throw SupabaseError.validation("Password recovery requires an email")
+        }
+        guard let user = try emulator.user(in: tenant, .email(email)) else { return [:] }
+        let mailer = mailer(project)
+        try mailer.checkFrequency(.recovery, for: user)
+        try mailer.send(.recovery, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
+        return [:]
+    }
+}
+
+/// `POST /resend` (`internal/api/resend.go`): the sign-up confirmation again. `{}` when the user is
+/// unknown or already confirmed.
+struct Resend {
+    let emulator: Emulator
+    let projects: SupabaseProjects
+
+    func handle(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
+        let body = try await JSONBody.read(request)
+        let project = try projects.project(tenant)
+        let type = try body.string("type") ?? ""
+        switch type {
+        case "signup":
+            guard let email = try Identifiers.email(try body.string("email")) else {
+                throw SupabaseError.validation("Type provided requires an email address")
+            }
+            guard let user = try emulator.user(in: tenant, .email(email)), user.emailVerifiedAt == nil else { return [:] }
+            let mailer = mailer(project)
+            try mailer.checkFrequency(.confirmation, for: user)
+            try mailer.send(.confirmation, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
+            return [:]
+        case "email_change", "sms", "phone_change":
+            // Nothing of these kinds can be pending until email and phone changes exist.
+            return [:]
+        default:
+            throw SupabaseError.validation("Missing one of these types: signup, email_change, sms, phone_change")
+        }
+    }
+}
