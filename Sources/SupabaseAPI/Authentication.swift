@@ -38,6 +38,28 @@ struct Authentication {
         return Caller(user: user, session: session, claims: claims)
     }
 
+    /// GoTrue's `requireAdminCredentials`: a Bearer JWT signed by the project whose `role` is one of
+    /// `GOTRUE_JWT_ADMIN_ROLES`. It needs no `sub` and no `exp` (the service_role key has neither user
+    /// nor session).
+    func requireAdmin(_ request: Request, project: SupabaseProject) throws {
+        guard let header = request.headers[.authorization],
+              let match = header.wholeMatch(of: #/(?i)bearer (\S+)/#) else {
+            throw SupabaseError(status: .unauthorized, code: .noAuthorization, message: "This endpoint requires a valid Bearer token")
+        }
+        let claims: [String: JSON]
+        do {
+            claims = try JWS.verify(String(match.1), keys: project.config.verificationKeys).claims
+        } catch {
+            throw badJWT("\(error)")
+        }
+        if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 {
+            throw badJWT("token has invalid claims: token is expired")
+        }
+        guard let role = claims["role"]?.stringValue, project.config.adminRoles.contains(role) else {
+            throw SupabaseError(status: .forbidden, code: .notAdmin, message: "User not allowed")
+        }
+    }
+
     private func badJWT(_ detail: String) -> SupabaseError {
         SupabaseError(status: .forbidden, code: .badJWT, message: "invalid JWT: unable to parse or verify signature, \(detail)")
     }

@@ -45,16 +45,29 @@ struct Mailer {
         }
     }
 
-    /// Sends `kind` to the user's email and records when (for the per-user send frequency).
-    func send(_ kind: Kind, to user: User, redirectTo: String, origin: RequestOrigin) throws {
-        guard let email = user.email else { return }
+    /// A code issued for an email, and the verify link that carries it.
+    struct Prepared {
+        let code: IssuedCode
+        let link: String
+    }
+
+    /// Issues the code and builds the link without sending anything (`/admin/generate_link`).
+    func prepare(_ kind: Kind, for user: User, redirectTo: String, origin: RequestOrigin) throws -> Prepared {
+        let target = (user.email ?? "").lowercased()
         let config = project.config
-        let target = email.lowercased()
         let code = try emulator.issueCode(in: user.tenant, CodeRequest(
             userId: user.id, purpose: kind.purpose, channel: .email, target: target,
             length: config.mailerOTPLength, lifetime: config.mailerOTPExpiry,
             linkToken: { otp in SHA224.hash(Array((target + otp).utf8)).hex }), origin: origin)
-        let link = verifyLink(token: code.linkToken ?? "", type: kind.type, redirectTo: redirectTo)
+        return Prepared(code: code, link: verifyLink(token: code.linkToken ?? "", type: kind.type, redirectTo: redirectTo))
+    }
+
+    /// Sends `kind` to the user's email and records when (for the per-user send frequency).
+    func send(_ kind: Kind, to user: User, redirectTo: String, origin: RequestOrigin) throws {
+        guard let email = user.email else { return }
+        let config = project.config
+        let prepared = try prepare(kind, for: user, redirectTo: redirectTo, origin: origin)
+        let (code, link) = (prepared.code, prepared.link)
         let t = kind.template
         let html = """
             <h2>\(t.heading)</h2>

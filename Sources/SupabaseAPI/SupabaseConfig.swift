@@ -107,17 +107,13 @@ struct SupabaseConfig: Sendable {
         return n
     }
 
-    /// Go durations as GoTrue reads them (`60s`, `1m`, `1h30m`); a bare number counts as seconds.
     private static func duration(_ env: [String: String], _ name: String, default value: TimeInterval) throws -> TimeInterval {
         guard let raw = env[name], !raw.isEmpty else { return value }
         if let seconds = Double(raw) { return seconds }
-        let units: [String: Double] = ["ms": 0.001, "s": 1, "m": 60, "h": 3600]
-        var total = 0.0
-        for match in raw.matches(of: #/(\d+(?:\.\d+)?)(ms|s|m|h)/#) { total += Double(match.1)! * units[String(match.2)]! }
-        guard total > 0 || raw.allSatisfy({ "0msh".contains($0) }) else {
+        guard let parsed = GoDuration.seconds(raw) else {
             throw SupabaseConfigError(variable: name, reason: "expected a duration such as 60s, got \(raw)")
         }
-        return total
+        return parsed
     }
 }
 
@@ -126,4 +122,13 @@ public struct SupabaseConfigError: Error, CustomStringConvertible {
     public var variable: String
     public var reason: String
     public var description: String { "\(variable) \(reason)" }
+}
+
+/// Go durations as GoTrue reads them (`60s`, `1m`, `1h30m`, `24h`).
+enum GoDuration {
+    static func seconds(_ text: String) -> TimeInterval? {
+        let units: [String: Double] = ["ms": 0.001, "s": 1, "m": 60, "h": 3600]
+        guard text.wholeMatch(of: #/(\d+(\.\d+)?(ms|s|m|h))+/#) != nil else { return nil }
+        return text.matches(of: #/(\d+(?:\.\d+)?)(ms|s|m|h)/#).reduce(0) { $0 + Double($1.1)! * units[String($1.2)]! }
+    }
 }

@@ -25,6 +25,8 @@ public struct SupabaseDialect: Sendable {
         let otp = Otp(emulator: emulator, projects: projects)
         let recover = Recover(emulator: emulator, projects: projects)
         let resend = Resend(emulator: emulator, projects: projects)
+        let admin = Admin(emulator: emulator, projects: projects)
+        let links = GenerateLink(emulator: emulator, projects: projects)
         // Links point at `API_EXTERNAL_URL`, else at the listener the request came in on.
         let mailer = { @Sendable (request: Request) in
             { (project: SupabaseProject) in
@@ -59,6 +61,25 @@ public struct SupabaseDialect: Sendable {
         group.post("resend") { request, context in
             Self.json(try await resend.handle(request, origin: request.origin(context), tenant: tenant(request), mailer: mailer(request)))
         }
+        group.get("admin/users") { request, _ in try admin.list(request, tenant: tenant(request)) }
+        group.post("admin/users") { request, context in
+            Self.json(try await admin.create(request, origin: request.origin(context), tenant: tenant(request)))
+        }
+        group.get("admin/users/:id") { request, context in
+            Self.json(try admin.get(request, id: try context.parameters.require("id"), tenant: tenant(request)))
+        }
+        group.put("admin/users/:id") { request, context in
+            Self.json(try await admin.update(request, id: try context.parameters.require("id"), origin: request.origin(context), tenant: tenant(request)))
+        }
+        group.delete("admin/users/:id") { request, context in
+            Self.json(try admin.delete(request, id: try context.parameters.require("id"), origin: request.origin(context), tenant: tenant(request)))
+        }
+        group.post("admin/generate_link") { request, context in
+            Self.json(try await links.handle(request, origin: request.origin(context), tenant: tenant(request), mailer: mailer(request)))
+        }
+        group.post("invite") { request, context in
+            Self.json(try await links.invite(request, origin: request.origin(context), tenant: tenant(request), mailer: mailer(request)))
+        }
         group.get("user") { request, _ in Self.json(try currentUser.handle(request, tenant: tenant(request))) }
     }
 
@@ -66,7 +87,8 @@ public struct SupabaseDialect: Sendable {
     /// (404) from a wrong method (405).
     public static let routes = ["GET /health", "GET /settings", "GET /.well-known/jwks.json", "POST /signup", "POST /token",
                                 "POST /verify", "GET /verify", "POST /logout", "GET /user", "POST /otp", "POST /magiclink",
-                                "POST /recover", "POST /resend"]
+                                "POST /recover", "POST /resend", "GET /admin/users", "POST /admin/users", "GET /admin/users/{id}",
+                                "PUT /admin/users/{id}", "DELETE /admin/users/{id}", "POST /admin/generate_link", "POST /invite"]
 
     /// GoTrue's error for a path or method it does not serve, in the caller's API version.
     public static func routeError(_ status: HTTPResponse.Status, for request: Request) -> Response {

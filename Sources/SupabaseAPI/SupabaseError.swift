@@ -33,6 +33,7 @@ struct SupabaseError: Error, Equatable {
         case otpExpired = "otp_expired"
         case noAuthorization = "no_authorization"
         case badJWT = "bad_jwt"
+        case notAdmin = "not_admin"
         case notFound = "not_found"
         case methodNotAllowed = "method_not_allowed"
         case unexpectedFailure = "unexpected_failure"

@@ -4,6 +4,7 @@ import Foundation
 public enum EventType: String, Sendable, Codable, CaseIterable {
     case userSignedUp = "user.signed_up"
     case userCreated = "user.created"
+    case userUpdated = "user.updated"
     case userDeleted = "user.deleted"
     case signInSucceeded = "signin.succeeded"
     case signInFailed = "signin.failed"

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Changes to an account; nil leaves a field as it is.
+public struct UserChanges: Sendable {
+    public var email: String?
+    public var phone: String?
+    /// A new plaintext password, hashed before it is stored.
+    public var password: String?
+    public var emailVerified: Bool?
+    public var phoneVerified: Bool?
+    /// Shallow-merged into the user metadata; a `null` value removes the key (GoTrue's rule).
+    public var userMetadata: [String: JSON]?
+    /// Shallow-merged into the app metadata, the same way.
+    public var appMetadata: [String: JSON]?
+    /// `.some(nil)` lifts a ban.
+    public var bannedUntil: Date??
+    public var disabled: Bool?
+
+    public init(email: String? = nil, phone: String? = nil, password: String? = nil, emailVerified: Bool? = nil,
+                phoneVerified: Bool? = nil, userMetadata: [String: JSON]? = nil, appMetadata: [String: JSON]? = nil,
+                bannedUntil: Date?? = nil, disabled: Bool? = nil) {
+        self.email = email; self.phone = phone; self.password = password; self.emailVerified = emailVerified
+        self.phoneVerified = phoneVerified; self.userMetadata = userMetadata; self.appMetadata = appMetadata
+        self.bannedUntil = bannedUntil; self.disabled = disabled
+    }
+}
+
+extension Emulator {
+    /// Applies `changes` in one transaction; `emailTaken`/`phoneTaken` on a clash.
+    @discardableResult
+    public func updateUser(in tenant: String, id: String, _ changes: UserChanges, origin: RequestOrigin = RequestOrigin()) throws -> User {
+        let user = try requireUser(in: tenant, id: id)
+        let now = clock.now
+        let email = try changes.email.map { try Identifiers.email($0) } ?? user.email
+        let phone = try changes.phone.map { try Identifiers.phone($0) } ?? user.phone
+        var emailVerifiedAt = email?.lowercased() == user.email?.lowercased() ? user.emailVerifiedAt : nil
+        if let verified = changes.emailVerified { emailVerifiedAt = verified ? (emailVerifiedAt ?? now) : nil }
+        var phoneVerifiedAt = phone == user.phone ? user.phoneVerifiedAt : nil
+        if let verified = changes.phoneVerified { phoneVerifiedAt = verified ? (phoneVerifiedAt ?? now) : nil }
+        let secret = changes.password.map { passwordHasher.hash($0, generator: generator) }
+        do {
+            try db.transaction { c in
+                try c.run("""
+                    UPDATE users SET email = ?, phone = ?, email_verified_at = ?, phone_verified_at = ?, user_metadata = ?,
+                        app_metadata = ?, banned_until = ?, disabled = ?, updated_at = ? WHERE tenant = ? AND id = ?
+                    """, [SQLValue(email), SQLValue(phone), SQLValue(emailVerifiedAt), SQLValue(phoneVerifiedAt),
+                          SQLValue(JSON.object(Self.merge(user.userMetadata, changes.userMetadata))),
+                          SQLValue(JSON.object(Self.merge(user.appMetadata, changes.appMetadata))),
+                          SQLValue(changes.bannedUntil ?? user.bannedUntil), SQLValue(changes.disabled ?? user.disabled), SQLValue(now),
+                          .text(tenant), .text(id)])
+                if let secret {
+                    try c.run("""
+                        INSERT INTO credentials (tenant, user_id, kind, secret, updated_at) VALUES (?,?,'password',?,?)
+                        ON CONFLICT (tenant, user_id, kind) DO UPDATE SET secret = excluded.secret, updated_at = excluded.updated_at
+                        """, [.text(tenant), .text(id), .text(secret), SQLValue(now)])
+                }
+                try syncIdentities(c, tenant: tenant, userId: id, email: email, phone: phone, at: now)
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw error.message.contains("phone") ? AuthError.phoneTaken : AuthError.emailTaken
+        }
+        record(.userUpdated, tenant: tenant, userId: id, origin: origin,
+               detail: ["password_changed": .bool(secret != nil), "email": JSON(email), "phone": JSON(phone)])
+        return try requireUser(in: tenant, id: id)
+    }
+
+    /// Keeps the `email`/`phone` identities in step with the user's addresses.
+    private func syncIdentities(_ c: borrowing Connection, tenant: String, userId: String, email: String?, phone: String?, at now: Date) throws {
+        for (provider, value) in [("email", email), ("phone", phone)] {
+            if let value {
+                let data: JSON = ["sub": .string(userId), .init(stringLiteral: provider): .string(value)]
+                let updated = try c.run("UPDATE identities SET email = ?, updated_at = ? WHERE tenant = ? AND user_id = ? AND provider = ?",
+                                        [SQLValue(email), SQLValue(now), .text(tenant), .text(userId), .text(provider)])
+                if updated == 0 {
+                    try c.run("""
+                        INSERT INTO identities (tenant, id, user_id, provider, subject, email, data, created_at, updated_at)
+                        VALUES (?,?,?,?,?,?,?,?,?)
+                        """, [.text(tenant), .text(newID()), .text(userId), .text(provider), .text(userId), SQLValue(email),
+                              SQLValue(data), SQLValue(now), SQLValue(now)])
+                }
+            } else {
+                try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = ?", [.text(tenant), .text(userId), .text(provider)])
+            }
+        }
+    }
+
+    /// GoTrue's metadata update: a shallow merge where `null` deletes the key.
+    static func merge(_ base: [String: JSON], _ changes: [String: JSON]?) -> [String: JSON] {
+        guard let changes else { return base }
+        var merged = base
+        for (key, value) in changes {
+            // Not `merged[key] = value.isNull ? nil : value`: JSON is nil-literal-expressible, so that
+            // `nil` would become `.null` instead of a removal.
+            if value.isNull { merged.removeValue(forKey: key) } else { merged[key] = value }
+        }
+        return merged
+    }
+}

@@ -1,0 +1,113 @@
+import AuthCore
+import FauxthTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// A service-role token for the test project (no `sub`, no `exp`, as the Supabase keys are).
+let serviceRole: HTTPFields = {
+    let token = try! JWS.sign(["role": "service_role", "iss": "supabase-demo"], with: projectKey)
+    return [.authorization: "Bearer \(token)", HTTPField.Name("X-Supabase-Api-Version")!: "2024-01-01"]
+}()
+
+@Suite struct AdminTests {
+    @Test func adminRoutesNeedAnAdminRole() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            #expect(try await client.send(.get, "/auth/v1/admin/users", headers: .supabaseClient).json["code"] == "no_authorization")
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"])
+            let asUser = try await client.send(.get, "/auth/v1/admin/users", headers: bearer(session.json))
+            #expect(asUser.status == .forbidden)
+            #expect(asUser.json == ["code": "not_admin", "message": "User not allowed"])
+        }
+    }
+
+    @Test func usersAreCreatedReadUpdatedAndDeleted() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { client in
+            let created = try await client.send(.post, "/auth/v1/admin/users", json: [
+                "email": "made@example.com", "password": "secret123", "email_confirm": true, "user_metadata": ["name": "Made"],
+                "app_metadata": ["plan": "pro"],
+            ], headers: serviceRole)
+            #expect(created.status == .ok)
+            #expect(created.json["email_confirmed_at"] != nil)
+            #expect(created.json["app_metadata"]?["plan"] == "pro")
+            let id = try #require(created.json["id"]?.stringValue)
+            #expect(try await client.send(.post, "/auth/v1/admin/users", json: ["email": "made@example.com"], headers: serviceRole).json["code"] == "email_exists")
+            #expect(try await client.send(.post, "/auth/v1/admin/users", json: [:], headers: serviceRole).status == .badRequest)
+
+            #expect(try await client.send(.get, "/auth/v1/admin/users/\(id)", headers: serviceRole).json["email"] == "made@example.com")
+            #expect(try await client.send(.get, "/auth/v1/admin/users/not-a-uuid", headers: serviceRole).status == .notFound)
+            #expect(try await client.send(.get, "/auth/v1/admin/users/\(UUID().uuidString.lowercased())", headers: serviceRole).json["code"] == "user_not_found")
+
+            let updated = try await client.send(.put, "/auth/v1/admin/users/\(id)", json: [
+                "user_metadata": ["name": nil, "team": "red"], "ban_duration": "24h",
+            ], headers: serviceRole)
+            #expect(updated.json["user_metadata"] == ["email_verified": true, "team": "red"])
+            #expect(updated.json["banned_until"] == .string(RFC3339.string(from: Harness.epoch.addingTimeInterval(86400))))
+            let banned = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "made@example.com", "password": "secret123"],
+                                               headers: .supabaseClient)
+            #expect(banned.json["code"] == "user_banned")
+            try await client.send(.put, "/auth/v1/admin/users/\(id)", json: ["ban_duration": "none", "password": "newsecret1"], headers: serviceRole)
+            let signedIn = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "made@example.com", "password": "newsecret1"])
+            #expect(signedIn.status == .ok)
+
+            #expect(try await client.send(.delete, "/auth/v1/admin/users/\(id)", json: ["should_soft_delete": false], headers: serviceRole).json == [:])
+            #expect(try await client.send(.get, "/auth/v1/admin/users/\(id)", headers: serviceRole).status == .notFound)
+        }
+    }
+
+    @Test func listingPagesWithTotalsAndLinks() async throws {
+        let harness = try Harness(seed: project())
+        for i in 0..<5 { try harness.emulator.createUser(in: "p", NewUser(email: "u\(i)@example.com")) }
+        try await harness.run { client in
+            let page = try await client.send(.get, "/auth/v1/admin/users?page=2&per_page=2", headers: serviceRole)
+            #expect(page.json["users"]?.arrayValue?.map { $0["email"] } == ["u2@example.com", "u3@example.com"])
+            #expect(page.json["aud"] == "authenticated")
+            #expect(page.headers[HTTPField.Name("X-Total-Count")!] == "5")
+            #expect(page.headers[HTTPField.Name("Link")!] == #"</admin/users?page=3&per_page=2>; rel="next", </admin/users?page=3&per_page=2>; rel="last""#)
+            let defaults = try await client.send(.get, "/auth/v1/admin/users?page=&per_page=", headers: serviceRole)
+            #expect(defaults.json["users"]?.arrayValue?.count == 5)
+        }
+    }
+
+    @Test func generateLinkReturnsTheUserAndTheLinkWithoutSendingMail() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let reply = try await client.send(.post, "/auth/v1/admin/generate_link?redirect_to=myapp://in",
+                                              json: ["type": "magiclink", "email": "done@example.com"], headers: serviceRole)
+            #expect(reply.status == .ok)
+            #expect(reply.json["id"] == .string(confirmedUser.id!))
+            #expect(reply.json["verification_type"] == "magiclink")
+            #expect(reply.json["redirect_to"] == "myapp://in")
+            let otp = try #require(reply.json["email_otp"]?.stringValue)
+            #expect(reply.json["hashed_token"] == .string(SHA224.hash(Array(("done@example.com" + otp).utf8)).hex))
+            #expect(reply.json["action_link"]?.stringValue?.hasSuffix("&type=magiclink&redirect_to=myapp://in") == true)
+            #expect(try harness.emulator.messages().isEmpty)
+            let session = try await client.send(.post, "/auth/v1/verify", json: ["type": "magiclink", "token_hash": reply.json["hashed_token"]!])
+            #expect(session.status == .ok)
+
+            let signup = try await client.send(.post, "/auth/v1/admin/generate_link", json: ["type": "signup", "email": "gen@example.com", "password": "secret123"],
+                                               headers: serviceRole)
+            #expect(signup.json["email"] == "gen@example.com")
+            #expect(try await client.send(.post, "/auth/v1/admin/generate_link", json: ["type": "recovery", "email": "ghost@example.com"],
+                                          headers: serviceRole).json["code"] == "user_not_found")
+            #expect(try await client.send(.post, "/auth/v1/admin/generate_link", json: ["type": "signup", "email": "done@example.com"],
+                                          headers: serviceRole).json["code"] == "email_exists")
+        }
+    }
+
+    @Test func inviteSendsTheInvitationWhichSignsTheUserIn() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { client in
+            let invited = try await client.send(.post, "/auth/v1/invite", json: ["email": "guest@example.com", "data": ["team": "blue"]], headers: serviceRole)
+            #expect(invited.status == .ok)
+            #expect(invited.json["user_metadata"] == ["team": "blue"])
+            let message = try #require(try harness.emulator.messages().first)
+            #expect(message.purpose == .invite)
+            #expect(message.subject == "You've been invited")
+            let session = try await client.send(.post, "/auth/v1/verify", json: ["type": "invite", "email": "guest@example.com", "token": .string(message.codes[0])])
+            #expect(session.json["user"]?["email_confirmed_at"] != nil)
+        }
+    }
+}

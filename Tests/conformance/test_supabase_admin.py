@@ -1,0 +1,74 @@
+"""The admin API through supabase-py's `auth.admin`, with the well-known local service_role key."""
+import hashlib
+
+import pytest
+from supabase import create_client
+from supabase_auth.errors import AuthApiError
+
+from test_supabase_slice import ANON_KEY
+
+SERVICE_ROLE_KEY = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6InNlcnZpY2Vfcm9sZSIsImV4cCI6MTk4MzgxMjk5Nn0."
+    "EGIM96RAZx35lJzdJsyH-qQwv8Hdp7fsn3W0YpN81IU"
+)
+
+
+def admin(fauxth):
+    return create_client(fauxth.url, SERVICE_ROLE_KEY).auth.admin
+
+
+def test_create_get_update_and_delete_a_user(fauxth):
+    api = admin(fauxth)
+    created = api.create_user({"email": "admin-made@example.com", "password": "secret123", "email_confirm": True,
+                               "user_metadata": {"name": "Made"}}).user
+    assert created.email_confirmed_at is not None
+    assert api.get_user_by_id(created.id).user.email == "admin-made@example.com"
+    updated = api.update_user_by_id(created.id, {"user_metadata": {"team": "red"}, "app_metadata": {"plan": "pro"}}).user
+    assert updated.user_metadata["team"] == "red" and updated.user_metadata["name"] == "Made"
+    assert updated.app_metadata["plan"] == "pro"
+    session = create_client(fauxth.url, ANON_KEY).auth.sign_in_with_password(
+        {"email": "admin-made@example.com", "password": "secret123"}).session
+    assert session.user.id == created.id
+    api.delete_user(created.id)
+    with pytest.raises(AuthApiError) as error:
+        api.get_user_by_id(created.id)
+    assert error.value.code == "user_not_found"
+
+
+def test_list_users_pages(fauxth):
+    api = admin(fauxth)
+    everyone = api.list_users()
+    assert {u.email for u in everyone} >= {"alice@example.com", "bob@example.com", "carol@example.com"}
+    first_page = api.list_users(page=1, per_page=2)
+    second_page = api.list_users(page=2, per_page=2)
+    assert len(first_page) == 2 and len(second_page) == 1
+    assert {u.id for u in first_page}.isdisjoint({u.id for u in second_page})
+
+
+def test_generate_link_gives_a_working_otp_without_sending_mail(fauxth):
+    api = admin(fauxth)
+    link = api.generate_link({"type": "magiclink", "email": "alice@example.com", "options": {"redirect_to": "myapp://in"}})
+    properties = link.properties
+    assert properties.verification_type == "magiclink"
+    assert properties.hashed_token == hashlib.sha224(("alice@example.com" + properties.email_otp).encode()).hexdigest()
+    assert properties.action_link.endswith("type=magiclink&redirect_to=myapp://in")
+    assert link.user.email == "alice@example.com"
+    assert fauxth.control("GET", "/messages", params={"to": "alice@example.com"}).json()["messages"] == []
+    session = create_client(fauxth.url, ANON_KEY).auth.verify_otp(
+        {"email": "alice@example.com", "token": properties.email_otp, "type": "magiclink"}).session
+    assert session.user.email == "alice@example.com"
+
+
+def test_invite_user_by_email_sends_an_invitation(fauxth):
+    user = admin(fauxth).invite_user_by_email("invitee@example.com", {"data": {"team": "blue"}}).user
+    assert user.email == "invitee@example.com"
+    message = fauxth.wait_message("invitee@example.com", purpose="invite")
+    session = create_client(fauxth.url, ANON_KEY).auth.verify_otp(
+        {"email": "invitee@example.com", "token": message["codes"][0], "type": "invite"}).session
+    assert session.user.id == user.id
+
+
+def test_the_anon_key_is_not_an_admin(fauxth):
+    with pytest.raises(AuthApiError) as error:
+        create_client(fauxth.url, ANON_KEY).auth.admin.list_users()
+    assert error.value.code == "not_admin"
