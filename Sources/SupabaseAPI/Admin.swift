@@ -18,7 +18,8 @@ struct Admin {
 
     /// `GET /admin/users?page=&per_page=`: empty values count as the defaults (1 and 50), as GoTrue
     /// reads them; `X-Total-Count` and `Link` tell the client how many pages there are.
-    func list(_ request: Request, tenant: String) throws -> Response {
+    func list(_ call: Call) throws -> Response {
+        let (request, tenant) = (call.request, call.tenant)
         let project = try project(request, tenant: tenant)
         let query = request.uri.queryParameters
         let page = max(1, query.get("page").flatMap { Int($0) } ?? 1)
@@ -38,7 +39,8 @@ struct Admin {
     }
 
     /// `POST /admin/users`.
-    func create(_ request: Request, origin: RequestOrigin, tenant: String) async throws -> JSON {
+    func create(_ call: Call) async throws -> JSON {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try project(request, tenant: tenant)
         let email = try body.string("email"), phone = try body.string("phone")
@@ -62,13 +64,15 @@ struct Admin {
     }
 
     /// `GET /admin/users/{id}`.
-    func get(_ request: Request, id: String, tenant: String) throws -> JSON {
+    func get(_ call: Call) throws -> JSON {
+        let (request, id, tenant) = (call.request, try call.parameter("id"), call.tenant)
         let project = try project(request, tenant: tenant)
         return GoTrueJSON.user(try findUser(id, tenant: tenant), config: project.config)
     }
 
     /// `PUT /admin/users/{id}`: a password set here ends all the user's sessions.
-    func update(_ request: Request, id: String, origin: RequestOrigin, tenant: String) async throws -> JSON {
+    func update(_ call: Call) async throws -> JSON {
+        let (request, id, origin, tenant) = (call.request, try call.parameter("id"), call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try project(request, tenant: tenant)
         _ = try findUser(id, tenant: tenant)
@@ -84,7 +88,8 @@ struct Admin {
     }
 
     /// `DELETE /admin/users/{id}` (a `should_soft_delete` body is accepted; the user is removed either way).
-    func delete(_ request: Request, id: String, origin: RequestOrigin, tenant: String) throws -> JSON {
+    func delete(_ call: Call) throws -> JSON {
+        let (request, id, origin, tenant) = (call.request, try call.parameter("id"), call.origin, call.tenant)
         _ = try project(request, tenant: tenant)
         _ = try findUser(id, tenant: tenant)
         try emulator.deleteUser(in: tenant, id: id, origin: origin)

@@ -9,7 +9,8 @@ struct GenerateLink {
 
     /// Issues the code and link of an email without sending it, and answers the user with the link
     /// properties flattened into the same object, as GoTrue does.
-    func handle(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
+    func handle(_ call: Call) async throws -> JSON {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try projects.project(tenant)
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
@@ -34,7 +35,7 @@ struct GenerateLink {
         default:
             throw SupabaseError.validation("Invalid email action link type requested: \(type)")
         }
-        let prepared = try mailer(project).prepare(kind, for: user, redirectTo: redirect, origin: origin)
+        let prepared = try call.mailer(project).prepare(kind, for: user, redirectTo: redirect, origin: origin)
         var json = GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: project.config).objectValue ?? [:]
         json["action_link"] = .string(prepared.link)
         json["email_otp"] = .string(prepared.code.code)
@@ -45,13 +46,14 @@ struct GenerateLink {
     }
 
     /// `POST /invite`: creates the user if needed and sends the invitation.
-    func invite(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
+    func invite(_ call: Call) async throws -> JSON {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try projects.project(tenant)
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
         guard let email = try Identifiers.email(try body.string("email")) else { throw AuthError.invalidEmail }
         let user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
-        try mailer(project).send(.invite, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
+        try call.mailer(project).send(.invite, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
         return GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: project.config)
     }
 

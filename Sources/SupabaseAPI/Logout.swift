@@ -7,7 +7,8 @@ struct Logout {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    func handle(_ request: Request, origin: RequestOrigin, tenant: String) throws -> Response {
+    func handle(_ call: Call) throws -> Response {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let project = try projects.project(tenant)
         let caller = try Authentication(emulator: emulator).require(request, project: project)
         let scope: Emulator.RevocationScope
@@ -27,7 +28,8 @@ struct CurrentUser {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    func handle(_ request: Request, tenant: String) throws -> JSON {
+    func handle(_ call: Call) throws -> JSON {
+        let (request, tenant) = (call.request, call.tenant)
         let project = try projects.project(tenant)
         let caller = try Authentication(emulator: emulator).require(request, project: project)
         return GoTrueJSON.user(caller.user, config: project.config)

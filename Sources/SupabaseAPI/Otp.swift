@@ -10,7 +10,8 @@ struct Otp {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    func handle(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
+    func handle(_ call: Call) async throws -> JSON {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try projects.project(tenant)
         let config = project.config
@@ -21,7 +22,7 @@ struct Otp {
         guard config.emailEnabled else { throw AuthError.providerDisabled("email") }
         let createUser = body.fields["create_user"]?.boolValue ?? true
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
-        let mailer = mailer(project)
+        let mailer = call.mailer(project)
         if let user = try emulator.user(in: tenant, .email(email)) {
             let kind: Mailer.Kind = user.emailVerifiedAt == nil ? .confirmation : .magicLink
             try mailer.checkFrequency(kind, for: user)
@@ -47,14 +48,15 @@ struct Recover {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    func handle(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
+    func handle(_ call: Call) async throws -> JSON {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try projects.project(tenant)
         guard let email = try Identifiers.email(try body.string("email")) else {
             throw SupabaseError.validation("Password recovery requires an email")
         }
         guard let user = try emulator.user(in: tenant, .email(email)) else { return [:] }
-        let mailer = mailer(project)
+        let mailer = call.mailer(project)
         try mailer.checkFrequency(.recovery, for: user)
         try mailer.send(.recovery, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
         return [:]
@@ -67,7 +69,8 @@ struct Resend {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    func handle(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
+    func handle(_ call: Call) async throws -> JSON {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try projects.project(tenant)
         let type = try body.string("type") ?? ""
@@ -77,7 +80,7 @@ struct Resend {
                 throw SupabaseError.validation("Type provided requires an email address")
             }
             guard let user = try emulator.user(in: tenant, .email(email)), user.emailVerifiedAt == nil else { return [:] }
-            let mailer = mailer(project)
+            let mailer = call.mailer(project)
             try mailer.checkFrequency(.confirmation, for: user)
             try mailer.send(.confirmation, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
             return [:]

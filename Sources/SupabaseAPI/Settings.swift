@@ -6,6 +6,7 @@ import Hummingbird
 
 /// `GET /settings` and `GET /.well-known/jwks.json` (`settings.go`, `jwks.go`).
 struct Settings {
+    let emulator: Emulator
     let projects: SupabaseProjects
 
     /// The providers GoTrue lists in `external`; the ones Fauxth reads a setting for report it.
@@ -13,7 +14,8 @@ struct Settings {
                             "github", "gitlab", "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify",
                             "slack", "slack_oidc", "workos", "twitch", "twitter", "email", "phone", "zoom"]
 
-    func settings(tenant: String) throws -> JSON {
+    func settings(_ call: Call) throws -> JSON {
+        let tenant = call.tenant
         let project = try projects.project(tenant)
         let config = project.config
         let env = SupabaseProject.environment(of: project.tenant)
@@ -31,7 +33,8 @@ struct Settings {
     }
 
     /// Public keys only: an HS256-only project answers `{"keys":[]}`, as GoTrue does.
-    func jwks(tenant: String) throws -> Response {
+    func jwks(_ call: Call) throws -> Response {
+        let tenant = call.tenant
         let keys = try projects.project(tenant).config.verificationKeys
         var seen = Set<String>()
         let published = JWKS(publishing: keys).keys.filter { seen.insert($0.kid ?? $0.n ?? $0.x ?? "").inserted }

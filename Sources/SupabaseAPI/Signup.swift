@@ -7,7 +7,8 @@ struct Signup {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    func handle(_ request: Request, origin: RequestOrigin, tenant: String, mailer: (SupabaseProject) -> Mailer) async throws -> JSON {
+    func handle(_ call: Call) async throws -> JSON {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try projects.project(tenant)
         let config = project.config
@@ -28,7 +29,7 @@ struct Signup {
         guard password.utf8.count <= 72 else { throw SupabaseError.validation("Password cannot be longer than 72 characters") }
         try config.passwordPolicy.check(password)
         guard let normalized = try Identifiers.email(email) else { throw AuthError.invalidEmail }
-        let mailer = mailer(project)
+        let mailer = call.mailer(project)
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
 
         if let existing = try emulator.user(in: tenant, .email(normalized)) {

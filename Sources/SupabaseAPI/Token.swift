@@ -7,7 +7,8 @@ struct Token {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    func handle(_ request: Request, origin: RequestOrigin, tenant: String) async throws -> JSON {
+    func handle(_ call: Call) async throws -> JSON {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let grant = request.uri.queryParameters.get("grant_type") ?? ""
         switch grant {
         case "password":

@@ -16,7 +16,8 @@ struct Verify {
         "recovery": [.resetPassword], "email_change": [.emailChange], "sms": [.otp, .verifyEmail], "phone_change": [.phoneChange],
     ]
 
-    func post(_ request: Request, origin: RequestOrigin, tenant: String) async throws -> JSON {
+    func post(_ call: Call) async throws -> JSON {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try projects.project(tenant)
         let type = try body.string("type") ?? ""
@@ -45,7 +46,8 @@ struct Verify {
         }
     }
 
-    func get(_ request: Request, origin: RequestOrigin, tenant: String) throws -> Response {
+    func get(_ call: Call) throws -> Response {
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let project = try projects.project(tenant)
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
         let type = request.uri.queryParameters.get("type") ?? ""

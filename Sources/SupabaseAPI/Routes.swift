@@ -1,0 +1,52 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+
+/// One request as a handler sees it: where it came from, which project it is for, and the path
+/// parameters.
+struct Call: Sendable {
+    let request: Request
+    let origin: RequestOrigin
+    let tenant: String
+    let parameters: Parameters
+    let emulator: Emulator
+    let projects: SupabaseProjects
+
+    func parameter(_ name: String) throws -> String { try parameters.require(name) }
+
+    /// The mailer for a project: links point at `API_EXTERNAL_URL`, else at the listener the request
+    /// came in on.
+    func mailer(_ project: SupabaseProject) -> Mailer {
+        Mailer(emulator: emulator, project: project, externalURL: project.config.externalURL ?? request.baseURL + "/auth/v1")
+    }
+}
+
+extension SupabaseDialect {
+    typealias Endpoint = (method: HTTPRequest.Method, path: String, handle: @Sendable (Call) async throws -> Response)
+
+    /// GoTrue's routes (`internal/api/api.go`), each to its endpoint family's handler.
+    static let endpoints: [Endpoint] = [
+        (.get, "health", { _ in .json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"]) }),
+        (.get, "settings", { .json(try Settings(emulator: $0.emulator, projects: $0.projects).settings($0)) }),
+        (.get, ".well-known/jwks.json", { try Settings(emulator: $0.emulator, projects: $0.projects).jwks($0) }),
+        (.post, "signup", { .json(try await Signup(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "token", { .json(try await Token(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "verify", { .json(try await Verify(emulator: $0.emulator, projects: $0.projects).post($0)) }),
+        (.get, "verify", { try Verify(emulator: $0.emulator, projects: $0.projects).get($0) }),
+        (.post, "otp", { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "magiclink", { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "recover", { .json(try await Recover(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "resend", { .json(try await Resend(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "logout", { try Logout(emulator: $0.emulator, projects: $0.projects).handle($0) }),
+        (.get, "user", { .json(try CurrentUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "invite", { .json(try await GenerateLink(emulator: $0.emulator, projects: $0.projects).invite($0)) }),
+        (.get, "admin/users", { try Admin(emulator: $0.emulator, projects: $0.projects).list($0) }),
+        (.post, "admin/users", { .json(try await Admin(emulator: $0.emulator, projects: $0.projects).create($0)) }),
+        (.get, "admin/users/:id", { .json(try Admin(emulator: $0.emulator, projects: $0.projects).get($0)) }),
+        (.put, "admin/users/:id", { .json(try await Admin(emulator: $0.emulator, projects: $0.projects).update($0)) }),
+        (.delete, "admin/users/:id", { .json(try Admin(emulator: $0.emulator, projects: $0.projects).delete($0)) }),
+        (.post, "admin/generate_link", { .json(try await GenerateLink(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+    ]
+}
