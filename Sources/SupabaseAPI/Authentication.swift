@@ -15,19 +15,7 @@ struct Authentication {
     }
 
     func require(_ request: Request, project: SupabaseProject) throws -> Caller {
-        guard let header = request.headers[.authorization],
-              let match = header.wholeMatch(of: #/(?i)bearer (\S+)/#) else {
-            throw SupabaseError(status: .unauthorized, code: .noAuthorization, message: "This endpoint requires a valid Bearer token")
-        }
-        let claims: [String: JSON]
-        do {
-            claims = try JWS.verify(String(match.1), keys: project.config.verificationKeys).claims
-        } catch {
-            throw badJWT("\(error)")
-        }
-        if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 {
-            throw badJWT("token has invalid claims: token is expired")
-        }
+        let claims = try verifiedClaims(request, project: project)
         guard let sub = claims["sub"]?.stringValue, let user = try emulator.user(in: project.tenant.id, id: sub) else {
             throw SupabaseError(status: .forbidden, code: .userNotFound, message: "User from sub claim in JWT does not exist")
         }
@@ -42,6 +30,14 @@ struct Authentication {
     /// `GOTRUE_JWT_ADMIN_ROLES`. It needs no `sub` and no `exp` (the service_role key has neither user
     /// nor session).
     func requireAdmin(_ request: Request, project: SupabaseProject) throws {
+        let claims = try verifiedClaims(request, project: project)
+        guard let role = claims["role"]?.stringValue, project.config.adminRoles.contains(role) else {
+            throw SupabaseError(status: .forbidden, code: .notAdmin, message: "User not allowed")
+        }
+    }
+
+    /// The claims of the request's Bearer token, once its signature and `exp` (if any) check out.
+    private func verifiedClaims(_ request: Request, project: SupabaseProject) throws -> [String: JSON] {
         guard let header = request.headers[.authorization],
               let match = header.wholeMatch(of: #/(?i)bearer (\S+)/#) else {
             throw SupabaseError(status: .unauthorized, code: .noAuthorization, message: "This endpoint requires a valid Bearer token")
@@ -55,9 +51,7 @@ struct Authentication {
         if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 {
             throw badJWT("token has invalid claims: token is expired")
         }
-        guard let role = claims["role"]?.stringValue, project.config.adminRoles.contains(role) else {
-            throw SupabaseError(status: .forbidden, code: .notAdmin, message: "User not allowed")
-        }
+        return claims
     }
 
     private func badJWT(_ detail: String) -> SupabaseError {
