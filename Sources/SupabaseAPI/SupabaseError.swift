@@ -34,6 +34,7 @@ struct SupabaseError: Error, Equatable {
         case noAuthorization = "no_authorization"
         case badJWT = "bad_jwt"
         case notAdmin = "not_admin"
+        case samePassword = "same_password"
         case notFound = "not_found"
         case methodNotAllowed = "method_not_allowed"
         case unexpectedFailure = "unexpected_failure"

@@ -234,3 +234,35 @@ let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-cha
         }
     }
 }
+
+@Suite struct UpdateUserTests {
+    @Test func aNewPasswordEndsTheOtherSessionsButNotThisOne() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let signIn: JSON = ["email": "done@example.com", "password": "secret123"]
+            let mine = try await client.send(.post, "/auth/v1/token?grant_type=password", json: signIn).json
+            let other = try await client.send(.post, "/auth/v1/token?grant_type=password", json: signIn).json
+            let same = try await client.send(.put, "/auth/v1/user", json: ["password": "secret123"], headers: bearer(mine))
+            #expect(same.json["code"] == "same_password")
+            let updated = try await client.send(.put, "/auth/v1/user", json: ["password": "brand-new-1", "data": ["nick": "d"]], headers: bearer(mine))
+            #expect(updated.status == .ok)
+            #expect(updated.json["user_metadata"]?["nick"] == "d")
+            #expect(try await client.send(.get, "/auth/v1/user", headers: bearer(mine)).status == .ok)
+            #expect(try await client.send(.get, "/auth/v1/user", headers: bearer(other)).json["code"] == "session_not_found")
+            let old = try await client.send(.post, "/auth/v1/token?grant_type=password", json: signIn)
+            #expect(old.status == .badRequest)
+            let new = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "brand-new-1"])
+            #expect(new.status == .ok)
+        }
+    }
+
+    @Test func usersCannotSetTheirOwnAppMetadata() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            let reply = try await client.send(.put, "/auth/v1/user", json: ["app_metadata": ["role": "admin"]], headers: bearer(session))
+            #expect(reply.status == .forbidden)
+            #expect(reply.json["code"] == "not_admin")
+        }
+    }
+}

@@ -144,3 +144,16 @@ def test_resend_repeats_the_signup_confirmation(fauxth):
     auth.resend({"type": "signup", "email": "resend@example.com"})
     messages = fauxth.control("GET", "/messages", params={"to": "resend@example.com"}).json()["messages"]
     assert len(messages) == 2
+
+
+def test_update_user_changes_the_password_and_ends_other_sessions(fauxth):
+    first, second = client(fauxth).auth, client(fauxth).auth
+    first.sign_in_with_password({"email": "carol@example.com", "password": "password123"})
+    other = second.sign_in_with_password({"email": "carol@example.com", "password": "password123"}).session
+    user = first.update_user({"password": "a-new-password", "data": {"nickname": "caz"}}).user
+    assert user.user_metadata["nickname"] == "caz"
+    assert first.get_user().user.email == "carol@example.com"
+    with pytest.raises(AuthApiError) as error:
+        second.get_user(other.access_token)
+    assert error.value.code == "session_not_found"
+    assert client(fauxth).auth.sign_in_with_password({"email": "carol@example.com", "password": "a-new-password"}).session

@@ -43,6 +43,12 @@ extension Emulator {
         }
     }
 
+    /// Whether `password` is the user's current password.
+    public func checkPassword(_ password: String, in tenant: String, userId: String) throws -> Bool {
+        guard let hash = try passwordHash(in: tenant, userId: userId) else { return false }
+        return passwordHasher.verify(password, against: hash)
+    }
+
     /// The stored password hash of a user, if it has one.
     func passwordHash(in tenant: String, userId: String) throws -> String? {
         try db.withConnection { c in

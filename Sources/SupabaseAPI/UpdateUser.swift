@@ -1,0 +1,41 @@
+import AuthCore
+import Foundation
+import Hummingbird
+
+/// `PUT /user` (`internal/api/user.go` `UserUpdate`): the signed-in user changes their data or
+/// password. A new password ends the user's other sessions, as GoTrue's `UpdatePassword` does.
+struct UpdateUser {
+    let emulator: Emulator
+    let projects: SupabaseProjects
+
+    func handle(_ call: Call) async throws -> JSON {
+        let body = try await JSONBody.read(call.request)
+        let project = try projects.project(call.tenant)
+        let caller = try Authentication(emulator: emulator).require(call.request, project: project)
+        let user = caller.user
+        if body.fields["app_metadata"].map({ !$0.isNull }) == true {
+            throw SupabaseError(status: .forbidden, code: .notAdmin, message: "Updating app_metadata requires admin privileges")
+        }
+        if let email = try body.string("email"), !email.isEmpty, email.lowercased() != user.email?.lowercased() {
+            throw SupabaseError.validation("Fauxth does not emulate email changes yet")
+        }
+        if let phone = try body.string("phone"), !phone.isEmpty, (try? Identifiers.phone(phone)) != user.phone {
+            throw SupabaseError.validation("Fauxth does not emulate phone changes yet")
+        }
+        let password = try body.string("password")
+        if let password {
+            guard password.utf8.count <= 72 else { throw SupabaseError.validation("Password cannot be longer than 72 characters") }
+            try project.config.passwordPolicy.check(password)
+            if try emulator.checkPassword(password, in: call.tenant, userId: user.id) {
+                throw SupabaseError(status: .unprocessableContent, code: .samePassword,
+                                    message: "New password should be different from the old password.")
+            }
+        }
+        let updated = try emulator.updateUser(in: call.tenant, id: user.id, UserChanges(password: password, userMetadata: try body.object("data")),
+                                              origin: call.origin)
+        if password != nil {
+            try emulator.revokeSessions(in: call.tenant, userId: user.id, .allExcept(caller.session.id), reason: "password_changed", origin: call.origin)
+        }
+        return GoTrueJSON.user(updated, config: project.config)
+    }
+}
