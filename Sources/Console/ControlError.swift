@@ -42,6 +42,9 @@ public struct ControlError: Error, Equatable {
         case .refreshTokenReused: self.init(.conflict, "refresh_token_reused", "refresh token already used")
         case .sessionNotFound: self.init(.notFound, "session_not_found", "no such session")
         case .codeInvalid: self.init(.badRequest, "code_invalid", "the code is wrong, used or expired")
+        case .flowStateNotFound: self.init(.notFound, "flow_state_not_found", "no such PKCE flow")
+        case .flowStateExpired: self.init(.badRequest, "flow_state_expired", "the PKCE flow has expired")
+        case .badCodeVerifier: self.init(.badRequest, "bad_code_verifier", "the PKCE verifier does not match")
         }
     }
 

@@ -16,6 +16,16 @@ struct Mailer {
     enum Kind {
         case confirmation, magicLink, recovery, invite
 
+        /// The `amr` method a PKCE flow started by this email records (GoTrue's authentication method).
+        var authenticationMethod: String {
+            switch self {
+            case .confirmation: "email/signup"
+            case .magicLink: "magiclink"
+            case .recovery: "recovery"
+            case .invite: "invite"
+            }
+        }
+
         var type: String {
             switch self {
             case .confirmation: "signup"
@@ -52,21 +62,22 @@ struct Mailer {
     }
 
     /// Issues the code and builds the link without sending anything (`/admin/generate_link`).
-    func prepare(_ kind: Kind, for user: User, redirectTo: String, origin: RequestOrigin) throws -> Prepared {
+    func prepare(_ kind: Kind, for user: User, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) throws -> Prepared {
         let target = (user.email ?? "").lowercased()
         let config = project.config
         let code = try emulator.issueCode(in: user.tenant, CodeRequest(
             userId: user.id, purpose: kind.purpose, channel: .email, target: target,
             length: config.mailerOTPLength, lifetime: config.mailerOTPExpiry,
-            linkToken: { otp in SHA224.hash(Array((target + otp).utf8)).hex }), origin: origin)
+            linkToken: { otp in (pkce ? PKCE.tokenPrefix : "") + SHA224.hash(Array((target + otp).utf8)).hex }), origin: origin)
         return Prepared(code: code, link: verifyLink(token: code.linkToken ?? "", type: kind.type, redirectTo: redirectTo))
     }
 
     /// Sends `kind` to the user's email and records when (for the per-user send frequency).
-    func send(_ kind: Kind, to user: User, redirectTo: String, origin: RequestOrigin) throws {
+    /// With `pkce`, the user's open PKCE flow must already exist (`Emulator.startFlow`).
+    func send(_ kind: Kind, to user: User, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) throws {
         guard let email = user.email else { return }
         let config = project.config
-        let prepared = try prepare(kind, for: user, redirectTo: redirectTo, origin: origin)
+        let prepared = try prepare(kind, for: user, redirectTo: redirectTo, origin: origin, pkce: pkce)
         let (code, link) = (prepared.code, prepared.link)
         let t = kind.template
         let html = """
@@ -81,6 +92,14 @@ struct Mailer {
             tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: t.subject,
             text: text, html: html, purpose: kind.purpose, codes: [code.code]), userId: user.id)
         if kind == .confirmation { try emulator.markVerificationSent(in: user.tenant, userId: user.id) }
+    }
+
+    /// Sends `kind`, opening a PKCE flow first when the request carried a challenge.
+    func send(_ kind: Kind, to user: User, redirectTo: String, origin: RequestOrigin, challenge: PKCEChallenge?) throws {
+        if let challenge {
+            try emulator.startFlow(in: user.tenant, userId: user.id, challenge: challenge, authenticationMethod: kind.authenticationMethod)
+        }
+        try send(kind, to: user, redirectTo: redirectTo, origin: origin, pkce: challenge != nil)
     }
 
     /// Refuses a send within `GOTRUE_SMTP_MAX_FREQUENCY` of the last one of the same kind to this user

@@ -21,12 +21,13 @@ struct Otp {
         }
         guard config.emailEnabled else { throw AuthError.providerDisabled("email") }
         let createUser = body.fields["create_user"]?.boolValue ?? true
+        let challenge = try PKCE.challenge(in: body)
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
         let mailer = call.mailer(project)
         if let user = try emulator.user(in: tenant, .email(email)) {
             let kind: Mailer.Kind = user.emailVerifiedAt == nil ? .confirmation : .magicLink
             try mailer.checkFrequency(kind, for: user)
-            try mailer.send(kind, to: user, redirectTo: redirect, origin: origin)
+            try mailer.send(kind, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
             return [:]
         }
         guard createUser else {
@@ -37,7 +38,7 @@ struct Otp {
         let user = try emulator.createUser(in: tenant, NewUser(email: email, userMetadata: data,
                                                                identityData: data.merging(["email_verified": false, "phone_verified": false]) { $1 }),
                                            origin: origin, event: .userSignedUp)
-        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin)
+        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
         return [:]
     }
 }
@@ -55,10 +56,12 @@ struct Recover {
         guard let email = try Identifiers.email(try body.string("email")) else {
             throw SupabaseError.validation("Password recovery requires an email")
         }
+        let challenge = try PKCE.challenge(in: body)
         guard let user = try emulator.user(in: tenant, .email(email)) else { return [:] }
         let mailer = call.mailer(project)
         try mailer.checkFrequency(.recovery, for: user)
-        try mailer.send(.recovery, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
+        try mailer.send(.recovery, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin,
+                        challenge: challenge)
         return [:]
     }
 }

@@ -15,6 +15,7 @@ struct Signup {
         if config.disableSignup { throw AuthError.signupDisabled }
         let email = try body.string("email"), phone = try body.string("phone"), password = try body.string("password")
         let data = try body.object("data") ?? [:]
+        let challenge = try PKCE.challenge(in: body)
         if (email ?? "").isEmpty && (phone ?? "").isEmpty {
             // No identifier is an anonymous sign-in in GoTrue.
             guard config.anonymousEnabled else {
@@ -33,7 +34,7 @@ struct Signup {
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
 
         if let existing = try emulator.user(in: tenant, .email(normalized)) {
-            return try signUpExisting(existing, project: project, mailer: mailer, redirect: redirect, origin: origin)
+            return try signUpExisting(existing, project: project, mailer: mailer, redirect: redirect, origin: origin, challenge: challenge)
         }
         var metadata = data
         if config.mailerAutoconfirm { metadata["email_verified"] = true }
@@ -46,14 +47,15 @@ struct Signup {
         if config.mailerAutoconfirm {
             return try emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
         }
-        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin)
+        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
         return GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: config)
     }
 
     /// GoTrue never reveals that an email is taken when confirmations are on: a confirmed user gets a
     /// made-up user back (new id, no identities); an unconfirmed one gets the confirmation again,
     /// subject to `GOTRUE_SMTP_MAX_FREQUENCY`. With autoconfirm on it answers `user_already_exists`.
-    private func signUpExisting(_ user: User, project: SupabaseProject, mailer: Mailer, redirect: String, origin: RequestOrigin) throws -> JSON {
+    private func signUpExisting(_ user: User, project: SupabaseProject, mailer: Mailer, redirect: String, origin: RequestOrigin,
+                                challenge: PKCEChallenge?) throws -> JSON {
         let config = project.config
         if user.emailVerifiedAt != nil {
             if config.mailerAutoconfirm {
@@ -69,7 +71,7 @@ struct Signup {
             return GoTrueJSON.user(decoy, config: config)
         }
         try mailer.checkFrequency(.confirmation, for: user)
-        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin)
+        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
         return GoTrueJSON.user(try emulator.requireUser(in: user.tenant, id: user.id), config: config)
     }
 }

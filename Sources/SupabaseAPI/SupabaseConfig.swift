@@ -25,6 +25,7 @@ struct SupabaseConfig: Sendable {
     var senderAddress: String
     var phoneAutoconfirm: Bool
     var refreshPolicy: RefreshPolicy
+    var flowStateExpiry: TimeInterval
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -32,7 +33,7 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_DISABLE_SIGNUP", "GOTRUE_MAILER_AUTOCONFIRM", "GOTRUE_EXTERNAL_EMAIL_ENABLED", "GOTRUE_EXTERNAL_PHONE_ENABLED",
         "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", "GOTRUE_PASSWORD_MIN_LENGTH", "GOTRUE_PASSWORD_REQUIRED_CHARACTERS",
         "GOTRUE_MAILER_OTP_EXP", "GOTRUE_MAILER_OTP_LENGTH", "GOTRUE_SMTP_MAX_FREQUENCY", "GOTRUE_SMTP_ADMIN_EMAIL",
-        "GOTRUE_SMS_AUTOCONFIRM", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
+        "GOTRUE_SMS_AUTOCONFIRM", "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
     ]
 
     init(env: [String: String]) throws {
@@ -69,6 +70,7 @@ struct SupabaseConfig: Sendable {
         smtpMaxFrequency = try Self.duration(env, "GOTRUE_SMTP_MAX_FREQUENCY", default: 60)
         senderAddress = env["GOTRUE_SMTP_ADMIN_EMAIL"] ?? "noreply@fauxth.local"
         phoneAutoconfirm = try Self.bool(env, "GOTRUE_SMS_AUTOCONFIRM", default: false)
+        flowStateExpiry = try Self.duration(env, "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", default: 300)
         refreshPolicy = RefreshPolicy(
             rotationEnabled: try Self.bool(env, "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", default: true),
             reuseInterval: TimeInterval(try Self.int(env, "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", default: 0)))

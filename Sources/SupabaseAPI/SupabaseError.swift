@@ -35,6 +35,9 @@ struct SupabaseError: Error, Equatable {
         case badJWT = "bad_jwt"
         case notAdmin = "not_admin"
         case samePassword = "same_password"
+        case flowStateNotFound = "flow_state_not_found"
+        case flowStateExpired = "flow_state_expired"
+        case badCodeVerifier = "bad_code_verifier"
         case notFound = "not_found"
         case methodNotAllowed = "method_not_allowed"
         case unexpectedFailure = "unexpected_failure"
@@ -105,6 +108,12 @@ extension SupabaseError {
             self.init(status: .badRequest, code: .sessionNotFound, message: "Invalid Refresh Token: No Valid Session Found")
         case .codeInvalid:
             self.init(status: .forbidden, code: .otpExpired, message: "Token has expired or is invalid")
+        case .flowStateNotFound:
+            self.init(status: .notFound, code: .flowStateNotFound, message: "invalid flow state, no valid flow state found")
+        case .flowStateExpired:
+            self.init(status: .unprocessableContent, code: .flowStateExpired, message: "invalid flow state, flow state has expired")
+        case .badCodeVerifier:
+            self.init(status: .badRequest, code: .badCodeVerifier, message: "code challenge does not match previously saved code verifier")
         case .rateLimited(let retryAfter):
             self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
                       retryAfter: max(1, Int(retryAfter.rounded(.up))))

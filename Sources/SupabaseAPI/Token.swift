@@ -15,6 +15,8 @@ struct Token {
             return try await password(request, origin: origin, tenant: tenant)
         case "refresh_token":
             return try await refresh(request, origin: origin, tenant: tenant)
+        case "pkce":
+            return try await pkce(request, origin: origin, tenant: tenant)
         default:
             throw SupabaseError(status: .badRequest, code: .invalidCredentials, message: "unsupported_grant_type")
         }
@@ -32,6 +34,19 @@ struct Token {
         let (user, issued) = try emulator.refresh(in: tenant, token: token, policy: project.config.refreshPolicy, origin: origin,
                                                   newToken: Emulator.goTrueRefreshToken)
         return try emulator.goTrueSessionResponse(issued, userId: user.id, project: project)
+    }
+
+    /// Exchanges the `?code=` an email link redirected with, and the verifier only the client knows.
+    private func pkce(_ request: Request, origin: RequestOrigin, tenant: String) async throws -> JSON {
+        let body = try await JSONBody.read(request)
+        let project = try projects.project(tenant)
+        let code = try body.string("auth_code") ?? "", verifier = try body.string("code_verifier") ?? ""
+        guard !code.isEmpty, !verifier.isEmpty else {
+            throw SupabaseError.validation("invalid request: both auth code and code verifier should be non-empty")
+        }
+        let flow = try emulator.exchangeAuthCode(in: tenant, code: code, verifier: verifier, lifetime: project.config.flowStateExpiry)
+        let user = try emulator.requireUser(in: tenant, id: flow.userId)
+        return try emulator.goTrueSession(for: user, method: flow.method, project: project, origin: origin)
     }
 
     /// Email or phone plus password. An unconfirmed email is refused with `email_not_confirmed`.

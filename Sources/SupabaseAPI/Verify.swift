@@ -52,22 +52,30 @@ struct Verify {
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
         let type = request.uri.queryParameters.get("type") ?? ""
         let token = request.uri.queryParameters.get("token") ?? ""
-        var fragment: [(String, String)]
+        let isPKCE = token.hasPrefix(PKCE.tokenPrefix)
+        var location: String
         var userId: String?
         do {
             guard let purposes = Self.purposes[type] else { throw AuthError.codeInvalid }
             let user = try complete(.linkToken(token), purposes: purposes, project: project, origin: origin)
             userId = user.id
-            let session = try emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
-            fragment = ["access_token", "expires_at", "expires_in", "refresh_token", "token_type"].map { key in
-                (key, session[key].map { $0.stringValue ?? $0.serialized() } ?? "")
+            if isPKCE, let code = try emulator.issueAuthCode(in: tenant, userId: user.id) {
+                // PKCE: the app exchanges this code with its verifier (`grant_type=pkce`).
+                location = redirect + (redirect.contains("?") ? "&" : "?") + Self.formEncode([("code", code)])
+            } else {
+                let session = try emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
+                var fragment = ["access_token", "expires_at", "expires_in", "refresh_token", "token_type"].map { key in
+                    (key, session[key].map { $0.stringValue ?? $0.serialized() } ?? "")
+                }
+                fragment += [("sb", ""), ("type", type)]
+                location = redirect + "#" + Self.formEncode(fragment.sorted { $0.0 < $1.0 })
             }
-            fragment += [("sb", ""), ("type", type)]
         } catch AuthError.codeInvalid {
-            fragment = [("error", "access_denied"), ("error_code", "otp_expired"),
-                        ("error_description", "Email link is invalid or has expired"), ("sb", "")]
+            let error = Self.formEncode([("error", "access_denied"), ("error_code", "otp_expired"),
+                                         ("error_description", "Email link is invalid or has expired"), ("sb", "")])
+            // With PKCE GoTrue puts the error in the query as well, where server-side handlers read it.
+            location = isPKCE ? redirect + (redirect.contains("?") ? "&" : "?") + error + "#" + error : redirect + "#" + error
         }
-        let location = redirect + "#" + Self.formEncode(fragment.sorted { $0.0 < $1.0 })
         if Emulator.isDeepLink(location) {
             try emulator.captureDeepLink(location, tenant: tenant, source: "verify", userId: userId)
         }

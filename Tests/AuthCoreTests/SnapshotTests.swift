@@ -132,3 +132,51 @@ import Testing
         #expect(try run(seed: 99) != run(seed: 100))
     }
 }
+
+@Suite struct MigrationTests {
+    @Test func aSnapshotFromAnOlderSchemaIsMigratedOnLoad() throws {
+        let path = temporaryPath("v1.sqlite")
+        let old = try Database(path: path)
+        try old.withConnection { c in
+            try c.execute("BEGIN; \(Schema.migrations[0]) PRAGMA user_version = 1; COMMIT;")
+            try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES ('legacy', 'supabase', 'Legacy', '{}', 0)")
+        }
+        let emulator = try makeEmulator(seed: Seed())
+        try emulator.loadSnapshot(from: path)
+        #expect(try emulator.tenants().map(\.id) == ["legacy"])
+        #expect(emulator.db.withConnectionVersion() == Schema.version)
+        // The migrated tables work: a PKCE flow (schema 2) can be stored.
+        let user = try emulator.createUser(in: "legacy", NewUser(email: "l@example.com"))
+        try emulator.startFlow(in: "legacy", userId: user.id, challenge: PKCEChallenge(challenge: String(repeating: "a", count: 43), method: .plain),
+                               authenticationMethod: "email/signup")
+    }
+}
+
+@Suite struct PKCETests {
+    @Test func s256ChallengeMatchesTheRFC7636Example() {
+        // RFC 7636 Appendix B.
+        let challenge = PKCEChallenge(challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", method: .s256)
+        #expect(challenge.isAnswered(by: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"))
+        #expect(!challenge.isAnswered(by: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXl"))
+    }
+
+    @Test func anAuthCodeIsSingleUseAndExpires() throws {
+        let emulator = try makeEmulator()
+        let challenge = PKCEChallenge(challenge: "verifier-verifier-verifier-verifier-verifier", method: .plain)
+        try emulator.startFlow(in: "proj", userId: "u-alice", challenge: challenge, authenticationMethod: "magiclink")
+        let code = try #require(try emulator.issueAuthCode(in: "proj", userId: "u-alice"))
+        #expect(throws: AuthError.badCodeVerifier) { try emulator.exchangeAuthCode(in: "proj", code: code, verifier: "wrong", lifetime: 300) }
+        let flow = try emulator.exchangeAuthCode(in: "proj", code: code, verifier: challenge.challenge, lifetime: 300)
+        #expect(flow.userId == "u-alice" && flow.method == "magiclink")
+        #expect(throws: AuthError.flowStateNotFound) { try emulator.exchangeAuthCode(in: "proj", code: code, verifier: challenge.challenge, lifetime: 300) }
+
+        try emulator.startFlow(in: "proj", userId: "u-bob", challenge: challenge, authenticationMethod: "recovery")
+        let late = try #require(try emulator.issueAuthCode(in: "proj", userId: "u-bob"))
+        emulator.clock.advance(by: 301)
+        #expect(throws: AuthError.flowStateExpired) { try emulator.exchangeAuthCode(in: "proj", code: late, verifier: challenge.challenge, lifetime: 300) }
+    }
+}
+
+extension Database {
+    func withConnectionVersion() -> Int { (try? withConnection { $0.userVersion }) ?? -1 }
+}

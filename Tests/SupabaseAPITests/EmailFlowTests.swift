@@ -93,3 +93,51 @@ import Testing
         }
     }
 }
+
+@Suite struct PKCEFlowTests {
+    let verifier = "a-very-long-code-verifier-of-at-least-43-characters"
+
+    @Test func signupWithAChallengeRedirectsWithACodeThatTheVerifierExchanges() async throws {
+        let harness = try Harness(seed: project())
+        let challengeValue = PKCEChallenge.s256(verifier: verifier).challenge
+        try await harness.run { client in
+            let signup = try await client.send(.post, "/auth/v1/signup?redirect_to=myapp://cb", json: [
+                "email": "pkce@example.com", "password": "secret123", "code_challenge": .string(challengeValue), "code_challenge_method": "s256",
+            ])
+            #expect(signup.status == .ok)
+            let link = try #require(try harness.emulator.messages().first?.links.first)
+            #expect(link.contains("token=pkce_"))
+            let path = String(link[link.range(of: "/auth/v1/verify")!.lowerBound...])
+            let redirect = try await client.send(.get, path)
+            let location = try #require(redirect.headers[.location])
+            #expect(location.hasPrefix("myapp://cb?code="))
+            let code = String(location.dropFirst("myapp://cb?code=".count))
+            #expect(try harness.emulator.deepLinks().first?.params["code"] == code)
+
+            let wrong = try await client.send(.post, "/auth/v1/token?grant_type=pkce", json: ["auth_code": .string(code), "code_verifier": "nope"],
+                                              headers: .supabaseClient)
+            #expect(wrong.json["code"] == "bad_code_verifier")
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=pkce", json: ["auth_code": .string(code), "code_verifier": .string(verifier)])
+            #expect(session.status == .ok)
+            #expect(session.json["user"]?["email_confirmed_at"] != nil)
+            let claims = try JWS.verify(session.json["access_token"]!.stringValue!, keys: [projectKey.verificationKey]).claims
+            #expect(claims["amr"]?[0]?["method"] == "email/signup")
+            let again = try await client.send(.post, "/auth/v1/token?grant_type=pkce", json: ["auth_code": .string(code), "code_verifier": .string(verifier)],
+                                              headers: .supabaseClient)
+            #expect(again.status == .notFound)
+            #expect(again.json["code"] == "flow_state_not_found")
+        }
+    }
+
+    @Test func challengeParametersComeTogetherAndAreValidated() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { (client: Client) async throws in
+            #expect(try await client.send(.post, "/auth/v1/signup", json: ["email": "a@example.com", "password": "secret123", "code_challenge": .string(PKCEChallenge.s256(verifier: verifier).challenge)],
+                                          headers: .supabaseClient).json["code"] == "validation_failed")
+            #expect(try await client.send(.post, "/auth/v1/otp", json: ["email": "a@example.com", "code_challenge": "short", "code_challenge_method": "s256"],
+                                          headers: .supabaseClient).json["code"] == "validation_failed")
+            #expect(try await client.send(.post, "/auth/v1/token?grant_type=pkce", json: ["auth_code": "x"], headers: .supabaseClient).json["code"] == "validation_failed")
+        }
+    }
+}
+

@@ -4,14 +4,15 @@ import urllib.parse
 
 import pytest
 import requests
-from supabase import create_client
+from supabase import ClientOptions, create_client
 from supabase_auth.errors import AuthApiError
 
 from test_supabase_slice import ANON_KEY, claims
 
 
-def client(fauxth):
-    return create_client(fauxth.url, ANON_KEY)
+def client(fauxth, flow_type="pkce"):
+    """A client as apps make it; "pkce" is supabase-py's default flow."""
+    return create_client(fauxth.url, ANON_KEY, options=ClientOptions(flow_type=flow_type))
 
 
 def sign_up_and_read_code(fauxth, auth, email, **options):
@@ -37,7 +38,7 @@ def test_verify_otp_with_the_token_hash_from_the_link(fauxth):
     auth = client(fauxth).auth
     code, link = sign_up_and_read_code(fauxth, auth, "hash@example.com")
     token_hash = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["token"][0]
-    assert token_hash == hashlib.sha224(("hash@example.com" + code).encode()).hexdigest()
+    assert token_hash == "pkce_" + hashlib.sha224(("hash@example.com" + code).encode()).hexdigest()
     response = auth.verify_otp({"token_hash": token_hash, "type": "signup"})
     assert response.session.user.email == "hash@example.com"
 
@@ -53,21 +54,33 @@ def test_an_expired_code_is_refused_after_the_clock_moves(fauxth):
     assert error.value.status == 403
 
 
-def test_the_email_link_redirects_to_the_app_and_is_captured_as_a_deep_link(fauxth):
+def test_the_email_link_redirects_to_the_app_with_a_code_the_client_exchanges(fauxth):
     auth = client(fauxth).auth
     _, link = sign_up_and_read_code(fauxth, auth, "deeplink@example.com", email_redirect_to="myapp://auth/callback")
     response = requests.get(link, allow_redirects=False)
     assert response.status_code == 303
     location = response.headers["Location"]
+    assert location.startswith("myapp://auth/callback?code=")
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
+    captured = fauxth.control("GET", "/deeplinks/wait", params={"scheme": "myapp", "timeout": 5}).json()
+    assert captured["url"] == location and captured["source"] == "verify"
+    # The verifier comes from the client's own storage, where sign_up left it.
+    session = auth.exchange_code_for_session({"auth_code": code}).session
+    assert session.user.email == "deeplink@example.com"
+    assert session.user.email_confirmed_at is not None
+
+
+def test_with_the_implicit_flow_the_email_link_carries_the_session_in_the_fragment(fauxth):
+    auth = client(fauxth, flow_type="implicit").auth
+    _, link = sign_up_and_read_code(fauxth, auth, "implicit@example.com", email_redirect_to="myapp://auth/callback")
+    location = requests.get(link, allow_redirects=False).headers["Location"]
     assert location.startswith("myapp://auth/callback#access_token=")
     fragment = urllib.parse.parse_qs(urllib.parse.urlsplit(location).fragment)
     assert fragment["type"] == ["signup"] and fragment["token_type"] == ["bearer"]
     captured = fauxth.control("GET", "/deeplinks/wait", params={"scheme": "myapp", "timeout": 5}).json()
-    assert captured["url"] == location
     assert captured["params"]["refresh_token"] == fragment["refresh_token"][0]
-    # The session in the link is a real one.
     session = auth.set_session(fragment["access_token"][0], fragment["refresh_token"][0])
-    assert session.user.email == "deeplink@example.com"
+    assert session.user.email == "implicit@example.com"
 
 
 def test_refresh_rotates_and_reusing_an_old_token_fails(fauxth):
@@ -128,9 +141,12 @@ def test_reset_password_for_email_sends_a_recovery_link(fauxth):
     auth = client(fauxth).auth
     auth.reset_password_for_email("carol@example.com", {"redirect_to": "myapp://reset-password"})
     message = fauxth.wait_message("carol@example.com", purpose="reset_password")
-    response = requests.get(message["links"][0], allow_redirects=False)
-    assert response.headers["Location"].startswith("myapp://reset-password#access_token=")
-    assert response.headers["Location"].endswith("&type=recovery")
+    location = requests.get(message["links"][0], allow_redirects=False).headers["Location"]
+    assert location.startswith("myapp://reset-password?code=")
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
+    session = auth.exchange_code_for_session({"auth_code": code}).session
+    assert claims(session.access_token)["amr"][0]["method"] == "recovery"
+    assert auth.update_user({"password": "after-the-reset"}).user.email == "carol@example.com"
     # Unknown addresses succeed silently.
     auth.reset_password_for_email("nobody@example.com")
     assert fauxth.control("GET", "/messages", params={"to": "nobody@example.com"}).json()["messages"] == []
@@ -157,3 +173,29 @@ def test_update_user_changes_the_password_and_ends_other_sessions(fauxth):
         second.get_user(other.access_token)
     assert error.value.code == "session_not_found"
     assert client(fauxth).auth.sign_in_with_password({"email": "carol@example.com", "password": "a-new-password"}).session
+
+
+def test_a_raw_pkce_magic_link_request_is_exchanged_with_the_callers_verifier(fauxth):
+    import base64
+    import secrets
+
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    # The verifier is the caller's own here, not one kept in a client's storage.
+    response = requests.post(f"{fauxth.url}/auth/v1/otp", params={"redirect_to": "myapp://auth/callback"},
+                             json={"email": "alice@example.com", "code_challenge": challenge, "code_challenge_method": "s256"},
+                             headers={"apikey": ANON_KEY, "X-Supabase-Api-Version": "2024-01-01"})
+    assert response.status_code == 200 and response.json() == {}
+    link = fauxth.wait_message("alice@example.com", purpose="magic_link")["links"][0]
+    assert "token=pkce_" in link
+    location = requests.get(link, allow_redirects=False).headers["Location"]
+    assert location.startswith("myapp://auth/callback?code=")
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
+    assert fauxth.control("GET", "/deeplinks", params={"scheme": "myapp"}).json()["deeplinks"][0]["params"] == {"code": code}
+    auth = client(fauxth).auth
+    session = auth.exchange_code_for_session({"auth_code": code, "code_verifier": verifier}).session
+    assert session.user.email == "alice@example.com"
+    assert claims(session.access_token)["amr"][0]["method"] == "magiclink"
+    with pytest.raises(AuthApiError) as error:
+        auth.exchange_code_for_session({"auth_code": code, "code_verifier": verifier})
+    assert error.value.code == "flow_state_not_found"

@@ -41,7 +41,8 @@ def test_sign_up_returns_an_unconfirmed_user_and_sends_the_confirmation_email(fa
     assert len(code) == 6 and code.isdigit()
     token_hash = hashlib.sha224(("newcomer@example.com" + code).encode()).hexdigest()
     [link] = message["links"]
-    assert link == f"{fauxth.url}/auth/v1/verify?token={token_hash}&type=signup&redirect_to=myapp://welcome"
+    # supabase-py's default flow is PKCE: it sent a code_challenge, so GoTrue prefixes the link token.
+    assert link == f"{fauxth.url}/auth/v1/verify?token=pkce_{token_hash}&type=signup&redirect_to=myapp://welcome"
 
 
 def test_an_unconfirmed_user_cannot_sign_in(fauxth):

@@ -33,4 +33,9 @@ public enum AuthError: Error, Equatable, Sendable {
     case sessionNotFound
     /// The code or link is wrong, used, or past its expiry.
     case codeInvalid
+    /// No PKCE flow has this auth code (never issued, or already exchanged).
+    case flowStateNotFound
+    case flowStateExpired
+    /// The PKCE verifier does not match the challenge.
+    case badCodeVerifier
 }

@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 1
+    static let version = 2
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -60,11 +60,19 @@ enum Schema {
             seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, tenant TEXT,
             user_id TEXT, ip TEXT, user_agent TEXT, detail TEXT NOT NULL DEFAULT '{}', created_at REAL NOT NULL);
         """,
+        // 2: PKCE flow states (RFC 7636): an auth code waiting for its verifier.
+        """
+        CREATE TABLE flow_states (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, code_challenge TEXT NOT NULL,
+            code_challenge_method TEXT NOT NULL, authentication_method TEXT NOT NULL,
+            created_at REAL NOT NULL, auth_code_issued_at REAL, PRIMARY KEY (tenant, id));
+        CREATE INDEX flow_states_user ON flow_states (tenant, user_id);
+        """,
     ]
 
     /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
-                               "codes", "messages", "deeplinks", "events"]
+                               "codes", "messages", "deeplinks", "events", "flow_states"]
 
     /// Brings `connection` to `version`, or throws when it is already past it.
     static func migrate(_ connection: borrowing Connection, source: String) throws {
