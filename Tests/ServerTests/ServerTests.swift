@@ -92,3 +92,14 @@ import Testing
         }
     }
 }
+
+@Suite struct OpenAPIEnumTests {
+    @Test func theDocumentedEventTypesAreExactlyTheCoresOnes() async throws {
+        let harness = try Harness()
+        let document = try await harness.run { try await $0.send(.get, "/_emu/v1/openapi.json") }.json
+        let documented = document["components"]?["schemas"]?["Event"]?["properties"]?["type"]?["enum"]?.arrayValue?.compactMap(\.stringValue)
+        #expect(Set(documented ?? []) == Set(EventType.allCases.map(\.rawValue)))
+        let purposes = document["components"]?["schemas"]?["Message"]?["properties"]?["purpose"]?["enum"]?.arrayValue?.compactMap(\.stringValue)
+        #expect(Set(purposes ?? []) == Set(MessagePurpose.allCases.map(\.rawValue)))
+    }
+}
