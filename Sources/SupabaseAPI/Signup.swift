@@ -24,41 +24,40 @@ struct Signup {
             let user = try emulator.createUser(in: tenant, NewUser(isAnonymous: true, userMetadata: data), origin: origin, event: .userSignedUp)
             return try emulator.goTrueSession(for: user, method: "anonymous", project: project, origin: origin)
         }
-        guard (phone ?? "").isEmpty else { throw AuthError.providerDisabled("phone") }
-        guard config.emailEnabled else { throw AuthError.providerDisabled("email") }
         guard let password, !password.isEmpty else { throw SupabaseError.validation("Signup requires a valid password") }
         guard password.utf8.count <= 72 else { throw SupabaseError.validation("Password cannot be longer than 72 characters") }
+        let signup = try Confirmation(email: email, phone: phone, config: config)
         try config.passwordPolicy.check(password)
-        guard let normalized = try Identifiers.email(email) else { throw AuthError.invalidEmail }
-        let mailer = call.mailer(project)
-        let redirect = Redirects.target(for: request, project: project, emulator: emulator)
+        let sender = Sender(mailer: call.mailer(project), sms: SmsSender(emulator: emulator, project: project),
+                            redirect: Redirects.target(for: request, project: project, emulator: emulator), origin: origin, challenge: challenge)
 
-        if let existing = try emulator.user(in: tenant, .email(normalized)) {
-            return try signUpExisting(existing, project: project, mailer: mailer, redirect: redirect, origin: origin, challenge: challenge)
+        if let existing = try emulator.user(in: tenant, signup.identifier) {
+            return try signUpExisting(existing, signup, project: project, sender: sender)
         }
+        let verified = signup.autoconfirm ? signup.verifiedFlag : nil
         var metadata = data
-        if config.mailerAutoconfirm { metadata["email_verified"] = true }
+        if let verified { metadata[verified] = true }
         var identityData = data
-        identityData["email_verified"] = .bool(config.mailerAutoconfirm)
-        identityData["phone_verified"] = false
+        identityData["email_verified"] = .bool(verified == "email_verified")
+        identityData["phone_verified"] = .bool(verified == "phone_verified")
         let user = try emulator.createUser(in: tenant, NewUser(
-            email: normalized, password: password, emailVerified: config.mailerAutoconfirm, userMetadata: metadata,
-            identityData: identityData), origin: origin, event: .userSignedUp)
-        if config.mailerAutoconfirm {
+            email: signup.email, phone: signup.phone, password: password, emailVerified: verified == "email_verified",
+            phoneVerified: verified == "phone_verified", userMetadata: metadata, identityData: identityData), origin: origin, event: .userSignedUp)
+        if signup.autoconfirm {
             return try emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
         }
-        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
+        try sender.sendConfirmation(to: user, signup)
         return GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: config)
     }
 
-    /// GoTrue never reveals that an email is taken when confirmations are on: a confirmed user gets a
+    /// GoTrue never reveals that an address is taken when confirmations are on: a confirmed user gets a
     /// made-up user back (new id, no identities); an unconfirmed one gets the confirmation again,
-    /// subject to `GOTRUE_SMTP_MAX_FREQUENCY`. With autoconfirm on it answers `user_already_exists`.
-    private func signUpExisting(_ user: User, project: SupabaseProject, mailer: Mailer, redirect: String, origin: RequestOrigin,
-                                challenge: PKCEChallenge?) throws -> JSON {
+    /// subject to the send cooldown. With autoconfirm on it answers `user_already_exists`.
+    private func signUpExisting(_ user: User, _ signup: Confirmation, project: SupabaseProject, sender: Sender) throws -> JSON {
         let config = project.config
-        if user.emailVerifiedAt != nil {
-            if config.mailerAutoconfirm {
+        let confirmed = signup.phone == nil ? user.emailVerifiedAt != nil : user.phoneVerifiedAt != nil
+        if confirmed {
+            if signup.autoconfirm {
                 throw SupabaseError(status: .unprocessableContent, code: .userAlreadyExists, message: "User already registered")
             }
             let now = emulator.clock.now
@@ -66,12 +65,57 @@ struct Signup {
             decoy.id = emulator.generator.uuid()
             decoy.identities = []
             decoy.emailVerifiedAt = nil
+            decoy.phoneVerifiedAt = nil
             decoy.createdAt = now; decoy.updatedAt = now; decoy.verificationSentAt = now; decoy.lastSignInAt = nil
             decoy.userMetadata = [:]; decoy.appMetadata = [:]
             return GoTrueJSON.user(decoy, config: config)
         }
-        try mailer.checkFrequency(.confirmation, for: user)
-        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
+        try sender.checkFrequency(for: user, signup)
+        try sender.sendConfirmation(to: user, signup)
         return GoTrueJSON.user(try emulator.requireUser(in: user.tenant, id: user.id), config: config)
+    }
+
+    /// What a sign-up confirms: an email (by mail) or a phone (by SMS), each with its own switches.
+    struct Confirmation {
+        var email: String?
+        var phone: String?
+        var autoconfirm: Bool
+        var identifier: Identifier { phone.map(Identifier.phone) ?? .email(email ?? "") }
+        var verifiedFlag: String { phone == nil ? "email_verified" : "phone_verified" }
+
+        init(email: String?, phone: String?, config: SupabaseConfig) throws {
+            if let phone, !phone.isEmpty {
+                guard config.phoneEnabled else { throw AuthError.providerDisabled("phone") }
+                guard let normalized = try Identifiers.phone(phone) else { throw AuthError.invalidPhone }
+                self.phone = normalized
+                autoconfirm = config.phoneAutoconfirm
+            } else {
+                guard config.emailEnabled else { throw AuthError.providerDisabled("email") }
+                guard let normalized = try Identifiers.email(email) else { throw AuthError.invalidEmail }
+                self.email = normalized
+                autoconfirm = config.mailerAutoconfirm
+            }
+        }
+    }
+
+    /// Sends the confirmation by the right channel.
+    struct Sender {
+        let mailer: Mailer
+        let sms: SmsSender
+        let redirect: String
+        let origin: RequestOrigin
+        let challenge: PKCEChallenge?
+
+        func sendConfirmation(to user: User, _ signup: Confirmation) throws {
+            if signup.phone != nil {
+                try sms.sendCode(to: user, origin: origin)
+            } else {
+                try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
+            }
+        }
+
+        func checkFrequency(for user: User, _ signup: Confirmation) throws {
+            if signup.phone != nil { try sms.checkFrequency(for: user) } else { try mailer.checkFrequency(.confirmation, for: user) }
+        }
     }
 }

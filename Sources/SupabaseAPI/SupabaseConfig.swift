@@ -26,6 +26,12 @@ struct SupabaseConfig: Sendable {
     var phoneAutoconfirm: Bool
     var refreshPolicy: RefreshPolicy
     var flowStateExpiry: TimeInterval
+    var smsOTPExpiry: TimeInterval
+    var smsOTPLength: Int
+    var smsMaxFrequency: TimeInterval
+    var smsTemplate: String
+    /// `GOTRUE_SMS_TEST_OTP`: phone (without `+`) → fixed code; such numbers are never texted.
+    var smsTestOTP: [String: String]
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -33,7 +39,8 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_DISABLE_SIGNUP", "GOTRUE_MAILER_AUTOCONFIRM", "GOTRUE_EXTERNAL_EMAIL_ENABLED", "GOTRUE_EXTERNAL_PHONE_ENABLED",
         "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", "GOTRUE_PASSWORD_MIN_LENGTH", "GOTRUE_PASSWORD_REQUIRED_CHARACTERS",
         "GOTRUE_MAILER_OTP_EXP", "GOTRUE_MAILER_OTP_LENGTH", "GOTRUE_SMTP_MAX_FREQUENCY", "GOTRUE_SMTP_ADMIN_EMAIL",
-        "GOTRUE_SMS_AUTOCONFIRM", "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
+        "GOTRUE_SMS_AUTOCONFIRM", "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "GOTRUE_SMS_OTP_EXP", "GOTRUE_SMS_OTP_LENGTH",
+        "GOTRUE_SMS_MAX_FREQUENCY", "GOTRUE_SMS_TEMPLATE", "GOTRUE_SMS_TEST_OTP", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
     ]
 
     init(env: [String: String]) throws {
@@ -71,6 +78,11 @@ struct SupabaseConfig: Sendable {
         senderAddress = env["GOTRUE_SMTP_ADMIN_EMAIL"] ?? "noreply@fauxth.local"
         phoneAutoconfirm = try Self.bool(env, "GOTRUE_SMS_AUTOCONFIRM", default: false)
         flowStateExpiry = try Self.duration(env, "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", default: 300)
+        smsOTPExpiry = TimeInterval(try Self.int(env, "GOTRUE_SMS_OTP_EXP", default: 60))
+        smsOTPLength = min(10, max(6, try Self.int(env, "GOTRUE_SMS_OTP_LENGTH", default: 6)))
+        smsMaxFrequency = try Self.duration(env, "GOTRUE_SMS_MAX_FREQUENCY", default: 60)
+        smsTemplate = env["GOTRUE_SMS_TEMPLATE"] ?? "Your code is {{ .Code }}"
+        smsTestOTP = try Self.testOTPs(env["GOTRUE_SMS_TEST_OTP"])
         refreshPolicy = RefreshPolicy(
             rotationEnabled: try Self.bool(env, "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", default: true),
             reuseInterval: TimeInterval(try Self.int(env, "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", default: 0)))
@@ -92,6 +104,19 @@ struct SupabaseConfig: Sendable {
             if let key = try? jwk.verificationKey() { verification.append(key) }
         }
         return (signing, verification)
+    }
+
+    /// `15551234567:123456,15557654321:654321`.
+    private static func testOTPs(_ text: String?) throws -> [String: String] {
+        var map: [String: String] = [:]
+        for entry in (text ?? "").split(separator: ",") where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+            let parts = entry.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[1].isEmpty, parts[1].allSatisfy(\.isNumber) else {
+                throw SupabaseConfigError(variable: "GOTRUE_SMS_TEST_OTP", reason: "expected phone:code pairs separated by commas, got \(entry)")
+            }
+            map[parts[0].hasPrefix("+") ? String(parts[0].dropFirst()) : parts[0]] = parts[1]
+        }
+        return map
     }
 
     private static func bool(_ env: [String: String], _ name: String, default value: Bool) throws -> Bool {

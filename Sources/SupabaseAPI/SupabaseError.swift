@@ -26,6 +26,7 @@ struct SupabaseError: Error, Equatable {
         case userNotFound = "user_not_found"
         case overEmailSendRateLimit = "over_email_send_rate_limit"
         case overRequestRateLimit = "over_request_rate_limit"
+        case overSMSSendRateLimit = "over_sms_send_rate_limit"
         case requestEntityTooLarge = "request_entity_too_large"
         case refreshTokenNotFound = "refresh_token_not_found"
         case refreshTokenAlreadyUsed = "refresh_token_already_used"

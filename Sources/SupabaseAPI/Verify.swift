@@ -90,7 +90,7 @@ struct Verify {
         let user = try emulator.requireUser(in: tenant, id: userId)
         if user.isBanned(at: emulator.clock.now) || user.disabled { throw AuthError.userBanned }
         switch used.purpose {
-        case .verifyEmail, .magicLink, .invite, .resetPassword:
+        case .verifyEmail, .magicLink, .invite, .resetPassword, .otp:
             return try emulator.confirm(in: tenant, userId: userId, channel: used.target.contains("@") ? .email : .sms,
                                         metadata: [used.target.contains("@") ? "email_verified" : "phone_verified": true])
         default:

@@ -13,11 +13,13 @@ public struct CodeRequest: Sendable {
     /// Makes the token a link carries, from the code (GoTrue: hex SHA-224 of target + code). Nil
     /// when the code travels alone.
     public var linkToken: (@Sendable (String) -> String)?
+    /// A fixed code instead of a generated one (GoTrue's `GOTRUE_SMS_TEST_OTP`).
+    public var fixedCode: String?
 
     public init(userId: String?, purpose: MessagePurpose, channel: Channel, target: String, length: Int = 6,
-                lifetime: TimeInterval, linkToken: (@Sendable (String) -> String)? = nil) {
+                lifetime: TimeInterval, linkToken: (@Sendable (String) -> String)? = nil, fixedCode: String? = nil) {
         self.userId = userId; self.purpose = purpose; self.channel = channel; self.target = target
-        self.length = length; self.lifetime = lifetime; self.linkToken = linkToken
+        self.length = length; self.lifetime = lifetime; self.linkToken = linkToken; self.fixedCode = fixedCode
     }
 }
 
@@ -34,7 +36,7 @@ extension Emulator {
     /// vendors keep one live code per purpose.
     public func issueCode(in tenant: String, _ request: CodeRequest, origin: RequestOrigin = RequestOrigin()) throws -> IssuedCode {
         let now = clock.now
-        let code = generator.digits(request.length)
+        let code = request.fixedCode ?? generator.digits(request.length)
         let issued = IssuedCode(id: newID(), code: code, linkToken: request.linkToken?(code), expiresAt: now.addingTimeInterval(request.lifetime))
         try db.transaction { c in
             try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND purpose = ? AND target = ? AND used_at IS NULL",

@@ -1,0 +1,38 @@
+import AuthCore
+import Foundation
+import HTTPTypes
+
+/// GoTrue's SMS: `GOTRUE_SMS_TEMPLATE` (default "Your code is {{ .Code }}") with a 6-digit code that
+/// expires after `GOTRUE_SMS_OTP_EXP` (default 60 s). A number listed in `GOTRUE_SMS_TEST_OTP` gets
+/// its fixed code and no text: the message is kept in the outbox as suppressed, with that reason.
+struct SmsSender {
+    let emulator: Emulator
+    let project: SupabaseProject
+
+    /// Sends a code to the user's phone; returns the outbox message id (GoTrue's `message_id`).
+    @discardableResult
+    func sendCode(to user: User, origin: RequestOrigin) throws -> String {
+        guard let phone = user.phone else { return "" }
+        let config = project.config
+        let testCode = config.smsTestOTP[GoTrueJSON.phone(phone)]
+        let code = try emulator.issueCode(in: user.tenant, CodeRequest(
+            userId: user.id, purpose: .otp, channel: .sms, target: phone, length: config.smsOTPLength,
+            lifetime: config.smsOTPExpiry, fixedCode: testCode), origin: origin)
+        let text = config.smsTemplate.replacingOccurrences(of: "{{ .Code }}", with: code.code)
+        let message = try emulator.deliver(OutgoingMessage(
+            tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: text, purpose: .otp, codes: [code.code],
+            suppressedReason: testCode == nil ? nil : "GOTRUE_SMS_TEST_OTP: test numbers get their fixed code and no SMS"), userId: user.id)
+        if user.phoneVerifiedAt == nil { try emulator.markVerificationSent(in: user.tenant, userId: user.id) }
+        return testCode == nil ? message.id : "test-otp"
+    }
+
+    /// GoTrue's per-user SMS cooldown (`GOTRUE_SMS_MAX_FREQUENCY`).
+    func checkFrequency(for user: User) throws {
+        guard let last = try emulator.lastCodeIssued(in: user.tenant, userId: user.id, purposes: [.otp]) else { return }
+        let wait = project.config.smsMaxFrequency - emulator.clock.now.timeIntervalSince(last)
+        guard wait > 0 else { return }
+        let seconds = Int(wait.rounded(.up))
+        throw SupabaseError(status: .tooManyRequests, code: .overSMSSendRateLimit,
+                            message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
+    }
+}

@@ -1,0 +1,71 @@
+import AuthCore
+import FauxthTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+@Suite struct PhoneTests {
+    let phoneOn = ["GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_MAX_FREQUENCY": "30s"]
+
+    @Test func phoneSignupTextsACodeThatConfirmsThePhone() async throws {
+        let harness = try Harness(seed: project(phoneOn))
+        try await harness.run { client in
+            let signup = try await client.send(.post, "/auth/v1/signup", json: ["phone": "+1 555 010 9999", "password": "secret123", "channel": "sms"])
+            #expect(signup.status == .ok)
+            #expect(signup.json["phone"] == "15550109999")
+            #expect(signup.json["phone_confirmed_at"] == nil)
+            let sms = try #require(try harness.emulator.messages().first)
+            #expect(sms.channel == .sms)
+            #expect(sms.to == "+15550109999")
+            #expect(sms.text == "Your code is \(sms.codes[0])")
+            let unconfirmed = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["phone": "15550109999", "password": "secret123"],
+                                                    headers: .supabaseClient)
+            #expect(unconfirmed.json["code"] == "phone_not_confirmed")
+            let session = try await client.send(.post, "/auth/v1/verify", json: ["type": "sms", "phone": "15550109999", "token": .string(sms.codes[0])])
+            #expect(session.status == .ok)
+            #expect(session.json["user"]?["phone_confirmed_at"] != nil)
+            #expect(session.json["user"]?["user_metadata"]?["phone_verified"] == true)
+            let signedIn = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["phone": "+15550109999", "password": "secret123"])
+            #expect(signedIn.status == .ok)
+        }
+    }
+
+    @Test func smsCodesExpireOnTheEmulatorClockAndHaveACooldown() async throws {
+        let harness = try Harness(seed: project(phoneOn.merging(["GOTRUE_SMS_OTP_EXP": "60"]) { $1 }))
+        try await harness.run { client in
+            let first = try await client.send(.post, "/auth/v1/otp", json: ["phone": "+15550100001"])
+            #expect(first.json["message_id"]?.stringValue != nil)
+            let tooSoon = try await client.send(.post, "/auth/v1/otp", json: ["phone": "+15550100001"], headers: .supabaseClient)
+            #expect(tooSoon.status == .tooManyRequests)
+            #expect(tooSoon.json["code"] == "over_sms_send_rate_limit")
+            let code = try #require(try harness.emulator.messages().first?.codes.first)
+            harness.emulator.clock.advance(by: 61)
+            let expired = try await client.send(.post, "/auth/v1/verify", json: ["type": "sms", "phone": "+15550100001", "token": .string(code)])
+            #expect(expired.status == .forbidden)
+        }
+    }
+
+    @Test func testNumbersGetTheirFixedCodeAndNoText() async throws {
+        let harness = try Harness(seed: project(phoneOn.merging(["GOTRUE_SMS_TEST_OTP": "15550100002:123456"]) { $1 }))
+        try await harness.run { client in
+            let reply = try await client.send(.post, "/auth/v1/otp", json: ["phone": "+15550100002"])
+            #expect(reply.json == ["message_id": "test-otp"])
+            let sms = try #require(try harness.emulator.messages().first)
+            #expect(sms.status == .suppressed)
+            #expect(sms.codes == ["123456"])
+            #expect(sms.reason?.contains("GOTRUE_SMS_TEST_OTP") == true)
+            let session = try await client.send(.post, "/auth/v1/verify", json: ["type": "sms", "phone": "+15550100002", "token": "123456"])
+            #expect(session.status == .ok)
+        }
+    }
+
+    @Test func phoneFlowsNeedThePhoneProvider() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { client in
+            let reply = try await client.send(.post, "/auth/v1/signup", json: ["phone": "+15550100003", "password": "secret123"], headers: .supabaseClient)
+            #expect(reply.status == .unprocessableContent)
+            #expect(reply.json["code"] == "phone_provider_disabled")
+            #expect(try await client.send(.post, "/auth/v1/otp", json: ["phone": "+15550100003"], headers: .supabaseClient).json["code"] == "phone_provider_disabled")
+        }
+    }
+}

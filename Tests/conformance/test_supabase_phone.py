@@ -1,0 +1,44 @@
+"""Phone sign-up and SMS codes through supabase-py, against a project with the phone provider on."""
+import json
+
+import pytest
+from supabase import create_client
+from supabase_auth.errors import AuthApiError
+
+from test_supabase_slice import ANON_KEY
+
+SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
+
+
+@pytest.fixture
+def phone_project(start_fauxth, tmp_path):
+    seed = tmp_path / "phone.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase", "gotrue_env": {
+        "GOTRUE_JWT_SECRET": SECRET, "GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_MAX_FREQUENCY": "1s",
+        "GOTRUE_SMS_TEST_OTP": "15555550123:424242",
+    }}]}))
+    return start_fauxth("--seed", str(seed))
+
+
+def test_phone_sign_up_and_verify_by_sms_code(phone_project):
+    auth = create_client(phone_project.url, ANON_KEY).auth
+    response = auth.sign_up({"phone": "+15555550177", "password": "secret123"})
+    assert response.user.phone == "15555550177" and response.session is None
+    sms = phone_project.wait_message("+15555550177", channel="sms")
+    assert sms["text"] == f"Your code is {sms['codes'][0]}"
+    with pytest.raises(AuthApiError) as error:
+        auth.sign_in_with_password({"phone": "+15555550177", "password": "secret123"})
+    assert error.value.code == "phone_not_confirmed"
+    session = auth.verify_otp({"phone": "+15555550177", "token": sms["codes"][0], "type": "sms"}).session
+    assert session.user.phone_confirmed_at is not None
+    assert auth.sign_in_with_password({"phone": "+15555550177", "password": "secret123"}).session
+
+
+def test_sign_in_with_otp_for_a_test_number_uses_the_fixed_code(phone_project):
+    auth = create_client(phone_project.url, ANON_KEY).auth
+    response = auth.sign_in_with_otp({"phone": "+15555550123"})
+    assert response.message_id == "test-otp"
+    sms = phone_project.wait_message("+15555550123", channel="sms")
+    assert sms["status"] == "suppressed" and sms["codes"] == ["424242"]
+    session = auth.verify_otp({"phone": "+15555550123", "token": "424242", "type": "sms"}).session
+    assert session.user.phone == "15555550123"
