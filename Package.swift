@@ -35,7 +35,8 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "Console", hummingbird,
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: settings
         ),
         .executableTarget(
@@ -50,7 +51,7 @@ let package = Package(
             swiftSettings: settings
         ),
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore"], swiftSettings: settings),
-        .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "AuthCore", hummingbird], swiftSettings: settings),
+        .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
         .testTarget(
             name: "ServerTests",
             dependencies: ["FauxthTesting", "Server", "AuthCore", "Console", hummingbird,

@@ -25,6 +25,12 @@ public struct Harness: Sendable {
         app = try buildApplication(options)
     }
 
+    /// Runs `body` against a Supabase project's own-port application, in process.
+    public func runProject<T: Sendable>(_ tenant: String, _ body: @Sendable (Client) async throws -> T) async throws -> T {
+        guard let project = app.projectApplications[tenant] else { throw AuthError.tenantNotFound(tenant) }
+        return try await project.test(.router) { client in try await body(Client(client: client)) }
+    }
+
     /// Runs `body` against the application in process (no socket), or over a live loopback socket.
     public func run<T: Sendable>(_ setup: TestingSetup = .router, _ body: @Sendable (Client) async throws -> T) async throws -> T {
         try await app.application.test(setup) { client in try await body(Client(client: client)) }

@@ -6,15 +6,28 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
 import SupabaseAPI
+import UnixSignals
 
-/// The assembled emulator: the core and the HTTP application that serves it.
+/// The assembled emulator: the core, the main application, and one application per Supabase project
+/// that has a port of its own.
 public struct FauxthApplication: Sendable {
     public let emulator: Emulator
+    /// The main listener: every dialect, the control API and the console.
     public let application: Application<RouterResponder<FauxthContext>>
+    /// Projects served on their own ports, by tenant id: GoTrue at the root and under `/auth/v1`.
+    public let projectApplications: [String: Application<RouterResponder<FauxthContext>>]
     /// Problems worth a warning at start-up that do not stop it (unknown GoTrue variables…).
     public let warnings: [String]
+    /// Where each listener ended up, once bound.
+    public let listeners: Listeners
+    let logger: Logger
+
+    /// Serves every listener until SIGINT or SIGTERM.
+    public func run() async throws {
+        let services: [any Service] = [application] + projectApplications.keys.sorted().compactMap { projectApplications[$0] }
+        try await ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
+    }
 }
 
 /// The release's version, reported by `/_emu/v1/info` and `--version`.
@@ -22,7 +35,7 @@ public let fauxthVersion = "0.1.0"
 
 /// Builds the application from options; the CLI and the tests both come through here.
 ///
-/// - Parameter onReady: called once the listener is bound, with the port it got (useful with port 0).
+/// - Parameter onReady: called once every listener is bound, with the main port (useful with port 0).
 public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(label: "fauxth"),
                              onReady: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> FauxthApplication {
     let emulator = try Emulator(EmulatorOptions(clock: options.clock, generator: options.generator,
@@ -32,22 +45,20 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         try emulator.loadSnapshot(from: path)
         warnings += try validateTenants(emulator).filter { !warnings.contains($0) }
     }
+    let projectPorts = try emulator.tenants().compactMap { tenant in
+        tenant.dialect == .supabase ? tenant.settings["port"]?.intValue.map { (tenant.id, $0) } : nil
+    }
+    let listeners = Listeners(expected: 1 + projectPorts.count, host: options.host)
+    let supabase = SupabaseDialect(emulator: emulator)
+
     let router = Router(context: FauxthContext.self)
-    router.add(middleware: RouteFallbackMiddleware())
-    router.add(middleware: CORSMiddleware(
-        allowOrigin: .originBased,
-        allowHeaders: [.accept, .authorization, .contentType, .init("apikey")!, .init("x-client-info")!,
-                       .init("X-Supabase-Api-Version")!, .init("X-JWT-AUD")!, .init("x-use-cookie")!],
-        allowMethods: [.get, .post, .put, .patch, .delete, .options],
-        allowCredentials: true,
-        exposedHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code"]))
+    addCommonMiddleware(to: router, fallback: .byPath)
     router.get("/") { _, _ in Response(status: .found, headers: [.location: "/_emu/"]) }
     StaticFiles(webRoot: options.webRoot).addRoutes(to: router.group("_emu"))
-    let listeners = Listeners()
-    ControlAPI(emulator: emulator, info: { request in info(emulator, baseURL: request.baseURL, listeners: listeners.all) })
-        .addRoutes(to: router.group("_emu/v1"))
-    let supabase = SupabaseDialect(emulator: emulator)
-    let defaultProject = (try? emulator.tenants())?.first { $0.dialect == .supabase }?.id ?? "default"
+    ControlAPI(emulator: emulator, info: { request in
+        info(emulator, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs)
+    }).addRoutes(to: router.group("_emu/v1"))
+    let defaultProject = defaultSupabaseProject(in: emulator)
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
 
     var services: [any Service] = []
@@ -55,16 +66,50 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         services.append(AutosaveService(emulator: emulator, path: path, interval: seconds, logger: logger))
     }
     let application = Application(
-        router: router,
-        configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Fauxth"),
+        router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Fauxth"),
         services: services,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? options.port
-            listeners.add("http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(port)")
-            await onReady(port)
+            if listeners.bound(main: port) { await onReady(port) }
         },
         logger: logger)
-    return FauxthApplication(emulator: emulator, application: application, warnings: warnings)
+
+    var projects: [String: Application<RouterResponder<FauxthContext>>] = [:]
+    for (tenant, port) in projectPorts {
+        let projectRouter = Router(context: FauxthContext.self)
+        addCommonMiddleware(to: projectRouter, fallback: .supabase)
+        // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
+        supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
+        supabase.addRoutes(to: projectRouter.group()) { _ in tenant }
+        projects[tenant] = Application(
+            router: projectRouter, configuration: .init(address: .hostname(options.host, port: port), serverName: "Fauxth"),
+            onServerRunning: { channel in
+                if let main = listeners.bound(project: tenant, port: channel.localAddress?.port ?? port) { await onReady(main) }
+            },
+            logger: logger)
+    }
+    return FauxthApplication(emulator: emulator, application: application, projectApplications: projects, warnings: warnings,
+                             listeners: listeners, logger: logger)
+}
+
+/// The project `/auth/v1` on the main port serves: `default` if there is one, else the first
+/// Supabase project.
+private func defaultSupabaseProject(in emulator: Emulator) -> String {
+    let projects = ((try? emulator.tenants()) ?? []).filter { $0.dialect == .supabase }
+    return projects.first { $0.id == "default" }?.id ?? projects.first?.id ?? "default"
+}
+
+/// Unknown routes answered in their owner's format, and CORS as the Supabase gateway does it (browser
+/// clients send `apikey`, `x-client-info` and `x-supabase-api-version`).
+private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: RouteFallbackMiddleware<FauxthContext>.Mode) {
+    router.add(middleware: RouteFallbackMiddleware(mode: fallback))
+    router.add(middleware: CORSMiddleware(
+        allowOrigin: .originBased,
+        allowHeaders: [.accept, .authorization, .contentType, .init("apikey")!, .init("x-client-info")!,
+                       .init("X-Supabase-Api-Version")!, .init("X-JWT-AUD")!, .init("x-use-cookie")!],
+        allowMethods: [.get, .post, .put, .patch, .delete, .options],
+        allowCredentials: true,
+        exposedHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code"]))
 }
 
 /// Checks every tenant's dialect settings; throws on a value the vendor would refuse, returns warnings.
@@ -81,44 +126,6 @@ private func validateTenants(_ emulator: Emulator) throws -> [String] {
         }
     }
     return warnings
-}
-
-/// `/_emu/v1/info`: the version, where things are, and how to point each SDK at each tenant.
-func info(_ emulator: Emulator, baseURL: String, listeners: [String] = []) -> JSON {
-    let tenants = ((try? emulator.tenants()) ?? []).map { tenant -> JSON in
-        var hints: [String: String] = [:]
-        switch tenant.dialect {
-        case .supabase: hints = SupabaseDialect.connectionHints(for: tenant, baseURL: baseURL)
-        case .firebase, .cognito: break
-        }
-        return ["id": .string(tenant.id), "dialect": .string(tenant.dialect.rawValue), "name": .string(tenant.name),
-                "hints": .object(hints.mapValues(JSON.string))]
-    }
-    return ["version": .string(fauxthVersion), "base_url": .string(baseURL), "console_url": .string(baseURL + "/_emu/"),
-            "control_url": .string(baseURL + "/_emu/v1"), "deterministic": .bool(emulator.generator.isDeterministic),
-            "clock": ["now": .string(RFC3339.string(from: emulator.clock.now)), "mode": .string(emulator.clock.mode.rawValue)],
-            "schema_version": .int(Emulator.schemaVersion), "listeners": .array(listeners.map(JSON.string)),
-            "tenants": .array(tenants)]
-}
-
-/// The start-up banner: where the console is, and what to set for each tenant.
-public func banner(_ emulator: Emulator, baseURL: String) -> String {
-    var lines = ["Fauxth \(fauxthVersion) is listening on \(baseURL)", "  console:     \(baseURL)/_emu/",
-                 "  control API: \(baseURL)/_emu/v1 (OpenAPI: \(baseURL)/_emu/v1/openapi.json)"]
-    for tenant in info(emulator, baseURL: baseURL)["tenants"]?.arrayValue ?? [] {
-        lines.append("  \(tenant["dialect"]?.stringValue ?? "") tenant \"\(tenant["id"]?.stringValue ?? "")\":")
-        for (key, value) in (tenant["hints"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            lines.append("    \(key)=\(value.stringValue ?? "")")
-        }
-    }
-    return lines.joined(separator: "\n")
-}
-
-/// The addresses the server bound, known once it is running.
-final class Listeners: Sendable {
-    private let addresses = Mutex<[String]>([])
-    var all: [String] { addresses.withLock { $0 } }
-    func add(_ address: String) { addresses.withLock { $0.append(address) } }
 }
 
 /// Saves the snapshot every `interval` seconds of real time until shutdown.

@@ -1,4 +1,5 @@
 import AuthCore
+import AuthCore
 import Console
 import Foundation
 
@@ -38,5 +39,46 @@ public enum SeedLoader {
         var seed = noDefault ? Seed() : try builtIn()
         for file in files { seed = seed.merged(with: try Seed.load(path: file)) }
         return seed
+    }
+}
+
+/// `--supabase-env FILE --supabase-port N`: a Supabase project from the dotenv file a user runs GoTrue
+/// with, served on its own port.
+public enum DotenvProjects {
+    /// Tenants for each file and port, paired in order. The project id is `FAUXTH_PROJECT_ID` from the
+    /// file when set, else `supabase-<port>`.
+    public static func seed(files: [String], ports: [Int]) throws -> Seed {
+        guard files.count == ports.count else {
+            throw SeedError(file: "command line", path: "--supabase-env", reason: "each --supabase-env needs its own --supabase-port (\(files.count) files, \(ports.count) ports)")
+        }
+        return Seed(tenants: try zip(files, ports).map { file, port in
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw SeedError(file: file, path: "$", reason: "cannot read the file")
+            }
+            var env = try parse(text, file: file)
+            let id = env.removeValue(forKey: "FAUXTH_PROJECT_ID") ?? "supabase-\(port)"
+            return Seed.TenantSeed(id: id, dialect: .supabase, name: file,
+                                   settings: ["gotrue_env": .object(env.mapValues(JSON.string)), "port": .int(port)])
+        })
+    }
+
+    /// `KEY=value` lines; `export ` prefixes, blank lines and `#` comments skipped, matching quotes removed.
+    static func parse(_ text: String, file: String) throws -> [String: String] {
+        var env: [String: String] = [:]
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("export ") { line = String(line.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
+            guard let equals = line.firstIndex(of: "="), equals != line.startIndex else {
+                throw SeedError(file: file, path: "line \(number + 1)", reason: "expected KEY=value")
+            }
+            let key = String(line[..<equals]).trimmingCharacters(in: .whitespaces)
+            var value = String(line[line.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+                value = String(value.dropFirst().dropLast())
+            }
+            env[key] = value
+        }
+        return env
     }
 }

@@ -11,20 +11,21 @@ import SupabaseAPI
 /// `/auth/v1/…`, the control API's for `/_emu/…`, plain JSON elsewhere. A known path with another
 /// method gets 405 instead of 404.
 struct RouteFallbackMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// `.byPath` on the main port; `.supabase` on a project's own port, where every path is GoTrue's.
+    enum Mode: Sendable { case byPath, supabase }
+    let mode: Mode
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
-            return Self.answer(request, logger: context.logger)
+            return mode == .supabase ? Self.supabase(request, path: request.uri.path) : Self.answer(request, logger: context.logger)
         }
     }
 
     static func answer(_ request: Request, logger: Logger) -> Response {
         let path = request.uri.path
-        if let rest = path.dropPrefix("/auth/v1") {
-            let status: HTTPResponse.Status = knows(rest, in: SupabaseDialect.routes) ? .methodNotAllowed : .notFound
-            return SupabaseDialect.routeError(status, for: request)
-        }
+        if let rest = path.dropPrefix("/auth/v1") { return supabase(request, path: rest) }
         if let rest = path.dropPrefix("/_emu/v1") {
             let error = knows(rest, in: ControlAPI.routes)
                 ? ControlError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(path)")
@@ -33,6 +34,12 @@ struct RouteFallbackMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         return .json(["error": ["code": "not_found", "message": .string("nothing is served at \(path); the console is at /_emu/")]],
                      status: .notFound)
+    }
+
+    static func supabase(_ request: Request, path: String) -> Response {
+        let rest = path.dropPrefix("/auth/v1") ?? path
+        let status: HTTPResponse.Status = knows(rest, in: SupabaseDialect.routes) ? .methodNotAllowed : .notFound
+        return SupabaseDialect.routeError(status, for: request)
     }
 
     /// Whether any route pattern (`METHOD /a/{b}`) matches `path` by shape.

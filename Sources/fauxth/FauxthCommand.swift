@@ -40,6 +40,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not load the built-in seed.")
     var noSeed = false
 
+    @Option(name: .customLong("supabase-env"), help: ArgumentHelp("Add a Supabase project from the dotenv file you run GoTrue with (GOTRUE_* and API_EXTERNAL_URL variables); repeatable, each with a --supabase-port.", valueName: "file"))
+    var supabaseEnvFiles: [String] = []
+
+    @Option(name: .customLong("supabase-port"), help: ArgumentHelp("The port that serves the matching --supabase-env project, at the root and under /auth/v1 (use it as the GoTrue URL).", valueName: "N"))
+    var supabasePorts: [Int] = []
+
     @Option(help: ArgumentHelp("A SQLite snapshot: loaded at start if it exists, saved on SIGINT/SIGTERM.", valueName: "path"))
     var snapshot: String?
 
@@ -64,6 +70,9 @@ struct Serve: AsyncParsableCommand {
         }
         if let autosave, autosave <= 0 { throw ValidationError("--autosave: expected a positive number of seconds") }
         if autosave != nil && snapshot == nil { throw ValidationError("--autosave needs --snapshot") }
+        if supabaseEnvFiles.count != supabasePorts.count {
+            throw ValidationError("each --supabase-env needs a --supabase-port (got \(supabaseEnvFiles.count) files and \(supabasePorts.count) ports)")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port: expected 0-65535") }
     }
 
@@ -71,7 +80,8 @@ struct Serve: AsyncParsableCommand {
         let options: FauxthOptions
         do {
             options = FauxthOptions(
-                host: host, port: port, seed: try SeedLoader.load(files: seeds, noDefault: noSeed),
+                host: host, port: port,
+                seed: try SeedLoader.load(files: seeds, noDefault: noSeed).merged(with: DotenvProjects.seed(files: supabaseEnvFiles, ports: supabasePorts)),
                 clock: clock.flatMap(EmulatorClock.parse) ?? EmulatorClock(),
                 generator: deterministic.map { Generator(seed: $0) } ?? Generator(),
                 snapshotPath: snapshot, autosaveSeconds: autosave, webRoot: webRoot)
@@ -97,14 +107,14 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         for warning in app.warnings { printError("warning: \(warning)") }
-        ReadyState.shared.setEmulator(app.emulator)
+        ReadyState.shared.set(app)
         let logTask = Task { [logFormat] in
             for await item in app.emulator.feed.subscribe() {
                 let line = logFormat == .json ? EventLog.json(item) : EventLog.text(item)
                 if let line { Self.printOut(line) }
             }
         }
-        try await app.application.runService()
+        try await app.run()
         logTask.cancel()
         if let snapshot {
             do { try app.emulator.saveSnapshot(to: snapshot) } catch { printError("error: could not save the snapshot: \(error)") }
@@ -114,10 +124,10 @@ struct Serve: AsyncParsableCommand {
     private static func announceReady(host: String, port: Int, format: LogFormat) {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         let baseURL = "http://\(shownHost):\(port)"
-        guard let emulator = ReadyState.shared.emulator else { return }
+        guard let emulator = ReadyState.shared.emulator, let listeners = ReadyState.shared.listeners else { return }
         switch format {
         case .text:
-            printOut(banner(emulator, baseURL: baseURL))
+            printOut(banner(emulator, baseURL: baseURL, projectURLs: listeners.projectURLs))
             printOut("ready \(baseURL)")
         case .json:
             printOut(#"{"kind":"ready","base_url":"\#(baseURL)","console_url":"\#(baseURL)/_emu/"}"#)

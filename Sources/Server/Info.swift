@@ -1,0 +1,79 @@
+import AuthCore
+import Foundation
+import Synchronization
+import SupabaseAPI
+
+/// `/_emu/v1/info`: the version, where things are, and how to point each SDK at each tenant. A project
+/// with its own port is reached there; the others through `baseURL`.
+func info(_ emulator: Emulator, baseURL: String, listeners: [String] = [], projectURLs: [String: String] = [:]) -> JSON {
+    let tenants = ((try? emulator.tenants()) ?? []).map { tenant -> JSON in
+        var hints: [String: String] = [:]
+        switch tenant.dialect {
+        case .supabase: hints = SupabaseDialect.connectionHints(for: tenant, baseURL: projectURLs[tenant.id] ?? baseURL)
+        case .firebase, .cognito: break
+        }
+        return ["id": .string(tenant.id), "dialect": .string(tenant.dialect.rawValue), "name": .string(tenant.name),
+                "hints": .object(hints.mapValues(JSON.string))]
+    }
+    return ["version": .string(fauxthVersion), "base_url": .string(baseURL), "console_url": .string(baseURL + "/_emu/"),
+            "control_url": .string(baseURL + "/_emu/v1"), "deterministic": .bool(emulator.generator.isDeterministic),
+            "clock": ["now": .string(RFC3339.string(from: emulator.clock.now)), "mode": .string(emulator.clock.mode.rawValue)],
+            "schema_version": .int(Emulator.schemaVersion), "listeners": .array(listeners.map(JSON.string)),
+            "tenants": .array(tenants)]
+}
+
+/// The start-up banner: where the console is, and what to set for each tenant.
+public func banner(_ emulator: Emulator, baseURL: String, projectURLs: [String: String] = [:]) -> String {
+    var lines = ["Fauxth \(fauxthVersion) is listening on \(baseURL)", "  console:     \(baseURL)/_emu/",
+                 "  control API: \(baseURL)/_emu/v1 (OpenAPI: \(baseURL)/_emu/v1/openapi.json)"]
+    for tenant in info(emulator, baseURL: baseURL, projectURLs: projectURLs)["tenants"]?.arrayValue ?? [] {
+        lines.append("  \(tenant["dialect"]?.stringValue ?? "") tenant \"\(tenant["id"]?.stringValue ?? "")\":")
+        for (key, value) in (tenant["hints"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            lines.append("    \(key)=\(value.stringValue ?? "")")
+        }
+    }
+    return lines.joined(separator: "\n")
+}
+
+/// The addresses the server bound, filled in as each listener comes up; tells when all are up.
+public final class Listeners: Sendable {
+    private struct State {
+        var main: Int?
+        var projects: [String: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let expected: Int
+    private let host: String
+
+    init(expected: Int, host: String) {
+        self.expected = expected
+        self.host = host
+    }
+
+    func url(_ port: Int) -> String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+
+    /// Every listener's URL, the main one first.
+    var all: [String] {
+        state.withLock { s in (s.main.map { [url($0)] } ?? []) + s.projects.keys.sorted().compactMap { s.projects[$0].map(url) } }
+    }
+
+    /// Each project's own URL, by tenant id.
+    public var projectURLs: [String: String] { state.withLock { $0.projects.mapValues(url) } }
+
+    /// Records the main listener; true when that makes every listener bound.
+    func bound(main port: Int) -> Bool {
+        state.withLock { s in
+            s.main = port
+            return s.projects.count + 1 == expected
+        }
+    }
+
+    /// Records a project listener; the main port when that makes every listener bound.
+    func bound(project: String, port: Int) -> Int? {
+        state.withLock { s in
+            s.projects[project] = port
+            return s.projects.count + 1 == expected ? s.main : nil
+        }
+    }
+}
