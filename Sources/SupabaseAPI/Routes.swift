@@ -16,6 +16,21 @@ struct Call: Sendable {
 
     func parameter(_ name: String) throws -> String { try parameters.require(name) }
 
+    /// GoTrue's per-client limit for this kind of request: counted per value of the
+    /// `GOTRUE_RATE_LIMIT_HEADER` header, and only when that variable names one, as in GoTrue.
+    func checkRequestLimit(_ kind: RequestLimit) throws {
+        let config = try projects.project(tenant).config
+        guard let header = config.rateLimitHeader, let name = HTTPField.Name(header),
+              let client = request.headers[name]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces),
+              let limit = config.requestLimits[kind] else { return }
+        do {
+            try emulator.rateLimiter.consume("\(tenant):\(kind.rawValue):\(client)", limit: limit, at: emulator.clock.now)
+        } catch AuthError.rateLimited(let retryAfter) {
+            throw SupabaseError(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
+                                retryAfter: Int(retryAfter.rounded(.up)))
+        }
+    }
+
     /// The mailer for a project: links point at `API_EXTERNAL_URL`, else at the listener the request
     /// came in on.
     func mailer(_ project: SupabaseProject) -> Mailer {
@@ -26,22 +41,30 @@ struct Call: Sendable {
 extension SupabaseDialect {
     typealias Endpoint = (method: HTTPRequest.Method, path: String, handle: @Sendable (Call) async throws -> Response)
 
+    /// An endpoint behind one of GoTrue's per-client limiters.
+    static func limited(_ kind: RequestLimit, _ handle: @escaping @Sendable (Call) async throws -> Response) -> @Sendable (Call) async throws -> Response {
+        { call in
+            try call.checkRequestLimit(kind)
+            return try await handle(call)
+        }
+    }
+
     /// GoTrue's routes (`internal/api/api.go`), each to its endpoint family's handler.
     static let endpoints: [Endpoint] = [
         (.get, "health", { _ in .json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"]) }),
         (.get, "settings", { .json(try Settings(emulator: $0.emulator, projects: $0.projects).settings($0)) }),
         (.get, ".well-known/jwks.json", { try Settings(emulator: $0.emulator, projects: $0.projects).jwks($0) }),
         (.post, "signup", { .json(try await Signup(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "token", { .json(try await Token(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "verify", { .json(try await Verify(emulator: $0.emulator, projects: $0.projects).post($0)) }),
-        (.get, "verify", { try Verify(emulator: $0.emulator, projects: $0.projects).get($0) }),
-        (.post, "otp", { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "magiclink", { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "recover", { .json(try await Recover(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "resend", { .json(try await Resend(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "token", limited(.token) { .json(try await Token(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "verify", limited(.verify) { .json(try await Verify(emulator: $0.emulator, projects: $0.projects).post($0)) }),
+        (.get, "verify", limited(.verify) { try Verify(emulator: $0.emulator, projects: $0.projects).get($0) }),
+        (.post, "otp", limited(.otp) { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "magiclink", limited(.otp) { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "recover", limited(.otp) { .json(try await Recover(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "resend", limited(.otp) { .json(try await Resend(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
         (.post, "logout", { try Logout(emulator: $0.emulator, projects: $0.projects).handle($0) }),
         (.get, "user", { .json(try CurrentUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.put, "user", { .json(try await UpdateUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.put, "user", limited(.otp) { .json(try await UpdateUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
         (.post, "invite", { .json(try await GenerateLink(emulator: $0.emulator, projects: $0.projects).invite($0)) }),
         (.get, "admin/users", { try Admin(emulator: $0.emulator, projects: $0.projects).list($0) }),
         (.post, "admin/users", { .json(try await Admin(emulator: $0.emulator, projects: $0.projects).create($0)) }),

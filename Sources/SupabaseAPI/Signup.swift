@@ -21,9 +21,11 @@ struct Signup {
             guard config.anonymousEnabled else {
                 throw SupabaseError(status: .unprocessableContent, code: .anonymousProviderDisabled, message: "Anonymous sign-ins are disabled")
             }
+            try call.checkRequestLimit(.anonymous)
             let user = try emulator.createUser(in: tenant, NewUser(isAnonymous: true, userMetadata: data), origin: origin, event: .userSignedUp)
             return try emulator.goTrueSession(for: user, method: "anonymous", project: project, origin: origin)
         }
+        try call.checkRequestLimit(.otp)
         guard let password, !password.isEmpty else { throw SupabaseError.validation("Signup requires a valid password") }
         guard password.utf8.count <= 72 else { throw SupabaseError.validation("Password cannot be longer than 72 characters") }
         let signup = try Confirmation(email: email, phone: phone, config: config)

@@ -15,6 +15,7 @@ struct SmsSender {
         guard let phone = user.phone else { return "" }
         let config = project.config
         let testCode = config.smsTestOTP[GoTrueJSON.phone(phone)]
+        if testCode == nil, !config.phoneAutoconfirm { try checkProjectLimit(to: user, phone: phone) }
         let code = try emulator.issueCode(in: user.tenant, CodeRequest(
             userId: user.id, purpose: .otp, channel: .sms, target: phone, length: config.smsOTPLength,
             lifetime: config.smsOTPExpiry, fixedCode: testCode), origin: origin)
@@ -24,6 +25,21 @@ struct SmsSender {
             suppressedReason: testCode == nil ? nil : "GOTRUE_SMS_TEST_OTP: test numbers get their fixed code and no SMS"), userId: user.id)
         if user.phoneVerifiedAt == nil { try emulator.markVerificationSent(in: user.tenant, userId: user.id) }
         return testCode == nil ? message.id : "test-otp"
+    }
+
+    /// `GOTRUE_RATE_LIMIT_SMS_SENT`: texts per project per window; a refused one is kept as suppressed.
+    private func checkProjectLimit(to user: User, phone: String) throws {
+        let limit = project.config.smsSentLimit
+        do {
+            try emulator.rateLimiter.consume("\(user.tenant):sms_sent", limit: limit, at: emulator.clock.now)
+        } catch AuthError.rateLimited(let retryAfter) {
+            try emulator.deliver(OutgoingMessage(
+                tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: "(Not sent, so no code was issued.)", purpose: .otp,
+                suppressedReason: "GOTRUE_RATE_LIMIT_SMS_SENT: \(limit.count) texts per \(Int(limit.window)) s reached for this project"),
+                userId: user.id)
+            throw SupabaseError(status: .tooManyRequests, code: .overSMSSendRateLimit, message: "SMS rate limit exceeded",
+                                retryAfter: Int(retryAfter.rounded(.up)))
+        }
     }
 
     /// GoTrue's per-user SMS cooldown (`GOTRUE_SMS_MAX_FREQUENCY`).

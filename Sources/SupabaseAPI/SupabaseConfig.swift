@@ -32,6 +32,13 @@ struct SupabaseConfig: Sendable {
     var smsTemplate: String
     /// `GOTRUE_SMS_TEST_OTP`: phone (without `+`) → fixed code; such numbers are never texted.
     var smsTestOTP: [String: String]
+    /// `GOTRUE_RATE_LIMIT_EMAIL_SENT` / `_SMS_SENT`: sends per project (skipped under autoconfirm).
+    var emailSentLimit: RateLimit
+    var smsSentLimit: RateLimit
+    /// Per-client limits, which GoTrue applies only when `GOTRUE_RATE_LIMIT_HEADER` names the header
+    /// that identifies the client.
+    var rateLimitHeader: String?
+    var requestLimits: [RequestLimit: RateLimit]
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -40,7 +47,9 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", "GOTRUE_PASSWORD_MIN_LENGTH", "GOTRUE_PASSWORD_REQUIRED_CHARACTERS",
         "GOTRUE_MAILER_OTP_EXP", "GOTRUE_MAILER_OTP_LENGTH", "GOTRUE_SMTP_MAX_FREQUENCY", "GOTRUE_SMTP_ADMIN_EMAIL",
         "GOTRUE_SMS_AUTOCONFIRM", "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "GOTRUE_SMS_OTP_EXP", "GOTRUE_SMS_OTP_LENGTH",
-        "GOTRUE_SMS_MAX_FREQUENCY", "GOTRUE_SMS_TEMPLATE", "GOTRUE_SMS_TEST_OTP", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
+        "GOTRUE_SMS_MAX_FREQUENCY", "GOTRUE_SMS_TEMPLATE", "GOTRUE_SMS_TEST_OTP", "GOTRUE_RATE_LIMIT_EMAIL_SENT",
+        "GOTRUE_RATE_LIMIT_SMS_SENT", "GOTRUE_RATE_LIMIT_HEADER", "GOTRUE_RATE_LIMIT_OTP", "GOTRUE_RATE_LIMIT_VERIFY",
+        "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
     ]
 
     init(env: [String: String]) throws {
@@ -83,6 +92,15 @@ struct SupabaseConfig: Sendable {
         smsMaxFrequency = try Self.duration(env, "GOTRUE_SMS_MAX_FREQUENCY", default: 60)
         smsTemplate = env["GOTRUE_SMS_TEMPLATE"] ?? "Your code is {{ .Code }}"
         smsTestOTP = try Self.testOTPs(env["GOTRUE_SMS_TEST_OTP"])
+        emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))
+        smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600))
+        rateLimitHeader = env["GOTRUE_RATE_LIMIT_HEADER"].flatMap { $0.isEmpty ? nil : $0 }
+        requestLimits = [
+            .otp: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_OTP", default: RateLimit(count: 30, window: 300)),
+            .verify: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_VERIFY", default: RateLimit(count: 30, window: 300)),
+            .token: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", default: RateLimit(count: 150, window: 300)),
+            .anonymous: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", default: RateLimit(count: 30, window: 3600)),
+        ]
         refreshPolicy = RefreshPolicy(
             rotationEnabled: try Self.bool(env, "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", default: true),
             reuseInterval: TimeInterval(try Self.int(env, "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", default: 0)))
@@ -104,6 +122,23 @@ struct SupabaseConfig: Sendable {
             if let key = try? jwk.verificationKey() { verification.append(key) }
         }
         return (signing, verification)
+    }
+
+    /// `N` (in the variable's own window, kept from the default) or `N/<Go duration>`.
+    private static func rateLimit(_ env: [String: String], _ name: String, default value: RateLimit) throws -> RateLimit {
+        guard let raw = env[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return value }
+        let parts = raw.split(separator: "/", maxSplits: 1).map(String.init)
+        guard let count = Double(parts[0]), count >= 0 else {
+            throw SupabaseConfigError(variable: name, reason: "expected a number of requests, or N/duration, got \(raw)")
+        }
+        var window = value.window
+        if parts.count == 2 {
+            guard let parsed = GoDuration.seconds(parts[1]), parsed > 0 else {
+                throw SupabaseConfigError(variable: name, reason: "expected N/duration such as 10/1m, got \(raw)")
+            }
+            window = parsed
+        }
+        return RateLimit(count: Int(count), window: window)
     }
 
     /// `15551234567:123456,15557654321:654321`.
@@ -158,4 +193,9 @@ enum GoDuration {
         guard text.wholeMatch(of: #/(\d+(\.\d+)?(ms|s|m|h))+/#) != nil else { return nil }
         return text.matches(of: #/(\d+(?:\.\d+)?)(ms|s|m|h)/#).reduce(0) { $0 + Double($1.1)! * units[String($1.2)]! }
     }
+}
+
+/// GoTrue's per-client request limiters (`api/apilimiter`).
+enum RequestLimit: String, Sendable {
+    case otp, verify, token, anonymous
 }

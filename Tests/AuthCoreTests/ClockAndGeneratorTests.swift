@@ -91,3 +91,28 @@ import Testing
         #expect(Set(values) == Set(3...7))
     }
 }
+
+@Suite struct RateWindowTests {
+    let start = Date(timeIntervalSince1970: 1_767_225_600)
+    let limit = RateLimit(count: 2, window: 60)
+
+    @Test func allowsUpToTheLimitThenSaysWhenToRetry() {
+        var window = RateWindow()
+        #expect(window.record(at: start, limit: limit) == .allowed)
+        #expect(window.record(at: start.addingTimeInterval(10), limit: limit) == .allowed)
+        #expect(window.record(at: start.addingTimeInterval(20), limit: limit) == .limited(retryAfter: 40))
+        #expect(window.record(at: start.addingTimeInterval(60), limit: limit) == .allowed)
+    }
+
+    @Test func aZeroLimitAlwaysRefuses() {
+        var window = RateWindow()
+        #expect(window.record(at: start, limit: RateLimit(count: 0, window: 3600)) == .limited(retryAfter: 3600))
+    }
+
+    @Test func theLimiterKeepsSeparateWindowsPerKey() throws {
+        let limiter = RateLimiter()
+        try limiter.consume("a", limit: RateLimit(count: 1, window: 60), at: start)
+        try limiter.consume("b", limit: RateLimit(count: 1, window: 60), at: start)
+        #expect(throws: AuthError.rateLimited(retryAfter: 60)) { try limiter.consume("a", limit: RateLimit(count: 1, window: 60), at: start) }
+    }
+}

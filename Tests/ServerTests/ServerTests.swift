@@ -25,7 +25,8 @@ import Testing
     @Test func embeddedAssetsMatchTheFilesInTheRepository() throws {
         for path in EmbeddedAssets.paths {
             let onDisk = FileManager.default.contents(atPath: Self.repository.appendingPathComponent(path).path)
-            #expect(onDisk.map(Array.init) == EmbeddedAssets.file(path), "\(path) changed: run scripts/embed-assets")
+            let current = onDisk.map(Array.init) == EmbeddedAssets.file(path)
+            #expect(current, "\(path) changed: run scripts/embed-assets")
         }
         let webFiles = try FileManager.default.contentsOfDirectory(atPath: Self.repository.appendingPathComponent("web").path)
         #expect(Set(webFiles.map { "web/\($0)" }).isSubset(of: Set(EmbeddedAssets.paths)), "a web/ file is not embedded: run scripts/embed-assets")

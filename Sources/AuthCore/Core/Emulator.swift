@@ -25,6 +25,8 @@ public final class Emulator: Sendable {
     public let feed = Feed()
     /// The seed this emulator started from; `reset` returns to it.
     public let seed: Seed
+    /// Rate-limit windows on the emulator clock.
+    public let rateLimiter = RateLimiter()
 
     let db: Database
     /// The state right after seeding, in a shared-cache in-memory database so a tenant-scoped reset can
@@ -58,6 +60,7 @@ public final class Emulator: Sendable {
         } else {
             try seedState.copy(into: db)
         }
+        rateLimiter.clear()
         record(.emulatorReset, tenant: tenant)
     }
 

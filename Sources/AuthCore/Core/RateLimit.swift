@@ -1,0 +1,56 @@
+import Foundation
+import Synchronization
+
+/// A limit of `count` events per `window` seconds, as the vendors configure them.
+public struct RateLimit: Sendable, Equatable {
+    public var count: Int
+    public var window: TimeInterval
+
+    public init(count: Int, window: TimeInterval) {
+        self.count = count
+        self.window = window
+    }
+}
+
+/// A sliding-window counter on the emulator clock: a pure value, tested without HTTP or storage.
+public struct RateWindow: Sendable, Equatable {
+    /// When each counted event happened, oldest first.
+    private(set) var events: [Date] = []
+
+    public init() {}
+
+    /// What `record` decided.
+    public enum Decision: Sendable, Equatable {
+        case allowed
+        /// Over the limit; the event was not counted. `retryAfter` is when the oldest event in the
+        /// window leaves it.
+        case limited(retryAfter: TimeInterval)
+    }
+
+    /// Counts an event at `now` if the limit allows it.
+    public mutating func record(at now: Date, limit: RateLimit) -> Decision {
+        events.removeAll { now.timeIntervalSince($0) >= limit.window }
+        guard events.count < limit.count else {
+            let oldest = events.first ?? now
+            return .limited(retryAfter: max(1, limit.window - now.timeIntervalSince(oldest)))
+        }
+        events.append(now)
+        return .allowed
+    }
+}
+
+/// The emulator's rate-limit windows, by key (tenant, limit name and, for per-client limits, the
+/// client). Transient: a reset clears them.
+public final class RateLimiter: Sendable {
+    private let windows = Mutex<[String: RateWindow]>([:])
+
+    public init() {}
+
+    /// Counts one event under `key`, or answers `rateLimited` with when to retry.
+    public func consume(_ key: String, limit: RateLimit, at now: Date) throws {
+        let decision = windows.withLock { windows in windows[key, default: RateWindow()].record(at: now, limit: limit) }
+        if case .limited(let retryAfter) = decision { throw AuthError.rateLimited(retryAfter: retryAfter) }
+    }
+
+    func clear() { windows.withLock { $0.removeAll() } }
+}
