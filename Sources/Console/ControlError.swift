@@ -45,6 +45,12 @@ public struct ControlError: Error, Equatable {
         case .flowStateNotFound: self.init(.notFound, "flow_state_not_found", "no such PKCE flow")
         case .flowStateExpired: self.init(.badRequest, "flow_state_expired", "the PKCE flow has expired")
         case .badCodeVerifier: self.init(.badRequest, "bad_code_verifier", "the PKCE verifier does not match")
+        case .factorNotFound: self.init(.notFound, "factor_not_found", "no such MFA factor or challenge")
+        case .factorNameTaken: self.init(.conflict, "factor_name_taken", "a factor with this name exists")
+        case .tooManyFactors: self.init(.conflict, "too_many_factors", "the user has the most factors allowed")
+        case .mfaChallengeExpired: self.init(.badRequest, "mfa_challenge_expired", "the MFA challenge has expired")
+        case .mfaIPMismatch: self.init(.badRequest, "mfa_ip_mismatch", "the challenge came from another IP address")
+        case .mfaVerificationFailed: self.init(.badRequest, "mfa_verification_failed", "wrong MFA code")
         }
     }
 

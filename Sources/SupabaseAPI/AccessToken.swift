@@ -37,7 +37,8 @@ extension Emulator {
     func goTrueSessionResponse(_ issued: IssuedSession, userId: String, project: SupabaseProject) throws -> JSON {
         let user = try requireUser(in: project.tenant.id, id: userId)
         let token = try AccessToken(user: user, session: issued.session, config: project.config, now: clock.now)
-        return GoTrueJSON.session(token, refreshToken: issued.refreshToken, user: user, config: project.config)
+        return GoTrueJSON.session(token, refreshToken: issued.refreshToken, user: user, config: project.config,
+                                  factors: try factors(in: project.tenant.id, userId: userId))
     }
 
     /// GoTrue's v1 refresh tokens: 12 lowercase letters and digits.

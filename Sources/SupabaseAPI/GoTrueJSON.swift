@@ -6,7 +6,7 @@ import Foundation
 enum GoTrueJSON {
     /// GoTrue's `User`: `email` and `phone` always present (`""` when absent), phones without `+`,
     /// `confirmed_at` the earlier of the two confirmations, optional timestamps left out when unset.
-    static func user(_ user: User, config: SupabaseConfig) -> JSON {
+    static func user(_ user: User, config: SupabaseConfig, factors: [Factor] = []) -> JSON {
         var o: [String: JSON] = [
             "id": .string(user.id), "aud": .string(config.jwtAudience), "role": .string(role(of: user)),
             "email": .string(user.email ?? ""), "phone": .string(phone(user.phone)),
@@ -20,6 +20,8 @@ enum GoTrueJSON {
         o["confirmation_sent_at"] = user.verificationSentAt.map(time)
         o["last_sign_in_at"] = user.lastSignInAt.map(time)
         o["banned_until"] = user.bannedUntil.map(time)
+        // GoTrue eager-loads factors and leaves the key out when there are none.
+        if !factors.isEmpty { o["factors"] = .array(factors.map(factor)) }
         return .object(o)
     }
 
@@ -39,6 +41,17 @@ enum GoTrueJSON {
         return .object(o)
     }
 
+    /// GoTrue's `Factor`.
+    static func factor(_ factor: Factor) -> JSON {
+        var o: [String: JSON] = [
+            "id": .string(factor.id), "created_at": time(factor.createdAt), "updated_at": time(factor.updatedAt),
+            "status": .string(factor.verified ? "verified" : "unverified"), "factor_type": .string(factor.kind),
+            "phone": .string(phone(factor.phone)), "last_challenged_at": factor.lastChallengedAt.map(time) ?? .null,
+        ]
+        if let name = factor.friendlyName { o["friendly_name"] = .string(name) }
+        return .object(o)
+    }
+
     /// `app_metadata` with GoTrue's `provider`/`providers` bookkeeping (none for anonymous users).
     static func appMetadata(_ user: User) -> [String: JSON] {
         var metadata = user.appMetadata
@@ -51,11 +64,11 @@ enum GoTrueJSON {
     }
 
     /// The session response, with `expires_in` computed from the token's own `exp`.
-    static func session(_ token: AccessToken, refreshToken: String, user: User, config: SupabaseConfig) -> JSON {
+    static func session(_ token: AccessToken, refreshToken: String, user: User, config: SupabaseConfig, factors: [Factor] = []) -> JSON {
         [
             "access_token": .string(token.jwt), "token_type": "bearer", "expires_in": .int(token.expiresIn),
             "expires_at": .int(token.expiresAt), "refresh_token": .string(refreshToken),
-            "user": GoTrueJSON.user(user, config: config),
+            "user": GoTrueJSON.user(user, config: config, factors: factors),
         ]
     }
 

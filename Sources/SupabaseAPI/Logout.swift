@@ -32,6 +32,6 @@ struct CurrentUser {
         let (request, tenant) = (call.request, call.tenant)
         let project = try projects.project(tenant)
         let caller = try Authentication(emulator: emulator).require(request, project: project)
-        return GoTrueJSON.user(caller.user, config: project.config)
+        return GoTrueJSON.user(caller.user, config: project.config, factors: try emulator.factors(in: tenant, userId: caller.user.id))
     }
 }

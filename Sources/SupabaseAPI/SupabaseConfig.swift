@@ -39,6 +39,11 @@ struct SupabaseConfig: Sendable {
     /// that identifies the client.
     var rateLimitHeader: String?
     var requestLimits: [RequestLimit: RateLimit]
+    var mfaTOTPEnroll: Bool
+    var mfaTOTPVerify: Bool
+    var mfaPhoneEnroll: Bool
+    var mfaMaxFactors: Int
+    var mfaChallengeExpiry: TimeInterval
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -49,7 +54,9 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_SMS_AUTOCONFIRM", "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "GOTRUE_SMS_OTP_EXP", "GOTRUE_SMS_OTP_LENGTH",
         "GOTRUE_SMS_MAX_FREQUENCY", "GOTRUE_SMS_TEMPLATE", "GOTRUE_SMS_TEST_OTP", "GOTRUE_RATE_LIMIT_EMAIL_SENT",
         "GOTRUE_RATE_LIMIT_SMS_SENT", "GOTRUE_RATE_LIMIT_HEADER", "GOTRUE_RATE_LIMIT_OTP", "GOTRUE_RATE_LIMIT_VERIFY",
-        "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
+        "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", "GOTRUE_MFA_TOTP_ENROLL_ENABLED",
+        "GOTRUE_MFA_TOTP_VERIFY_ENABLED", "GOTRUE_MFA_PHONE_ENROLL_ENABLED", "GOTRUE_MFA_MAX_ENROLLED_FACTORS",
+        "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
     ]
 
     init(env: [String: String]) throws {
@@ -92,6 +99,11 @@ struct SupabaseConfig: Sendable {
         smsMaxFrequency = try Self.duration(env, "GOTRUE_SMS_MAX_FREQUENCY", default: 60)
         smsTemplate = env["GOTRUE_SMS_TEMPLATE"] ?? "Your code is {{ .Code }}"
         smsTestOTP = try Self.testOTPs(env["GOTRUE_SMS_TEST_OTP"])
+        mfaTOTPEnroll = try Self.bool(env, "GOTRUE_MFA_TOTP_ENROLL_ENABLED", default: true)
+        mfaTOTPVerify = try Self.bool(env, "GOTRUE_MFA_TOTP_VERIFY_ENABLED", default: true)
+        mfaPhoneEnroll = try Self.bool(env, "GOTRUE_MFA_PHONE_ENROLL_ENABLED", default: false)
+        mfaMaxFactors = try Self.int(env, "GOTRUE_MFA_MAX_ENROLLED_FACTORS", default: 10)
+        mfaChallengeExpiry = try Self.duration(env, "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", default: 300)
         emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))
         smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600))
         rateLimitHeader = env["GOTRUE_RATE_LIMIT_HEADER"].flatMap { $0.isEmpty ? nil : $0 }

@@ -39,6 +39,15 @@ struct SupabaseError: Error, Equatable {
         case flowStateNotFound = "flow_state_not_found"
         case flowStateExpired = "flow_state_expired"
         case badCodeVerifier = "bad_code_verifier"
+        case mfaFactorNotFound = "mfa_factor_not_found"
+        case mfaFactorNameConflict = "mfa_factor_name_conflict"
+        case tooManyEnrolledMFAFactors = "too_many_enrolled_mfa_factors"
+        case mfaChallengeExpired = "mfa_challenge_expired"
+        case mfaIPAddressMismatch = "mfa_ip_address_mismatch"
+        case mfaVerificationFailed = "mfa_verification_failed"
+        case mfaTOTPEnrollNotEnabled = "mfa_totp_enroll_not_enabled"
+        case mfaTOTPVerifyNotEnabled = "mfa_totp_verify_not_enabled"
+        case insufficientAAL = "insufficient_aal"
         case notFound = "not_found"
         case methodNotAllowed = "method_not_allowed"
         case unexpectedFailure = "unexpected_failure"
@@ -115,6 +124,18 @@ extension SupabaseError {
             self.init(status: .unprocessableContent, code: .flowStateExpired, message: "invalid flow state, flow state has expired")
         case .badCodeVerifier:
             self.init(status: .badRequest, code: .badCodeVerifier, message: "code challenge does not match previously saved code verifier")
+        case .factorNotFound:
+            self.init(status: .notFound, code: .mfaFactorNotFound, message: "Factor not found")
+        case .factorNameTaken:
+            self.init(status: .unprocessableContent, code: .mfaFactorNameConflict, message: "A factor with the friendly name already exists")
+        case .tooManyFactors:
+            self.init(status: .unprocessableContent, code: .tooManyEnrolledMFAFactors, message: "Maximum number of verified factors reached, unenroll to continue")
+        case .mfaChallengeExpired:
+            self.init(status: .unprocessableContent, code: .mfaChallengeExpired, message: "MFA challenge has expired, verify against another challenge or create a new challenge.")
+        case .mfaIPMismatch:
+            self.init(status: .unprocessableContent, code: .mfaIPAddressMismatch, message: "Challenge and verify IP addresses mismatch.")
+        case .mfaVerificationFailed:
+            self.init(status: .unprocessableContent, code: .mfaVerificationFailed, message: "Invalid TOTP code entered")
         case .rateLimited(let retryAfter):
             self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
                       retryAfter: max(1, Int(retryAfter.rounded(.up))))

@@ -81,3 +81,55 @@ import Testing
         #expect(throws: JWSError.malformed) { try JWS.verify("not.a-token", keys: [a.verificationKey]) }
     }
 }
+
+@Suite struct TOTPTests {
+    /// RFC 6238 Appendix B, SHA-1 rows (8 digits, the ASCII secret "12345678901234567890").
+    @Test(arguments: [(59, "94287082"), (1_111_111_109, "07081804"), (1_111_111_111, "14050471"),
+                      (1_234_567_890, "89005924"), (2_000_000_000, "69279037"), (20_000_000_000, "65353130")])
+    func codesMatchRFC6238(_ time: Int, _ expected: String) {
+        let totp = TOTP(secret: Array("12345678901234567890".utf8), digits: 8)
+        #expect(totp.code(at: Date(timeIntervalSince1970: TimeInterval(time))) == expected)
+    }
+
+    @Test func verificationAllowsOneStepOfDriftEitherWay() {
+        let totp = TOTP(secret: Array("12345678901234567890".utf8))
+        let now = Date(timeIntervalSince1970: 1_767_225_600)
+        #expect(totp.verify(totp.code(at: now.addingTimeInterval(-30)), at: now))
+        #expect(totp.verify(totp.code(at: now.addingTimeInterval(30)), at: now))
+        #expect(!totp.verify(totp.code(at: now.addingTimeInterval(-60)), at: now))
+        #expect(!totp.verify("12345", at: now))
+    }
+
+    @Test func base32RoundTripsAndMatchesRFC4648() {
+        #expect(Base32.encode(Array("foobar".utf8)) == "MZXW6YTBOI")
+        #expect(Base32.encode(Array("f".utf8)) == "MY")
+        #expect(Base32.decode("mzxw6ytboi======") == Array("foobar".utf8))
+        #expect(Base32.decode("not base32!") == nil)
+    }
+
+    @Test func uriNamesIssuerAndAccount() {
+        let totp = TOTP(secret: Array("12345678901234567890".utf8))
+        #expect(totp.uri(issuer: "My App", account: "a@b.co")
+                == "otpauth://totp/My%20App:a@b.co?algorithm=SHA1&digits=6&issuer=My%20App&period=30&secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
+    }
+}
+
+@Suite struct QRCodeTests {
+    @Test func aURIFitsTheSmallestVersionWithFinderPatternsInThreeCorners() throws {
+        let code = try QRCode("otpauth://totp/Fauxth:alice@example.com?algorithm=SHA1&digits=6&issuer=Fauxth&period=30&secret=JBSWY3DPEHPK3PXP")
+        let size = code.modules.count
+        #expect(size == 17 + 4 * code.version)
+        #expect(code.version == 7)
+        // A finder pattern's 7×7 ring is dark, with a light ring inside it.
+        for (row, column) in [(0, 0), (0, size - 7), (size - 7, 0)] {
+            #expect(code.modules[row][column] && code.modules[row + 6][column + 6])
+            #expect(!code.modules[row + 1][column + 1] && code.modules[row + 3][column + 3])
+        }
+        let svg = code.svg()
+        #expect(svg.hasPrefix("<svg") && svg.contains("viewBox=\"0 0 \(size + 8) \(size + 8)\""))
+    }
+
+    @Test func tooMuchTextIsRefused() {
+        #expect(throws: QRCodeError.self) { try QRCode(String(repeating: "x", count: 3000), correction: .low) }
+    }
+}

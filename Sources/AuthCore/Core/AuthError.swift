@@ -38,4 +38,13 @@ public enum AuthError: Error, Equatable, Sendable {
     case flowStateExpired
     /// The PKCE verifier does not match the challenge.
     case badCodeVerifier
+    /// No MFA factor (or challenge) with this id belongs to the user.
+    case factorNotFound
+    case factorNameTaken
+    case tooManyFactors
+    case mfaChallengeExpired
+    /// The challenge was made from another IP address than the verification.
+    case mfaIPMismatch
+    /// The MFA code is wrong.
+    case mfaVerificationFailed
 }

@@ -66,6 +66,22 @@ extension Emulator {
         }
     }
 
+    /// Gives a live session a new refresh token and retires its others: after a step-up (MFA) the old
+    /// aal1 token must not mint aal2 sessions.
+    public func reissueRefreshToken(in tenant: String, sessionId: String, newToken: (Generator) -> String) throws -> IssuedSession {
+        let now = clock.now
+        let token = newToken(generator)
+        try db.transaction { c in
+            try c.run("UPDATE refresh_tokens SET revoked_at = ? WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL",
+                      [SQLValue(now), .text(tenant), .text(sessionId)])
+            try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, parent_hash, created_at) VALUES (?,?,?,?,?)",
+                      // No parent: the retired token must not count as the lost-answer parent of this one.
+                      [.text(tenant), .text(Self.tokenHash(token)), .text(sessionId), SQLValue.null, SQLValue(now)])
+        }
+        guard let session = try session(in: tenant, id: sessionId), session.revokedAt == nil else { throw AuthError.sessionNotFound }
+        return IssuedSession(session: session, refreshToken: token)
+    }
+
     /// A session by id, revoked or not.
     public func session(in tenant: String, id: String) throws -> Session? {
         try db.withConnection { try $0.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]).map(Session.init(row:)) }

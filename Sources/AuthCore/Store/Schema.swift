@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 2
+    static let version = 3
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -68,11 +68,19 @@ enum Schema {
             created_at REAL NOT NULL, auth_code_issued_at REAL, PRIMARY KEY (tenant, id));
         CREATE INDEX flow_states_user ON flow_states (tenant, user_id);
         """,
+        // 3: MFA challenges, and when a factor was last challenged.
+        """
+        ALTER TABLE factors ADD COLUMN last_challenged_at REAL;
+        CREATE INDEX factors_user ON factors (tenant, user_id);
+        CREATE TABLE challenges (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, factor_id TEXT NOT NULL, ip TEXT,
+            created_at REAL NOT NULL, verified_at REAL, PRIMARY KEY (tenant, id));
+        """,
     ]
 
     /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
-                               "codes", "messages", "deeplinks", "events", "flow_states"]
+                               "codes", "messages", "deeplinks", "events", "flow_states", "challenges"]
 
     /// Brings `connection` to `version`, or throws when it is already past it.
     static func migrate(_ connection: borrowing Connection, source: String) throws {

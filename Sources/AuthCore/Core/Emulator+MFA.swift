@@ -1,0 +1,109 @@
+import Foundation
+
+extension Emulator {
+    /// Adds an unverified TOTP factor with a fresh 20-byte secret (RFC 4226's recommended size).
+    public func enrollTOTP(in tenant: String, userId: String, friendlyName: String?, maxFactors: Int) throws -> Factor {
+        try enroll(in: tenant, userId: userId, kind: "totp", secret: Base32.encode(generator.bytes(20)), phone: nil,
+                   friendlyName: friendlyName, maxFactors: maxFactors)
+    }
+
+    /// Adds an unverified phone factor.
+    public func enrollPhone(in tenant: String, userId: String, phone: String, friendlyName: String?, maxFactors: Int) throws -> Factor {
+        try enroll(in: tenant, userId: userId, kind: "phone", secret: nil, phone: phone, friendlyName: friendlyName, maxFactors: maxFactors)
+    }
+
+    private func enroll(in tenant: String, userId: String, kind: String, secret: String?, phone: String?, friendlyName: String?,
+                        maxFactors: Int) throws -> Factor {
+        let existing = try factors(in: tenant, userId: userId)
+        guard existing.count < maxFactors else { throw AuthError.tooManyFactors }
+        if let friendlyName, !friendlyName.isEmpty, existing.contains(where: { $0.friendlyName == friendlyName }) {
+            throw AuthError.factorNameTaken
+        }
+        let id = newID(), now = clock.now
+        try db.withConnection { c in
+            _ = try c.run("""
+                INSERT INTO factors (tenant, id, user_id, kind, secret, phone, status, friendly_name, created_at, updated_at)
+                VALUES (?,?,?,?,?,?,'unverified',?,?,?)
+                """, [.text(tenant), .text(id), .text(userId), .text(kind), SQLValue(secret), SQLValue(phone),
+                      SQLValue(friendlyName), SQLValue(now), SQLValue(now)])
+        }
+        return try requireFactor(in: tenant, userId: userId, id: id)
+    }
+
+    /// A user's factors, oldest first.
+    public func factors(in tenant: String, userId: String) throws -> [Factor] {
+        try db.withConnection { c in
+            try c.query("SELECT * FROM factors WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
+                .map(Factor.init(row:))
+        }
+    }
+
+    /// One of the user's factors, or `factorNotFound`.
+    public func requireFactor(in tenant: String, userId: String, id: String) throws -> Factor {
+        let factor = try db.withConnection { c in
+            try c.first("SELECT * FROM factors WHERE tenant = ? AND user_id = ? AND id = ?", [.text(tenant), .text(userId), .text(id)])
+                .map(Factor.init(row:))
+        }
+        guard let factor else { throw AuthError.factorNotFound }
+        return factor
+    }
+
+    /// Removes a factor and its challenges.
+    public func deleteFactor(in tenant: String, userId: String, id: String) throws {
+        _ = try requireFactor(in: tenant, userId: userId, id: id)
+        try db.transaction { c in
+            try c.run("DELETE FROM challenges WHERE tenant = ? AND factor_id = ?", [.text(tenant), .text(id)])
+            try c.run("DELETE FROM factors WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)])
+        }
+    }
+
+    /// Opens a challenge on a factor, remembering the caller's IP.
+    public func challenge(in tenant: String, factor: Factor, ip: String?) throws -> MFAChallenge {
+        let challenge = MFAChallenge(id: newID(), factorId: factor.id, ip: ip, createdAt: clock.now)
+        try db.transaction { c in
+            try c.run("INSERT INTO challenges (tenant, id, factor_id, ip, created_at) VALUES (?,?,?,?,?)",
+                      [.text(tenant), .text(challenge.id), .text(factor.id), SQLValue(ip), SQLValue(challenge.createdAt)])
+            try c.run("UPDATE factors SET last_challenged_at = ? WHERE tenant = ? AND id = ?",
+                      [SQLValue(challenge.createdAt), .text(tenant), .text(factor.id)])
+        }
+        return challenge
+    }
+
+    /// Checks the answer to a challenge: unused, unexpired on the emulator clock, from the same IP,
+    /// and `isValid(factor)` (a TOTP code, or an SMS code) true. Marks the challenge used and the
+    /// factor verified.
+    public func verifyChallenge(in tenant: String, factor: Factor, challengeId: String, ip: String?, expiry: TimeInterval,
+                                isValid: (Factor) throws -> Bool) throws -> Factor {
+        let now = clock.now
+        let row = try db.withConnection { c in
+            try c.first("SELECT * FROM challenges WHERE tenant = ? AND id = ? AND factor_id = ? AND verified_at IS NULL",
+                        [.text(tenant), .text(challengeId), .text(factor.id)])
+        }
+        guard let row, let created = row.date("created_at") else { throw AuthError.factorNotFound }
+        guard now.timeIntervalSince(created) <= expiry else { throw AuthError.mfaChallengeExpired }
+        guard row.string("ip") == ip else { throw AuthError.mfaIPMismatch }
+        guard try isValid(factor) else {
+            record(.signInFailed, tenant: tenant, userId: factor.userId, detail: ["reason": "mfa_code_invalid", "factor_id": .string(factor.id)])
+            throw AuthError.mfaVerificationFailed
+        }
+        try db.transaction { c in
+            try c.run("UPDATE challenges SET verified_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(challengeId)])
+            try c.run("UPDATE factors SET status = 'verified', updated_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(factor.id)])
+        }
+        return try requireFactor(in: tenant, userId: factor.userId, id: factor.id)
+    }
+
+    /// Raises a session to `aal2` after a second factor, adding `method` to its `amr` (newest first).
+    @discardableResult
+    public func elevate(in tenant: String, sessionId: String, method: String, origin: RequestOrigin = RequestOrigin()) throws -> Session {
+        guard var session = try session(in: tenant, id: sessionId) else { throw AuthError.sessionNotFound }
+        session.amr.insert(AuthenticationMethod(method: method, at: clock.now), at: 0)
+        try db.withConnection { c in
+            _ = try c.run("UPDATE sessions SET aal = 'aal2', amr = ? WHERE tenant = ? AND id = ?",
+                          [SQLValue(JSON.array(session.amr.map(\.json))), .text(tenant), .text(sessionId)])
+        }
+        record(.signInSucceeded, tenant: tenant, userId: session.userId, origin: origin, detail: ["method": .string(method), "aal": "aal2"])
+        guard let elevated = try self.session(in: tenant, id: sessionId) else { throw AuthError.sessionNotFound }
+        return elevated
+    }
+}

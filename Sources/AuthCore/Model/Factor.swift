@@ -1,0 +1,41 @@
+import Foundation
+
+/// A second factor: a TOTP authenticator or a phone.
+public struct Factor: Sendable, Equatable {
+    public var id: String
+    public var userId: String
+    /// `totp` or `phone`.
+    public var kind: String
+    /// The TOTP secret, base32.
+    public var secret: String?
+    public var phone: String?
+    public var verified: Bool
+    public var friendlyName: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastChallengedAt: Date?
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        userId = row.string("user_id") ?? ""
+        kind = row.string("kind") ?? "totp"
+        secret = row.string("secret")
+        phone = row.string("phone")
+        verified = row.string("status") == "verified"
+        friendlyName = row.string("friendly_name")
+        createdAt = row.date("created_at") ?? .distantPast
+        updatedAt = row.date("updated_at") ?? .distantPast
+        lastChallengedAt = row.date("last_challenged_at")
+    }
+
+    /// The authenticator this factor's secret drives.
+    public var totp: TOTP? { secret.flatMap(Base32.decode).map { TOTP(secret: $0) } }
+}
+
+/// An MFA challenge: proof is due within the dialect's expiry, from the same IP.
+public struct MFAChallenge: Sendable, Equatable {
+    public var id: String
+    public var factorId: String
+    public var ip: String?
+    public var createdAt: Date
+}

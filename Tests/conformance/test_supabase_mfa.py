@@ -1,0 +1,57 @@
+"""TOTP MFA through supabase-py's auth.mfa, with codes from pyotp as an authenticator app makes them."""
+import pyotp
+import pytest
+from supabase import create_client
+from supabase_auth.errors import AuthApiError
+
+from test_supabase_slice import ANON_KEY
+
+
+def test_enroll_challenge_and_verify_a_totp_factor(fauxth):
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"})
+    enrolled = auth.mfa.enroll({"factor_type": "totp", "friendly_name": "Authenticator", "issuer": "Growbro"})
+    assert enrolled.type == "totp"
+    assert enrolled.totp.qr_code.startswith("data:image/svg+xml;utf-8,<svg")
+    # An authenticator app reads the URI as GoTrue writes it.
+    scanned = pyotp.parse_uri(enrolled.totp.uri)
+    assert (scanned.secret, scanned.name, scanned.issuer, scanned.digits, scanned.interval) == (enrolled.totp.secret, "alice@example.com", "Growbro", 6, 30)
+    assert auth.mfa.get_authenticator_assurance_level().current_level == "aal1"
+
+    challenge = auth.mfa.challenge({"factor_id": enrolled.id})
+    with pytest.raises(AuthApiError) as error:
+        auth.mfa.verify({"factor_id": enrolled.id, "challenge_id": challenge.id, "code": "000000"})
+    assert error.value.code == "mfa_verification_failed"
+    # The emulator's clock, not this machine's, decides which code is current.
+    now = fauxth.control("GET", "/clock").json()["now"]
+    import datetime
+    at = datetime.datetime.fromisoformat(now.replace("Z", "+00:00"))
+    code = pyotp.TOTP(enrolled.totp.secret).at(at)
+    auth.mfa.verify({"factor_id": enrolled.id, "challenge_id": challenge.id, "code": code})
+    level = auth.mfa.get_authenticator_assurance_level()
+    assert level.current_level == "aal2"
+    factors = auth.mfa.list_factors()
+    assert [f.status for f in factors.totp] == ["verified"]
+
+    assert auth.mfa.unenroll({"factor_id": enrolled.id}).id == enrolled.id
+    assert auth.mfa.list_factors().all == []
+
+
+def test_the_qr_code_decodes_to_the_otpauth_uri(fauxth):
+    import re
+
+    import zxingcpp
+    from PIL import Image
+
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    auth.sign_in_with_password({"email": "carol@example.com", "password": "password123"})
+    enrolled = auth.mfa.enroll({"factor_type": "totp"})
+    svg = enrolled.totp.qr_code.split(",", 1)[1]
+    size = int(re.search(r'viewBox="0 0 (\d+) \d+"', svg).group(1))
+    image = Image.new("L", (size, size), 255)
+    for x, y, w, h in re.findall(r'M(\d+),(\d+)h(\d+)v(\d+)', svg):
+        for dx in range(int(w)):
+            for dy in range(int(h)):
+                image.putpixel((int(x) + dx, int(y) + dy), 0)
+    image = image.resize((size * 8, size * 8), Image.NEAREST)
+    assert zxingcpp.read_barcodes(image)[0].text == enrolled.totp.uri
