@@ -53,6 +53,10 @@ extension SupabaseDialect {
     static let endpoints: [Endpoint] = [
         (.get, "health", { _ in .json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"]) }),
         (.get, "settings", { .json(try Settings(emulator: $0.emulator, projects: $0.projects).settings($0)) }),
+        (.get, ".well-known/openid-configuration", { .json(try OpenIDConfiguration.handle($0)) }),
+        (.post, "sso", Disabled.saml),
+        (.get, "sso/saml/metadata", Disabled.saml),
+        (.post, "sso/saml/acs", Disabled.saml),
         (.get, ".well-known/jwks.json", { try Settings(emulator: $0.emulator, projects: $0.projects).jwks($0) }),
         (.post, "signup", { .json(try await Signup(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
         (.post, "token", limited(.token) { .json(try await Token(emulator: $0.emulator, projects: $0.projects).handle($0)) }),

@@ -48,6 +48,7 @@ struct SupabaseError: Error, Equatable {
         case mfaTOTPEnrollNotEnabled = "mfa_totp_enroll_not_enabled"
         case mfaTOTPVerifyNotEnabled = "mfa_totp_verify_not_enabled"
         case insufficientAAL = "insufficient_aal"
+        case samlProviderDisabled = "saml_provider_disabled"
         case notFound = "not_found"
         case methodNotAllowed = "method_not_allowed"
         case unexpectedFailure = "unexpected_failure"

@@ -266,3 +266,17 @@ let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-cha
         }
     }
 }
+
+@Suite struct DiscoveryTests {
+    @Test func openIDConfigurationPointsAtTheJWKSAndSAMLIsOff() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { client in
+            let discovery = try await client.send(.get, "/auth/v1/.well-known/openid-configuration")
+            #expect(discovery.json["jwks_uri"]?.stringValue?.hasSuffix("/auth/v1/.well-known/jwks.json") == true)
+            #expect(discovery.json["id_token_signing_alg_values_supported"] == ["HS256"])
+            let sso = try await client.send(.post, "/auth/v1/sso", json: ["domain": "example.com"], headers: .supabaseClient)
+            #expect(sso.status == .notFound)
+            #expect(sso.json == ["code": "saml_provider_disabled", "message": "SAML 2.0 is disabled"])
+        }
+    }
+}
