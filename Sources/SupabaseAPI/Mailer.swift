@@ -14,7 +14,7 @@ struct Mailer {
 
     /// The emails GoTrue sends, with their verification type, purpose, subject and template text.
     enum Kind {
-        case confirmation, magicLink, recovery, invite
+        case confirmation, magicLink, recovery, invite, emailChange
 
         /// The `amr` method a PKCE flow started by this email records (GoTrue's authentication method).
         var authenticationMethod: String {
@@ -23,6 +23,7 @@ struct Mailer {
             case .magicLink: "magiclink"
             case .recovery: "recovery"
             case .invite: "invite"
+            case .emailChange: "email_change"
             }
         }
 
@@ -32,6 +33,7 @@ struct Mailer {
             case .magicLink: "magiclink"
             case .recovery: "recovery"
             case .invite: "invite"
+            case .emailChange: "email_change"
             }
         }
 
@@ -41,6 +43,7 @@ struct Mailer {
             case .magicLink: .magicLink
             case .recovery: .resetPassword
             case .invite: .invite
+            case .emailChange: .emailChange
             }
         }
 
@@ -51,6 +54,7 @@ struct Mailer {
             case .magicLink: ("Your sign-in link", "Magic Link", "Follow this link to login:", "Log In")
             case .recovery: ("Reset your password", "Reset Password", "Follow this link to reset the password for your user:", "Reset Password")
             case .invite: ("You've been invited", "You have been invited", "You have been invited to create a user. Follow this link to accept the invite:", "Accept the invite")
+            case .emailChange: ("Confirm your new email address", "Confirm Change of Email", "Follow this link to confirm the update of your email:", "Change Email")
             }
         }
     }
@@ -62,8 +66,10 @@ struct Mailer {
     }
 
     /// Issues the code and builds the link without sending anything (`/admin/generate_link`).
-    func prepare(_ kind: Kind, for user: User, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) throws -> Prepared {
-        let target = (user.email ?? "").lowercased()
+    /// - Parameter address: where the email goes, the user's email by default (an email change also
+    ///   writes to the new address).
+    func prepare(_ kind: Kind, for user: User, address: String? = nil, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) throws -> Prepared {
+        let target = (address ?? user.email ?? "").lowercased()
         let config = project.config
         let code = try emulator.issueCode(in: user.tenant, CodeRequest(
             userId: user.id, purpose: kind.purpose, channel: .email, target: target,
@@ -74,11 +80,11 @@ struct Mailer {
 
     /// Sends `kind` to the user's email and records when (for the per-user send frequency).
     /// With `pkce`, the user's open PKCE flow must already exist (`Emulator.startFlow`).
-    func send(_ kind: Kind, to user: User, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) throws {
-        guard let email = user.email else { return }
+    func send(_ kind: Kind, to user: User, address: String? = nil, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) throws {
+        guard let email = address ?? user.email else { return }
         let config = project.config
         try checkProjectLimit(kind, to: user)
-        let prepared = try prepare(kind, for: user, redirectTo: redirectTo, origin: origin, pkce: pkce)
+        let prepared = try prepare(kind, for: user, address: email, redirectTo: redirectTo, origin: origin, pkce: pkce)
         let (code, link) = (prepared.code, prepared.link)
         let t = kind.template
         let html = """
@@ -125,7 +131,12 @@ struct Mailer {
     /// Refuses a send within `GOTRUE_SMTP_MAX_FREQUENCY` of the last one of the same kind to this user
     /// (GoTrue's per-user `*_sent_at` check; recovery and magic links share one clock, as there).
     func checkFrequency(_ kind: Kind, for user: User) throws {
-        let purposes: [MessagePurpose] = kind == .confirmation ? [.verifyEmail] : kind == .invite ? [.invite] : [.magicLink, .resetPassword]
+        let purposes: [MessagePurpose] = switch kind {
+        case .confirmation: [.verifyEmail]
+        case .invite: [.invite]
+        case .emailChange: [.emailChange]
+        case .magicLink, .recovery: [.magicLink, .resetPassword]
+        }
         guard let last = try emulator.lastCodeIssued(in: user.tenant, userId: user.id, purposes: purposes) else { return }
         let wait = project.config.smtpMaxFrequency - emulator.clock.now.timeIntervalSince(last)
         guard wait > 0 else { return }

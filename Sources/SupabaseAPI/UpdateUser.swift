@@ -16,8 +16,10 @@ struct UpdateUser {
         if body.fields["app_metadata"].map({ !$0.isNull }) == true {
             throw SupabaseError(status: .forbidden, code: .notAdmin, message: "Updating app_metadata requires admin privileges")
         }
+        var changedEmail: String?
         if let email = try body.string("email"), !email.isEmpty, email.lowercased() != user.email?.lowercased() {
-            throw SupabaseError.validation("Fauxth does not emulate email changes yet")
+            guard let normalized = try Identifiers.email(email) else { throw AuthError.invalidEmail }
+            changedEmail = normalized
         }
         if let phone = try body.string("phone"), !phone.isEmpty, (try? Identifiers.phone(phone)) != user.phone {
             throw SupabaseError.validation("Fauxth does not emulate phone changes yet")
@@ -36,6 +38,27 @@ struct UpdateUser {
         if password != nil {
             try emulator.revokeSessions(in: call.tenant, userId: user.id, .allExcept(caller.session.id), reason: "password_changed", origin: call.origin)
         }
+        if let changedEmail {
+            return GoTrueJSON.user(try changeEmail(updated, to: changedEmail, call: call, project: project), config: project.config)
+        }
         return GoTrueJSON.user(updated, config: project.config)
+    }
+
+    /// With autoconfirm the address changes at once. Otherwise it waits as `new_email` while a
+    /// confirmation goes to the new address and, with secure email change (GoTrue's default), to the
+    /// current one too; `/verify` type `email_change` applies it once every link is used.
+    private func changeEmail(_ user: User, to email: String, call: Call, project: SupabaseProject) throws -> User {
+        if project.config.mailerAutoconfirm {
+            return try emulator.updateUser(in: call.tenant, id: user.id, UserChanges(email: email, emailVerified: true), origin: call.origin)
+        }
+        try emulator.setPendingEmail(in: call.tenant, userId: user.id, email)
+        let mailer = call.mailer(project)
+        try mailer.checkFrequency(.emailChange, for: user)
+        let redirect = Redirects.target(for: call.request, project: project, emulator: emulator)
+        try mailer.send(.emailChange, to: user, address: email, redirectTo: redirect, origin: call.origin)
+        if project.config.secureEmailChange, let current = user.email {
+            try mailer.send(.emailChange, to: user, address: current, redirectTo: redirect, origin: call.origin)
+        }
+        return try emulator.requireUser(in: call.tenant, id: user.id)
     }
 }

@@ -39,8 +39,12 @@ struct Verify {
             throw SupabaseError.validation("Only an email address or phone number should be provided on verify")
         }
         do {
-            let user = try complete(proof, purposes: purposes, project: project, origin: origin)
-            return try emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
+            switch try complete(proof, purposes: purposes, project: project, origin: origin) {
+            case .signIn(let user):
+                return try emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
+            case .awaitingOtherLink:
+                return ["msg": .string(Self.otherLinkPending), "code": "200"]
+            }
         } catch AuthError.codeInvalid {
             throw SupabaseError(status: .forbidden, code: .otpExpired, message: expiredMessage)
         }
@@ -57,7 +61,9 @@ struct Verify {
         var userId: String?
         do {
             guard let purposes = Self.purposes[type] else { throw AuthError.codeInvalid }
-            let user = try complete(.linkToken(token), purposes: purposes, project: project, origin: origin)
+            guard case .signIn(let user) = try complete(.linkToken(token), purposes: purposes, project: project, origin: origin) else {
+                return Response(status: .seeOther, headers: [.location: redirect + "#" + Self.formEncode([("message", Self.otherLinkPending), ("sb", "")])])
+            }
             userId = user.id
             if isPKCE, let code = try emulator.issueAuthCode(in: tenant, userId: user.id) {
                 // PKCE: the app exchanges this code with its verifier (`grant_type=pkce`).
@@ -82,8 +88,17 @@ struct Verify {
         return Response(status: .seeOther, headers: [.location: location])
     }
 
-    /// Uses the code and confirms what it proves; returns the user to sign in.
-    private func complete(_ proof: CodeProof, purposes: [MessagePurpose], project: SupabaseProject, origin: RequestOrigin) throws -> User {
+    /// What a used code leads to.
+    enum Outcome {
+        case signIn(User)
+        /// One of the two links of a secure email change; the other is still to be used.
+        case awaitingOtherLink
+    }
+
+    static let otherLinkPending = "Confirmation link accepted. Please proceed to confirm link sent to the other email"
+
+    /// Uses the code and confirms what it proves.
+    private func complete(_ proof: CodeProof, purposes: [MessagePurpose], project: SupabaseProject, origin: RequestOrigin) throws -> Outcome {
         let tenant = project.tenant.id
         let used = try emulator.consumeCode(in: tenant, purposes: purposes, proof, origin: origin)
         guard let userId = used.userId else { throw AuthError.codeInvalid }
@@ -91,10 +106,15 @@ struct Verify {
         if user.isBanned(at: emulator.clock.now) || user.disabled { throw AuthError.userBanned }
         switch used.purpose {
         case .verifyEmail, .magicLink, .invite, .resetPassword, .otp:
-            return try emulator.confirm(in: tenant, userId: userId, channel: used.target.contains("@") ? .email : .sms,
-                                        metadata: [used.target.contains("@") ? "email_verified" : "phone_verified": true])
-        default:
-            return user
+            return .signIn(try emulator.confirm(in: tenant, userId: userId, channel: used.target.contains("@") ? .email : .sms,
+                                                metadata: [used.target.contains("@") ? "email_verified" : "phone_verified": true]))
+        case .emailChange:
+            guard let newEmail = user.pendingEmail else { throw AuthError.codeInvalid }
+            guard try emulator.liveCodeTargets(in: tenant, userId: userId, purpose: .emailChange).isEmpty else { return .awaitingOtherLink }
+            try emulator.setPendingEmail(in: tenant, userId: userId, nil)
+            return .signIn(try emulator.updateUser(in: tenant, id: userId, UserChanges(email: newEmail, emailVerified: true), origin: origin))
+        case .mfa, .phoneChange, .reauthentication, .notification:
+            return .signIn(user)
         }
     }
 

@@ -280,3 +280,40 @@ let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-cha
         }
     }
 }
+
+@Suite struct EmailChangeTests {
+    @Test func aSecureEmailChangeNeedsBothLinks() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            let updated = try await client.send(.put, "/auth/v1/user", json: ["email": "moved@example.com"], headers: bearer(session))
+            #expect(updated.json["email"] == "done@example.com")
+            #expect(updated.json["new_email"] == "moved@example.com")
+            let toNew = try #require(try harness.emulator.messages(MessageFilter(to: "moved@example.com")).first)
+            let toOld = try #require(try harness.emulator.messages(MessageFilter(to: "done@example.com")).first)
+            #expect(toNew.purpose == .emailChange && toOld.purpose == .emailChange)
+            let first = try await client.send(.post, "/auth/v1/verify", json: ["type": "email_change", "email": "moved@example.com", "token": .string(toNew.codes[0])])
+            #expect(first.json == ["msg": "Confirmation link accepted. Please proceed to confirm link sent to the other email", "code": "200"])
+            #expect(try harness.emulator.user(in: "p", id: confirmedUser.id!)?.email == "done@example.com")
+            let token = try #require(URLComponents(string: toOld.links[0])?.queryItems?.first { $0.name == "token" }?.value)
+            let second = try await client.send(.get, "/auth/v1/verify?token=\(token)&type=email_change")
+            #expect(second.headers[.location]?.contains("#access_token=") == true)
+            let user = try #require(try harness.emulator.user(in: "p", id: confirmedUser.id!))
+            #expect(user.email == "moved@example.com")
+            #expect(user.pendingEmail == nil)
+            #expect(try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "moved@example.com", "password": "secret123"]).status == .ok)
+        }
+    }
+
+    @Test func anAddressInUseIsRefusedAndAutoconfirmChangesAtOnce() async throws {
+        let other = Seed.UserSeed(email: "taken@example.com", password: "secret123", emailVerified: true)
+        let harness = try Harness(seed: project(["GOTRUE_MAILER_AUTOCONFIRM": "true"], users: [confirmedUser, other]))
+        try await harness.run { client in
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            #expect(try await client.send(.put, "/auth/v1/user", json: ["email": "taken@example.com"], headers: bearer(session)).json["code"] == "email_exists")
+            let moved = try await client.send(.put, "/auth/v1/user", json: ["email": "new@example.com"], headers: bearer(session))
+            #expect(moved.json["email"] == "new@example.com")
+            #expect(try harness.emulator.messages().isEmpty)
+        }
+    }
+}

@@ -199,3 +199,17 @@ def test_a_raw_pkce_magic_link_request_is_exchanged_with_the_callers_verifier(fa
     with pytest.raises(AuthApiError) as error:
         auth.exchange_code_for_session({"auth_code": code, "code_verifier": verifier})
     assert error.value.code == "flow_state_not_found"
+
+
+def test_update_user_email_needs_both_confirmations(fauxth):
+    auth = client(fauxth).auth
+    auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"})
+    user = auth.update_user({"email": "alice.new@example.com"}).user
+    assert user.new_email == "alice.new@example.com" and user.email == "alice@example.com"
+    to_new = fauxth.wait_message("alice.new@example.com", purpose="email_change")
+    to_old = fauxth.wait_message("alice@example.com", purpose="email_change")
+    raw = requests.post(f"{fauxth.url}/auth/v1/verify", headers={"X-Supabase-Api-Version": "2024-01-01"},
+                        json={"type": "email_change", "email": "alice.new@example.com", "token": to_new["codes"][0]})
+    assert raw.json()["msg"].startswith("Confirmation link accepted")
+    session = auth.verify_otp({"email": "alice@example.com", "token": to_old["codes"][0], "type": "email_change"}).session
+    assert session.user.email == "alice.new@example.com"

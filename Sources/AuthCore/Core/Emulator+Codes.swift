@@ -68,3 +68,13 @@ extension Emulator {
         }
     }
 }
+
+extension Emulator {
+    /// The targets of a user's codes of `purpose` that are still usable at the emulator's now.
+    public func liveCodeTargets(in tenant: String, userId: String, purpose: MessagePurpose) throws -> [String] {
+        try db.withConnection { c in
+            try c.query("SELECT target FROM codes WHERE tenant = ? AND user_id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?",
+                        [.text(tenant), .text(userId), .text(purpose.rawValue), SQLValue(clock.now)]).compactMap { $0.string("target") }
+        }
+    }
+}

@@ -64,6 +64,16 @@ extension Emulator {
         return try requireUser(in: tenant, id: id)
     }
 
+    /// Records (or, with nil, clears) an email change waiting for confirmation; `emailTaken` if another
+    /// user has the address.
+    public func setPendingEmail(in tenant: String, userId: String, _ email: String?) throws {
+        if let email, let owner = try user(in: tenant, .email(email)), owner.id != userId { throw AuthError.emailTaken }
+        try db.withConnection { c in
+            _ = try c.run("UPDATE users SET pending_email = ?, updated_at = ? WHERE tenant = ? AND id = ?",
+                          [SQLValue(email), SQLValue(clock.now), .text(tenant), .text(userId)])
+        }
+    }
+
     /// Keeps the `email`/`phone` identities in step with the user's addresses.
     private func syncIdentities(_ c: borrowing Connection, tenant: String, userId: String, email: String?, phone: String?, at now: Date) throws {
         for (provider, value) in [("email", email), ("phone", phone)] {

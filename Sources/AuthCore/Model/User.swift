@@ -23,6 +23,8 @@ public struct User: Sendable, Equatable {
     public var lastSignInAt: Date?
     /// Linked sign-in methods, loaded with the user.
     public var identities: [Identity]
+    /// A new email waiting for confirmation before it replaces `email` (GoTrue's `new_email`).
+    public var pendingEmail: String?
 
     public init(tenant: String, id: String, email: String? = nil, phone: String? = nil, username: String? = nil,
                 emailVerifiedAt: Date? = nil, phoneVerifiedAt: Date? = nil, disabled: Bool = false, bannedUntil: Date? = nil,
@@ -44,6 +46,7 @@ public struct User: Sendable, Equatable {
             userMetadata: row.json("user_metadata").objectValue ?? [:], appMetadata: row.json("app_metadata").objectValue ?? [:],
             verificationSentAt: row.date("verification_sent_at"), createdAt: row.date("created_at") ?? .distantPast,
             updatedAt: row.date("updated_at") ?? .distantPast, lastSignInAt: row.date("last_sign_in_at"), identities: identities)
+        pendingEmail = row.string("pending_email")
     }
 
     /// Whether the user is banned at `now`.

@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 3
+    static let version = 4
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -75,6 +75,11 @@ enum Schema {
         CREATE TABLE challenges (
             tenant TEXT NOT NULL, id TEXT NOT NULL, factor_id TEXT NOT NULL, ip TEXT,
             created_at REAL NOT NULL, verified_at REAL, PRIMARY KEY (tenant, id));
+        """,
+        // 4: an address change waiting for confirmation.
+        """
+        ALTER TABLE users ADD COLUMN pending_email TEXT;
+        ALTER TABLE users ADD COLUMN pending_phone TEXT;
         """,
     ]
 
