@@ -20,6 +20,13 @@ import Testing
         #expect(try emulator.createUser(in: "other", NewUser(email: "alice@example.com")).tenant == "other")
     }
 
+    @Test func aClashNamesTheAddressThatIsTaken() throws {
+        let emulator = try makeEmulator()
+        try emulator.createUser(in: "proj", NewUser(username: "carol"))
+        #expect(throws: AuthError.invalidInput(field: "username", reason: "is taken")) { try emulator.createUser(in: "proj", NewUser(username: "carol")) }
+        #expect(throws: AuthError.invalidInput(field: "id", reason: "is taken")) { try emulator.createUser(in: "proj", NewUser(id: "u-alice", email: "x@y.zz")) }
+    }
+
     @Test func phonesAreNormalisedToE164AndUnique() throws {
         let emulator = try makeEmulator()
         let user = try emulator.createUser(in: "proj", NewUser(phone: "+1 (555) 555-0199"))

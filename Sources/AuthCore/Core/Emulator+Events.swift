@@ -18,15 +18,17 @@ extension Emulator {
     public func record(_ type: EventType, tenant: String? = nil, userId: String? = nil, origin: RequestOrigin = RequestOrigin(),
                        detail: [String: JSON] = [:]) -> Event? {
         let id = newID()
-        let event = try? db.withConnection { c -> Event? in
+        // Recording never fails the operation it describes: a failed insert only loses the event.
+        let stored = try? db.withConnection { c -> Event? in
             try c.run("""
                 INSERT INTO events (id, type, tenant, user_id, ip, user_agent, detail, created_at) VALUES (?,?,?,?,?,?,?,?)
                 """, [.text(id), .text(type.rawValue), SQLValue(tenant), SQLValue(userId), SQLValue(origin.ip),
                       SQLValue(origin.userAgent), SQLValue(JSON.object(detail)), SQLValue(clock.now)])
             return try c.first("SELECT * FROM events WHERE id = ?", [.text(id)]).map(Event.init(row:))
         }
-        if let event = event ?? nil { feed.publish(.event(event)) }
-        return event ?? nil
+        guard let event = stored.flatMap({ $0 }) else { return nil }
+        feed.publish(.event(event))
+        return event
     }
 
     /// The audit trail, newest first.

@@ -57,7 +57,7 @@ extension Emulator {
                 try syncIdentities(c, tenant: tenant, userId: id, email: email, phone: phone, at: now)
             }
         } catch let error as SQLiteError where error.isConstraintViolation {
-            throw error.message.contains("phone") ? AuthError.phoneTaken : AuthError.emailTaken
+            throw Self.clash(error)
         }
         record(.userUpdated, tenant: tenant, userId: id, origin: origin,
                detail: ["password_changed": .bool(secret != nil), "email": JSON(email), "phone": JSON(phone)])

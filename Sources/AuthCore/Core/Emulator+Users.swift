@@ -39,10 +39,18 @@ extension Emulator {
                 }
             }
         } catch let error as SQLiteError where error.isConstraintViolation {
-            throw error.message.contains("phone") ? AuthError.phoneTaken : AuthError.emailTaken
+            throw Self.clash(error)
         }
         record(event, tenant: tenant, userId: id, origin: origin, detail: ["email": JSON(email), "phone": JSON(phone)])
         return try requireUser(in: tenant, id: id)
+    }
+
+    /// Which unique address a constraint failure was about (SQLite names the column).
+    static func clash(_ error: SQLiteError) -> AuthError {
+        if error.message.contains("users.phone") { return .phoneTaken }
+        if error.message.contains("users.username") { return .invalidInput(field: "username", reason: "is taken") }
+        if error.message.contains("users.email") { return .emailTaken }
+        return .invalidInput(field: "id", reason: "is taken")
     }
 
     private func insertIdentity(_ c: borrowing Connection, tenant: String, userId: String, provider: String, subject: String,
