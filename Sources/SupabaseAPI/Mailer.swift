@@ -14,7 +14,7 @@ struct Mailer {
 
     /// The emails GoTrue sends, with their verification type, purpose, subject and template text.
     enum Kind {
-        case confirmation, magicLink, recovery, invite, emailChange
+        case confirmation, magicLink, recovery, invite, emailChange, reauthentication
 
         /// The `amr` method a PKCE flow started by this email records (GoTrue's authentication method).
         var authenticationMethod: String {
@@ -24,6 +24,7 @@ struct Mailer {
             case .recovery: "recovery"
             case .invite: "invite"
             case .emailChange: "email_change"
+            case .reauthentication: "reauthentication"
             }
         }
 
@@ -34,6 +35,7 @@ struct Mailer {
             case .recovery: "recovery"
             case .invite: "invite"
             case .emailChange: "email_change"
+            case .reauthentication: "reauthentication"
             }
         }
 
@@ -44,6 +46,7 @@ struct Mailer {
             case .recovery: .resetPassword
             case .invite: .invite
             case .emailChange: .emailChange
+            case .reauthentication: .reauthentication
             }
         }
 
@@ -55,6 +58,7 @@ struct Mailer {
             case .recovery: ("Reset your password", "Reset Password", "Follow this link to reset the password for your user:", "Reset Password")
             case .invite: ("You've been invited", "You have been invited", "You have been invited to create a user. Follow this link to accept the invite:", "Accept the invite")
             case .emailChange: ("Confirm your new email address", "Confirm Change of Email", "Follow this link to confirm the update of your email:", "Change Email")
+            case .reauthentication: ("Confirm reauthentication", "Confirm reauthentication", "Enter the code below.", "")
             }
         }
     }
@@ -87,6 +91,14 @@ struct Mailer {
         let prepared = try prepare(kind, for: user, address: email, redirectTo: redirectTo, origin: origin, pkce: pkce)
         let (code, link) = (prepared.code, prepared.link)
         let t = kind.template
+        if kind == .reauthentication {
+            // GoTrue's reauthentication email carries the code only: it is typed into the app as `nonce`.
+            try emulator.deliver(OutgoingMessage(
+                tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: t.subject,
+                text: "\(t.heading)\n\nEnter the code: \(code.code)\n", html: "<h2>\(t.heading)</h2>\n\n<p>Enter the code: \(code.code)</p>",
+                purpose: kind.purpose, codes: [code.code]), userId: user.id)
+            return
+        }
         let html = """
             <h2>\(t.heading)</h2>
 
@@ -135,6 +147,7 @@ struct Mailer {
         case .confirmation: [.verifyEmail]
         case .invite: [.invite]
         case .emailChange: [.emailChange]
+        case .reauthentication: [.reauthentication]
         case .magicLink, .recovery: [.magicLink, .resetPassword]
         }
         guard let last = try emulator.lastCodeIssued(in: user.tenant, userId: user.id, purposes: purposes) else { return }

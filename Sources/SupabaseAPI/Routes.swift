@@ -68,6 +68,7 @@ extension SupabaseDialect {
         (.post, "resend", limited(.otp) { .json(try await Resend(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
         (.post, "logout", { try Logout(emulator: $0.emulator, projects: $0.projects).handle($0) }),
         (.get, "user", { .json(try CurrentUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.get, "reauthenticate", { .json(try Reauthenticate.handle($0)) }),
         (.put, "user", limited(.otp) { .json(try await UpdateUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
         (.post, "invite", { .json(try await GenerateLink(emulator: $0.emulator, projects: $0.projects).invite($0)) }),
         (.get, "admin/users", { try Admin(emulator: $0.emulator, projects: $0.projects).list($0) }),

@@ -11,17 +11,17 @@ struct SmsSender {
 
     /// Sends a code to the user's phone; returns the outbox message id (GoTrue's `message_id`).
     @discardableResult
-    func sendCode(to user: User, origin: RequestOrigin) throws -> String {
+    func sendCode(to user: User, origin: RequestOrigin, purpose: MessagePurpose = .otp) throws -> String {
         guard let phone = user.phone else { return "" }
         let config = project.config
         let testCode = config.smsTestOTP[GoTrueJSON.phone(phone)]
         if testCode == nil, !config.phoneAutoconfirm { try checkProjectLimit(to: user, phone: phone) }
         let code = try emulator.issueCode(in: user.tenant, CodeRequest(
-            userId: user.id, purpose: .otp, channel: .sms, target: phone, length: config.smsOTPLength,
+            userId: user.id, purpose: purpose, channel: .sms, target: phone, length: config.smsOTPLength,
             lifetime: config.smsOTPExpiry, fixedCode: testCode), origin: origin)
         let text = config.smsTemplate.replacingOccurrences(of: "{{ .Code }}", with: code.code)
         let message = try emulator.deliver(OutgoingMessage(
-            tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: text, purpose: .otp, codes: [code.code],
+            tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: text, purpose: purpose, codes: [code.code],
             suppressedReason: testCode == nil ? nil : "GOTRUE_SMS_TEST_OTP: test numbers get their fixed code and no SMS"), userId: user.id)
         if user.phoneVerifiedAt == nil { try emulator.markVerificationSent(in: user.tenant, userId: user.id) }
         return testCode == nil ? message.id : "test-otp"

@@ -41,6 +41,7 @@ struct SupabaseConfig: Sendable {
     var requestLimits: [RequestLimit: RateLimit]
     var mfaTOTPEnroll: Bool
     var secureEmailChange: Bool
+    var passwordUpdateNeedsReauthentication: Bool
     var mfaTOTPVerify: Bool
     var mfaPhoneEnroll: Bool
     var mfaMaxFactors: Int
@@ -57,7 +58,8 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_RATE_LIMIT_SMS_SENT", "GOTRUE_RATE_LIMIT_HEADER", "GOTRUE_RATE_LIMIT_OTP", "GOTRUE_RATE_LIMIT_VERIFY",
         "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", "GOTRUE_MFA_TOTP_ENROLL_ENABLED",
         "GOTRUE_MFA_TOTP_VERIFY_ENABLED", "GOTRUE_MFA_PHONE_ENROLL_ENABLED", "GOTRUE_MFA_MAX_ENROLLED_FACTORS",
-        "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
+        "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
+        "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
     ]
 
     init(env: [String: String]) throws {
@@ -100,6 +102,7 @@ struct SupabaseConfig: Sendable {
         smsMaxFrequency = try Self.duration(env, "GOTRUE_SMS_MAX_FREQUENCY", default: 60)
         smsTemplate = env["GOTRUE_SMS_TEMPLATE"] ?? "Your code is {{ .Code }}"
         smsTestOTP = try Self.testOTPs(env["GOTRUE_SMS_TEST_OTP"])
+        passwordUpdateNeedsReauthentication = try Self.bool(env, "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", default: false)
         secureEmailChange = try Self.bool(env, "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED", default: true)
         mfaTOTPEnroll = try Self.bool(env, "GOTRUE_MFA_TOTP_ENROLL_ENABLED", default: true)
         mfaTOTPVerify = try Self.bool(env, "GOTRUE_MFA_TOTP_VERIFY_ENABLED", default: true)

@@ -49,6 +49,8 @@ struct SupabaseError: Error, Equatable {
         case mfaTOTPVerifyNotEnabled = "mfa_totp_verify_not_enabled"
         case insufficientAAL = "insufficient_aal"
         case samlProviderDisabled = "saml_provider_disabled"
+        case reauthenticationNeeded = "reauthentication_needed"
+        case reauthenticationNotValid = "reauthentication_not_valid"
         case notFound = "not_found"
         case methodNotAllowed = "method_not_allowed"
         case unexpectedFailure = "unexpected_failure"

@@ -32,6 +32,7 @@ struct UpdateUser {
                 throw SupabaseError(status: .unprocessableContent, code: .samePassword,
                                     message: "New password should be different from the old password.")
             }
+            try checkReauthentication(caller, nonce: try body.string("nonce"), call: call, project: project)
         }
         let updated = try emulator.updateUser(in: call.tenant, id: user.id, UserChanges(password: password, userMetadata: try body.object("data")),
                                               origin: call.origin)
@@ -42,6 +43,22 @@ struct UpdateUser {
             return GoTrueJSON.user(try changeEmail(updated, to: changedEmail, call: call, project: project), config: project.config)
         }
         return GoTrueJSON.user(updated, config: project.config)
+    }
+
+    /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`: a session signed in more than a day
+    /// ago needs the code `/reauthenticate` sent, as `nonce`.
+    private func checkReauthentication(_ caller: Authentication.Caller, nonce: String?, call: Call, project: SupabaseProject) throws {
+        guard project.config.passwordUpdateNeedsReauthentication else { return }
+        guard emulator.clock.now.timeIntervalSince(caller.session.createdAt) > 24 * 3600 else { return }
+        guard let nonce, !nonce.isEmpty else {
+            throw SupabaseError(status: .badRequest, code: .reauthenticationNeeded, message: "Password update requires reauthentication")
+        }
+        let target = caller.user.email?.lowercased() ?? caller.user.phone ?? ""
+        do {
+            _ = try emulator.consumeCode(in: call.tenant, purposes: [.reauthentication], .code(nonce, target: target), origin: call.origin)
+        } catch AuthError.codeInvalid {
+            throw SupabaseError(status: .unprocessableContent, code: .reauthenticationNotValid, message: "Verification code needs to be verified")
+        }
     }
 
     /// With autoconfirm the address changes at once. Otherwise it waits as `new_email` while a
@@ -60,5 +77,25 @@ struct UpdateUser {
             try mailer.send(.emailChange, to: user, address: current, redirectTo: redirect, origin: call.origin)
         }
         return try emulator.requireUser(in: call.tenant, id: user.id)
+    }
+}
+
+/// `GET /reauthenticate`: a code by email (or SMS for phone-only users) that a password update then
+/// presents as `nonce`.
+enum Reauthenticate {
+    static func handle(_ call: Call) throws -> JSON {
+        let project = try call.projects.project(call.tenant)
+        let caller = try Authentication(emulator: call.emulator).require(call.request, project: project)
+        let user = caller.user
+        if user.email != nil {
+            let mailer = call.mailer(project)
+            try mailer.checkFrequency(.reauthentication, for: user)
+            try mailer.send(.reauthentication, to: user, redirectTo: project.config.siteURL, origin: call.origin)
+        } else if user.phone != nil {
+            try SmsSender(emulator: call.emulator, project: project).sendCode(to: user, origin: call.origin, purpose: .reauthentication)
+        } else {
+            throw SupabaseError(status: .badRequest, code: .validationFailed, message: "Reauthentication requires an email or a phone number")
+        }
+        return [:]
     }
 }

@@ -317,3 +317,28 @@ let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-cha
         }
     }
 }
+
+@Suite struct ReauthenticationTests {
+    @Test func anOldSessionNeedsTheEmailedNonceToChangeThePassword() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true"], users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            // A session signed in two days ago, kept alive by refreshing, must reauthenticate.
+            harness.emulator.clock.advance(by: 2 * 86400)
+            let refreshed = try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": session["refresh_token"]!]).json
+            let needed = try await client.send(.put, "/auth/v1/user", json: ["password": "another-1"], headers: bearer(refreshed))
+            #expect(needed.status == .badRequest)
+            #expect(needed.json["code"] == "reauthentication_needed")
+            #expect(try await client.send(.get, "/auth/v1/reauthenticate", headers: bearer(refreshed)).json == [:])
+            let message = try #require(try harness.emulator.messages(MessageFilter(purpose: .reauthentication)).first)
+            #expect(message.links.isEmpty)
+            #expect(try await client.send(.put, "/auth/v1/user", json: ["password": "another-1", "nonce": "000000"], headers: bearer(refreshed)).json["code"]
+                    == (message.codes[0] == "000000" ? nil : "reauthentication_not_valid"))
+            harness.emulator.clock.advance(by: 120)
+            try await client.send(.get, "/auth/v1/reauthenticate", headers: bearer(refreshed))
+            let nonce = try #require(try harness.emulator.messages(MessageFilter(purpose: .reauthentication)).first?.codes.first)
+            let changed = try await client.send(.put, "/auth/v1/user", json: ["password": "another-1", "nonce": .string(nonce)], headers: bearer(refreshed))
+            #expect(changed.status == .ok)
+        }
+    }
+}

@@ -42,3 +42,23 @@ def test_sign_in_with_otp_for_a_test_number_uses_the_fixed_code(phone_project):
     assert sms["status"] == "suppressed" and sms["codes"] == ["424242"]
     session = auth.verify_otp({"phone": "+15555550123", "token": "424242", "type": "sms"}).session
     assert session.user.phone == "15555550123"
+
+
+def test_reauthenticate_sends_the_nonce_a_password_update_needs(start_fauxth, tmp_path):
+    from supabase_auth.errors import AuthApiError as Error
+
+    seed = tmp_path / "reauth.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase", "gotrue_env": {
+        "GOTRUE_JWT_SECRET": SECRET, "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true",
+    }, "users": [{"email": "re@example.com", "password": "secret123", "email_verified": True}]}]}))
+    instance = start_fauxth("--seed", str(seed), "--clock", "frozen@2026-01-01T00:00:00Z")
+    auth = create_client(instance.url, ANON_KEY).auth
+    auth.sign_in_with_password({"email": "re@example.com", "password": "secret123"})
+    instance.control("POST", "/clock/advance", json={"seconds": 2 * 86400})
+    auth.refresh_session()
+    with pytest.raises(Error) as error:
+        auth.update_user({"password": "brand-new-pass"})
+    assert error.value.code == "reauthentication_needed"
+    auth.reauthenticate()
+    nonce = instance.wait_message("re@example.com", purpose="reauthentication")["codes"][0]
+    assert auth.update_user({"password": "brand-new-pass", "nonce": nonce}).user.email == "re@example.com"
