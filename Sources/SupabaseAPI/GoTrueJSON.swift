@@ -21,6 +21,7 @@ enum GoTrueJSON {
         o["last_sign_in_at"] = user.lastSignInAt.map(time)
         o["banned_until"] = user.bannedUntil.map(time)
         o["new_email"] = user.pendingEmail.map(JSON.string)
+        o["new_phone"] = user.pendingPhone.map { .string(phone($0)) }
         // GoTrue eager-loads factors and leaves the key out when there are none.
         if !factors.isEmpty { o["factors"] = .array(factors.map(factor)) }
         return .object(o)

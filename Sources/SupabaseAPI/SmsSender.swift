@@ -11,8 +11,9 @@ struct SmsSender {
 
     /// Sends a code to the user's phone; returns the outbox message id (GoTrue's `message_id`).
     @discardableResult
-    func sendCode(to user: User, origin: RequestOrigin, purpose: MessagePurpose = .otp) throws -> String {
-        guard let phone = user.phone else { return "" }
+    /// - Parameter address: the number to text, the user's phone by default (a phone change texts the new one).
+    func sendCode(to user: User, address: String? = nil, origin: RequestOrigin, purpose: MessagePurpose = .otp) throws -> String {
+        guard let phone = address ?? user.phone else { return "" }
         let config = project.config
         let testCode = config.smsTestOTP[GoTrueJSON.phone(phone)]
         if testCode == nil, !config.phoneAutoconfirm { try checkProjectLimit(to: user, phone: phone) }

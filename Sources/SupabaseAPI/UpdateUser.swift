@@ -21,8 +21,10 @@ struct UpdateUser {
             guard let normalized = try Identifiers.email(email) else { throw AuthError.invalidEmail }
             changedEmail = normalized
         }
-        if let phone = try body.string("phone"), !phone.isEmpty, (try? Identifiers.phone(phone)) != user.phone {
-            throw SupabaseError.validation("Fauxth does not emulate phone changes yet")
+        var changedPhone: String?
+        if let phone = try body.string("phone"), !phone.isEmpty {
+            guard let normalized = try Identifiers.phone(phone) else { throw AuthError.invalidPhone }
+            if normalized != user.phone { changedPhone = normalized }
         }
         let password = try body.string("password")
         if let password {
@@ -39,10 +41,10 @@ struct UpdateUser {
         if password != nil {
             try emulator.revokeSessions(in: call.tenant, userId: user.id, .allExcept(caller.session.id), reason: "password_changed", origin: call.origin)
         }
-        if let changedEmail {
-            return GoTrueJSON.user(try changeEmail(updated, to: changedEmail, call: call, project: project), config: project.config)
-        }
-        return GoTrueJSON.user(updated, config: project.config)
+        var result = updated
+        if let changedEmail { result = try changeEmail(result, to: changedEmail, call: call, project: project) }
+        if let changedPhone { result = try changePhone(result, to: changedPhone, call: call, project: project) }
+        return GoTrueJSON.user(result, config: project.config)
     }
 
     /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION`: a session signed in more than a day
@@ -59,6 +61,17 @@ struct UpdateUser {
         } catch AuthError.codeInvalid {
             throw SupabaseError(status: .unprocessableContent, code: .reauthenticationNotValid, message: "Verification code needs to be verified")
         }
+    }
+
+    /// With SMS autoconfirm the number changes at once; otherwise it waits as `new_phone` while the new
+    /// number gets a `phone_change` code for `/verify`.
+    private func changePhone(_ user: User, to phone: String, call: Call, project: SupabaseProject) throws -> User {
+        if project.config.phoneAutoconfirm {
+            return try emulator.updateUser(in: call.tenant, id: user.id, UserChanges(phone: phone, phoneVerified: true), origin: call.origin)
+        }
+        try emulator.setPendingPhone(in: call.tenant, userId: user.id, phone)
+        try SmsSender(emulator: emulator, project: project).sendCode(to: user, address: phone, origin: call.origin, purpose: .phoneChange)
+        return try emulator.requireUser(in: call.tenant, id: user.id)
     }
 
     /// With autoconfirm the address changes at once. Otherwise it waits as `new_email` while a

@@ -113,7 +113,11 @@ struct Verify {
             guard try emulator.liveCodeTargets(in: tenant, userId: userId, purpose: .emailChange).isEmpty else { return .awaitingOtherLink }
             try emulator.setPendingEmail(in: tenant, userId: userId, nil)
             return .signIn(try emulator.updateUser(in: tenant, id: userId, UserChanges(email: newEmail, emailVerified: true), origin: origin))
-        case .mfa, .phoneChange, .reauthentication, .notification:
+        case .phoneChange:
+            guard let newPhone = user.pendingPhone, newPhone == used.target else { throw AuthError.codeInvalid }
+            try emulator.setPendingPhone(in: tenant, userId: userId, nil)
+            return .signIn(try emulator.updateUser(in: tenant, id: userId, UserChanges(phone: newPhone, phoneVerified: true), origin: origin))
+        case .mfa, .reauthentication, .notification:
             return .signIn(user)
         }
     }

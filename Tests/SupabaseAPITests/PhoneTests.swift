@@ -69,3 +69,22 @@ import Testing
         }
     }
 }
+
+@Suite struct PhoneChangeTests {
+    @Test func aNewPhoneWaitsForItsCode() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_EXTERNAL_PHONE_ENABLED": "true"], users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            let updated = try await client.send(.put, "/auth/v1/user", json: ["phone": "+15550107777"], headers: bearer(session))
+            #expect(updated.json["phone"] == "")
+            #expect(updated.json["new_phone"] == "15550107777")
+            let sms = try #require(try harness.emulator.messages(MessageFilter(to: "+15550107777")).first)
+            #expect(sms.purpose == .phoneChange)
+            let verified = try await client.send(.post, "/auth/v1/verify", json: ["type": "phone_change", "phone": "+15550107777", "token": .string(sms.codes[0])])
+            #expect(verified.status == .ok)
+            #expect(verified.json["user"]?["phone"] == "15550107777")
+            #expect(verified.json["user"]?["phone_confirmed_at"] != nil)
+            #expect(verified.json["user"]?["new_phone"] == nil)
+        }
+    }
+}

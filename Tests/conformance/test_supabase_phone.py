@@ -62,3 +62,15 @@ def test_reauthenticate_sends_the_nonce_a_password_update_needs(start_fauxth, tm
     auth.reauthenticate()
     nonce = instance.wait_message("re@example.com", purpose="reauthentication")["codes"][0]
     assert auth.update_user({"password": "brand-new-pass", "nonce": nonce}).user.email == "re@example.com"
+
+
+def test_update_user_phone_waits_for_the_phone_change_code(phone_project):
+    auth = create_client(phone_project.url, ANON_KEY).auth
+    auth.sign_up({"phone": "+15555550188", "password": "secret123"})
+    first = phone_project.wait_message("+15555550188", channel="sms")
+    auth.verify_otp({"phone": "+15555550188", "token": first["codes"][0], "type": "sms"})
+    user = auth.update_user({"phone": "+15555550199"}).user
+    assert user.new_phone == "15555550199" and user.phone == "15555550188"
+    code = phone_project.wait_message("+15555550199", purpose="phone_change")["codes"][0]
+    session = auth.verify_otp({"phone": "+15555550199", "token": code, "type": "phone_change"}).session
+    assert session.user.phone == "15555550199"

@@ -68,9 +68,19 @@ extension Emulator {
     /// user has the address.
     public func setPendingEmail(in tenant: String, userId: String, _ email: String?) throws {
         if let email, let owner = try user(in: tenant, .email(email)), owner.id != userId { throw AuthError.emailTaken }
+        try setPending("pending_email", email, in: tenant, userId: userId)
+    }
+
+    /// Records (or clears) a phone change waiting for its code; `phoneTaken` if another user has it.
+    public func setPendingPhone(in tenant: String, userId: String, _ phone: String?) throws {
+        if let phone, let owner = try user(in: tenant, .phone(phone)), owner.id != userId { throw AuthError.phoneTaken }
+        try setPending("pending_phone", phone, in: tenant, userId: userId)
+    }
+
+    private func setPending(_ column: String, _ value: String?, in tenant: String, userId: String) throws {
         try db.withConnection { c in
-            _ = try c.run("UPDATE users SET pending_email = ?, updated_at = ? WHERE tenant = ? AND id = ?",
-                          [SQLValue(email), SQLValue(clock.now), .text(tenant), .text(userId)])
+            _ = try c.run("UPDATE users SET \(column) = ?, updated_at = ? WHERE tenant = ? AND id = ?",
+                          [SQLValue(value), SQLValue(clock.now), .text(tenant), .text(userId)])
         }
     }
 

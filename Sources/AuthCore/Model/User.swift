@@ -25,6 +25,8 @@ public struct User: Sendable, Equatable {
     public var identities: [Identity]
     /// A new email waiting for confirmation before it replaces `email` (GoTrue's `new_email`).
     public var pendingEmail: String?
+    /// A new phone waiting for its SMS code before it replaces `phone` (GoTrue's `new_phone`).
+    public var pendingPhone: String?
 
     public init(tenant: String, id: String, email: String? = nil, phone: String? = nil, username: String? = nil,
                 emailVerifiedAt: Date? = nil, phoneVerifiedAt: Date? = nil, disabled: Bool = false, bannedUntil: Date? = nil,
@@ -47,6 +49,7 @@ public struct User: Sendable, Equatable {
             verificationSentAt: row.date("verification_sent_at"), createdAt: row.date("created_at") ?? .distantPast,
             updatedAt: row.date("updated_at") ?? .distantPast, lastSignInAt: row.date("last_sign_in_at"), identities: identities)
         pendingEmail = row.string("pending_email")
+        pendingPhone = row.string("pending_phone")
     }
 
     /// Whether the user is banned at `now`.
