@@ -41,6 +41,7 @@ public struct ControlError: Error, Equatable {
         case .refreshTokenNotFound: self.init(.notFound, "refresh_token_not_found", "no such refresh token")
         case .refreshTokenReused: self.init(.conflict, "refresh_token_reused", "refresh token already used")
         case .sessionNotFound: self.init(.notFound, "session_not_found", "no such session")
+        case .sessionExpired: self.init(.badRequest, "session_expired", "the session has expired")
         case .codeInvalid: self.init(.badRequest, "code_invalid", "the code is wrong, used or expired")
         case .flowStateNotFound: self.init(.notFound, "flow_state_not_found", "no such PKCE flow")
         case .flowStateExpired: self.init(.badRequest, "flow_state_expired", "the PKCE flow has expired")

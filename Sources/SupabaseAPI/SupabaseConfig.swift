@@ -59,6 +59,7 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", "GOTRUE_MFA_TOTP_ENROLL_ENABLED",
         "GOTRUE_MFA_TOTP_VERIFY_ENABLED", "GOTRUE_MFA_PHONE_ENROLL_ENABLED", "GOTRUE_MFA_MAX_ENROLLED_FACTORS",
         "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
+        "GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", "GOTRUE_SESSIONS_SINGLE_PER_USER",
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
     ]
 
@@ -118,9 +119,13 @@ struct SupabaseConfig: Sendable {
             .token: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", default: RateLimit(count: 150, window: 300)),
             .anonymous: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", default: RateLimit(count: 30, window: 3600)),
         ]
+        let timebox = try Self.duration(env, "GOTRUE_SESSIONS_TIMEBOX", default: 0)
+        let inactivity = try Self.duration(env, "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", default: 0)
         refreshPolicy = RefreshPolicy(
             rotationEnabled: try Self.bool(env, "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", default: true),
-            reuseInterval: TimeInterval(try Self.int(env, "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", default: 0)))
+            reuseInterval: TimeInterval(try Self.int(env, "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", default: 0)),
+            timebox: timebox > 0 ? timebox : nil, inactivityTimeout: inactivity > 0 ? inactivity : nil,
+            singlePerUser: try Self.bool(env, "GOTRUE_SESSIONS_SINGLE_PER_USER", default: false))
     }
 
     private static func jwtKeys(_ text: String?) throws -> (signing: SigningKey?, verification: [VerificationKey]) {

@@ -31,6 +31,7 @@ struct SupabaseError: Error, Equatable {
         case refreshTokenNotFound = "refresh_token_not_found"
         case refreshTokenAlreadyUsed = "refresh_token_already_used"
         case sessionNotFound = "session_not_found"
+        case sessionExpired = "session_expired"
         case otpExpired = "otp_expired"
         case noAuthorization = "no_authorization"
         case badJWT = "bad_jwt"
@@ -119,6 +120,13 @@ extension SupabaseError {
         case .sessionNotFound:
             // The refresh grant's wording; a JWT naming a gone session is refused in Authentication.swift.
             self.init(status: .badRequest, code: .sessionNotFound, message: "Invalid Refresh Token: No Valid Session Found")
+        case .sessionExpired(let reason):
+            let suffix = switch reason {
+            case nil: ""
+            case .inactivity?: " (Inactivity)"
+            case .newerLogin?: " (Revoked by Newer Login)"
+            }
+            self.init(status: .badRequest, code: .sessionExpired, message: "Invalid Refresh Token: Session Expired" + suffix)
         case .codeInvalid:
             self.init(status: .forbidden, code: .otpExpired, message: "Token has expired or is invalid")
         case .flowStateNotFound:

@@ -342,3 +342,41 @@ let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-cha
         }
     }
 }
+
+@Suite struct SessionLifetimeTests {
+    func refresh(_ client: Client, _ token: JSON?) async throws -> Reply {
+        try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": token ?? .null], headers: .supabaseClient)
+    }
+
+    func signIn(_ client: Client) async throws -> JSON {
+        try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+    }
+
+    @Test func aTimeboxEndsSessionsHoweverActive() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_SESSIONS_TIMEBOX": "2h"], users: [confirmedUser]))
+        try await harness.run { client in
+            var token = try await signIn(client)["refresh_token"]
+            for _ in 0..<2 {
+                harness.emulator.clock.advance(by: 3000)
+                token = try await refresh(client, token).json["refresh_token"]
+            }
+            harness.emulator.clock.advance(by: 3000)
+            #expect(try await refresh(client, token).json == ["code": "session_expired", "message": "Invalid Refresh Token: Session Expired"])
+        }
+    }
+
+    @Test func inactivityAndNewerLoginsExpireSessions() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_SESSIONS_INACTIVITY_TIMEOUT": "30m", "GOTRUE_SESSIONS_SINGLE_PER_USER": "true"],
+                                                users: [confirmedUser]))
+        try await harness.run { client in
+            let idle = try await signIn(client)
+            harness.emulator.clock.advance(by: 31 * 60)
+            #expect(try await refresh(client, idle["refresh_token"]).json["message"] == "Invalid Refresh Token: Session Expired (Inactivity)")
+            let older = try await signIn(client)
+            harness.emulator.clock.advance(by: 60)
+            let newer = try await signIn(client)
+            #expect(try await refresh(client, older["refresh_token"]).json["message"] == "Invalid Refresh Token: Session Expired (Revoked by Newer Login)")
+            #expect(try await refresh(client, newer["refresh_token"]).status == .ok)
+        }
+    }
+}

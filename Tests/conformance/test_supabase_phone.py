@@ -74,3 +74,21 @@ def test_update_user_phone_waits_for_the_phone_change_code(phone_project):
     code = phone_project.wait_message("+15555550199", purpose="phone_change")["codes"][0]
     session = auth.verify_otp({"phone": "+15555550199", "token": code, "type": "phone_change"}).session
     assert session.user.phone == "15555550199"
+
+
+def test_an_idle_session_expires_on_the_emulator_clock(start_fauxth, tmp_path):
+    from supabase_auth.errors import AuthApiError as Error
+
+    seed = tmp_path / "idle.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase", "gotrue_env": {
+        "GOTRUE_JWT_SECRET": SECRET, "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT": "8h",
+    }, "users": [{"email": "idle@example.com", "password": "secret123", "email_verified": True}]}]}))
+    instance = start_fauxth("--seed", str(seed), "--clock", "frozen@2026-01-01T00:00:00Z")
+    auth = create_client(instance.url, ANON_KEY).auth
+    auth.sign_in_with_password({"email": "idle@example.com", "password": "secret123"})
+    instance.control("POST", "/clock/advance", json={"seconds": 7 * 3600})
+    assert auth.refresh_session().session is not None
+    instance.control("POST", "/clock/advance", json={"seconds": 9 * 3600})
+    with pytest.raises(Error) as error:
+        auth.refresh_session()
+    assert error.value.code == "session_expired"

@@ -31,6 +31,8 @@ public enum AuthError: Error, Equatable, Sendable {
     case refreshTokenReused
     /// The session is gone (logged out, revoked, or the user deleted).
     case sessionNotFound
+    /// The session outlived a lifetime rule; `reason` says which (nil: the absolute timebox).
+    case sessionExpired(reason: SessionExpiry?)
     /// The code or link is wrong, used, or past its expiry.
     case codeInvalid
     /// No PKCE flow has this auth code (never issued, or already exchanged).
@@ -47,4 +49,10 @@ public enum AuthError: Error, Equatable, Sendable {
     case mfaIPMismatch
     /// The MFA code is wrong.
     case mfaVerificationFailed
+}
+
+/// Why a session expired, beyond its absolute lifetime.
+public enum SessionExpiry: String, Sendable, Equatable {
+    case inactivity
+    case newerLogin
 }

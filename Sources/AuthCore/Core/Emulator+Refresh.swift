@@ -7,9 +7,30 @@ public struct RefreshPolicy: Sendable {
     /// How long after its rotation a token may still be exchanged (GoTrue's reuse interval).
     public var reuseInterval: TimeInterval
 
-    public init(rotationEnabled: Bool = true, reuseInterval: TimeInterval = 0) {
+    /// A session's absolute lifetime (GoTrue's `GOTRUE_SESSIONS_TIMEBOX`); nil for none.
+    public var timebox: TimeInterval?
+    /// How long a session may go unrefreshed (`GOTRUE_SESSIONS_INACTIVITY_TIMEOUT`); nil for ever.
+    public var inactivityTimeout: TimeInterval?
+    /// Only the user's newest session may refresh (`GOTRUE_SESSIONS_SINGLE_PER_USER`).
+    public var singlePerUser: Bool
+
+    public init(rotationEnabled: Bool = true, reuseInterval: TimeInterval = 0, timebox: TimeInterval? = nil,
+                inactivityTimeout: TimeInterval? = nil, singlePerUser: Bool = false) {
         self.rotationEnabled = rotationEnabled
         self.reuseInterval = reuseInterval
+        self.timebox = timebox
+        self.inactivityTimeout = inactivityTimeout
+        self.singlePerUser = singlePerUser
+    }
+
+    /// Whether `session` may still be refreshed at `now`; `newest` is the user's latest sign-in.
+    func expiry(of session: Session, newest: Date?, at now: Date) -> AuthError? {
+        if let timebox, now.timeIntervalSince(session.createdAt) > timebox { return .sessionExpired(reason: nil) }
+        if let inactivityTimeout, now.timeIntervalSince(session.refreshedAt ?? session.createdAt) > inactivityTimeout {
+            return .sessionExpired(reason: .inactivity)
+        }
+        if singlePerUser, let newest, newest > session.createdAt { return .sessionExpired(reason: .newerLogin) }
+        return nil
     }
 }
 
@@ -31,6 +52,9 @@ extension Emulator {
             let sessionId = row.string("session_id") ?? ""
             guard let session = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ? AND revoked_at IS NULL",
                                              [.text(tenant), .text(sessionId)]) else { return .failure(.sessionNotFound) }
+            let newest = try c.first("SELECT MAX(created_at) AS newest FROM sessions WHERE tenant = ? AND user_id = ?",
+                                     [.text(tenant), .text(session.string("user_id") ?? "")])?.date("newest")
+            if let expired = policy.expiry(of: Session(row: session), newest: newest, at: now) { return .failure(expired) }
             var parent = row.string("token_hash") ?? ""
             if let revokedAt = row.date("revoked_at") {
                 let live = try c.first("SELECT token_hash, parent_hash FROM refresh_tokens WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL",
