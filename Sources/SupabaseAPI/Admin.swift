@@ -10,9 +10,10 @@ struct Admin {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    private func project(_ request: Request, tenant: String) throws -> SupabaseProject {
-        let project = try projects.project(tenant)
-        try Authentication(emulator: emulator).requireAdmin(request, project: project)
+    /// The request's project, once the caller is shown to be an admin.
+    private func adminProject(_ call: Call) throws -> SupabaseProject {
+        let project = try call.project()
+        try Authentication(emulator: emulator).requireAdmin(call.request, project: project)
         return project
     }
 
@@ -20,7 +21,7 @@ struct Admin {
     /// reads them; `X-Total-Count` and `Link` tell the client how many pages there are.
     func list(_ call: Call) throws -> Response {
         let (request, tenant) = (call.request, call.tenant)
-        let project = try project(request, tenant: tenant)
+        let project = try adminProject(call)
         let query = request.uri.queryParameters
         let page = max(1, query.get("page").flatMap { Int($0) } ?? 1)
         let perPage = min(1000, max(1, query.get("per_page").flatMap { Int($0) } ?? 50))
@@ -42,7 +43,7 @@ struct Admin {
     func create(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
-        let project = try project(request, tenant: tenant)
+        let project = try adminProject(call)
         let email = try body.string("email"), phone = try body.string("phone")
         guard !(email ?? "").isEmpty || !(phone ?? "").isEmpty else {
             throw SupabaseError.validation("Unable to validate email address: invalid format")
@@ -65,8 +66,8 @@ struct Admin {
 
     /// `GET /admin/users/{id}`.
     func get(_ call: Call) throws -> JSON {
-        let (request, id, tenant) = (call.request, try call.parameter("id"), call.tenant)
-        let project = try project(request, tenant: tenant)
+        let (id, tenant) = (try call.parameter("id"), call.tenant)
+        let project = try adminProject(call)
         return GoTrueJSON.user(try findUser(id, tenant: tenant), config: project.config)
     }
 
@@ -74,7 +75,7 @@ struct Admin {
     func update(_ call: Call) async throws -> JSON {
         let (request, id, origin, tenant) = (call.request, try call.parameter("id"), call.origin, call.tenant)
         let body = try await JSONBody.read(request)
-        let project = try project(request, tenant: tenant)
+        let project = try adminProject(call)
         _ = try findUser(id, tenant: tenant)
         let password = try body.string("password")
         if let password { try project.config.passwordPolicy.check(password) }
@@ -89,8 +90,8 @@ struct Admin {
 
     /// `DELETE /admin/users/{id}` (a `should_soft_delete` body is accepted; the user is removed either way).
     func delete(_ call: Call) throws -> JSON {
-        let (request, id, origin, tenant) = (call.request, try call.parameter("id"), call.origin, call.tenant)
-        _ = try project(request, tenant: tenant)
+        let (id, origin, tenant) = (try call.parameter("id"), call.origin, call.tenant)
+        _ = try adminProject(call)
         _ = try findUser(id, tenant: tenant)
         try emulator.deleteUser(in: tenant, id: id, origin: origin)
         return [:]

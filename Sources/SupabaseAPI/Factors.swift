@@ -10,8 +10,7 @@ struct Factors {
 
     /// `POST /factors`: a new, unverified TOTP factor with its secret, URI and QR code (SVG).
     func enroll(_ call: Call) async throws -> JSON {
-        let body = try await JSONBody.read(call.request)
-        let project = try projects.project(call.tenant)
+        let (body, project) = try await call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         guard !caller.user.isAnonymous else {
             throw SupabaseError(status: .forbidden, code: .noAuthorization, message: "Anonymous users cannot enroll MFA factors")
@@ -37,7 +36,7 @@ struct Factors {
 
     /// `POST /factors/{id}/challenge`.
     func challenge(_ call: Call) throws -> JSON {
-        let project = try projects.project(call.tenant)
+        let project = try call.project()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.parameter("id"))
         let challenge = try emulator.challenge(in: call.tenant, factor: factor, ip: call.origin.ip)
@@ -47,8 +46,7 @@ struct Factors {
 
     /// `POST /factors/{id}/verify`: the session becomes aal2 and gets a new refresh token.
     func verify(_ call: Call) async throws -> JSON {
-        let body = try await JSONBody.read(call.request)
-        let project = try projects.project(call.tenant)
+        let (body, project) = try await call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         guard project.config.mfaTOTPVerify else {
             throw SupabaseError(status: .unprocessableContent, code: .mfaTOTPVerifyNotEnabled, message: "MFA verification is disabled for TOTP")
@@ -71,7 +69,7 @@ struct Factors {
 
     /// `DELETE /factors/{id}`: a verified factor can only be removed from an aal2 session.
     func unenroll(_ call: Call) throws -> JSON {
-        let project = try projects.project(call.tenant)
+        let project = try call.project()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.parameter("id"))
         if factor.verified && caller.session.aal != "aal2" {
@@ -83,7 +81,7 @@ struct Factors {
 
     /// `GET /admin/users/{id}/factors`.
     func adminList(_ call: Call) throws -> JSON {
-        let project = try projects.project(call.tenant)
+        let project = try call.project()
         try Authentication(emulator: emulator).requireAdmin(call.request, project: project)
         let user = try emulator.requireUser(in: call.tenant, id: try call.parameter("id"))
         return .array(try emulator.factors(in: call.tenant, userId: user.id).map(GoTrueJSON.factor))
@@ -91,7 +89,7 @@ struct Factors {
 
     /// `DELETE /admin/users/{id}/factors/{factor}`.
     func adminDelete(_ call: Call) throws -> JSON {
-        let project = try projects.project(call.tenant)
+        let project = try call.project()
         try Authentication(emulator: emulator).requireAdmin(call.request, project: project)
         let userId = try call.parameter("id")
         let factor = try emulator.requireFactor(in: call.tenant, userId: userId, id: try call.parameter("factor"))

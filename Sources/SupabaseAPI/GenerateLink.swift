@@ -11,8 +11,7 @@ struct GenerateLink {
     /// properties flattened into the same object, as GoTrue does.
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+        let (body, project) = try await call.bodyAndProject()
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
         let type = try body.string("type") ?? ""
         guard let email = try Identifiers.email(try body.string("email")) else { throw AuthError.invalidEmail }
@@ -48,8 +47,7 @@ struct GenerateLink {
     /// `POST /invite`: creates the user if needed and sends the invitation.
     func invite(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+        let (body, project) = try await call.bodyAndProject()
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
         guard let email = try Identifiers.email(try body.string("email")) else { throw AuthError.invalidEmail }
         let user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)

@@ -9,7 +9,7 @@ struct Logout {
 
     func handle(_ call: Call) throws -> Response {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let project = try projects.project(tenant)
+        let project = try call.project()
         let caller = try Authentication(emulator: emulator).require(request, project: project)
         let scope: Emulator.RevocationScope
         switch request.uri.queryParameters.get("scope") ?? "" {
@@ -30,7 +30,7 @@ struct CurrentUser {
 
     func handle(_ call: Call) throws -> JSON {
         let (request, tenant) = (call.request, call.tenant)
-        let project = try projects.project(tenant)
+        let project = try call.project()
         let caller = try Authentication(emulator: emulator).require(request, project: project)
         return GoTrueJSON.user(caller.user, config: project.config, factors: try emulator.factors(in: tenant, userId: caller.user.id))
     }

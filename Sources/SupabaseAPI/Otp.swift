@@ -12,8 +12,7 @@ struct Otp {
 
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+        let (body, project) = try await call.bodyAndProject()
         let config = project.config
         if let phone = try body.string("phone"), !phone.isEmpty {
             return try sms(phone: phone, body: body, call: call, project: project)
@@ -77,8 +76,7 @@ struct Recover {
 
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+        let (body, project) = try await call.bodyAndProject()
         guard let email = try Identifiers.email(try body.string("email")) else {
             throw SupabaseError.validation("Password recovery requires an email")
         }
@@ -100,8 +98,7 @@ struct Resend {
 
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+        let (body, project) = try await call.bodyAndProject()
         let type = try body.string("type") ?? ""
         switch type {
         case "signup":

@@ -16,6 +16,14 @@ struct Call: Sendable {
 
     func parameter(_ name: String) throws -> String { try parameters.require(name) }
 
+    /// The project this request is for.
+    func project() throws -> SupabaseProject { try projects.project(tenant) }
+
+    /// The JSON body and the project: what most handlers start with.
+    func bodyAndProject() async throws -> (JSONBody, SupabaseProject) {
+        (try await JSONBody.read(request), try project())
+    }
+
     /// GoTrue's per-client limit for this kind of request: counted per value of the
     /// `GOTRUE_RATE_LIMIT_HEADER` header, and only when that variable names one, as in GoTrue.
     func checkRequestLimit(_ kind: RequestLimit) throws {

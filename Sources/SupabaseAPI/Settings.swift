@@ -15,8 +15,7 @@ struct Settings {
                             "slack", "slack_oidc", "workos", "twitch", "twitter", "email", "phone", "zoom"]
 
     func settings(_ call: Call) throws -> JSON {
-        let tenant = call.tenant
-        let project = try projects.project(tenant)
+        let project = try call.project()
         let config = project.config
         let env = SupabaseProject.environment(of: project.tenant)
         var external: [String: JSON] = [:]

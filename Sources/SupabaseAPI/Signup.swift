@@ -9,8 +9,7 @@ struct Signup {
 
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+        let (body, project) = try await call.bodyAndProject()
         let config = project.config
         if config.disableSignup { throw AuthError.signupDisabled }
         let email = try body.string("email"), phone = try body.string("phone"), password = try body.string("password")

@@ -8,24 +8,23 @@ struct Token {
     let projects: SupabaseProjects
 
     func handle(_ call: Call) async throws -> JSON {
-        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let grant = request.uri.queryParameters.get("grant_type") ?? ""
+        let grant = call.request.uri.queryParameters.get("grant_type") ?? ""
         switch grant {
         case "password":
-            return try await password(request, origin: origin, tenant: tenant)
+            return try await password(call)
         case "refresh_token":
-            return try await refresh(request, origin: origin, tenant: tenant)
+            return try await refresh(call)
         case "pkce":
-            return try await pkce(request, origin: origin, tenant: tenant)
+            return try await pkce(call)
         default:
             throw SupabaseError(status: .badRequest, code: .invalidCredentials, message: "unsupported_grant_type")
         }
     }
 
     /// Rotates the refresh token (`tokens/service.go` `RefreshTokenGrant`); reuse rules live in the core.
-    private func refresh(_ request: Request, origin: RequestOrigin, tenant: String) async throws -> JSON {
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+    private func refresh(_ call: Call) async throws -> JSON {
+        let (origin, tenant) = (call.origin, call.tenant)
+        let (body, project) = try await call.bodyAndProject()
         let token = try body.string("refresh_token") ?? ""
         guard !token.isEmpty else {
             throw SupabaseError(status: .badRequest, code: .validationFailed, message: "refresh_token required", oauthError: "invalid_request")
@@ -37,9 +36,9 @@ struct Token {
     }
 
     /// Exchanges the `?code=` an email link redirected with, and the verifier only the client knows.
-    private func pkce(_ request: Request, origin: RequestOrigin, tenant: String) async throws -> JSON {
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+    private func pkce(_ call: Call) async throws -> JSON {
+        let (origin, tenant) = (call.origin, call.tenant)
+        let (body, project) = try await call.bodyAndProject()
         let code = try body.string("auth_code") ?? "", verifier = try body.string("code_verifier") ?? ""
         guard !code.isEmpty, !verifier.isEmpty else {
             throw SupabaseError.validation("invalid request: both auth code and code verifier should be non-empty")
@@ -50,9 +49,9 @@ struct Token {
     }
 
     /// Email or phone plus password. An unconfirmed email is refused with `email_not_confirmed`.
-    private func password(_ request: Request, origin: RequestOrigin, tenant: String) async throws -> JSON {
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+    private func password(_ call: Call) async throws -> JSON {
+        let (origin, tenant) = (call.origin, call.tenant)
+        let (body, project) = try await call.bodyAndProject()
         let email = try body.string("email"), phone = try body.string("phone")
         let password = try body.string("password") ?? ""
         let identifier: Identifier

@@ -9,8 +9,7 @@ struct UpdateUser {
     let projects: SupabaseProjects
 
     func handle(_ call: Call) async throws -> JSON {
-        let body = try await JSONBody.read(call.request)
-        let project = try projects.project(call.tenant)
+        let (body, project) = try await call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let user = caller.user
         if body.fields["app_metadata"].map({ !$0.isNull }) == true {

@@ -17,9 +17,8 @@ struct Verify {
     ]
 
     func post(_ call: Call) async throws -> JSON {
-        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let body = try await JSONBody.read(request)
-        let project = try projects.project(tenant)
+        let origin = call.origin
+        let (body, project) = try await call.bodyAndProject()
         let type = try body.string("type") ?? ""
         guard !type.isEmpty else { throw SupabaseError.validation("Verify requires a verification type") }
         guard let purposes = Self.purposes[type] else { throw SupabaseError.validation("Unsupported verification type") }
@@ -52,7 +51,7 @@ struct Verify {
 
     func get(_ call: Call) throws -> Response {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let project = try projects.project(tenant)
+        let project = try call.project()
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
         let type = request.uri.queryParameters.get("type") ?? ""
         let token = request.uri.queryParameters.get("token") ?? ""

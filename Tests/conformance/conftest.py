@@ -1,4 +1,5 @@
 """Starts the built fauxth binary on a free loopback port for the conformance and console tests."""
+import json
 import os
 import pathlib
 import queue
@@ -86,6 +87,21 @@ def fauxth(server):
     assert server.control("POST", "/reset").status_code == 200
     server.control("POST", "/clock/resume")
     yield server
+
+
+@pytest.fixture
+def supabase_project(start_fauxth, tmp_path):
+    """Starts fauxth with the default project replaced by one with these GoTrue settings and users
+    (the Supabase CLI's JWT secret is kept, so the well-known keys still work)."""
+
+    def start(env, users=(), *args):
+        seed = tmp_path / "project.json"
+        gotrue_env = {"GOTRUE_JWT_SECRET": "super-secret-jwt-token-with-at-least-32-characters-long", **env}
+        seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase", "gotrue_env": gotrue_env,
+                                                 "users": list(users)}]}))
+        return start_fauxth("--seed", str(seed), *args)
+
+    return start
 
 
 @pytest.fixture

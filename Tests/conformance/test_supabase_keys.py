@@ -10,18 +10,12 @@ from supabase import create_client
 
 from test_supabase_slice import ANON_KEY
 
-SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
-
-
 @pytest.fixture
-def es256_project(start_fauxth, tmp_path):
+def es256_project(supabase_project):
     private = jwt.algorithms.ECAlgorithm.to_jwk(ec.generate_private_key(ec.SECP256R1()), as_dict=True)
     private.update({"kid": "fauxth-test-key", "key_ops": ["sign", "verify"], "alg": "ES256"})
-    seed = tmp_path / "es256.json"
-    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase", "gotrue_env": {
-        "GOTRUE_JWT_SECRET": SECRET, "GOTRUE_JWT_KEYS": json.dumps([private]), "GOTRUE_MAILER_AUTOCONFIRM": "true",
-    }, "users": [{"email": "es@example.com", "password": "secret123", "email_verified": True}]}]}))
-    return start_fauxth("--seed", str(seed))
+    return supabase_project({"GOTRUE_JWT_KEYS": json.dumps([private]), "GOTRUE_MAILER_AUTOCONFIRM": "true"},
+                            [{"email": "es@example.com", "password": "secret123", "email_verified": True}])
 
 
 def test_tokens_verify_against_the_published_jwks(es256_project):

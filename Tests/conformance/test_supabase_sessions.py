@@ -213,3 +213,33 @@ def test_update_user_email_needs_both_confirmations(fauxth):
     assert raw.json()["msg"].startswith("Confirmation link accepted")
     session = auth.verify_otp({"email": "alice@example.com", "token": to_old["codes"][0], "type": "email_change"}).session
     assert session.user.email == "alice.new@example.com"
+
+
+def test_reauthenticate_sends_the_nonce_a_password_update_needs(supabase_project):
+    instance = supabase_project({"GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true"},
+                                [{"email": "re@example.com", "password": "secret123", "email_verified": True}],
+                                "--clock", "frozen@2026-01-01T00:00:00Z")
+    auth = create_client(instance.url, ANON_KEY).auth
+    auth.sign_in_with_password({"email": "re@example.com", "password": "secret123"})
+    instance.control("POST", "/clock/advance", json={"seconds": 2 * 86400})
+    auth.refresh_session()
+    with pytest.raises(AuthApiError) as error:
+        auth.update_user({"password": "brand-new-pass"})
+    assert error.value.code == "reauthentication_needed"
+    auth.reauthenticate()
+    nonce = instance.wait_message("re@example.com", purpose="reauthentication")["codes"][0]
+    assert auth.update_user({"password": "brand-new-pass", "nonce": nonce}).user.email == "re@example.com"
+
+
+def test_an_idle_session_expires_on_the_emulator_clock(supabase_project):
+    instance = supabase_project({"GOTRUE_SESSIONS_INACTIVITY_TIMEOUT": "8h"},
+                                [{"email": "idle@example.com", "password": "secret123", "email_verified": True}],
+                                "--clock", "frozen@2026-01-01T00:00:00Z")
+    auth = create_client(instance.url, ANON_KEY).auth
+    auth.sign_in_with_password({"email": "idle@example.com", "password": "secret123"})
+    instance.control("POST", "/clock/advance", json={"seconds": 7 * 3600})
+    assert auth.refresh_session().session is not None
+    instance.control("POST", "/clock/advance", json={"seconds": 9 * 3600})
+    with pytest.raises(AuthApiError) as error:
+        auth.refresh_session()
+    assert error.value.code == "session_expired"
