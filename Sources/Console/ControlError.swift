@@ -49,6 +49,7 @@ public struct ControlError: Error, Equatable {
         case .factorNotFound: self.init(.notFound, "factor_not_found", "no such MFA factor or challenge")
         case .factorNameTaken: self.init(.conflict, "factor_name_taken", "a factor with this name exists")
         case .tooManyFactors: self.init(.conflict, "too_many_factors", "the user has the most factors allowed")
+        case .verifiedFactorExists: self.init(.conflict, "factor_exists", "the user already has a verified factor for this phone")
         case .mfaChallengeExpired: self.init(.badRequest, "mfa_challenge_expired", "the MFA challenge has expired")
         case .mfaIPMismatch: self.init(.badRequest, "mfa_ip_mismatch", "the challenge came from another IP address")
         case .mfaVerificationFailed: self.init(.badRequest, "mfa_verification_failed", "wrong MFA code")

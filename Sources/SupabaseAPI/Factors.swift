@@ -2,13 +2,15 @@ import AuthCore
 import Foundation
 import Hummingbird
 
-/// MFA factors (`internal/api/mfa.go`): enroll a TOTP authenticator, challenge it, verify a code to
-/// raise the session to aal2, unenroll. Codes are checked per RFC 6238 on the emulator clock.
+/// MFA factors (`internal/api/mfa.go`): enroll a TOTP authenticator or a phone, challenge it, verify a
+/// code to raise the session to aal2, unenroll. TOTP codes are checked per RFC 6238 on the emulator
+/// clock; phone codes are texted to the outbox.
 struct Factors {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    /// `POST /factors`: a new, unverified TOTP factor with its secret, URI and QR code (SVG).
+    /// `POST /factors`: a new, unverified factor. TOTP answers with its secret, URI and QR code (SVG);
+    /// phone with the number, which each challenge then texts a code to.
     func enroll(_ call: Call) async throws -> JSON {
         let (body, project) = try await call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
@@ -16,53 +18,104 @@ struct Factors {
             throw SupabaseError(status: .forbidden, code: .noAuthorization, message: "Anonymous users cannot enroll MFA factors")
         }
         let name = try body.string("friendly_name")
-        switch try body.string("factor_type") ?? "" {
-        case "totp":
-            guard project.config.mfaTOTPEnroll else {
-                throw SupabaseError(status: .unprocessableContent, code: .mfaTOTPEnrollNotEnabled, message: "MFA enroll is disabled for TOTP")
-            }
-            let factor = try emulator.enrollTOTP(in: call.tenant, userId: caller.user.id, friendlyName: name, maxFactors: project.config.mfaMaxFactors)
-            let issuer = try body.string("issuer").flatMap { $0.isEmpty ? nil : $0 } ?? URLComponents(string: project.config.siteURL)?.host ?? "localhost"
-            let uri = factor.totp?.uri(issuer: issuer, account: caller.user.email ?? caller.user.phone ?? caller.user.id) ?? ""
-            return ["id": .string(factor.id), "type": "totp", "friendly_name": .string(name ?? ""),
-                    "totp": ["qr_code": .string(try QRCode(uri).svg()), "secret": JSON(factor.secret), "uri": .string(uri)]]
-        case "phone":
-            throw SupabaseError(status: .unprocessableContent, code: .validationFailed,
-                                message: project.config.mfaPhoneEnroll ? "Fauxth does not emulate phone MFA yet" : "MFA enroll is disabled for Phone")
+        let kind = try body.string("factor_type") ?? ""
+        switch kind {
+        case "totp" where !project.config.mfaTOTPEnroll:
+            throw SupabaseError(status: .unprocessableContent, code: .mfaTOTPEnrollNotEnabled, message: "MFA enroll is disabled for TOTP")
+        case "phone" where !project.config.mfaPhoneEnroll:
+            throw SupabaseError(status: .unprocessableContent, code: .mfaPhoneEnrollNotEnabled, message: "MFA enroll is disabled for Phone")
+        case "totp", "phone":
+            break
         default:
             throw SupabaseError.validation("factor_type needs to be totp or phone")
         }
+        // A second factor cannot be added from a session the first one has not raised (`validateFactors`).
+        if caller.session.aal != "aal2", try emulator.factors(in: call.tenant, userId: caller.user.id).contains(where: \.verified) {
+            throw SupabaseError(status: .forbidden, code: .insufficientAAL, message: "AAL2 required to enroll a new factor")
+        }
+        if kind == "phone" {
+            guard let raw = try body.string("phone"), !raw.isEmpty else {
+                throw SupabaseError.validation("Phone number required to enroll Phone factor")
+            }
+            guard let phone = try? Identifiers.phone(raw) else { throw SupabaseError.validation("Invalid phone number format (E.164 required)") }
+            let factor = try emulator.enrollPhone(in: call.tenant, userId: caller.user.id, phone: phone, friendlyName: name,
+                                                  maxFactors: project.config.mfaMaxFactors)
+            return ["id": .string(factor.id), "type": "phone", "friendly_name": .string(name ?? ""), "phone": .string(raw)]
+        }
+        let factor = try emulator.enrollTOTP(in: call.tenant, userId: caller.user.id, friendlyName: name, maxFactors: project.config.mfaMaxFactors)
+        let issuer = try body.string("issuer").flatMap { $0.isEmpty ? nil : $0 } ?? URLComponents(string: project.config.siteURL)?.host ?? "localhost"
+        let uri = factor.totp?.uri(issuer: issuer, account: caller.user.email ?? caller.user.phone ?? caller.user.id) ?? ""
+        return ["id": .string(factor.id), "type": "totp", "friendly_name": .string(name ?? ""),
+                "totp": ["qr_code": .string(try QRCode(uri).svg()), "secret": JSON(factor.secret), "uri": .string(uri)]]
     }
 
-    /// `POST /factors/{id}/challenge`.
-    func challenge(_ call: Call) throws -> JSON {
+    /// GoTrue checks the factor type's verify switch on challenge as well as on verify.
+    private func requireVerifyEnabled(_ factor: Factor, _ config: SupabaseConfig) throws {
+        if factor.kind == "phone", !config.mfaPhoneVerify {
+            throw SupabaseError(status: .unprocessableContent, code: .mfaPhoneVerifyNotEnabled, message: "MFA verification is disabled for Phone")
+        }
+        if factor.kind == "totp", !config.mfaTOTPVerify {
+            throw SupabaseError(status: .unprocessableContent, code: .mfaTOTPVerifyNotEnabled, message: "MFA verification is disabled for TOTP")
+        }
+    }
+
+    /// `POST /factors/{id}/challenge`. A phone factor's challenge texts a code, at most once per
+    /// `GOTRUE_MFA_PHONE_MAX_FREQUENCY`.
+    func challenge(_ call: Call) async throws -> JSON {
         let project = try call.project()
+        let body = try await JSONBody.read(call.request, emptyAllowed: true)
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.parameter("id"))
+        try requireVerifyEnabled(factor, project.config)
+        if factor.kind == "phone" {
+            guard ["sms", "whatsapp"].contains(try body.string("channel") ?? "sms") else {
+                throw SupabaseError.validation("Invalid channel, supported values are 'sms' or 'whatsapp'")
+            }
+            if let last = factor.lastChallengedAt {
+                let wait = project.config.mfaPhoneMaxFrequency - emulator.clock.now.timeIntervalSince(last)
+                if wait > 0 {
+                    let seconds = Int(wait.rounded(.up))
+                    throw SupabaseError(status: .tooManyRequests, code: .overSMSSendRateLimit,
+                                        message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
+                }
+            }
+        }
         let challenge = try emulator.challenge(in: call.tenant, factor: factor, ip: call.origin.ip)
+        if factor.kind == "phone" {
+            try SmsSender(emulator: emulator, project: project).sendMFACode(for: factor, challengeId: challenge.id, user: caller.user, origin: call.origin)
+        }
         return ["id": .string(challenge.id), "type": .string(factor.kind),
                 "expires_at": .int(Int(challenge.createdAt.timeIntervalSince1970 + project.config.mfaChallengeExpiry))]
     }
 
-    /// `POST /factors/{id}/verify`: the session becomes aal2 and gets a new refresh token.
+    /// `POST /factors/{id}/verify`: the session becomes aal2 and gets a new refresh token; the user's
+    /// other aal1 sessions end.
     func verify(_ call: Call) async throws -> JSON {
         let (body, project) = try await call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
-        guard project.config.mfaTOTPVerify else {
-            throw SupabaseError(status: .unprocessableContent, code: .mfaTOTPVerifyNotEnabled, message: "MFA verification is disabled for TOTP")
-        }
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.parameter("id"))
+        try requireVerifyEnabled(factor, project.config)
         let code = try body.string("code") ?? ""
+        guard !code.isEmpty else { throw SupabaseError.validation("Code needs to be non-empty") }
+        let challengeId = try body.string("challenge_id") ?? ""
         let now = emulator.clock.now
         do {
-            _ = try emulator.verifyChallenge(in: call.tenant, factor: factor, challengeId: try body.string("challenge_id") ?? "",
+            _ = try emulator.verifyChallenge(in: call.tenant, factor: factor, challengeId: challengeId,
                                              ip: call.origin.ip, expiry: project.config.mfaChallengeExpiry) { factor in
-                factor.totp?.verify(code, at: now) ?? false
+                if factor.kind == "phone" {
+                    // The texted code is bound to its challenge; a wrong one leaves it usable for another try.
+                    return (try? emulator.consumeCode(in: call.tenant, purposes: [.mfa], .code(code, target: challengeId))) != nil
+                }
+                return factor.totp?.verify(code, at: now) ?? false
             }
         } catch AuthError.factorNotFound {
             throw SupabaseError(status: .unprocessableContent, code: .mfaFactorNotFound, message: "MFA factor with the provided challenge ID not found")
+        } catch AuthError.mfaVerificationFailed where factor.kind == "phone" {
+            throw SupabaseError(status: .unprocessableContent, code: .mfaVerificationFailed, message: "Invalid MFA Phone code entered")
         }
-        try emulator.elevate(in: call.tenant, sessionId: caller.session.id, method: "totp", origin: call.origin)
+        try emulator.elevate(in: call.tenant, sessionId: caller.session.id, method: factor.kind == "phone" ? "mfa/phone" : "totp", origin: call.origin)
+        try emulator.revokeSessions(in: call.tenant, userId: caller.user.id, .belowAAL2Except(caller.session.id),
+                                    reason: "mfa_verified", origin: call.origin)
         let issued = try emulator.reissueRefreshToken(in: call.tenant, sessionId: caller.session.id, newToken: Emulator.goTrueRefreshToken)
         return try emulator.goTrueSessionResponse(issued, userId: caller.user.id, project: project)
     }

@@ -8,9 +8,12 @@ import Hummingbird
 struct JSONBody {
     let fields: [String: JSON]
 
-    static func read(_ request: Request) async throws -> JSONBody {
+    /// - Parameter emptyAllowed: an empty body reads as `{}`, for endpoints whose every field is optional.
+    static func read(_ request: Request, emptyAllowed: Bool = false) async throws -> JSONBody {
         do {
             return JSONBody(fields: try await request.jsonObject())
+        } catch .empty where emptyAllowed {
+            return JSONBody(fields: [:])
         } catch .tooLarge {
             throw SupabaseError(status: .contentTooLarge, code: .requestEntityTooLarge, message: "Request body too large")
         } catch .empty {

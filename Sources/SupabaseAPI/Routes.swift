@@ -85,7 +85,7 @@ extension SupabaseDialect {
         (.put, "admin/users/:id", { .json(try await Admin(emulator: $0.emulator, projects: $0.projects).update($0)) }),
         (.delete, "admin/users/:id", { .json(try Admin(emulator: $0.emulator, projects: $0.projects).delete($0)) }),
         (.post, "factors", { .json(try await Factors(emulator: $0.emulator, projects: $0.projects).enroll($0)) }),
-        (.post, "factors/:id/challenge", { .json(try Factors(emulator: $0.emulator, projects: $0.projects).challenge($0)) }),
+        (.post, "factors/:id/challenge", { .json(try await Factors(emulator: $0.emulator, projects: $0.projects).challenge($0)) }),
         (.post, "factors/:id/verify", { .json(try await Factors(emulator: $0.emulator, projects: $0.projects).verify($0)) }),
         (.delete, "factors/:id", { .json(try Factors(emulator: $0.emulator, projects: $0.projects).unenroll($0)) }),
         (.get, "admin/users/:id/factors", { .json(try Factors(emulator: $0.emulator, projects: $0.projects).adminList($0)) }),

@@ -28,6 +28,20 @@ struct SmsSender {
         return testCode == nil ? message.id : "test-otp"
     }
 
+    /// A phone factor's challenge code (`challengePhoneFactor`): MFA's own length and template, alive as
+    /// long as the challenge and checked against it, not the number. GoTrue sends it outside the
+    /// project's SMS limit and without test OTPs, and so does Fauxth.
+    func sendMFACode(for factor: Factor, challengeId: String, user: User, origin: RequestOrigin) throws {
+        let config = project.config
+        let code = try emulator.issueCode(in: user.tenant, CodeRequest(
+            userId: user.id, purpose: .mfa, channel: .sms, target: challengeId, length: config.mfaPhoneOTPLength,
+            lifetime: config.mfaChallengeExpiry), origin: origin)
+        try emulator.deliver(OutgoingMessage(
+            tenant: user.tenant, channel: .sms, to: factor.phone ?? "", from: "Fauxth SMS",
+            text: config.mfaPhoneTemplate.replacingOccurrences(of: "{{ .Code }}", with: code.code), purpose: .mfa, codes: [code.code]),
+            userId: user.id)
+    }
+
     /// `GOTRUE_RATE_LIMIT_SMS_SENT`: texts per project per window; a refused one is kept as suppressed.
     private func checkProjectLimit(to user: User, phone: String) throws {
         let limit = project.config.smsSentLimit

@@ -44,6 +44,10 @@ struct SupabaseConfig: Sendable {
     var passwordUpdateNeedsReauthentication: Bool
     var mfaTOTPVerify: Bool
     var mfaPhoneEnroll: Bool
+    var mfaPhoneVerify: Bool
+    var mfaPhoneMaxFrequency: TimeInterval
+    var mfaPhoneOTPLength: Int
+    var mfaPhoneTemplate: String
     var mfaMaxFactors: Int
     var mfaChallengeExpiry: TimeInterval
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
@@ -57,7 +61,8 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_SMS_MAX_FREQUENCY", "GOTRUE_SMS_TEMPLATE", "GOTRUE_SMS_TEST_OTP", "GOTRUE_RATE_LIMIT_EMAIL_SENT",
         "GOTRUE_RATE_LIMIT_SMS_SENT", "GOTRUE_RATE_LIMIT_HEADER", "GOTRUE_RATE_LIMIT_OTP", "GOTRUE_RATE_LIMIT_VERIFY",
         "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", "GOTRUE_MFA_TOTP_ENROLL_ENABLED",
-        "GOTRUE_MFA_TOTP_VERIFY_ENABLED", "GOTRUE_MFA_PHONE_ENROLL_ENABLED", "GOTRUE_MFA_MAX_ENROLLED_FACTORS",
+        "GOTRUE_MFA_TOTP_VERIFY_ENABLED", "GOTRUE_MFA_PHONE_ENROLL_ENABLED",
+        "GOTRUE_MFA_PHONE_VERIFY_ENABLED", "GOTRUE_MFA_PHONE_MAX_FREQUENCY", "GOTRUE_MFA_PHONE_OTP_LENGTH", "GOTRUE_MFA_PHONE_TEMPLATE", "GOTRUE_MFA_MAX_ENROLLED_FACTORS",
         "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
         "GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", "GOTRUE_SESSIONS_SINGLE_PER_USER",
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
@@ -108,6 +113,10 @@ struct SupabaseConfig: Sendable {
         mfaTOTPEnroll = try Self.bool(env, "GOTRUE_MFA_TOTP_ENROLL_ENABLED", default: true)
         mfaTOTPVerify = try Self.bool(env, "GOTRUE_MFA_TOTP_VERIFY_ENABLED", default: true)
         mfaPhoneEnroll = try Self.bool(env, "GOTRUE_MFA_PHONE_ENROLL_ENABLED", default: false)
+        mfaPhoneVerify = try Self.bool(env, "GOTRUE_MFA_PHONE_VERIFY_ENABLED", default: false)
+        mfaPhoneMaxFrequency = try Self.duration(env, "GOTRUE_MFA_PHONE_MAX_FREQUENCY", default: 60)
+        mfaPhoneOTPLength = min(10, max(6, try Self.int(env, "GOTRUE_MFA_PHONE_OTP_LENGTH", default: 6)))
+        mfaPhoneTemplate = env["GOTRUE_MFA_PHONE_TEMPLATE"] ?? "Your code is {{ .Code }}"
         mfaMaxFactors = try Self.int(env, "GOTRUE_MFA_MAX_ENROLLED_FACTORS", default: 10)
         mfaChallengeExpiry = try Self.duration(env, "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", default: 300)
         emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))

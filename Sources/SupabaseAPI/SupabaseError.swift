@@ -48,6 +48,9 @@ struct SupabaseError: Error, Equatable {
         case mfaVerificationFailed = "mfa_verification_failed"
         case mfaTOTPEnrollNotEnabled = "mfa_totp_enroll_not_enabled"
         case mfaTOTPVerifyNotEnabled = "mfa_totp_verify_not_enabled"
+        case mfaPhoneEnrollNotEnabled = "mfa_phone_enroll_not_enabled"
+        case mfaPhoneVerifyNotEnabled = "mfa_phone_verify_not_enabled"
+        case mfaVerifiedFactorExists = "mfa_verified_factor_exists"
         case insufficientAAL = "insufficient_aal"
         case samlProviderDisabled = "saml_provider_disabled"
         case reauthenticationNeeded = "reauthentication_needed"
@@ -141,6 +144,9 @@ extension SupabaseError {
             self.init(status: .unprocessableContent, code: .mfaFactorNameConflict, message: "A factor with the friendly name already exists")
         case .tooManyFactors:
             self.init(status: .unprocessableContent, code: .tooManyEnrolledMFAFactors, message: "Maximum number of verified factors reached, unenroll to continue")
+        case .verifiedFactorExists:
+            self.init(status: .unprocessableContent, code: .mfaVerifiedFactorExists,
+                      message: "A verified phone factor already exists, unenroll the existing factor to continue")
         case .mfaChallengeExpired:
             self.init(status: .unprocessableContent, code: .mfaChallengeExpired, message: "MFA challenge has expired, verify against another challenge or create a new challenge.")
         case .mfaIPMismatch:

@@ -92,4 +92,79 @@ import Testing
             #expect(try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "phone", "phone": "+15550100000"], headers: bearer(session)).status == .unprocessableContent)
         }
     }
+
+    static let phoneMFA = ["GOTRUE_MFA_PHONE_ENROLL_ENABLED": "true", "GOTRUE_MFA_PHONE_VERIFY_ENABLED": "true"]
+
+    /// The code the emulator texted for the latest MFA challenge.
+    func lastMFACode(_ harness: Harness) throws -> String {
+        try #require(harness.emulator.messages(MessageFilter(channel: .sms, purpose: .mfa)).first?.codes.first)
+    }
+
+    @Test func phoneFactorTextsACodePerChallengeAndVerifiesToAAL2() async throws {
+        let harness = try Harness(seed: project(Self.phoneMFA, users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await signIn(client)
+            let other = try await signIn(client)
+            let enrolled = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "phone", "phone": "+1 555 010 0000"],
+                                                 headers: bearer(session))
+            #expect(enrolled.status == .ok)
+            #expect(enrolled.json["type"] == "phone" && enrolled.json["phone"] == "+1 555 010 0000" && enrolled.json["totp"] == nil)
+            let factorId = try #require(enrolled.json["id"]?.stringValue)
+
+            let first = try await client.send(.post, "/auth/v1/factors/\(factorId)/challenge", json: ["channel": nil], headers: bearer(session))
+            #expect(first.json["type"] == "phone")
+            let firstCode = try lastMFACode(harness)
+            let sms = try #require(harness.emulator.messages(MessageFilter(channel: .sms)).first)
+            #expect(sms.to == "+15550100000" && sms.text == "Your code is \(firstCode)")
+            // One text per GOTRUE_MFA_PHONE_MAX_FREQUENCY (60 s).
+            let tooSoon = try await client.send(.post, "/auth/v1/factors/\(factorId)/challenge", headers: bearer(session))
+            #expect(tooSoon.status == .tooManyRequests && tooSoon.json["code"] == "over_sms_send_rate_limit")
+
+            harness.emulator.clock.advance(by: 61)
+            let second = try await client.send(.post, "/auth/v1/factors/\(factorId)/challenge", headers: bearer(session)).json
+            let secondCode = try lastMFACode(harness)
+            // A code answers only the challenge it was sent for.
+            if firstCode != secondCode {
+                let crossed = try await client.send(.post, "/auth/v1/factors/\(factorId)/verify",
+                                                    json: ["challenge_id": second["id"]!, "code": .string(firstCode)], headers: bearer(session))
+                #expect(crossed.json["code"] == "mfa_verification_failed")
+                #expect(crossed.json["message"] == "Invalid MFA Phone code entered")
+            }
+            let verified = try await client.send(.post, "/auth/v1/factors/\(factorId)/verify",
+                                                 json: ["challenge_id": second["id"]!, "code": .string(secondCode)], headers: bearer(session))
+            #expect(verified.status == .ok)
+            let claims = try JWS.verify(verified.json["access_token"]!.stringValue!, keys: [projectKey.verificationKey]).claims
+            #expect(claims["aal"] == "aal2")
+            #expect(claims["amr"]?.arrayValue?.first?["method"] == "mfa/phone")
+            // Used once only.
+            let replay = try await client.send(.post, "/auth/v1/factors/\(factorId)/verify",
+                                               json: ["challenge_id": second["id"]!, "code": .string(secondCode)], headers: bearer(verified.json))
+            #expect(replay.status == .unprocessableContent)
+            // GoTrue ends the user's other aal1 sessions once a factor is verified.
+            #expect(try await client.send(.get, "/auth/v1/user", headers: bearer(other)).json["code"] == "session_not_found")
+            // A further factor needs an aal2 session, and the same number cannot be enrolled twice.
+            let fresh = try await signIn(client)
+            #expect(try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "totp"], headers: bearer(fresh)).json["code"] == "insufficient_aal")
+            let again = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "phone", "phone": "+15550100000"], headers: bearer(verified.json))
+            #expect(again.json["code"] == "mfa_verified_factor_exists")
+        }
+    }
+
+    @Test func phoneFactorsNeedAValidNumberAndTheSwitchesOn() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_MFA_PHONE_ENROLL_ENABLED": "true"], users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await signIn(client)
+            #expect(try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "phone"], headers: bearer(session)).status == .badRequest)
+            #expect(try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "phone", "phone": "call me"], headers: bearer(session)).json["message"]
+                    == "Invalid phone number format (E.164 required)")
+            let factor = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "phone", "phone": "+15550100000"], headers: bearer(session)).json
+            let challenge = try await client.send(.post, "/auth/v1/factors/\(factor["id"]!.stringValue!)/challenge", headers: bearer(session))
+            #expect(challenge.json["code"] == "mfa_phone_verify_not_enabled")
+            #expect(try harness.emulator.messages(MessageFilter(purpose: .mfa)).isEmpty)
+            // Enrolling the same unverified number again replaces the factor.
+            let replaced = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "phone", "phone": "+15550100000"], headers: bearer(session)).json
+            #expect(replaced["id"] != factor["id"])
+            #expect(try harness.emulator.factors(in: "p", userId: confirmedUser.id!).map(\.id) == [replaced["id"]!.stringValue!])
+        }
+    }
 }

@@ -55,3 +55,26 @@ def test_the_qr_code_decodes_to_the_otpauth_uri(fauxth):
                 image.putpixel((int(x) + dx, int(y) + dy), 0)
     image = image.resize((size * 8, size * 8), Image.NEAREST)
     assert zxingcpp.read_barcodes(image)[0].text == enrolled.totp.uri
+
+
+def test_phone_factor_verifies_with_the_texted_code(supabase_project):
+    fauxth = supabase_project({"GOTRUE_MFA_PHONE_ENROLL_ENABLED": "true", "GOTRUE_MFA_PHONE_VERIFY_ENABLED": "true"},
+                              [{"email": "pat@example.com", "password": "secret123", "email_verified": True}])
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    auth.sign_in_with_password({"email": "pat@example.com", "password": "secret123"})
+    enrolled = auth.mfa.enroll({"factor_type": "phone", "phone": "+15555550142", "friendly_name": "Work phone"})
+    assert enrolled.type == "phone" and enrolled.phone == "+15555550142"
+
+    challenge = auth.mfa.challenge({"factor_id": enrolled.id})
+    sms = fauxth.wait_message("+15555550142", purpose="mfa")
+    assert sms["channel"] == "sms" and sms["text"] == f"Your code is {sms['codes'][0]}"
+    with pytest.raises(AuthApiError) as error:
+        auth.mfa.verify({"factor_id": enrolled.id, "challenge_id": challenge.id, "code": "not-it"})
+    assert error.value.code == "mfa_verification_failed"
+    auth.mfa.verify({"factor_id": enrolled.id, "challenge_id": challenge.id, "code": sms["codes"][0]})
+    assert auth.mfa.get_authenticator_assurance_level().current_level == "aal2"
+    assert [f.friendly_name for f in auth.mfa.list_factors().phone] == ["Work phone"]
+    # A second challenge inside GOTRUE_MFA_PHONE_MAX_FREQUENCY is refused as GoTrue refuses it.
+    with pytest.raises(AuthApiError) as error:
+        auth.mfa.challenge({"factor_id": enrolled.id})
+    assert error.value.code == "over_sms_send_rate_limit"

@@ -44,6 +44,8 @@ public enum AuthError: Error, Equatable, Sendable {
     case factorNotFound
     case factorNameTaken
     case tooManyFactors
+    /// The user already has a verified factor for this phone number.
+    case verifiedFactorExists
     case mfaChallengeExpired
     /// The challenge was made from another IP address than the verification.
     case mfaIPMismatch

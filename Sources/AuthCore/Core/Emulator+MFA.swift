@@ -7,13 +7,26 @@ extension Emulator {
                    friendlyName: friendlyName, maxFactors: maxFactors)
     }
 
-    /// Adds an unverified phone factor.
+    /// Adds an unverified phone factor. An unverified factor for the same number is replaced; a
+    /// verified one is `verifiedFactorExists`.
     public func enrollPhone(in tenant: String, userId: String, phone: String, friendlyName: String?, maxFactors: Int) throws -> Factor {
-        try enroll(in: tenant, userId: userId, kind: "phone", secret: nil, phone: phone, friendlyName: friendlyName, maxFactors: maxFactors)
+        for factor in try factors(in: tenant, userId: userId) where factor.kind == "phone" && factor.phone == phone {
+            guard !factor.verified else { throw AuthError.verifiedFactorExists }
+            try deleteFactor(in: tenant, userId: userId, id: factor.id)
+        }
+        return try enroll(in: tenant, userId: userId, kind: "phone", secret: nil, phone: phone, friendlyName: friendlyName, maxFactors: maxFactors)
     }
+
+    /// How long an unverified factor that was never challenged is kept (GoTrue's `FactorExpiryDuration`),
+    /// so abandoned enrolments do not count against the factor limit for ever.
+    static let abandonedFactorLifetime: TimeInterval = 300
 
     private func enroll(in tenant: String, userId: String, kind: String, secret: String?, phone: String?, friendlyName: String?,
                         maxFactors: Int) throws -> Factor {
+        try db.withConnection { c in
+            _ = try c.run("DELETE FROM factors WHERE tenant = ? AND user_id = ? AND status = 'unverified' AND last_challenged_at IS NULL AND created_at < ?",
+                          [.text(tenant), .text(userId), SQLValue(clock.now.addingTimeInterval(-Self.abandonedFactorLifetime))])
+        }
         let existing = try factors(in: tenant, userId: userId)
         guard existing.count < maxFactors else { throw AuthError.tooManyFactors }
         if let friendlyName, !friendlyName.isEmpty, existing.contains(where: { $0.friendlyName == friendlyName }) {
@@ -89,6 +102,13 @@ extension Emulator {
         try db.transaction { c in
             try c.run("UPDATE challenges SET verified_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(challengeId)])
             try c.run("UPDATE factors SET status = 'verified', updated_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(factor.id)])
+            // The user proved this factor, so their other half-finished enrolments of the same kind go.
+            try c.run("""
+                DELETE FROM challenges WHERE tenant = ? AND factor_id IN
+                  (SELECT id FROM factors WHERE tenant = ? AND user_id = ? AND kind = ? AND status = 'unverified' AND id <> ?)
+                """, [.text(tenant), .text(tenant), .text(factor.userId), .text(factor.kind), .text(factor.id)])
+            try c.run("DELETE FROM factors WHERE tenant = ? AND user_id = ? AND kind = ? AND status = 'unverified' AND id <> ?",
+                      [.text(tenant), .text(factor.userId), .text(factor.kind), .text(factor.id)])
         }
         return try requireFactor(in: tenant, userId: factor.userId, id: factor.id)
     }
