@@ -48,15 +48,23 @@ struct Admin {
         guard !(email ?? "").isEmpty || !(phone ?? "").isEmpty else {
             throw SupabaseError.validation("Unable to validate email address: invalid format")
         }
-        if let password = try body.string("password") { try project.config.passwordPolicy.check(password) }
-        if try body.string("password_hash") != nil {
-            throw SupabaseError.validation("password_hash imports are not supported by Fauxth yet; send password instead")
+        let password = try body.string("password"), passwordHash = try body.string("password_hash")
+        if let password { try project.config.passwordPolicy.check(password) }
+        if let passwordHash {
+            // An imported hash skips the password policy, as in GoTrue: the plaintext is not known.
+            guard password == nil else { throw SupabaseError.validation("Only a password or a password hash should be provided") }
+            if passwordHash.hasPrefix("$argon2") || passwordHash.hasPrefix("$fbscrypt$") {
+                throw SupabaseError.validation("Fauxth checks bcrypt password hashes only; argon2 and Firebase scrypt imports are not emulated")
+            }
+            guard Bcrypt.Hash(passwordHash) != nil else {
+                throw SupabaseError.validation("Invalid password hash: expected bcrypt ($2a$, $2b$ or $2y$, cost 4 to 31)")
+            }
         }
         let confirmEmail = body.fields["email_confirm"]?.boolValue ?? false
         var userMetadata = try body.object("user_metadata") ?? [:]
         if confirmEmail { userMetadata["email_verified"] = true }
         var user = try emulator.createUser(in: tenant, NewUser(
-            id: try body.string("id"), email: email, phone: phone, password: try body.string("password"),
+            id: try body.string("id"), email: email, phone: phone, password: password, passwordHash: passwordHash,
             emailVerified: confirmEmail, phoneVerified: body.fields["phone_confirm"]?.boolValue ?? false,
             userMetadata: userMetadata, appMetadata: try body.object("app_metadata") ?? [:],
             identityData: ["email_verified": .bool(confirmEmail), "phone_verified": false]), origin: origin)

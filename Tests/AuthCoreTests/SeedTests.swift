@@ -25,10 +25,22 @@ import Testing
         (#"{"tenants": [{"id": "a", "dialect": "supabase"}, {"id": "a", "dialect": "supabase"}]}"#, "$.tenants[1].id", "duplicate tenant id a"),
         (#"{"tenant": []}"#, "$.tenant", "unknown key (expected tenants)"),
         (#"{"tenants": [{"id": "a", "dialect": "supabase", "users": [{"email": "x@y.z", "verified": true}]}]}"#, "$.tenants[0].users[0].verified",
-         "unknown key (expected one of app_metadata, disabled, email, email_verified, id, password, phone, phone_verified, user_metadata, username)"),
+         "unknown key (expected one of app_metadata, disabled, email, email_verified, id, password, password_hash, phone, phone_verified, user_metadata, username)"),
+        (#"{"tenants": [{"id": "a", "dialect": "supabase", "users": [{"email": "x@y.z", "password_hash": "md5:abc"}]}]}"#,
+         "$.tenants[0].users[0].password_hash", "not a bcrypt hash ($2a$, $2b$ or $2y$)"),
+        (#"{"tenants": [{"id": "a", "dialect": "supabase", "users": [{"email": "x@y.z", "password": "x", "password_hash": "$2b$04$/38xmF/uz8yh1QOoIh5j1ONZI6kjmNCbT5ke/0Tv.6t43oNI.kVS."}]}]}"#,
+         "$.tenants[0].users[0].password_hash", "give password or password_hash, not both"),
     ])
     func invalidSeedsNameTheJSONPathAndTheReason(_ json: String, _ path: String, _ reason: String) {
         #expect(throws: SeedError(file: "test.json", path: path, reason: reason)) { try Seed.parse(Data(json.utf8), file: "test.json") }
+    }
+
+    @Test func seededBcryptHashesCheckTheirPassword() throws {
+        let seed = try Seed.parse(Data(#"{"tenants": [{"id": "a", "dialect": "supabase", "users": [{"email": "x@y.z", "password_hash": "$2b$04$/38xmF/uz8yh1QOoIh5j1ONZI6kjmNCbT5ke/0Tv.6t43oNI.kVS."}]}]}"#.utf8), file: "t")
+        let emulator = try makeEmulator(seed: seed)
+        let user = try #require(try emulator.user(in: "a", .email("x@y.z")))
+        #expect(try emulator.checkPassword("password123", in: "a", userId: user.id))
+        #expect(try !emulator.checkPassword("password12", in: "a", userId: user.id))
     }
 
     @Test func malformedJSONIsReportedAtTheRoot() {

@@ -57,6 +57,36 @@ let serviceRole: HTTPFields = {
         }
     }
 
+    @Test func aBcryptHashFromAnotherSystemSignsInWithItsPassword() async throws {
+        let harness = try Harness(seed: project())
+        try await harness.run { client in
+            // "password123" at cost 4 (a vector in BcryptTests): imports keep the cost they were made with.
+            let hash = "$2b$04$/38xmF/uz8yh1QOoIh5j1ONZI6kjmNCbT5ke/0Tv.6t43oNI.kVS."
+            let created = try await client.send(.post, "/auth/v1/admin/users", json: [
+                "email": "moved@example.com", "password_hash": .string(hash), "email_confirm": true,
+            ], headers: serviceRole)
+            #expect(created.status == .ok)
+            let right = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "moved@example.com", "password": "password123"])
+            #expect(right.status == .ok)
+            let wrong = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "moved@example.com", "password": "password124"],
+                                              headers: .supabaseClient)
+            #expect(wrong.json["code"] == "invalid_credentials")
+
+            let both = try await client.send(.post, "/auth/v1/admin/users", json: [
+                "email": "both@example.com", "password": "secret123", "password_hash": .string(hash),
+            ], headers: serviceRole)
+            #expect(both.status == .badRequest)
+            #expect(both.json["message"] == "Only a password or a password hash should be provided")
+            let argon = try await client.send(.post, "/auth/v1/admin/users", json: [
+                "email": "argon@example.com", "password_hash": "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA",
+            ], headers: serviceRole)
+            #expect(argon.status == .badRequest)
+            let junk = try await client.send(.post, "/auth/v1/admin/users", json: ["email": "junk@example.com", "password_hash": "$2b$99$nope"],
+                                             headers: serviceRole)
+            #expect(junk.json["code"] == "validation_failed")
+        }
+    }
+
     @Test func listingPagesWithTotalsAndLinks() async throws {
         let harness = try Harness(seed: project())
         for i in 0..<5 { try harness.emulator.createUser(in: "p", NewUser(email: "u\(i)@example.com")) }

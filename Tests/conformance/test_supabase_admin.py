@@ -72,3 +72,16 @@ def test_the_anon_key_is_not_an_admin(fauxth):
     with pytest.raises(AuthApiError) as error:
         create_client(fauxth.url, ANON_KEY).auth.admin.list_users()
     assert error.value.code == "not_admin"
+
+
+def test_a_bcrypt_hash_from_another_system_signs_in_with_its_password(fauxth):
+    # "password123" at bcrypt cost 10, the cost most exporters use: the import keeps it.
+    bcrypt_hash = "$2b$10$ZC44FOUoxdHcUiGzi.NXleekWxpbJyXSfOm84OuYpzHljUIDHKY0e"
+    created = admin(fauxth).create_user({"email": "imported@example.com", "password_hash": bcrypt_hash,
+                                         "email_confirm": True}).user
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    session = auth.sign_in_with_password({"email": "imported@example.com", "password": "password123"}).session
+    assert session.user.id == created.id
+    with pytest.raises(AuthApiError) as error:
+        auth.sign_in_with_password({"email": "imported@example.com", "password": "password124"})
+    assert error.value.code == "invalid_credentials"

@@ -8,7 +8,7 @@ public struct NewUser: Sendable {
     public var username: String?
     /// A plaintext password, hashed before it is stored.
     public var password: String?
-    /// An already hashed password in our own format (imports, seeds).
+    /// An already hashed password: our own format, or bcrypt (imports).
     public var passwordHash: String?
     public var emailVerified: Bool
     public var phoneVerified: Bool

@@ -22,6 +22,8 @@ public struct Seed: Sendable, Equatable {
         public var phone: String?
         public var username: String?
         public var password: String?
+        /// A bcrypt hash brought from another system, instead of `password`.
+        public var passwordHash: String?
         public var emailVerified: Bool
         public var phoneVerified: Bool
         public var disabled: Bool
@@ -29,9 +31,10 @@ public struct Seed: Sendable, Equatable {
         public var appMetadata: [String: JSON]
 
         public init(id: String? = nil, email: String? = nil, phone: String? = nil, username: String? = nil, password: String? = nil,
-                    emailVerified: Bool = false, phoneVerified: Bool = false, disabled: Bool = false,
+                    passwordHash: String? = nil, emailVerified: Bool = false, phoneVerified: Bool = false, disabled: Bool = false,
                     userMetadata: [String: JSON] = [:], appMetadata: [String: JSON] = [:]) {
             self.id = id; self.email = email; self.phone = phone; self.username = username; self.password = password
+            self.passwordHash = passwordHash
             self.emailVerified = emailVerified; self.phoneVerified = phoneVerified; self.disabled = disabled
             self.userMetadata = userMetadata; self.appMetadata = appMetadata
         }
@@ -168,7 +171,7 @@ private struct SeedReader {
 
     func user(_ json: JSON, _ path: String) throws -> Seed.UserSeed {
         let o = try object(json, path)
-        let known: Set = ["id", "email", "phone", "username", "password", "email_verified", "phone_verified", "disabled",
+        let known: Set = ["id", "email", "phone", "username", "password", "password_hash", "email_verified", "phone_verified", "disabled",
                           "user_metadata", "app_metadata"]
         if let unknown = o.keys.sorted().first(where: { !known.contains($0) }) {
             throw fail("\(path).\(unknown)", "unknown key (expected one of \(known.sorted().joined(separator: ", ")))")
@@ -179,9 +182,14 @@ private struct SeedReader {
         guard email != nil || phone != nil || username != nil else { throw fail(path, "a user needs an email, phone or username") }
         do { _ = try Identifiers.email(email) } catch { throw fail("\(path).email", "not a valid email address") }
         do { _ = try Identifiers.phone(phone) } catch { throw fail("\(path).phone", "not an E.164 phone number") }
+        let password = try string(o["password"], "\(path).password"), passwordHash = try string(o["password_hash"], "\(path).password_hash")
+        if let passwordHash {
+            guard password == nil else { throw fail("\(path).password_hash", "give password or password_hash, not both") }
+            guard Bcrypt.Hash(passwordHash) != nil else { throw fail("\(path).password_hash", "not a bcrypt hash ($2a$, $2b$ or $2y$)") }
+        }
         return Seed.UserSeed(
             id: try string(o["id"], "\(path).id"), email: email, phone: phone, username: username,
-            password: try string(o["password"], "\(path).password"),
+            password: password, passwordHash: passwordHash,
             emailVerified: try bool(o["email_verified"], "\(path).email_verified"),
             phoneVerified: try bool(o["phone_verified"], "\(path).phone_verified"),
             disabled: try bool(o["disabled"], "\(path).disabled"),
@@ -198,7 +206,7 @@ extension Emulator {
             for user in tenant.users {
                 try createUser(in: tenant.id, NewUser(
                     id: user.id, email: user.email, phone: user.phone, username: user.username, password: user.password,
-                    emailVerified: user.emailVerified, phoneVerified: user.phoneVerified, disabled: user.disabled,
+                    passwordHash: user.passwordHash, emailVerified: user.emailVerified, phoneVerified: user.phoneVerified, disabled: user.disabled,
                     userMetadata: user.userMetadata, appMetadata: user.appMetadata))
             }
         }
