@@ -53,6 +53,8 @@ public struct ControlError: Error, Equatable {
         case .mfaChallengeExpired: self.init(.badRequest, "mfa_challenge_expired", "the MFA challenge has expired")
         case .mfaIPMismatch: self.init(.badRequest, "mfa_ip_mismatch", "the challenge came from another IP address")
         case .mfaVerificationFailed: self.init(.badRequest, "mfa_verification_failed", "wrong MFA code")
+        case .identityNotFound: self.init(.notFound, "identity_not_found", "no such identity")
+        case .lastIdentity: self.init(.conflict, "last_identity", "a user must keep at least one identity")
         }
     }
 

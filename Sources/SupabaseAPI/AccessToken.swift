@@ -11,8 +11,10 @@ struct AccessToken {
     /// `iat`/`exp`, `amr` newest first, no `jti` or `nbf`.
     init(user: User, session: Session, config: SupabaseConfig, now: Date) throws {
         let iat = Int(now.timeIntervalSince1970)
-        expiresAt = iat + config.jwtExpiry
-        expiresIn = config.jwtExpiry
+        // GoTrue never lets an access token outlive its session's timebox.
+        let sessionEnd = config.refreshPolicy.timebox.map { Int(session.createdAt.timeIntervalSince1970 + $0) } ?? Int.max
+        expiresAt = min(iat + config.jwtExpiry, sessionEnd)
+        expiresIn = expiresAt - iat
         var claims: [String: JSON] = [
             "sub": .string(user.id), "aud": .string(config.jwtAudience), "exp": .int(expiresAt), "iat": .int(iat),
             "email": .string(user.email ?? ""), "phone": .string(GoTrueJSON.phone(user.phone)),

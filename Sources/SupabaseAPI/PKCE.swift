@@ -6,7 +6,11 @@ import Foundation
 /// link redirects with `?code=` for `grant_type=pkce` instead of a session in the fragment.
 enum PKCE {
     static func challenge(in body: JSONBody) throws -> PKCEChallenge? {
-        let challenge = try body.string("code_challenge") ?? "", method = try body.string("code_challenge_method") ?? ""
+        try self.challenge(challenge: try body.string("code_challenge") ?? "", method: try body.string("code_challenge_method") ?? "")
+    }
+
+    /// GoTrue's `validatePKCEParams` on the two values, wherever they came from (a body or `/authorize`'s query).
+    static func challenge(challenge: String, method: String) throws -> PKCEChallenge? {
         if challenge.isEmpty && method.isEmpty { return nil }
         guard !challenge.isEmpty, !method.isEmpty else {
             throw SupabaseError.validation("PKCE flow requires code_challenge_method and code_challenge")

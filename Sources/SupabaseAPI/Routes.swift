@@ -16,8 +16,13 @@ struct Call: Sendable {
 
     func parameter(_ name: String) throws -> String { try parameters.require(name) }
 
-    /// The project this request is for.
-    func project() throws -> SupabaseProject { try projects.project(tenant) }
+    /// The project this request is for. A client's `X-JWT-AUD` header sets the audience of the tokens
+    /// and users it is answered with, as GoTrue's `requestAud` does.
+    func project() throws -> SupabaseProject {
+        var project = try projects.project(tenant)
+        if let audience = request.headers[.jwtAudience], !audience.isEmpty { project.config.jwtAudience = audience }
+        return project
+    }
 
     /// The JSON body and the project: what most handlers start with.
     func bodyAndProject() async throws -> (JSONBody, SupabaseProject) {
@@ -58,7 +63,9 @@ extension SupabaseDialect {
     }
 
     /// GoTrue's routes (`internal/api/api.go`), each to its endpoint family's handler.
-    static let endpoints: [Endpoint] = [
+    static let endpoints: [Endpoint] = servedEndpoints + disabledEndpoints
+
+    private static let servedEndpoints: [Endpoint] = [
         (.get, "health", { _ in .json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"]) }),
         (.get, "settings", { .json(try Settings(emulator: $0.emulator, projects: $0.projects).settings($0)) }),
         (.get, ".well-known/openid-configuration", { .json(try OpenIDConfiguration.handle($0)) }),
@@ -91,5 +98,41 @@ extension SupabaseDialect {
         (.get, "admin/users/:id/factors", { .json(try Factors(emulator: $0.emulator, projects: $0.projects).adminList($0)) }),
         (.delete, "admin/users/:id/factors/:factor", { .json(try Factors(emulator: $0.emulator, projects: $0.projects).adminDelete($0)) }),
         (.post, "admin/generate_link", { .json(try await GenerateLink(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.get, "authorize", { try External.authorize($0) }),
+        (.get, "callback", { try await External.callback($0) }),
+        (.post, "callback", { try await External.callback($0) }),
+        (.get, "user/identities/authorize", { try Identities.authorize($0) }),
+        (.delete, "user/identities/:id", { try Identities.unlink($0) }),
     ]
+
+    /// Routes of features GoTrue ships off (passkeys, the OAuth 2.1 server, custom providers, SCIM),
+    /// answered as such a GoTrue answers them.
+    private static let disabledEndpoints: [Endpoint] = {
+        var table: [Endpoint] = [
+            (.post, "passkeys/authentication/options", Disabled.passkeys), (.post, "passkeys/authentication/verify", Disabled.passkeys),
+            (.post, "passkeys/registration/options", Disabled.passkeys), (.post, "passkeys/registration/verify", Disabled.passkeys),
+            (.get, "passkeys", Disabled.passkeys), (.patch, "passkeys/:id", Disabled.passkeys), (.delete, "passkeys/:id", Disabled.passkeys),
+            (.get, "admin/users/:id/passkeys", Disabled.admin(Disabled.passkeys)),
+            (.delete, "admin/users/:id/passkeys/:passkey", Disabled.admin(Disabled.passkeys)),
+            (.get, ".well-known/oauth-authorization-server", Disabled.oauthServer),
+            (.post, "oauth/clients/register", Disabled.oauthServer), (.post, "oauth/token", Disabled.oauthServer),
+            (.get, "oauth/userinfo", Disabled.oauthServer), (.get, "oauth/authorize", Disabled.oauthServer),
+            (.get, "oauth/authorizations/:id", Disabled.oauthServer), (.post, "oauth/authorizations/:id/consent", Disabled.oauthServer),
+            (.get, "user/oauth/grants", Disabled.signedIn(Disabled.oauthServer)),
+            (.delete, "user/oauth/grants", Disabled.signedIn(Disabled.oauthServer)),
+            (.get, "admin/oauth/clients", Disabled.admin(Disabled.oauthServer)), (.post, "admin/oauth/clients", Disabled.admin(Disabled.oauthServer)),
+            (.post, "admin/oauth/clients/:id/regenerate_secret", Disabled.admin(Disabled.oauthServer)),
+            (.get, "admin/custom-providers", Disabled.admin(Disabled.customProviders)),
+            (.post, "admin/custom-providers", Disabled.admin(Disabled.customProviders)),
+        ]
+        for method in [HTTPRequest.Method.get, .put, .delete] {
+            table.append((method, "admin/oauth/clients/:id", Disabled.admin(Disabled.oauthServer)))
+            table.append((method, "admin/custom-providers/:id", Disabled.admin(Disabled.customProviders)))
+        }
+        // GoTrue guards the whole `/scim/v2` subtree, unknown paths included.
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+            table.append((method, "scim/v2/**", Disabled.scim))
+        }
+        return table
+    }()
 }

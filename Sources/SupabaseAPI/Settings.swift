@@ -17,11 +17,9 @@ struct Settings {
     func settings(_ call: Call) throws -> JSON {
         let project = try call.project()
         let config = project.config
-        let env = SupabaseProject.environment(of: project.tenant)
         var external: [String: JSON] = [:]
         for provider in Self.providers {
-            let enabled = env["GOTRUE_EXTERNAL_\(provider.uppercased())_ENABLED"].map { ["true", "1", "t", "yes"].contains($0.lowercased()) } ?? false
-            external[provider] = .bool(enabled)
+            external[provider] = .bool(config.externalProviders[provider]?.enabled ?? false)
         }
         external["email"] = .bool(config.emailEnabled)
         external["phone"] = .bool(config.phoneEnabled)

@@ -50,6 +50,10 @@ struct SupabaseConfig: Sendable {
     var mfaPhoneTemplate: String
     var mfaMaxFactors: Int
     var mfaChallengeExpiry: TimeInterval
+    /// `GOTRUE_EXTERNAL_<NAME>_*` for every provider GoTrue has, enabled or not.
+    var externalProviders: [String: ExternalProvider]
+    /// `GOTRUE_SECURITY_MANUAL_LINKING_ENABLED`: `/user/identities` answers only when on.
+    var manualLinkingEnabled: Bool
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -66,7 +70,11 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
         "GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", "GOTRUE_SESSIONS_SINGLE_PER_USER",
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
+        "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED",
     ]
+
+    /// Whether Fauxth reads `variable` (the fixed list, or a provider's `GOTRUE_EXTERNAL_<NAME>_*`).
+    static func isKnown(_ variable: String) -> Bool { knownVariables.contains(variable) || ExternalProvider.isKnown(variable) }
 
     init(env: [String: String]) throws {
         let secret = env["GOTRUE_JWT_SECRET"] ?? ""
@@ -119,6 +127,10 @@ struct SupabaseConfig: Sendable {
         mfaPhoneTemplate = env["GOTRUE_MFA_PHONE_TEMPLATE"] ?? "Your code is {{ .Code }}"
         mfaMaxFactors = try Self.int(env, "GOTRUE_MFA_MAX_ENROLLED_FACTORS", default: 10)
         mfaChallengeExpiry = try Self.duration(env, "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", default: 300)
+        externalProviders = Dictionary(uniqueKeysWithValues: ExternalProvider.catalogue.keys.compactMap { name in
+            ExternalProvider(name: name, env: env).map { (name, $0) }
+        })
+        manualLinkingEnabled = try Self.bool(env, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", default: false)
         emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))
         smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600))
         rateLimitHeader = env["GOTRUE_RATE_LIMIT_HEADER"].flatMap { $0.isEmpty ? nil : $0 }

@@ -43,7 +43,7 @@ public struct SupabaseDialect: Sendable {
     public static func validate(_ tenant: Tenant) throws -> [String] {
         let env = SupabaseProject.environment(of: tenant)
         _ = try SupabaseConfig(env: env)
-        return env.keys.filter { !SupabaseConfig.knownVariables.contains($0) }.sorted()
+        return env.keys.filter { !SupabaseConfig.isKnown($0) }.sorted()
     }
 
     /// What a user sets to point a Supabase client at this project: the URL and the well-known-style

@@ -53,6 +53,15 @@ struct SupabaseError: Error, Equatable {
         case mfaVerifiedFactorExists = "mfa_verified_factor_exists"
         case insufficientAAL = "insufficient_aal"
         case samlProviderDisabled = "saml_provider_disabled"
+        case passkeyDisabled = "passkey_disabled"
+        case featureDisabled = "feature_disabled"
+        case manualLinkingDisabled = "manual_linking_disabled"
+        case web3ProviderDisabled = "web3_provider_disabled"
+        case identityNotFound = "identity_not_found"
+        case singleIdentityNotDeletable = "single_identity_not_deletable"
+        case emailConflictIdentityNotDeletable = "email_conflict_identity_not_deletable"
+        case badOAuthState = "bad_oauth_state"
+        case badOAuthCallback = "bad_oauth_callback"
         case reauthenticationNeeded = "reauthentication_needed"
         case reauthenticationNotValid = "reauthentication_not_valid"
         case notFound = "not_found"
@@ -153,6 +162,10 @@ extension SupabaseError {
             self.init(status: .unprocessableContent, code: .mfaIPAddressMismatch, message: "Challenge and verify IP addresses mismatch.")
         case .mfaVerificationFailed:
             self.init(status: .unprocessableContent, code: .mfaVerificationFailed, message: "Invalid TOTP code entered")
+        case .identityNotFound:
+            self.init(status: .unprocessableContent, code: .identityNotFound, message: "Identity doesn't exist")
+        case .lastIdentity:
+            self.init(status: .unprocessableContent, code: .singleIdentityNotDeletable, message: "User must have at least 1 identity after unlinking")
         case .rateLimited(let retryAfter):
             self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
                       retryAfter: max(1, Int(retryAfter.rounded(.up))))

@@ -73,4 +73,5 @@ struct SupabaseAPIVersion: Comparable {
 extension HTTPField.Name {
     static let supabaseAPIVersion = Self("X-Supabase-Api-Version")!
     static let supabaseErrorCode = Self("x-sb-error-code")!
+    static let jwtAudience = Self("X-JWT-AUD")!
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// A Supabase project as the dialect sees it: the tenant and its parsed GoTrue configuration.
 struct SupabaseProject: Sendable {
     let tenant: Tenant
-    let config: SupabaseConfig
+    var config: SupabaseConfig
 
     /// The GoTrue environment of a tenant (`gotrue_env` in its settings).
     static func environment(of tenant: Tenant) -> [String: String] {

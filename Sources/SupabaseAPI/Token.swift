@@ -16,6 +16,8 @@ struct Token {
             return try await refresh(call)
         case "pkce":
             return try await pkce(call)
+        case "web3":
+            throw Disabled.web3()
         default:
             throw SupabaseError(status: .badRequest, code: .invalidCredentials, message: "unsupported_grant_type")
         }

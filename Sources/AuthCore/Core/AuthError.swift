@@ -51,6 +51,10 @@ public enum AuthError: Error, Equatable, Sendable {
     case mfaIPMismatch
     /// The MFA code is wrong.
     case mfaVerificationFailed
+    /// No identity with this id belongs to the user.
+    case identityNotFound
+    /// Unlinking would leave the user with no way to sign in.
+    case lastIdentity
 }
 
 /// Why a session expired, beyond its absolute lifetime.
