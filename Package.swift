@@ -30,11 +30,12 @@ let package = Package(
         .target(name: "AuthCore", dependencies: ["CSQLite", crypto, cryptoExtras], swiftSettings: settings),
         .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird], swiftSettings: settings),
         .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird], swiftSettings: settings),
+        .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto, cryptoExtras], swiftSettings: settings),
         // openapi.json is compiled in through EmbeddedAssets.swift (scripts/embed-assets), not as a resource.
         .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", hummingbird], exclude: ["openapi.json"], swiftSettings: settings),
         .target(
             name: "Server",
-            dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "Console", hummingbird,
+            dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "Console", hummingbird,
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: settings
@@ -52,6 +53,7 @@ let package = Package(
         ),
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore"], swiftSettings: settings),
         .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
+        .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
         .testTarget(
             name: "ServerTests",
             dependencies: ["FauxthTesting", "Server", "AuthCore", "Console", hummingbird,

@@ -8,9 +8,14 @@ public struct ControlAPI: Sendable {
     let emulator: Emulator
     /// `GET /info`'s body, built by the server, which knows the listeners and every dialect.
     let info: @Sendable (Request) -> JSON
-    public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON) {
+    /// `POST /export/firebase`: writes a Firebase emulator export directory (the dialect does the writing).
+    let exportFirebase: @Sendable (_ directory: String, _ project: String?) throws -> JSON
+
+    public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON,
+                exportFirebase: @escaping @Sendable (String, String?) throws -> JSON = { _, _ in .null }) {
         self.emulator = emulator
         self.info = info
+        self.exportFirebase = exportFirebase
     }
 
     public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
@@ -25,6 +30,17 @@ public struct ControlAPI: Sendable {
         addEventRoutes(to: group.group("events"))
         addTenantRoutes(to: group.group("tenants"))
         addSnapshotRoutes(to: group.group("snapshots"))
+        group.post("export/firebase") { request, _ in
+            let body = try await ControlRequest(request: request).body()
+            let directory = try body.string("dir", required: true) ?? ""
+            do {
+                return ControlJSON.response(try exportFirebase(directory, try body.string("project")))
+            } catch let error as AuthError {
+                throw error
+            } catch {
+                throw ControlError(.unprocessableContent, "export_failed", "\(error)")
+            }
+        }
     }
 
     /// Every route as `METHOD /path` with `{param}` placeholders; the OpenAPI test compares it with
@@ -40,6 +56,7 @@ public struct ControlAPI: Sendable {
         "GET /tenants/{tenant}/users/{user}", "DELETE /tenants/{tenant}/users/{user}",
         "GET /tenants/{tenant}/users/{user}/sessions", "DELETE /tenants/{tenant}/users/{user}/sessions/{session}",
         "GET /snapshots", "POST /snapshots", "POST /snapshots/{name}/restore", "POST /snapshots/save", "POST /snapshots/load",
+        "POST /export/firebase",
     ]
 
     /// The server only listens once the seed and any snapshot are loaded, so answering at all means ready.

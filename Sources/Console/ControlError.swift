@@ -55,6 +55,9 @@ public struct ControlError: Error, Equatable {
         case .mfaVerificationFailed: self.init(.badRequest, "mfa_verification_failed", "wrong MFA code")
         case .identityNotFound: self.init(.notFound, "identity_not_found", "no such identity")
         case .lastIdentity: self.init(.conflict, "last_identity", "a user must keep at least one identity")
+        case .identityTaken: self.init(.conflict, "identity_taken", "this provider account is linked to another user")
+        case .codeExpired: self.init(.badRequest, "code_expired", "the code has expired")
+        case .wrongCode: self.init(.badRequest, "wrong_code", "the code is wrong")
         }
     }
 

@@ -28,6 +28,12 @@ public struct StaticFiles: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
+    /// The text of a file under `web/` (`web/firebase-action.html`), from the web root or the binary.
+    public func text(_ path: String) -> String? {
+        let name = path.hasPrefix("web/") ? String(path.dropFirst(4)) : path
+        return contents(of: name).flatMap { String(bytes: $0, encoding: .utf8) }
+    }
+
     private func contents(of name: String) -> [UInt8]? {
         if let webRoot {
             return FileManager.default.contents(atPath: URL(fileURLWithPath: webRoot).appendingPathComponent(name).path).map(Array.init)

@@ -1,5 +1,6 @@
 import AuthCore
 import Console
+import FirebaseAPI
 import Foundation
 import HTTPSupport
 import HTTPTypes
@@ -51,12 +52,30 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let listeners = Listeners(expected: 1 + projectPorts.count, host: options.host)
     let supabase = SupabaseDialect(emulator: emulator)
 
+    let staticFiles = StaticFiles(webRoot: options.webRoot)
+    let firebase = FirebaseDialect(emulator: emulator, defaultProject: defaultFirebaseProject(options, emulator: emulator),
+                                   page: { path in staticFiles.text(path) })
+    if let directory = options.importFirebase {
+        do { _ = try firebase.importEmulatorExport(from: directory) } catch {
+            throw SeedError(file: directory, path: "$", reason: "\(error)")
+        }
+        try emulator.captureSeedState()
+    }
+
     let router = Router(context: FauxthContext.self)
     addCommonMiddleware(to: router, fallback: .byPath)
-    router.get("/") { _, _ in Response(status: .found, headers: [.location: "/_emu/"]) }
-    StaticFiles(webRoot: options.webRoot).addRoutes(to: router.group("_emu"))
+    router.get("/") { request, _ in
+        // People go to the console; a client asking for JSON gets the Firebase emulator's health answer.
+        let accept = request.headers[.accept] ?? ""
+        return accept.contains("application/json") && !accept.contains("text/html")
+            ? FirebaseDialect.health() : Response(status: .found, headers: [.location: "/_emu/"])
+    }
+    staticFiles.addRoutes(to: router.group("_emu"))
+    firebase.addRoutes(to: router)
     ControlAPI(emulator: emulator, info: { request in
         info(emulator, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs)
+    }, exportFirebase: { directory, project in
+        try firebase.exportEmulatorFormat(to: directory, project: project)
     }).addRoutes(to: router.group("_emu/v1"))
     let defaultProject = defaultSupabaseProject(in: emulator)
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
@@ -92,6 +111,14 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
                              listeners: listeners, logger: logger)
 }
 
+/// The project API keys that no project lists belong to: `--firebase-project`, else the first Firebase
+/// project in the seed, else `demo-fauxth`.
+private func defaultFirebaseProject(_ options: FauxthOptions, emulator: Emulator) -> String {
+    if let project = options.firebaseProject { return project }
+    let projects = ((try? emulator.tenants()) ?? []).filter { $0.dialect == .firebase && !$0.id.contains(":") }
+    return projects.first?.id ?? "demo-fauxth"
+}
+
 /// The project `/auth/v1` on the main port serves: `default` if there is one, else the first
 /// Supabase project.
 private func defaultSupabaseProject(in emulator: Emulator) -> String {
@@ -106,8 +133,11 @@ private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: Rou
     router.add(middleware: CORSMiddleware(
         allowOrigin: .originBased,
         allowHeaders: [.accept, .authorization, .contentType, .init("apikey")!, .init("x-client-info")!,
-                       .init("X-Supabase-Api-Version")!, .init("X-JWT-AUD")!, .init("x-use-cookie")!],
-        allowMethods: [.get, .post, .put, .patch, .delete, .options],
+                       .init("X-Supabase-Api-Version")!, .init("X-JWT-AUD")!, .init("x-use-cookie")!,
+                       // What the Firebase SDKs send from a browser.
+                       .init("x-client-version")!, .init("x-firebase-gmpid")!, .init("x-firebase-client")!, .init("x-firebase-appcheck")!,
+                       .init("x-firebase-locale")!, .init("x-goog-api-key")!, .init("x-goog-api-client")!],
+        allowMethods: [.get, .post, .put, .patch, .delete, .options, .head],
         allowCredentials: true,
         exposedHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code"]))
 }
@@ -115,14 +145,23 @@ private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: Rou
 /// Checks every tenant's dialect settings; throws on a value the vendor would refuse, returns warnings.
 private func validateTenants(_ emulator: Emulator) throws -> [String] {
     var warnings: [String] = []
-    for tenant in try emulator.tenants() where tenant.dialect == .supabase {
-        do {
-            let unknown = try SupabaseDialect.validate(tenant)
-            if !unknown.isEmpty {
-                warnings.append("tenant \(tenant.id): gotrue_env variables Fauxth does not use yet: \(unknown.joined(separator: ", "))")
+    for tenant in try emulator.tenants() {
+        switch tenant.dialect {
+        case .supabase:
+            do {
+                let unknown = try SupabaseDialect.validate(tenant)
+                if !unknown.isEmpty {
+                    warnings.append("tenant \(tenant.id): gotrue_env variables Fauxth does not use yet: \(unknown.joined(separator: ", "))")
+                }
+            } catch {
+                throw SeedError(file: "tenant \(tenant.id)", path: "gotrue_env", reason: "\(error)")
             }
-        } catch {
-            throw SeedError(file: "tenant \(tenant.id)", path: "gotrue_env", reason: "\(error)")
+        case .firebase:
+            do { try FirebaseDialect.validate(tenant) } catch {
+                throw SeedError(file: "tenant \(tenant.id)", path: "$", reason: "\(error)")
+            }
+        case .cognito:
+            break
         }
     }
     return warnings

@@ -1,5 +1,4 @@
 import AuthCore
-import AuthCore
 import Console
 import Foundation
 
@@ -17,13 +16,20 @@ public struct FauxthOptions: Sendable {
     public var autosaveSeconds: Int?
     /// Serve the console from this folder instead of the embedded copy.
     public var webRoot: String?
+    /// The Firebase project API keys no project lists belong to (`--firebase-project`); nil picks the
+    /// first Firebase project of the seed, else `demo-fauxth`.
+    public var firebaseProject: String?
+    /// A Firebase emulator export directory loaded into the default Firebase project at start, as part
+    /// of the state `reset` returns to.
+    public var importFirebase: String?
 
     public init(host: String = "127.0.0.1", port: Int = 9099, seed: Seed = Seed(), clock: EmulatorClock = EmulatorClock(),
                 generator: Generator = Generator(), passwordHasher: PasswordHasher = PasswordHasher(),
-                snapshotPath: String? = nil, autosaveSeconds: Int? = nil, webRoot: String? = nil) {
+                snapshotPath: String? = nil, autosaveSeconds: Int? = nil, webRoot: String? = nil, firebaseProject: String? = nil,
+                importFirebase: String? = nil) {
         self.host = host; self.port = port; self.seed = seed; self.clock = clock; self.generator = generator
         self.passwordHasher = passwordHasher; self.snapshotPath = snapshotPath; self.autosaveSeconds = autosaveSeconds
-        self.webRoot = webRoot
+        self.webRoot = webRoot; self.firebaseProject = firebaseProject; self.importFirebase = importFirebase
     }
 }
 

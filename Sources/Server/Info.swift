@@ -1,6 +1,7 @@
 import AuthCore
 import Foundation
 import Synchronization
+import FirebaseAPI
 import SupabaseAPI
 
 /// `/_emu/v1/info`: the version, where things are, and how to point each SDK at each tenant. A project
@@ -10,7 +11,9 @@ func info(_ emulator: Emulator, baseURL: String, listeners: [String] = [], proje
         var hints: [String: String] = [:]
         switch tenant.dialect {
         case .supabase: hints = SupabaseDialect.connectionHints(for: tenant, baseURL: projectURLs[tenant.id] ?? baseURL)
-        case .firebase, .cognito: break
+        case .firebase:
+            hints = FirebaseDialect.connectionHints(for: tenant, host: String(baseURL.dropFirst("http://".count)))
+        case .cognito: break
         }
         return ["id": .string(tenant.id), "dialect": .string(tenant.dialect.rawValue), "name": .string(tenant.name),
                 "hints": .object(hints.mapValues(JSON.string))]

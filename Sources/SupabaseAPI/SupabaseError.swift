@@ -58,6 +58,7 @@ struct SupabaseError: Error, Equatable {
         case manualLinkingDisabled = "manual_linking_disabled"
         case web3ProviderDisabled = "web3_provider_disabled"
         case identityNotFound = "identity_not_found"
+        case identityAlreadyExists = "identity_already_exists"
         case singleIdentityNotDeletable = "single_identity_not_deletable"
         case emailConflictIdentityNotDeletable = "email_conflict_identity_not_deletable"
         case badOAuthState = "bad_oauth_state"
@@ -139,7 +140,7 @@ extension SupabaseError {
             case .newerLogin?: " (Revoked by Newer Login)"
             }
             self.init(status: .badRequest, code: .sessionExpired, message: "Invalid Refresh Token: Session Expired" + suffix)
-        case .codeInvalid:
+        case .codeInvalid, .codeExpired, .wrongCode:
             self.init(status: .forbidden, code: .otpExpired, message: "Token has expired or is invalid")
         case .flowStateNotFound:
             self.init(status: .notFound, code: .flowStateNotFound, message: "invalid flow state, no valid flow state found")
@@ -166,6 +167,8 @@ extension SupabaseError {
             self.init(status: .unprocessableContent, code: .identityNotFound, message: "Identity doesn't exist")
         case .lastIdentity:
             self.init(status: .unprocessableContent, code: .singleIdentityNotDeletable, message: "User must have at least 1 identity after unlinking")
+        case .identityTaken:
+            self.init(status: .unprocessableContent, code: .identityAlreadyExists, message: "Identity is already linked to another user")
         case .rateLimited(let retryAfter):
             self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
                       retryAfter: max(1, Int(retryAfter.rounded(.up))))

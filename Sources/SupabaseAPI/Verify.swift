@@ -44,7 +44,7 @@ struct Verify {
             case .awaitingOtherLink:
                 return ["msg": .string(Self.otherLinkPending), "code": "200"]
             }
-        } catch AuthError.codeInvalid {
+        } catch AuthError.codeInvalid, AuthError.codeExpired {
             throw SupabaseError(status: .forbidden, code: .otpExpired, message: expiredMessage)
         }
     }
@@ -75,7 +75,7 @@ struct Verify {
                 fragment += [("sb", ""), ("type", type)]
                 location = redirect + "#" + Self.formEncode(fragment.sorted { $0.0 < $1.0 })
             }
-        } catch AuthError.codeInvalid {
+        } catch AuthError.codeInvalid, AuthError.codeExpired {
             let error = Self.formEncode([("error", "access_denied"), ("error_code", "otp_expired"),
                                          ("error_description", "Email link is invalid or has expired"), ("sb", "")])
             // With PKCE GoTrue puts the error in the query as well, where server-side handlers read it.
@@ -116,7 +116,7 @@ struct Verify {
             guard let newPhone = user.pendingPhone, newPhone == used.target else { throw AuthError.codeInvalid }
             try emulator.setPendingPhone(in: tenant, userId: userId, nil)
             return .signIn(try emulator.updateUser(in: tenant, id: userId, UserChanges(phone: newPhone, phoneVerified: true), origin: origin))
-        case .mfa, .reauthentication, .notification:
+        case .mfa, .reauthentication, .notification, .recoverEmail:
             return .signIn(user)
         }
     }

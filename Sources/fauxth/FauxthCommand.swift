@@ -42,6 +42,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("supabase-port"), help: ArgumentHelp("The port that serves the matching --supabase-env project, at the root and under /auth/v1 (use it as the GoTrue URL).", valueName: "N"))
     var supabasePorts: [Int] = []
 
+    @Option(name: .customLong("firebase-project"), help: ArgumentHelp("The Firebase project API keys that no project lists belong to (default: the first Firebase project in the seed, else demo-fauxth).", valueName: "id"))
+    var firebaseProject: String?
+
+    @Option(name: .customLong("import-firebase"), help: ArgumentHelp("Load a Firebase emulator export directory (auth_export/accounts.json, config.json) into the default Firebase project at start.", valueName: "dir"))
+    var importFirebase: String?
+
     @Option(help: ArgumentHelp("A SQLite snapshot: loaded at start if it exists, saved on SIGINT/SIGTERM.", valueName: "path"))
     var snapshot: String?
 
@@ -80,7 +86,8 @@ struct Serve: AsyncParsableCommand {
                 seed: try SeedLoader.load(files: seeds, noDefault: noSeed).merged(with: DotenvProjects.seed(files: supabaseEnvFiles, ports: supabasePorts)),
                 clock: clock.flatMap(EmulatorClock.parse) ?? EmulatorClock(),
                 generator: deterministic.map { Generator(seed: $0) } ?? Generator(),
-                snapshotPath: snapshot, autosaveSeconds: autosave, webRoot: webRoot)
+                snapshotPath: snapshot, autosaveSeconds: autosave, webRoot: webRoot, firebaseProject: firebaseProject,
+                importFirebase: importFirebase)
         } catch let error as SeedError {
             printError("error: invalid seed: \(error)")
             throw ExitCode(2)

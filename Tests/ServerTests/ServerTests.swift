@@ -38,6 +38,8 @@ import Testing
             let root = try await client.send(.get, "/")
             #expect(root.status == .found)
             #expect(root.headers[.location] == "/_emu/")
+            let health = try await client.send(.get, "/", headers: [.accept: "application/json"])
+            #expect(health.json["authEmulator"]?["ready"] == true)
             let page = try await client.send(.get, "/_emu/")
             #expect(page.status == .ok)
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")

@@ -117,3 +117,118 @@ def start_fauxth():
     yield start
     for instance in started:
         instance.stop()
+
+
+# --- Firebase dialect --------------------------------------------------------------------------------------------
+
+FIREBASE_PROJECT = "demo-fauxth"
+FIREBASE_API_KEY = "fake-api-key"
+
+
+def jwt_part(token, index):
+    import base64
+    part = token.split(".")[index]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def jwt_claims(token):
+    return jwt_part(token, 1)
+
+
+def firebase_error(response, status=400):
+    """The `error.message` of a Firebase-shaped error response, after checking its status and shape."""
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert error["code"] == status
+    return error["message"]
+
+
+class FirebaseREST:
+    """The Identity Toolkit, securetoken and emulator REST calls, made as the Firebase JS SDK makes them."""
+
+    def __init__(self, fauxth, project=FIREBASE_PROJECT, api_key=FIREBASE_API_KEY):
+        self.fauxth = fauxth
+        self.url = fauxth.url
+        self.project = project
+        self.api_key = api_key
+
+    def call(self, method, body=None, version="v1", key=None):
+        """POST /identitytoolkit.googleapis.com/{version}/{method}?key=..., e.g. call("accounts:signUp", {...})."""
+        return requests.post(f"{self.url}/identitytoolkit.googleapis.com/{version}/{method}",
+                             params={"key": key or self.api_key}, json=body or {}, timeout=30)
+
+    def ok(self, method, body=None, version="v1"):
+        response = self.call(method, body, version)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def admin(self, method, path, **kwargs):
+        """An admin (Bearer owner) call under /identitytoolkit.googleapis.com/v1/projects/{project}."""
+        return requests.request(method, f"{self.url}/identitytoolkit.googleapis.com/v1/projects/{self.project}{path}",
+                                headers={"Authorization": "Bearer owner"}, timeout=30, **kwargs)
+
+    def emulator(self, method, path, **kwargs):
+        """An emulator-only call under /emulator/v1/projects/{project}."""
+        return requests.request(method, f"{self.url}/emulator/v1/projects/{self.project}{path}", timeout=30, **kwargs)
+
+    def refresh(self, refresh_token):
+        """The securetoken exchange with the form body the JS SDK sends."""
+        return requests.post(f"{self.url}/securetoken.googleapis.com/v1/token", params={"key": self.api_key},
+                             data={"grant_type": "refresh_token", "refresh_token": refresh_token}, timeout=30)
+
+    def sign_up(self, email, password="secret123"):
+        return self.ok("accounts:signUp", {"email": email, "password": password, "returnSecureToken": True})
+
+    def sign_in(self, email, password="password123"):
+        return self.ok("accounts:signInWithPassword", {"email": email, "password": password, "returnSecureToken": True})
+
+    def lookup(self, id_token):
+        [user] = self.ok("accounts:lookup", {"idToken": id_token})["users"]
+        return user
+
+    def email(self, to, purpose):
+        """The newest email of `purpose` to `to` in this project's outbox, and the action link in it."""
+        message = self.fauxth.wait_message(to, purpose=purpose, tenant=self.project)
+        assert message["channel"] == "email"
+        [link] = {link for link in message["links"] if "/emulator/action?" in link}
+        return message, link
+
+    def verification_code(self, session_info):
+        """The SMS code for `session_info`, from the emulator's verificationCodes listing."""
+        codes = self.emulator("GET", "/verificationCodes").json()["verificationCodes"]
+        [entry] = [c for c in codes if c["sessionInfo"] == session_info]
+        return entry["code"]
+
+    def advance(self, seconds):
+        assert self.fauxth.control("POST", "/clock/advance", json={"seconds": seconds}).status_code == 200
+
+    def freeze(self):
+        assert self.fauxth.control("POST", "/clock/freeze").status_code == 200
+
+    def now(self):
+        import datetime
+        now = self.fauxth.control("GET", "/clock").json()["now"]
+        return datetime.datetime.fromisoformat(now.replace("Z", "+00:00"))
+
+
+@pytest.fixture
+def firebase(fauxth):
+    """The shared server's default Firebase project, with the emulator clock put back on this machine's clock
+    (tokens minted here are checked against the real clock by firebase-admin's revocation check)."""
+    import datetime
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    assert fauxth.control("POST", "/clock/freeze", json={"at": now}).status_code == 200
+    fauxth.control("POST", "/clock/resume")
+    return FirebaseREST(fauxth)
+
+
+@pytest.fixture
+def firebase_app(firebase, monkeypatch):
+    """A firebase-admin app in emulator mode (FIREBASE_AUTH_EMULATOR_HOST) for the default Firebase project."""
+    import uuid
+
+    import firebase_admin
+    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", firebase.url.split("://", 1)[1])
+    app = firebase_admin.initialize_app(options={"projectId": FIREBASE_PROJECT}, name=f"fauxth-{uuid.uuid4().hex}")
+    yield app
+    firebase_admin.delete_app(app)

@@ -55,6 +55,12 @@ public enum AuthError: Error, Equatable, Sendable {
     case identityNotFound
     /// Unlinking would leave the user with no way to sign in.
     case lastIdentity
+    /// This provider account is already linked to a user.
+    case identityTaken
+    /// The code was right but is past its expiry.
+    case codeExpired
+    /// The code's handle is live but the code typed is not its code.
+    case wrongCode
 }
 
 /// Why a session expired, beyond its absolute lifetime.

@@ -78,3 +78,60 @@ extension Emulator {
         }
     }
 }
+
+/// A code's record, read without using it.
+public struct CodeRecord: Sendable, Equatable {
+    public var id: String
+    public var userId: String?
+    public var purpose: MessagePurpose
+    public var channel: Channel
+    public var target: String
+    /// The handle or link token the code was issued with.
+    public var linkToken: String?
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var usedAt: Date?
+    /// The SHA-256 of the code, to match it against the outbox.
+    public var valueHash: String
+
+    init?(row: Row) {
+        guard let purpose = row.string("purpose").flatMap(MessagePurpose.init(rawValue:)),
+              let channel = row.string("channel").flatMap(Channel.init(rawValue:)) else { return nil }
+        id = row.string("id") ?? ""
+        userId = row.string("user_id")
+        self.purpose = purpose
+        self.channel = channel
+        target = row.string("target") ?? ""
+        linkToken = row.string("link_token")
+        createdAt = row.date("created_at") ?? .distantPast
+        expiresAt = row.date("expires_at") ?? .distantPast
+        usedAt = row.date("used_at")
+        valueHash = row.string("value_hash") ?? ""
+    }
+
+    /// Whether `code` is this record's code (constant time).
+    public func isCode(_ code: String) -> Bool {
+        constantTimeEquals(Array(Emulator.codeHash(code).utf8), Array(valueHash.utf8))
+    }
+}
+
+extension Emulator {
+    /// The code issued with this link token or handle, used or not; nil when there is none.
+    public func code(in tenant: String, linkToken: String, purposes: [MessagePurpose]) throws -> CodeRecord? {
+        let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
+        return try db.withConnection { c in
+            try c.first("SELECT * FROM codes WHERE tenant = ? AND link_token = ? AND purpose IN (\(placeholders)) ORDER BY created_at DESC LIMIT 1",
+                        [.text(tenant), .text(linkToken)] + purposes.map { .text($0.rawValue) }).flatMap(CodeRecord.init(row:))
+        }
+    }
+
+    /// Codes of `purposes` still usable at the emulator's now, oldest first.
+    public func liveCodes(in tenant: String, purposes: [MessagePurpose]) throws -> [CodeRecord] {
+        let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
+        return try db.withConnection { c in
+            try c.query("""
+                SELECT * FROM codes WHERE tenant = ? AND purpose IN (\(placeholders)) AND used_at IS NULL AND expires_at > ? ORDER BY created_at, rowid
+                """, [.text(tenant)] + purposes.map { .text($0.rawValue) } + [SQLValue(clock.now)]).compactMap(CodeRecord.init(row:))
+        }
+    }
+}

@@ -39,3 +39,99 @@ extension Emulator {
         return (next.email, next.data["email_verified"]?.boolValue ?? (next.provider == "email"))
     }
 }
+
+extension Emulator {
+    /// The user linked to a provider account, if any.
+    public func user(in tenant: String, provider: String, subject: String) throws -> User? {
+        try db.withConnection { c in
+            guard let row = try c.first("SELECT user_id FROM identities WHERE tenant = ? AND provider = ? AND subject = ?",
+                                        [.text(tenant), .text(provider), .text(subject)]) else { return nil }
+            return try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(row.string("user_id") ?? "")])
+        }
+    }
+
+    /// Links a provider account to a user, or refreshes what the provider said if it is linked already;
+    /// `identityTaken` when it belongs to another user.
+    @discardableResult
+    public func linkIdentity(in tenant: String, userId: String, _ identity: NewIdentity, origin: RequestOrigin = RequestOrigin()) throws -> User {
+        let now = clock.now
+        do {
+            try db.transaction { c in
+                if let owner = try c.first("SELECT user_id FROM identities WHERE tenant = ? AND provider = ? AND subject = ?",
+                                           [.text(tenant), .text(identity.provider), .text(identity.subject)])?.string("user_id") {
+                    guard owner == userId else { throw AuthError.identityTaken }
+                    try c.run("UPDATE identities SET email = ?, data = ?, updated_at = ? WHERE tenant = ? AND provider = ? AND subject = ?",
+                              [SQLValue(identity.email), SQLValue(JSON.object(identity.data)), SQLValue(now), .text(tenant),
+                               .text(identity.provider), .text(identity.subject)])
+                } else {
+                    try insertIdentity(c, tenant: tenant, userId: userId, provider: identity.provider, subject: identity.subject,
+                                       email: identity.email, data: identity.data, at: now)
+                }
+                try c.run("UPDATE users SET updated_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)])
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw Self.clash(error)
+        }
+        record(.identityLinked, tenant: tenant, userId: userId, origin: origin,
+               detail: ["provider": .string(identity.provider), "subject": .string(identity.subject)])
+        return try requireUser(in: tenant, id: userId)
+    }
+
+    /// Removes every identity of `provider` from a user (Firebase's `deleteProvider`); the `email`
+    /// identity takes the address and password with it, the `phone` identity the number.
+    @discardableResult
+    public func removeIdentities(in tenant: String, userId: String, provider: String) throws -> User {
+        let now = clock.now
+        try db.transaction { c in
+            try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = ?", [.text(tenant), .text(userId), .text(provider)])
+            if provider == "phone" {
+                try c.run("UPDATE users SET phone = NULL, phone_verified_at = NULL WHERE tenant = ? AND id = ?", [.text(tenant), .text(userId)])
+            }
+            if provider == "email" {
+                try c.run("DELETE FROM credentials WHERE tenant = ? AND user_id = ? AND kind = 'password'", [.text(tenant), .text(userId)])
+                try c.run("UPDATE users SET email = NULL, email_verified_at = NULL WHERE tenant = ? AND id = ?", [.text(tenant), .text(userId)])
+            }
+            try c.run("UPDATE users SET updated_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)])
+        }
+        record(.identityUnlinked, tenant: tenant, userId: userId, detail: ["provider": .string(provider)])
+        return try requireUser(in: tenant, id: userId)
+    }
+
+    /// Revokes every token a user holds: sessions and refresh tokens end, and tokens issued before now
+    /// stop being accepted (Firebase's `validSince`, Cognito's global sign-out).
+    public func revokeTokens(in tenant: String, userId: String, reason: String, origin: RequestOrigin = RequestOrigin()) throws {
+        _ = try requireUser(in: tenant, id: userId)
+        // Whole seconds, as the vendors keep it: a token issued in this very second stays valid.
+        let instant = Date(timeIntervalSince1970: clock.now.timeIntervalSince1970.rounded(.down))
+        try db.withConnection { c in
+            _ = try c.run("UPDATE users SET tokens_valid_after = ? WHERE tenant = ? AND id = ?", [SQLValue(instant), .text(tenant), .text(userId)])
+        }
+        try revokeSessions(in: tenant, userId: userId, .all, reason: reason, origin: origin)
+    }
+
+    /// Sets `tokens_valid_after` directly (Firebase admin's `validSince`, and imports).
+    public func setTokensValidAfter(in tenant: String, userId: String, _ instant: Date?) throws {
+        try db.withConnection { c in
+            _ = try c.run("UPDATE users SET tokens_valid_after = ? WHERE tenant = ? AND id = ?", [SQLValue(instant), .text(tenant), .text(userId)])
+        }
+    }
+}
+
+extension Emulator {
+    /// Takes away a user's password, keeping the email.
+    public func removePassword(in tenant: String, userId: String) throws {
+        try db.withConnection { c in
+            _ = try c.run("DELETE FROM credentials WHERE tenant = ? AND user_id = ? AND kind = 'password'", [.text(tenant), .text(userId)])
+        }
+    }
+
+    /// Stores an already hashed password (an import), replacing any other.
+    public func setPasswordHash(in tenant: String, userId: String, _ hash: String) throws {
+        try db.withConnection { c in
+            _ = try c.run("""
+                INSERT INTO credentials (tenant, user_id, kind, secret, updated_at) VALUES (?,?,'password',?,?)
+                ON CONFLICT (tenant, user_id, kind) DO UPDATE SET secret = excluded.secret, updated_at = excluded.updated_at
+                """, [.text(tenant), .text(userId), .text(hash), SQLValue(clock.now)])
+        }
+    }
+}

@@ -127,3 +127,16 @@ extension Emulator {
         return elevated
     }
 }
+
+extension Emulator {
+    /// Marks a factor proven without a challenge row (a dialect that checked the code itself), naming it.
+    @discardableResult
+    public func markFactorVerified(in tenant: String, userId: String, id: String, friendlyName: String?) throws -> Factor {
+        _ = try requireFactor(in: tenant, userId: userId, id: id)
+        try db.withConnection { c in
+            _ = try c.run("UPDATE factors SET status = 'verified', friendly_name = COALESCE(?, friendly_name), updated_at = ? WHERE tenant = ? AND id = ?",
+                          [SQLValue(friendlyName), SQLValue(clock.now), .text(tenant), .text(id)])
+        }
+        return try requireFactor(in: tenant, userId: userId, id: id)
+    }
+}

@@ -147,3 +147,42 @@ extension Emulator {
         return ended.count
     }
 }
+
+extension Emulator {
+    /// Uses a refresh token that does not rotate (Firebase's): the same token keeps working until its
+    /// session is revoked or older than `maxAge`. `refreshTokenNotFound` for an unknown token,
+    /// `sessionNotFound` for a revoked one, `userNotFound`/`userDisabled` when the account is gone or off.
+    /// Tokens of deleted users stay behind (hashed) so that they can be told apart from made-up ones.
+    public func continueSession(in tenant: String, token: String, maxAge: TimeInterval?, origin: RequestOrigin = RequestOrigin()) throws
+        -> (user: User, session: Session) {
+        let now = clock.now
+        let found = try db.withConnection { c in
+            try c.first("SELECT refresh_tokens.revoked_at AS token_revoked, refresh_tokens.session_id AS token_session, sessions.* "
+                        + "FROM refresh_tokens LEFT JOIN sessions ON sessions.tenant = refresh_tokens.tenant AND sessions.id = refresh_tokens.session_id "
+                        + "WHERE refresh_tokens.tenant = ? AND refresh_tokens.token_hash = ?", [.text(tenant), .text(Self.tokenHash(token))])
+        }
+        guard let found else { throw AuthError.refreshTokenNotFound }
+        // Sessions go only with their user: a token whose session is gone belonged to a deleted account.
+        guard found.string("id") != nil else { throw AuthError.userNotFound }
+        let session = Session(row: found)
+        guard found.date("token_revoked") == nil, session.revokedAt == nil else { throw AuthError.sessionNotFound }
+        if let maxAge, now.timeIntervalSince(session.createdAt) > maxAge { throw AuthError.sessionExpired(reason: nil) }
+        guard let user = try user(in: tenant, id: session.userId) else { throw AuthError.userNotFound }
+        guard !user.disabled else { throw AuthError.userDisabled }
+        try db.withConnection { c in
+            _ = try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(session.id)])
+        }
+        record(.tokenRefreshed, tenant: tenant, userId: user.id, origin: origin, detail: ["session_id": .string(session.id)])
+        guard let refreshed = try self.session(in: tenant, id: session.id) else { throw AuthError.sessionNotFound }
+        return (user, refreshed)
+    }
+}
+
+extension Emulator {
+    /// The tenant a refresh token belongs to, for protocols whose token requests name no tenant.
+    public func tenantOfRefreshToken(_ token: String) throws -> String? {
+        try db.withConnection { c in
+            try c.first("SELECT tenant FROM refresh_tokens WHERE token_hash = ?", [.text(Self.tokenHash(token))])?.string("tenant")
+        }
+    }
+}

@@ -7,16 +7,16 @@ extension Emulator {
     /// - Parameter refreshToken: makes the plaintext token in the vendor's format; only its SHA-256
     ///   is stored.
     public func startSession(for user: User, aal: String = "aal1", method: String, origin: RequestOrigin = RequestOrigin(),
-                             refreshToken: (Generator) -> String) throws -> IssuedSession {
+                             claims: [String: JSON] = [:], refreshToken: (Generator) -> String) throws -> IssuedSession {
         let now = clock.now
         let id = newID()
         let token = refreshToken(generator)
         let amr: JSON = [AuthenticationMethod(method: method, at: now).json]
         let session = try db.transaction { c in
             try c.run("""
-                INSERT INTO sessions (tenant, id, user_id, aal, amr, user_agent, ip, created_at) VALUES (?,?,?,?,?,?,?,?)
+                INSERT INTO sessions (tenant, id, user_id, aal, amr, user_agent, ip, created_at, claims) VALUES (?,?,?,?,?,?,?,?,?)
                 """, [.text(user.tenant), .text(id), .text(user.id), .text(aal), SQLValue(amr), SQLValue(origin.userAgent),
-                      SQLValue(origin.ip), SQLValue(now)])
+                      SQLValue(origin.ip), SQLValue(now), SQLValue(JSON.object(claims))])
             try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, created_at) VALUES (?,?,?,?)",
                       [.text(user.tenant), .text(Self.tokenHash(token)), .text(id), SQLValue(now)])
             try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)])

@@ -46,3 +46,27 @@ extension Emulator {
         return tenant
     }
 }
+
+extension Emulator {
+    /// Replaces a tenant's name and settings (the vendor's configuration APIs).
+    @discardableResult
+    public func updateTenant(_ id: String, name: String? = nil, settings: [String: JSON]) throws -> Tenant {
+        let tenant = try requireTenant(id)
+        try db.withConnection { c in
+            _ = try c.run("UPDATE tenants SET name = ?, settings = ? WHERE id = ?",
+                          [.text(name ?? tenant.name), SQLValue(JSON.object(settings)), .text(id)])
+        }
+        return try requireTenant(id)
+    }
+
+    /// Deletes every user of a tenant with what is attached to them; codes and the outbox stay, as the
+    /// Firebase emulator's "clear accounts" leaves them.
+    public func deleteAllUsers(in tenant: String) throws {
+        try db.transaction { c in
+            for table in ["identities", "credentials", "factors", "challenges", "sessions", "refresh_tokens", "flow_states", "users"] {
+                try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(tenant)])
+            }
+        }
+        record(.userDeleted, tenant: tenant, detail: ["all": true])
+    }
+}

@@ -15,13 +15,15 @@ public struct UserChanges: Sendable {
     /// `.some(nil)` lifts a ban.
     public var bannedUntil: Date??
     public var disabled: Bool?
+    /// `false` turns an anonymous user into a permanent one.
+    public var isAnonymous: Bool?
 
     public init(email: String? = nil, phone: String? = nil, password: String? = nil, emailVerified: Bool? = nil,
                 phoneVerified: Bool? = nil, userMetadata: [String: JSON]? = nil, appMetadata: [String: JSON]? = nil,
-                bannedUntil: Date?? = nil, disabled: Bool? = nil) {
+                bannedUntil: Date?? = nil, disabled: Bool? = nil, isAnonymous: Bool? = nil) {
         self.email = email; self.phone = phone; self.password = password; self.emailVerified = emailVerified
         self.phoneVerified = phoneVerified; self.userMetadata = userMetadata; self.appMetadata = appMetadata
-        self.bannedUntil = bannedUntil; self.disabled = disabled
+        self.bannedUntil = bannedUntil; self.disabled = disabled; self.isAnonymous = isAnonymous
     }
 }
 
@@ -42,11 +44,12 @@ extension Emulator {
             try db.transaction { c in
                 try c.run("""
                     UPDATE users SET email = ?, phone = ?, email_verified_at = ?, phone_verified_at = ?, user_metadata = ?,
-                        app_metadata = ?, banned_until = ?, disabled = ?, updated_at = ? WHERE tenant = ? AND id = ?
+                        app_metadata = ?, banned_until = ?, disabled = ?, is_anonymous = ?, updated_at = ? WHERE tenant = ? AND id = ?
                     """, [SQLValue(email), SQLValue(phone), SQLValue(emailVerifiedAt), SQLValue(phoneVerifiedAt),
                           SQLValue(JSON.object(Self.merge(user.userMetadata, changes.userMetadata))),
                           SQLValue(JSON.object(Self.merge(user.appMetadata, changes.appMetadata))),
-                          SQLValue(changes.bannedUntil ?? user.bannedUntil), SQLValue(changes.disabled ?? user.disabled), SQLValue(now),
+                          SQLValue(changes.bannedUntil ?? user.bannedUntil), SQLValue(changes.disabled ?? user.disabled),
+                          SQLValue(changes.isAnonymous ?? user.isAnonymous), SQLValue(now),
                           .text(tenant), .text(id)])
                 if let secret {
                     try c.run("""

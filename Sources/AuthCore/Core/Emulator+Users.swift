@@ -31,11 +31,15 @@ extension Emulator {
                               [.text(tenant), .text(id), .text(secret), SQLValue(now)])
                 }
                 for (provider, identifier) in [("email", email), ("phone", phone)] {
-                    guard let identifier, !new.isAnonymous else { continue }
+                    guard let identifier, !new.isAnonymous, new.addressIdentities else { continue }
                     var data = new.identityData
                     data["sub"] = .string(id)
                     data[provider] = .string(identifier)
                     try insertIdentity(c, tenant: tenant, userId: id, provider: provider, subject: id, email: email, data: data, at: now)
+                }
+                for identity in new.identities {
+                    try insertIdentity(c, tenant: tenant, userId: id, provider: identity.provider, subject: identity.subject,
+                                       email: identity.email, data: identity.data, at: now)
                 }
             }
         } catch let error as SQLiteError where error.isConstraintViolation {
@@ -50,10 +54,11 @@ extension Emulator {
         if error.message.contains("users.phone") { return .phoneTaken }
         if error.message.contains("users.username") { return .invalidInput(field: "username", reason: "is taken") }
         if error.message.contains("users.email") { return .emailTaken }
+        if error.message.contains("identities.") { return .identityTaken }
         return .invalidInput(field: "id", reason: "is taken")
     }
 
-    private func insertIdentity(_ c: borrowing Connection, tenant: String, userId: String, provider: String, subject: String,
+    func insertIdentity(_ c: borrowing Connection, tenant: String, userId: String, provider: String, subject: String,
                                 email: String?, data: [String: JSON], at now: Date) throws {
         try c.run("""
             INSERT INTO identities (tenant, id, user_id, provider, subject, email, data, created_at, updated_at)
@@ -87,7 +92,7 @@ extension Emulator {
     /// Users of a tenant, oldest first; `query` matches email, phone, username or id (substring).
     public func users(in tenant: String, query: String? = nil, limit: Int = 500, offset: Int = 0) throws -> [User] {
         try db.withConnection { c in
-            var sql = "SELECT * FROM users WHERE tenant = ?"
+            var sql = "\(Self.userColumns) WHERE tenant = ?"
             var args: [SQLValue] = [.text(tenant)]
             if let query, !query.isEmpty {
                 sql += " AND (email LIKE ? OR phone LIKE ? OR username LIKE ? OR id = ?)"
@@ -123,8 +128,14 @@ extension Emulator {
         }
     }
 
+    /// A user row with when its password was last set.
+    static let userColumns = """
+        SELECT users.*, (SELECT updated_at FROM credentials WHERE credentials.tenant = users.tenant
+            AND credentials.user_id = users.id AND kind = 'password') AS password_updated_at FROM users
+        """
+
     func loadUser(_ c: borrowing Connection, _ condition: String, _ args: [SQLValue]) throws -> User? {
-        guard let row = try c.first("SELECT * FROM users WHERE \(condition)", args) else { return nil }
+        guard let row = try c.first("\(Self.userColumns) WHERE \(condition)", args) else { return nil }
         return User(row: row, identities: try identities(c, tenant: row.string("tenant") ?? "", userId: row.string("id") ?? ""))
     }
 

@@ -4,6 +4,9 @@ import Foundation
 public enum CodeProof: Sendable {
     case code(String, target: String)
     case linkToken(String)
+    /// A code typed by the user, with the handle the sender got back (Firebase's `sessionInfo`): an
+    /// unknown handle is `codeInvalid`, a wrong code `wrongCode` and leaves the code usable.
+    case codeWithHandle(String, handle: String)
 }
 
 extension Emulator {
@@ -14,7 +17,7 @@ extension Emulator {
         let now = clock.now
         let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
         let purposeArgs = purposes.map { SQLValue.text($0.rawValue) }
-        let found: Row? = try db.transaction { c in
+        let found: Result<Row, AuthError> = try db.transaction { c in
             let candidates: [Row]
             switch proof {
             case .code(let code, let target):
@@ -27,14 +30,27 @@ extension Emulator {
                 candidates = try c.query("""
                     SELECT * FROM codes WHERE tenant = ? AND link_token = ? AND purpose IN (\(placeholders)) AND used_at IS NULL
                     """, [.text(tenant), .text(token)] + purposeArgs)
+            case .codeWithHandle(let code, let handle):
+                let rows = try c.query("""
+                    SELECT * FROM codes WHERE tenant = ? AND link_token = ? AND purpose IN (\(placeholders)) AND used_at IS NULL
+                    """, [.text(tenant), .text(handle)] + purposeArgs)
+                guard !rows.isEmpty else { return .failure(.codeInvalid) }
+                let hash = Array(Self.codeHash(code).utf8)
+                candidates = rows.filter { constantTimeEquals(Array(($0.string("value_hash") ?? "").utf8), hash) }
+                if candidates.isEmpty {
+                    if let expires = rows[0].date("expires_at"), expires <= now { return .failure(.codeExpired) }
+                    return .failure(.wrongCode)
+                }
             }
-            guard let row = candidates.first, let expires = row.date("expires_at"), expires > now else { return nil }
+            guard let row = candidates.first else { return .failure(.codeInvalid) }
+            guard let expires = row.date("expires_at"), expires > now else { return .failure(.codeExpired) }
             try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(row.string("id") ?? "")])
-            return row
+            return .success(row)
         }
-        guard let found, let purpose = found.string("purpose").flatMap(MessagePurpose.init(rawValue:)) else {
-            record(.signInFailed, tenant: tenant, origin: origin, detail: ["reason": "code_invalid", "method": "otp"])
-            throw AuthError.codeInvalid
+        guard case .success(let found) = found, let purpose = found.string("purpose").flatMap(MessagePurpose.init(rawValue:)) else {
+            let error = if case .failure(let error) = found { error } else { AuthError.codeInvalid }
+            record(.signInFailed, tenant: tenant, origin: origin, detail: ["reason": .string(error == .codeExpired ? "code_expired" : "code_invalid"), "method": "otp"])
+            throw error
         }
         let userId = found.string("user_id")
         record(.codeUsed, tenant: tenant, userId: userId, origin: origin,

@@ -27,6 +27,8 @@ public final class Emulator: Sendable {
     public let seed: Seed
     /// Rate-limit windows on the emulator clock.
     public let rateLimiter = RateLimiter()
+    /// RSA keys the dialects sign with.
+    public let keyring = Keyring()
 
     let db: Database
     /// The state right after seeding, in a shared-cache in-memory database so a tenant-scoped reset can
@@ -52,6 +54,11 @@ public final class Emulator: Sendable {
 
     /// The schema version this build reads and writes.
     public static var schemaVersion: Int { Schema.version }
+
+    /// Makes the current state the one `reset` returns to (after imports that extend the seed).
+    public func captureSeedState() throws {
+        try db.copy(into: seedState)
+    }
 
     /// Back to the seeded state: everything, or only `tenant`'s rows.
     public func reset(tenant: String? = nil) throws {

@@ -19,15 +19,34 @@ public struct NewUser: Sendable {
     /// Data copied onto the password identity (GoTrue puts sign-up data there too).
     public var identityData: [String: JSON]
     public var createdAt: Date?
+    /// Whether the email and phone get `email`/`phone` identities (Firebase keeps none for an address a
+    /// provider gave or an admin set without a password).
+    public var addressIdentities: Bool
+    /// Identity-provider accounts linked from the start (a Google sign-up…).
+    public var identities: [NewIdentity]
 
     public init(id: String? = nil, email: String? = nil, phone: String? = nil, username: String? = nil, password: String? = nil,
                 passwordHash: String? = nil, emailVerified: Bool = false, phoneVerified: Bool = false, disabled: Bool = false,
                 isAnonymous: Bool = false, userMetadata: [String: JSON] = [:], appMetadata: [String: JSON] = [:],
-                identityData: [String: JSON] = [:], createdAt: Date? = nil) {
+                identityData: [String: JSON] = [:], createdAt: Date? = nil, addressIdentities: Bool = true,
+                identities: [NewIdentity] = []) {
         self.id = id; self.email = email; self.phone = phone; self.username = username; self.password = password
         self.passwordHash = passwordHash; self.emailVerified = emailVerified; self.phoneVerified = phoneVerified
         self.disabled = disabled; self.isAnonymous = isAnonymous; self.userMetadata = userMetadata
         self.appMetadata = appMetadata; self.identityData = identityData; self.createdAt = createdAt
+        self.addressIdentities = addressIdentities; self.identities = identities
+    }
+}
+
+/// An identity-provider account to link: the provider, its subject, and what it said about the user.
+public struct NewIdentity: Sendable, Equatable {
+    public var provider: String
+    public var subject: String
+    public var email: String?
+    public var data: [String: JSON]
+
+    public init(provider: String, subject: String, email: String? = nil, data: [String: JSON] = [:]) {
+        self.provider = provider; self.subject = subject; self.email = email; self.data = data
     }
 }
 

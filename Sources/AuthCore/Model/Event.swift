@@ -6,6 +6,7 @@ public enum EventType: String, Sendable, Codable, CaseIterable {
     case userCreated = "user.created"
     case userUpdated = "user.updated"
     case userDeleted = "user.deleted"
+    case identityLinked = "identity.linked"
     case identityUnlinked = "identity.unlinked"
     case signInSucceeded = "signin.succeeded"
     case signInFailed = "signin.failed"

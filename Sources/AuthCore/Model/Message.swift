@@ -12,6 +12,8 @@ public enum MessagePurpose: String, Sendable, Codable, CaseIterable {
     case magicLink = "magic_link"
     case otp, mfa, invite
     case emailChange = "email_change"
+    /// A link to undo an email change, sent to the old address (Firebase's RECOVER_EMAIL).
+    case recoverEmail = "recover_email"
     case phoneChange = "phone_change"
     case reauthentication, notification
 }

@@ -14,6 +14,8 @@ public struct Session: Sendable, Equatable {
     public var createdAt: Date
     public var refreshedAt: Date?
     public var revokedAt: Date?
+    /// Claims added to every token this session mints (a Firebase custom token's `claims`).
+    public var claims: [String: JSON]
 
     init(row: Row) {
         tenant = row.string("tenant") ?? ""
@@ -26,6 +28,7 @@ public struct Session: Sendable, Equatable {
         createdAt = row.date("created_at") ?? .distantPast
         refreshedAt = row.date("refreshed_at")
         revokedAt = row.date("revoked_at")
+        claims = row.json("claims").objectValue ?? [:]
     }
 }
 

@@ -27,6 +27,12 @@ public struct User: Sendable, Equatable {
     public var pendingEmail: String?
     /// A new phone waiting for its SMS code before it replaces `phone` (GoTrue's `new_phone`).
     public var pendingPhone: String?
+    /// Tokens issued before this instant are revoked (Firebase's `validSince`).
+    public var tokensValidAfter: Date?
+    /// When the password was last set; nil for users without one.
+    public var passwordUpdatedAt: Date?
+    /// Whether the user can sign in with a password.
+    public var hasPassword: Bool { passwordUpdatedAt != nil }
 
     public init(tenant: String, id: String, email: String? = nil, phone: String? = nil, username: String? = nil,
                 emailVerifiedAt: Date? = nil, phoneVerifiedAt: Date? = nil, disabled: Bool = false, bannedUntil: Date? = nil,
@@ -50,6 +56,8 @@ public struct User: Sendable, Equatable {
             updatedAt: row.date("updated_at") ?? .distantPast, lastSignInAt: row.date("last_sign_in_at"), identities: identities)
         pendingEmail = row.string("pending_email")
         pendingPhone = row.string("pending_phone")
+        tokensValidAfter = row.date("tokens_valid_after")
+        passwordUpdatedAt = row.date("password_updated_at")
     }
 
     /// Whether the user is banned at `now`.

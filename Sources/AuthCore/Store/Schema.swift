@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 4
+    static let version = 5
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -80,6 +80,13 @@ enum Schema {
         """
         ALTER TABLE users ADD COLUMN pending_email TEXT;
         ALTER TABLE users ADD COLUMN pending_phone TEXT;
+        """,
+        // 5: when the user's tokens were last revoked (Firebase's `validSince`, Cognito's global sign-out),
+        // and claims a session carries into every token it mints (Firebase custom-token claims).
+        """
+        ALTER TABLE users ADD COLUMN tokens_valid_after REAL;
+        ALTER TABLE sessions ADD COLUMN claims TEXT NOT NULL DEFAULT '{}';
+        CREATE INDEX identities_provider ON identities (tenant, provider, email);
         """,
     ]
 

@@ -7,8 +7,8 @@ import Foundation
 /// Format `pbkdf2-sha256$<rounds>$<salt b64url>$<hash b64url>`. An emulator needs passwords kept out of
 /// snapshots in the clear, not resistance to offline cracking, so the default round count is low
 /// (1,000 rounds, well under a millisecond) to keep sign-in fast under load; `rounds` is settable.
-/// Verification compares in constant time. Imported bcrypt hashes (`$2a$`, `$2b$`, `$2y$`) are kept as
-/// they are and checked as bcrypt.
+/// Verification compares in constant time. Imported hashes (bcrypt `$2a$`/`$2b$`/`$2y$`, and the HMAC,
+/// digest, PBKDF2 and scrypt variants of `ImportedHash`) are kept as they are and checked in their algorithm.
 public struct PasswordHasher: Sendable {
     /// PBKDF2 rounds used for new hashes.
     public var rounds: Int
@@ -24,14 +24,16 @@ public struct PasswordHasher: Sendable {
         return "pbkdf2-sha256$\(rounds)$\(Base64URL.encode(salt))$\(Base64URL.encode(derived))"
     }
 
-    /// Whether `password` matches `encoded`: Fauxth's own format, or a bcrypt hash a user was imported
-    /// with. Unknown formats never match.
+    /// Whether `password` matches `encoded`: Fauxth's own format, a bcrypt hash, or another imported
+    /// format (`ImportedHash`). Unknown formats never match.
     public func verify(_ password: String, against encoded: String) -> Bool {
         if encoded.hasPrefix("$2") { return Bcrypt.verify(password, against: encoded) }
-        let parts = encoded.split(separator: "$", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "pbkdf2-sha256", let rounds = Int(parts[1]), rounds > 0, rounds <= 10_000_000,
-              let salt = Base64URL.decode(parts[2]), let expected = Base64URL.decode(parts[3]) else { return false }
-        return constantTimeEquals(Self.derive(password, salt: salt, rounds: rounds), expected)
+        return ImportedHash(encoded: encoded)?.matches(password) ?? false
+    }
+
+    /// Whether `encoded` is a hash `verify` can check.
+    public static func isSupported(_ encoded: String) -> Bool {
+        encoded.hasPrefix("$2") ? Bcrypt.Hash(encoded) != nil : ImportedHash(encoded: encoded) != nil
     }
 
     private static func derive(_ password: String, salt: [UInt8], rounds: Int) -> [UInt8] {

@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+
+/// The emulator's own RSA signing keys (Firebase's RS256 ID tokens, Cognito pools, fake identity
+/// providers), one per scope, made on first use.
+///
+/// They live in memory, not in the store: a reset or a restored snapshot must not cost a fresh 2048-bit
+/// key (about a tenth of a second each), and a client that meets a new `kid` after a restart fetches the
+/// JWKS again, as it would after a real key rotation.
+public final class Keyring: Sendable {
+    private let keys = Mutex<[String: SigningKey]>([:])
+
+    public init() {}
+
+    /// The HS256 key of `scope` (opaque tokens only the emulator reads back), drawn from `generator` so
+    /// deterministic runs stay reproducible.
+    public func hmacKey(_ scope: String, generator: Generator) -> SigningKey {
+        keys.withLock { existing in
+            if let key = existing[scope] { return key }
+            let key = SigningKey.hmac(secret: generator.bytes(32), kid: nil)
+            existing[scope] = key
+            return key
+        }
+    }
+
+    /// The RS256 key of `scope`, generated the first time it is asked for.
+    public func rsaKey(_ scope: String) throws -> SigningKey {
+        if let key = keys.withLock({ $0[scope] }) { return key }
+        let fresh = try SigningKey.generate(.RS256, generator: Generator())
+        return keys.withLock { existing in
+            if let key = existing[scope] { return key }
+            existing[scope] = fresh
+            return fresh
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+/// The owner-only account endpoints: `batchCreate` (firebase-admin's `import_users`), `batchDelete`,
+/// `batchGet` (`list_users`), `accounts:query` and `createSessionCookie`.
+enum Admin {
+    static func batchCreate(_ call: FirebaseCall) async throws -> Response {
+        try call.requireOwner()
+        let scope = try call.scope()
+        let users = try call.body.array("users")
+        guard users.count <= 1000 else { throw FirebaseError(.invalidArgument, "A maximum of 1000 users can be imported at once.") }
+        let hash = try PasswordImport(call.body)
+        try sanityCheck(users, call: call)
+        var errors: [JSON] = []
+        for (index, item) in users.enumerated() {
+            do {
+                guard case .object(let fields) = item else { throw FirebaseError(.invalidArgument, "a user must be an object") }
+                try AccountImport(call: call, scope: scope, hash: hash).importUser(FirebaseBody(fields: FirebaseBody.normalized(fields)))
+            } catch let error as FirebaseError {
+                errors.append(["index": .int(index), "message": .string(error.message)])
+            } catch let error as AuthError {
+                errors.append(["index": .int(index), "message": .string(FirebaseError(core: error).message)])
+            }
+        }
+        var answer: [String: JSON] = ["kind": "identitytoolkit#UploadAccountResponse"]
+        if !errors.isEmpty { answer["error"] = .array(errors) }
+        return .json(.object(answer))
+    }
+
+    /// With `sanityCheck`, duplicate emails or ids within the request refuse the whole batch.
+    private static func sanityCheck(_ users: [JSON], call: FirebaseCall) throws {
+        var ids = Set<String>(), emails = Set<String>()
+        for user in users {
+            if let id = user["localId"]?.stringValue, !ids.insert(id).inserted, try call.body.bool("allowOverwrite") != true {
+                throw FirebaseError(.duplicateLocalID, id)
+            }
+            if try call.body.bool("sanityCheck") == true, let email = user["email"]?.stringValue?.lowercased(), !emails.insert(email).inserted {
+                throw FirebaseError(.duplicateEmail, email)
+            }
+        }
+    }
+
+    static func batchDelete(_ call: FirebaseCall) async throws -> Response {
+        try call.requireOwner()
+        let scope = try call.scope()
+        let ids = try call.body.strings("localIds")
+        guard (1...1000).contains(ids.count) else { throw FirebaseError(.localIDListExceedsLimit) }
+        let force = try call.body.bool("force") ?? false
+        var errors: [JSON] = []
+        for (index, id) in ids.enumerated() {
+            guard let user = try call.emulator.user(in: scope.coreTenant, id: id) else { continue }
+            guard force || user.disabled else {
+                errors.append(["index": .int(index), "localId": .string(id), "message": "NOT_DISABLED : Disable the account before batch deletion."])
+                continue
+            }
+            try call.emulator.deleteUser(in: scope.coreTenant, id: id, origin: call.origin)
+        }
+        return .json(errors.isEmpty ? [:] : ["errors": .array(errors)])
+    }
+
+    /// Users by `localId` order, `maxResults` at a time (the emulator's `-1` means all), continuing after
+    /// `nextPageToken` (the last `localId` of the previous page).
+    static func batchGet(_ call: FirebaseCall) async throws -> Response {
+        try call.requireOwner()
+        let query = call.request.uri.queryParameters
+        let scope = try call.projects.scope(project: try call.projectId(), tenant: call.route.tenant ?? query.get("tenantId"))
+        let max = Int(query.get("maxResults") ?? "") ?? 20
+        guard max == -1 || (1...1000).contains(max) else { throw FirebaseError(.invalidArgument, "maxResults must be between 1 and 1000") }
+        let after = query.get("nextPageToken") ?? ""
+        let all = try call.emulator.users(in: scope.coreTenant, limit: 10_000).sorted { $0.id < $1.id }.filter { after.isEmpty || $0.id > after }
+        let page = max == -1 ? all : Array(all.prefix(max))
+        var answer: [String: JSON] = ["kind": "identitytoolkit#DownloadAccountResponse",
+                                      "users": .array(try page.map { try Lookup.info(call.emulator, $0, scope: scope) })]
+        if max != -1, page.count == max, let last = page.last { answer["nextPageToken"] = .string(last.id) }
+        return .json(.object(answer))
+    }
+
+    /// `accounts:query` as the emulator supports it: every user, or just the count.
+    static func query(_ call: FirebaseCall) async throws -> Response {
+        try call.requireOwner()
+        let scope = try call.scope()
+        for unsupported in ["expression", "limit", "offset"] where call.body[unsupported] != nil {
+            throw FirebaseError(.notImplemented, status: .notImplemented, googleStatus: "NOT_IMPLEMENTED").withMessage("\(unsupported) is not implemented.")
+        }
+        let users = try call.emulator.users(in: scope.coreTenant, limit: 10_000)
+        var answer: [String: JSON] = ["recordsCount": .string(String(users.count))]
+        if try call.body.bool("returnUserInfo") ?? true {
+            answer["userInfo"] = .array(try users.map { try Lookup.info(call.emulator, $0, scope: scope) })
+        }
+        return .json(.object(answer))
+    }
+
+    /// A session cookie: the ID token's claims re-issued by `session.firebase.google.com`, living
+    /// `validDuration` seconds (five minutes to two weeks, two weeks by default).
+    static func createSessionCookie(_ call: FirebaseCall) async throws -> Response {
+        try call.requireOwner()
+        let caller = try call.caller(idToken: try call.body.string("idToken"))
+        let duration = try call.body.int("validDuration") ?? 1_209_600
+        guard (300...1_209_600).contains(duration) else { throw FirebaseError(.invalidDuration) }
+        let now = call.emulator.clock.now
+        var claims = caller.claims
+        claims["iss"] = .string("https://session.firebase.google.com/\(caller.scope.projectId)")
+        claims["iat"] = .int(Int(now.timeIntervalSince1970))
+        claims["exp"] = .int(Int(now.timeIntervalSince1970) + duration)
+        return .json(["sessionCookie": .string(try FirebaseTokens.sign(claims, scope: caller.scope, emulator: call.emulator))])
+    }
+}

@@ -1,0 +1,132 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The Firebase dialect: Identity Toolkit, Secure Token, the Auth emulator's own endpoints and the
+/// legacy v3 API, at the paths the Firebase emulator serves them, so `connectAuthEmulator` and
+/// `FIREBASE_AUTH_EMULATOR_HOST` work unchanged.
+public struct FirebaseDialect: Sendable {
+    let emulator: Emulator
+    let projects: FirebaseProjects
+    let pages: ActionPages
+
+    /// - Parameters:
+    ///   - defaultProject: the project API keys that no project lists belong to.
+    ///   - page: the text of a file under `web/` (the action page's template).
+    public init(emulator: Emulator, defaultProject: String, page: @escaping @Sendable (String) -> String?) {
+        self.emulator = emulator
+        self.projects = FirebaseProjects(emulator: emulator, defaultProject: defaultProject)
+        self.pages = ActionPages(page: page)
+    }
+
+    /// The first path segments the dialect owns.
+    public static let prefixes = ["identitytoolkit.googleapis.com", "securetoken.googleapis.com", "emulator", "www.googleapis.com"]
+
+    /// Mounts every Firebase path; one dispatcher resolves them (`FirebaseRoute`), so Google's colon
+    /// paths and the project and tenant prefixes are parsed in one place.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        for prefix in Self.prefixes {
+            let group = router.group(RouterPath(prefix))
+            group.add(middleware: FirebaseErrorMiddleware<Context>())
+            for method in [HTTPRequest.Method.get, .post, .patch, .delete, .put] {
+                group.on("**", method: method) { request, context in try await dispatch(request, origin: request.origin(context)) }
+            }
+        }
+    }
+
+    /// The Firebase emulator's health answer, for `GET /` from a client that is not a browser.
+    public static func health() -> Response {
+        .json(["authEmulator": ["ready": true, "docs": "https://firebase.google.com/docs/emulator-suite", "apiSpec": "/emulator/openapi.json"]])
+    }
+
+    func dispatch(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        guard let route = FirebaseRoute.resolve(request.method, request.uri.path) else {
+            throw FirebaseError(.notFound, status: .notFound, googleStatus: "NOT_FOUND").withMessage("Not Found")
+        }
+        let (isOwner, apiKey) = try FirebaseCaller.identify(request)
+        if Self.needsKey(route.operation), !isOwner, apiKey == nil { throw FirebaseError.missingAPIKey }
+        let body = request.method == .get ? FirebaseBody.empty : try await FirebaseBody.read(request)
+        let call = FirebaseCall(request: request, route: route, body: Self.enumsNamed(body), origin: origin, emulator: emulator,
+                                projects: projects, pages: pages, isOwner: isOwner, apiKey: apiKey)
+        return try await Self.handler(for: route.operation)(call)
+    }
+
+    /// Emulator-only endpoints, the action page and Google's public keys need no API key.
+    static func needsKey(_ operation: FirebaseOperation) -> Bool {
+        switch operation {
+        case .emulatorDeleteAccounts, .emulatorGetConfig, .emulatorUpdateConfig, .emulatorOobCodes, .emulatorVerificationCodes,
+             .action, .publicKeysX509, .publicKeysJWKS:
+            false
+        default:
+            true
+        }
+    }
+
+    /// Integer enum values as their names (the Android SDK sends `requestType: 6`).
+    static func enumsNamed(_ body: FirebaseBody) -> FirebaseBody {
+        var body = body
+        let requestTypes = [1: "PASSWORD_RESET", 4: "VERIFY_EMAIL", 5: "RECOVER_EMAIL", 6: "EMAIL_SIGNIN", 7: "VERIFY_AND_CHANGE_EMAIL"]
+        if let n = body.fields["requestType"]?.intValue, let name = requestTypes[n] { body.fields["requestType"] = .string(name) }
+        return body
+    }
+
+    /// Checks a Firebase tenant's settings; throws what Fauxth cannot use.
+    public static func validate(_ tenant: Tenant) throws {
+        let project = tenant.id.split(separator: ":").first.map(String.init) ?? tenant.id
+        _ = try FirebaseSettings(project: tenant.id == project ? tenant.settings : [:],
+                                 tenantConfig: tenant.id == project ? nil : tenant.settings["tenant_config"]?.objectValue ?? [:])
+    }
+
+    /// What a developer sets to point an app at a project.
+    public static func connectionHints(for tenant: Tenant, host: String) -> [String: String] {
+        let key = (tenant.settings["api_keys"]?.arrayValue ?? []).first?.stringValue ?? "fake-api-key"
+        return ["FIREBASE_AUTH_EMULATOR_HOST": host, "GCLOUD_PROJECT": tenant.id, "FIREBASE_API_KEY": key]
+    }
+}
+
+/// Renders every error under the Firebase paths as Identity Toolkit does, so the SDKs raise their own
+/// typed errors.
+struct FirebaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            return Self.render(error, logger: context.logger)
+        }
+    }
+
+    static func render(_ error: any Error, logger: Logger) -> Response {
+        let failure: FirebaseError
+        switch error {
+        case let e as FirebaseError: failure = e
+        case let e as AuthError: failure = FirebaseError(core: e)
+        case let e as HTTPError where e.status == .notFound:
+            failure = FirebaseError(.notFound, status: .notFound, googleStatus: "NOT_FOUND").withMessage("Not Found")
+        default:
+            logger.error("unexpected error in Firebase dialect: \(error)")
+            failure = FirebaseError(.invalidArgument, status: .internalServerError, googleStatus: "INTERNAL").withMessage("Internal error: \(error)")
+        }
+        return response(for: failure)
+    }
+
+    /// `{"error":{"code","message","errors":[{"message","reason","domain"}],"status"?}}`.
+    static func response(for failure: FirebaseError) -> Response {
+        let reason = switch failure.status.code {
+        case 401: "authError"
+        case 403: "forbidden"
+        case 404: "notFound"
+        case 501: "unimplemented"
+        default: "invalid"
+        }
+        var detail: [String: JSON] = ["message": .string(failure.message), "reason": .string(reason), "domain": "global"]
+        if failure.status == .unauthorized { detail.merge(["location": "Authorization", "locationType": "header"]) { $1 } }
+        var error: [String: JSON] = ["code": .int(Int(failure.status.code)), "message": .string(failure.message), "errors": [.object(detail)]]
+        error["status"] = failure.googleStatus.map(JSON.string)
+        var headers = HTTPFields()
+        if let retry = failure.retryAfter { headers[.retryAfter] = String(retry) }
+        return .json(["error": .object(error)], status: failure.status, headers: headers)
+    }
+}

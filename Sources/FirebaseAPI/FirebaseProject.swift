@@ -1,0 +1,152 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+
+/// A Firebase project's settings, read from its tenant settings (the seed's `firebase` keys), with the
+/// production defaults where the Firebase emulator has none.
+struct FirebaseSettings: Sendable, Equatable {
+    enum Signing: String, Sendable { case unsigned = "none", rs256 = "RS256" }
+
+    var apiKeys: [String] = []
+    /// `none` (the emulator's unsigned tokens, what firebase-admin expects in emulator mode) or `RS256`.
+    var signing: Signing = .unsigned
+    var allowDuplicateEmails = false
+    var improvedEmailPrivacy = false
+    /// "Phone numbers for testing": E.164 number → its fixed code. Nothing is texted to them.
+    var testPhoneNumbers: [String: String] = [:]
+    /// One lifetime for every out-of-band code; nil keeps Firebase's per-type defaults.
+    var oobCodeTTL: TimeInterval?
+    var phoneCodeTTL: TimeInterval = 300
+    /// How soon the same number may be sent another code.
+    var phoneResendInterval: TimeInterval = 30
+    var idTokenTTL: TimeInterval = 3600
+    /// nil: refresh tokens live until revoked, as Firebase's do.
+    var refreshTokenTTL: TimeInterval?
+    var passwordMinLength = 6
+    /// Hosts a `continueUrl` may point at.
+    var authorizedDomains: [String] = ["localhost", "127.0.0.1"]
+    // Identity Platform tenant switches; the project itself has everything on, as the emulator's.
+    var allowPasswordSignup = true
+    var enableEmailLinkSignin = true
+    var enableAnonymousUser = true
+    var disableAuth = false
+    var mfaEnabled = true
+
+    /// The project settings in `settings`, with an Identity Platform tenant's `tenant_config` on top.
+    init(project: [String: JSON], tenantConfig: [String: JSON]? = nil) throws {
+        apiKeys = (project["api_keys"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if let signing = project["id_token_signing"]?.stringValue {
+            guard let parsed = Signing(rawValue: signing) else { throw FirebaseSettingsError("id_token_signing must be none or RS256") }
+            self.signing = parsed
+        }
+        let config = project["config"] ?? [:]
+        allowDuplicateEmails = config["signIn"]?["allowDuplicateEmails"]?.boolValue ?? false
+        improvedEmailPrivacy = config["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"]?.boolValue ?? false
+        for (number, code) in project["test_phone_numbers"]?.objectValue ?? [:] {
+            guard let code = code.stringValue, code.count == 6, code.allSatisfy(\.isNumber), let phone = try? Identifiers.phone(number) else {
+                throw FirebaseSettingsError("test_phone_numbers.\(number) must map an E.164 number to a 6-digit code")
+            }
+            testPhoneNumbers[phone] = code
+        }
+        oobCodeTTL = try Self.seconds(project, "oob_code_ttl")
+        phoneCodeTTL = try Self.seconds(project, "phone_code_ttl") ?? phoneCodeTTL
+        phoneResendInterval = try Self.seconds(project, "phone_resend_interval") ?? phoneResendInterval
+        idTokenTTL = try Self.seconds(project, "id_token_ttl") ?? idTokenTTL
+        refreshTokenTTL = try Self.seconds(project, "refresh_token_ttl")
+        passwordMinLength = project["password_min_length"]?.intValue ?? passwordMinLength
+        authorizedDomains += (project["authorized_domains"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if let tenant = tenantConfig { apply(tenant: tenant) }
+    }
+
+    private mutating func apply(tenant: [String: JSON]) {
+        allowPasswordSignup = tenant["allowPasswordSignup"]?.boolValue ?? false
+        enableEmailLinkSignin = tenant["enableEmailLinkSignin"]?.boolValue ?? false
+        enableAnonymousUser = tenant["enableAnonymousUser"]?.boolValue ?? false
+        disableAuth = tenant["disableAuth"]?.boolValue ?? false
+        mfaEnabled = tenant["mfaConfig"]?["state"]?.stringValue == "ENABLED"
+        for (number, code) in tenant["testPhoneNumbers"]?.objectValue ?? [:] {
+            if let code = code.stringValue, let phone = try? Identifiers.phone(number) { testPhoneNumbers[phone] = code }
+        }
+    }
+
+    private static func seconds(_ o: [String: JSON], _ key: String) throws -> TimeInterval? {
+        guard let value = o[key], value != .null else { return nil }
+        guard let n = value.intValue, n >= 0 else { throw FirebaseSettingsError("\(key) must be a whole number of seconds") }
+        return TimeInterval(n)
+    }
+}
+
+/// A Firebase setting Fauxth cannot use.
+public struct FirebaseSettingsError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Where a request lands: a project, or an Identity Platform tenant inside it, and the core tenant that
+/// holds its users (`project` or `project:tenant`).
+struct FirebaseScope: Sendable {
+    let projectId: String
+    let tenantId: String?
+    let settings: FirebaseSettings
+    /// The app name emails are signed with.
+    let displayName: String
+
+    var coreTenant: String { FirebaseScope.coreTenant(projectId, tenantId) }
+
+    static func coreTenant(_ project: String, _ tenant: String?) -> String { tenant.map { "\(project):\($0)" } ?? project }
+}
+
+/// Firebase projects and their tenants, created on first use as the Firebase emulator creates them.
+struct FirebaseProjects: Sendable {
+    let emulator: Emulator
+    /// The project an API key no project lists belongs to (`--firebase-project`).
+    let defaultProject: String
+
+    /// The project and tenant of a request; an unknown project is created with the emulator's
+    /// everything-on defaults, and so is an unknown tenant.
+    func scope(project: String, tenant: String?) throws -> FirebaseScope {
+        let projectTenant = try ensure(project, dialect: .firebase, name: project, settings: [:])
+        var tenantConfig: [String: JSON]?
+        if let tenant {
+            let everythingOn: JSON = ["displayName": .string(tenant), "allowPasswordSignup": true, "enableEmailLinkSignin": true,
+                                      "enableAnonymousUser": true, "mfaConfig": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]]]
+            let core = try ensure(FirebaseScope.coreTenant(project, tenant), dialect: .firebase, name: tenant,
+                                  settings: ["tenant_config": everythingOn])
+            tenantConfig = core.settings["tenant_config"]?.objectValue ?? [:]
+        }
+        do {
+            return FirebaseScope(projectId: project, tenantId: tenant,
+                                 settings: try FirebaseSettings(project: projectTenant.settings, tenantConfig: tenantConfig),
+                                 displayName: projectTenant.name)
+        } catch let error as FirebaseSettingsError {
+            throw FirebaseError(.invalidArgument, "project \(project): \(error)")
+        }
+    }
+
+    /// The project an API key belongs to.
+    func project(forAPIKey key: String) throws -> String {
+        for tenant in try emulator.tenants() where tenant.dialect == .firebase && !tenant.id.contains(":") {
+            if (tenant.settings["api_keys"]?.arrayValue ?? []).contains(.string(key)) { return tenant.id }
+        }
+        return defaultProject
+    }
+
+    /// The Identity Platform tenants of a project, as core tenants.
+    func tenants(of project: String) throws -> [Tenant] {
+        try emulator.tenants().filter { $0.dialect == .firebase && $0.id.hasPrefix(project + ":") }
+    }
+
+    private func ensure(_ id: String, dialect: Dialect, name: String, settings: [String: JSON]) throws -> Tenant {
+        if let tenant = try emulator.tenant(id) {
+            guard tenant.dialect == .firebase else {
+                throw FirebaseError(.invalidArgument, "\(id) is a \(tenant.dialect.rawValue) tenant, not a Firebase project")
+            }
+            return tenant
+        }
+        do {
+            return try emulator.createTenant(id: id, dialect: dialect, name: name, settings: settings)
+        } catch AuthError.tenantExists {
+            return try emulator.requireTenant(id)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+
+/// What a signed-in user gets back: a session's ID token and refresh token.
+struct IssuedTokens {
+    var idToken: String
+    var refreshToken: String
+    var expiresIn: Int
+    var user: User
+
+    /// The `idToken`/`refreshToken`/`expiresIn`/`localId` fields every sign-in answer carries.
+    var fields: [String: JSON] {
+        ["idToken": .string(idToken), "refreshToken": .string(refreshToken), "expiresIn": .string(String(expiresIn)),
+         "localId": .string(user.id)]
+    }
+}
+
+/// A request's caller as its ID token names them.
+struct TokenCaller {
+    var scope: FirebaseScope
+    var user: User
+    var claims: [String: JSON]
+}
+
+extension FirebaseCall {
+    /// Opens a session for `user` signed in with `provider` and answers its tokens; a user with a second
+    /// factor gets an MFA pending credential instead (`mfaPendingCredential`, `mfaInfo`) when the scope
+    /// has MFA on and `allowMFA` (admin and linking flows skip it).
+    func signIn(_ user: User, scope: FirebaseScope, provider: String, isNewUser: Bool? = nil, extraClaims: [String: JSON] = [:],
+                allowMFA: Bool = true) throws -> [String: JSON] {
+        guard !user.disabled else { throw FirebaseError(.userDisabled) }
+        let factors = try emulator.factors(in: scope.coreTenant, userId: user.id).filter(\.verified)
+        if allowMFA, scope.settings.mfaEnabled, !factors.isEmpty {
+            emulator.record(.signInSucceeded, tenant: scope.coreTenant, userId: user.id, origin: origin,
+                            detail: ["method": .string(provider), "aal": "aal1", "mfa": "pending"])
+            var answer: [String: JSON] = ["mfaPendingCredential": .string(try FirebaseTokens.pendingCredential(user: user, provider: provider, emulator: emulator)),
+                                          "mfaInfo": .array(factors.map { FirebaseUserJSON.mfaInfo($0, obfuscated: true) }), "localId": .string(user.id)]
+            answer["email"] = user.email.map(JSON.string)
+            return answer
+        }
+        var answer = try startSession(user, scope: scope, provider: provider, extraClaims: extraClaims).fields
+        answer["isNewUser"] = isNewUser.map(JSON.bool)
+        return answer
+    }
+
+    /// A new session and its first tokens.
+    func startSession(_ user: User, scope: FirebaseScope, provider: String, extraClaims: [String: JSON] = [:]) throws -> IssuedTokens {
+        let issued = try emulator.startSession(for: user, method: provider, origin: origin, refreshToken: FirebaseTokens.newRefreshToken)
+        return try tokens(for: issued.session, refreshToken: issued.refreshToken, scope: scope, extraClaims: extraClaims)
+    }
+
+    /// A fresh ID token for a session, with the refresh token it goes with.
+    func tokens(for session: Session, refreshToken: String, scope: FirebaseScope, extraClaims: [String: JSON] = [:]) throws -> IssuedTokens {
+        let user = try emulator.requireUser(in: scope.coreTenant, id: session.userId)
+        // A custom token's claims belong to the session, so every refresh carries them again.
+        let claims = FirebaseTokens.idTokenClaims(user: user, scope: scope, session: session, now: emulator.clock.now,
+                                                  extraClaims: session.claims.merging(extraClaims) { $1 })
+        return IssuedTokens(idToken: try FirebaseTokens.sign(claims, scope: scope, emulator: emulator), refreshToken: refreshToken,
+                            expiresIn: Int(scope.settings.idTokenTTL), user: user)
+    }
+
+    /// The caller an ID token names: signed as the project signs, for this project, unexpired on the
+    /// emulator clock, for a user who exists, is enabled and has not had tokens revoked since.
+    func caller(idToken: String?) throws -> TokenCaller {
+        guard let idToken, !idToken.isEmpty else { throw FirebaseError(.missingIDToken) }
+        let project = try projectId()
+        let probe = try projects.scope(project: project, tenant: nil)
+        guard let claims = FirebaseTokens.decode(idToken, signing: probe.settings.signing, emulator: emulator),
+              claims["aud"]?.stringValue == project, let uid = claims["sub"]?.stringValue ?? claims["user_id"]?.stringValue else {
+            throw FirebaseError(.invalidIDToken)
+        }
+        if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 { throw FirebaseError(.invalidIDToken) }
+        let scope = try self.scope(tokenTenant: claims["firebase"]?["tenant"]?.stringValue)
+        guard let user = try emulator.user(in: scope.coreTenant, id: uid) else { throw FirebaseError(.userNotFound) }
+        guard !user.disabled else { throw FirebaseError(.userDisabled) }
+        if let validSince = user.tokensValidAfter, let iat = claims["iat"]?.intValue, Double(iat) < validSince.timeIntervalSince1970 {
+            throw FirebaseError(.tokenExpired)
+        }
+        return TokenCaller(scope: scope, user: user, claims: claims)
+    }
+
+    /// The sign-in provider of the caller's token (`password`, `phone`, `google.com`…).
+    static func provider(of claims: [String: JSON]) -> String {
+        claims["firebase"]?["sign_in_provider"]?.stringValue ?? "password"
+    }
+
+    /// The user an admin request names by `localId`, or the caller of its ID token.
+    func subject(adminKey: String = "localId") throws -> (scope: FirebaseScope, user: User) {
+        if isOwner, let localId = try body.string(adminKey), !localId.isEmpty {
+            let scope = try self.scope()
+            guard let user = try emulator.user(in: scope.coreTenant, id: localId) else { throw FirebaseError(.userNotFound) }
+            return (scope, user)
+        }
+        if try body.string(adminKey) != nil, !isOwner, try body.string("idToken") == nil { throw FirebaseError(.missingIDToken) }
+        let caller = try self.caller(idToken: try body.string("idToken"))
+        return (caller.scope, caller.user)
+    }
+}

@@ -1,0 +1,93 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+/// `accounts:lookup`, `accounts:delete`, `accounts:createAuthUri`, and the project-level `GET /v1/projects`
+/// and `GET /v1/recaptchaParams`.
+enum Lookup {
+    static func lookup(_ call: FirebaseCall) async throws -> Response {
+        let body = call.body
+        var users: [User] = []
+        let scope: FirebaseScope
+        if call.isOwner, try body.string("idToken") == nil {
+            scope = try call.scope()
+            if try body.string("initialEmail") != nil { throw FirebaseError(.notImplemented, status: .notImplemented, googleStatus: "NOT_IMPLEMENTED") }
+            users = try ownerLookup(call, scope: scope)
+        } else {
+            let caller = try call.caller(idToken: try body.string("idToken"))
+            scope = caller.scope
+            users = [caller.user]
+        }
+        var seen = Set<String>()
+        let unique = users.filter { seen.insert($0.id).inserted }
+        var answer: [String: JSON] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
+        if !unique.isEmpty { answer["users"] = .array(try unique.map { try info(call.emulator, $0, scope: scope) }) }
+        return .json(.object(answer))
+    }
+
+    private static func ownerLookup(_ call: FirebaseCall, scope: FirebaseScope) throws -> [User] {
+        let body = call.body, emulator = call.emulator, tenant = scope.coreTenant
+        var users: [User] = []
+        for id in try body.strings("localId") { users += try emulator.user(in: tenant, id: id).map { [$0] } ?? [] }
+        for email in try body.strings("email") { users += try emulator.user(in: tenant, .email(email)).map { [$0] } ?? [] }
+        for phone in try body.strings("phoneNumber") { users += try emulator.user(in: tenant, .phone(phone)).map { [$0] } ?? [] }
+        for item in try body.array("federatedUserId") {
+            guard let provider = item["providerId"]?.stringValue, let raw = item["rawId"]?.stringValue else { continue }
+            users += try emulator.user(in: tenant, provider: provider, subject: raw).map { [$0] } ?? []
+        }
+        return users
+    }
+
+    /// A user as `UserInfo`, with its factors and the last refresh of any of its sessions.
+    static func info(_ emulator: Emulator, _ user: User, scope: FirebaseScope) throws -> JSON {
+        let sessions = try emulator.sessions(in: scope.coreTenant, userId: user.id)
+        let lastRefresh = sessions.compactMap { $0.refreshedAt ?? $0.createdAt }.max()
+        return FirebaseUserJSON.user(user, factors: try emulator.factors(in: scope.coreTenant, userId: user.id), lastRefreshAt: lastRefresh,
+                                     tenantId: scope.tenantId)
+    }
+
+    static func delete(_ call: FirebaseCall) async throws -> Response {
+        if call.isOwner, try call.body.string("idToken") == nil, try call.body.string("localId") == nil { throw FirebaseError(.missingLocalID) }
+        let (scope, user) = try call.subject()
+        try call.emulator.deleteUser(in: scope.coreTenant, id: user.id, origin: call.origin)
+        return .json(["kind": "identitytoolkit#DeleteAccountResponse"])
+    }
+
+    /// Which sign-in methods an email has (`fetchSignInMethodsForEmail`); with email enumeration protection
+    /// on, nothing about the address is said.
+    static func createAuthUri(_ call: FirebaseCall) async throws -> Response {
+        let scope = try call.scope()
+        guard let identifier = try call.body.string("identifier"), !identifier.isEmpty else { throw FirebaseError(.missingIdentifier) }
+        guard identifier.contains("@") else { throw FirebaseError(.invalidIdentifier) }
+        if try call.body.string("providerId") != nil { throw FirebaseError(.notImplemented, status: .notImplemented, googleStatus: "NOT_IMPLEMENTED") }
+        let sessionId = call.emulator.generator.string(27, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var answer: [String: JSON] = ["kind": "identitytoolkit#CreateAuthUriResponse", "sessionId": .string(sessionId)]
+        if scope.settings.improvedEmailPrivacy { return .json(.object(answer)) }
+        let user = try call.emulator.user(in: scope.coreTenant, .email(identifier))
+        var methods: [String] = []
+        if let user {
+            if user.hasPassword { methods.append("password") }
+            if FirebaseUserJSON.emailLinkUser(user) { methods.append("emailLink") }
+            methods += user.identities.map(\.provider).filter { !["email", "phone", "anonymous"].contains($0) }
+        }
+        answer["registered"] = .bool(user != nil)
+        answer["allProviders"] = .array(methods.map { $0 == "emailLink" ? "password" : $0 }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.map(JSON.string))
+        answer["signinMethods"] = .array(methods.map(JSON.string))
+        return .json(.object(answer))
+    }
+
+    /// The project number stands in as the emulator's fixed one; the authorized domains are the project's.
+    static func projects(_ call: FirebaseCall) async throws -> Response {
+        let scope = try call.scope()
+        if scope.tenantId != nil { throw FirebaseError(.unsupportedTenantOperation) }
+        let domains = scope.settings.authorizedDomains + ["\(scope.projectId).firebaseapp.com", "\(scope.projectId).web.app"]
+        return .json(["projectId": "12345", "authorizedDomains": .array(domains.map(JSON.string))])
+    }
+
+    static func recaptchaParams(_ call: FirebaseCall) async throws -> Response {
+        .json(["kind": "identitytoolkit#GetRecaptchaParamResponse",
+               "recaptchaStoken": "This-is-a-fake-token__Dont-send-this-to-the-Recaptcha-service__The-Auth-Emulator-does-not-support-reCAPTCHA",
+               "recaptchaSiteKey": "Fake-key__Do-not-send-this-to-Recaptcha_"])
+    }
+}

@@ -1,0 +1,168 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+/// The v2 `mfaEnrollment:*` and `mfaSignIn:*` endpoints, for SMS and TOTP second factors (TOTP being
+/// what the Firebase emulator lacks). TOTP codes are RFC 6238 (SHA-1, 6 digits, 30 s, ±1 step) on the
+/// emulator clock.
+enum MFA {
+    /// Firebase's limit on enrolled second factors.
+    static let maxFactors = 5
+    static let smsTemplate = "%LOGIN_CODE% is your verification code for %APP_NAME%."
+
+    static func startEnrollment(_ call: FirebaseCall) async throws -> Response {
+        let caller = try enrollingCaller(call)
+        let scope = caller.scope, tenant = scope.coreTenant
+        if let phoneInfo = try call.body.object("phoneEnrollmentInfo") {
+            guard let text = try phoneInfo.string("phoneNumber"), text.hasPrefix("+"), let phone = try? Identifiers.phone(text) else {
+                throw FirebaseError(.invalidMFAPhoneNumber, "Invalid format.")
+            }
+            let factors = try call.emulator.factors(in: tenant, userId: caller.user.id)
+            if factors.contains(where: { $0.verified && $0.phone == phone }) {
+                throw FirebaseError(.secondFactorExists, "Phone number already enrolled as second factor for this account.")
+            }
+            let sessionInfo = try Phone.send(call, scope: scope, phone: phone, purpose: .mfa, flow: "mfa-enrollment", userId: caller.user.id,
+                                             template: smsTemplate)
+            return .json(["phoneSessionInfo": ["sessionInfo": .string(sessionInfo)]])
+        }
+        guard try call.body.object("totpEnrollmentInfo") != nil else { throw FirebaseError(.invalidArgument, "((Missing phoneEnrollmentInfo.))") }
+        let factor = try call.emulator.enrollTOTP(in: tenant, userId: caller.user.id, friendlyName: nil, maxFactors: maxFactors + 1)
+        let deadline = call.emulator.clock.now.addingTimeInterval(600)
+        let sessionInfo = try JWS.sign(["sub": .string(caller.user.id), "factor": .string(factor.id), "exp": .int(Int(deadline.timeIntervalSince1970))],
+                                       with: enrollmentKey(call))
+        return .json(["totpSessionInfo": ["sharedSecretKey": .string(factor.secret ?? ""), "verificationCodeLength": 6,
+                                          "hashingAlgorithm": "SHA1", "periodSec": 30, "sessionInfo": .string(sessionInfo),
+                                          "finalizeEnrollmentTime": .string(RFC3339.string(from: deadline))]])
+    }
+
+    static func finalizeEnrollment(_ call: FirebaseCall) async throws -> Response {
+        let caller = try enrollingCaller(call)
+        let scope = caller.scope, tenant = scope.coreTenant, userId = caller.user.id
+        let name = try call.body.string("displayName")
+        if let phoneInfo = try call.body.object("phoneVerificationInfo") {
+            let (phone, _) = try Phone.verify(call, scope: scope, sessionInfo: try phoneInfo.string("sessionInfo"), code: try phoneInfo.string("code"),
+                                              purposes: [.mfa])
+            let factor = try call.emulator.enrollPhone(in: tenant, userId: userId, phone: phone, friendlyName: nil, maxFactors: maxFactors + 1)
+            try call.emulator.markFactorVerified(in: tenant, userId: userId, id: factor.id, friendlyName: name)
+        } else if let totpInfo = try call.body.object("totpVerificationInfo") {
+            let key = enrollmentKey(call)
+            guard let sessionInfo = try totpInfo.string("sessionInfo"), let claims = try? JWS.verify(sessionInfo, keys: [key.verificationKey]).claims,
+                  claims["sub"]?.stringValue == userId, let factorId = claims["factor"]?.stringValue else { throw FirebaseError(.invalidSessionInfo) }
+            guard let exp = claims["exp"]?.intValue, Double(exp) > call.emulator.clock.now.timeIntervalSince1970 else { throw FirebaseError(.sessionExpired) }
+            let factor = try call.emulator.requireFactor(in: tenant, userId: userId, id: factorId)
+            guard let code = try totpInfo.string("verificationCode"), factor.totp?.verify(code, at: call.emulator.clock.now) == true else {
+                throw FirebaseError(.invalidCode)
+            }
+            try call.emulator.markFactorVerified(in: tenant, userId: userId, id: factor.id, friendlyName: name)
+        } else {
+            throw FirebaseError(.invalidArgument, "((Missing phoneVerificationInfo.))")
+        }
+        let tokens = try call.startSession(try call.emulator.requireUser(in: tenant, id: userId), scope: scope,
+                                           provider: FirebaseCall.provider(of: caller.claims))
+        return .json(["idToken": .string(tokens.idToken), "refreshToken": .string(tokens.refreshToken)])
+    }
+
+    static func withdraw(_ call: FirebaseCall) async throws -> Response {
+        let caller = try call.caller(idToken: try call.body.string("idToken"))
+        guard let id = try call.body.string("mfaEnrollmentId"), !id.isEmpty else { throw FirebaseError(.mfaEnrollmentNotFound) }
+        do {
+            try call.emulator.deleteFactor(in: caller.scope.coreTenant, userId: caller.user.id, id: id)
+        } catch AuthError.factorNotFound {
+            throw FirebaseError(.mfaEnrollmentNotFound)
+        }
+        let tokens = try call.startSession(caller.user, scope: caller.scope, provider: FirebaseCall.provider(of: caller.claims))
+        return .json(["idToken": .string(tokens.idToken), "refreshToken": .string(tokens.refreshToken), "expiresIn": .string(String(tokens.expiresIn))])
+    }
+
+    static func startSignIn(_ call: FirebaseCall) async throws -> Response {
+        let (scope, user, _) = try pending(call)
+        guard let id = try call.body.string("mfaEnrollmentId"), !id.isEmpty else {
+            throw FirebaseError(.missingMFAEnrollmentID, "No second factor identifier is provided.")
+        }
+        let factor = try call.emulator.requireFactor(in: scope.coreTenant, userId: user.id, id: id)
+        guard factor.verified, factor.kind == "phone", let phone = factor.phone else { throw FirebaseError(.mfaEnrollmentNotFound) }
+        let sessionInfo = try Phone.send(call, scope: scope, phone: phone, purpose: .mfa, flow: "mfa-sign-in", userId: user.id, template: smsTemplate)
+        return .json(["phoneResponseInfo": ["sessionInfo": .string(sessionInfo)]])
+    }
+
+    /// Completes a sign-in with the second factor: the session is `aal2`, and its tokens say which factor.
+    static func finalizeSignIn(_ call: FirebaseCall) async throws -> Response {
+        let (scope, user, provider) = try pending(call)
+        let factors = try call.emulator.factors(in: scope.coreTenant, userId: user.id).filter(\.verified)
+        let factor: Factor
+        if let phoneInfo = try call.body.object("phoneVerificationInfo") {
+            let (phone, _) = try Phone.verify(call, scope: scope, sessionInfo: try phoneInfo.string("sessionInfo"), code: try phoneInfo.string("code"),
+                                              purposes: [.mfa])
+            guard let match = factors.first(where: { $0.kind == "phone" && $0.phone == phone }) else { throw FirebaseError(.mfaEnrollmentNotFound) }
+            factor = match
+        } else if let totpInfo = try call.body.object("totpVerificationInfo") {
+            guard let id = try call.body.string("mfaEnrollmentId"), let match = factors.first(where: { $0.id == id && $0.kind == "totp" }) else {
+                throw FirebaseError(.mfaEnrollmentNotFound)
+            }
+            guard let code = try totpInfo.string("verificationCode"), match.totp?.verify(code, at: call.emulator.clock.now) == true else {
+                call.emulator.record(.signInFailed, tenant: scope.coreTenant, userId: user.id, origin: call.origin, detail: ["reason": "mfa_code_invalid"])
+                throw FirebaseError(.invalidCode)
+            }
+            factor = match
+        } else {
+            throw FirebaseError(.invalidArgument, "((Missing phoneVerificationInfo.))")
+        }
+        let issued = try call.emulator.startSession(for: user, method: provider, origin: call.origin, refreshToken: FirebaseTokens.newRefreshToken)
+        let session = try call.emulator.elevate(in: scope.coreTenant, sessionId: issued.session.id,
+                                                method: FirebaseTokens.SignIn.amrMethod(secondFactor: factor.kind, enrollmentId: factor.id),
+                                                origin: call.origin)
+        let tokens = try call.tokens(for: session, refreshToken: issued.refreshToken, scope: scope)
+        return .json(["idToken": .string(tokens.idToken), "refreshToken": .string(tokens.refreshToken)])
+    }
+
+    /// The caller of an enrollment: a verified email, and a first factor MFA can follow.
+    private static func enrollingCaller(_ call: FirebaseCall) throws -> TokenCaller {
+        let caller = try call.caller(idToken: try call.body.string("idToken"))
+        guard caller.scope.settings.mfaEnabled else { throw FirebaseError(.operationNotAllowed, "SMS based MFA not enabled.") }
+        let provider = FirebaseCall.provider(of: caller.claims)
+        guard !["anonymous", "phone", "custom", "gc.apple.com"].contains(provider) else {
+            throw FirebaseError(.unsupportedFirstFactor, "MFA is not available for the given first factor.")
+        }
+        guard caller.user.emailVerifiedAt != nil else {
+            throw FirebaseError(.unverifiedEmail, "Need to verify email first before enrolling second factors.")
+        }
+        return caller
+    }
+
+    /// The user behind an MFA pending credential, in the request's project.
+    private static func pending(_ call: FirebaseCall) throws -> (FirebaseScope, User, String) {
+        guard let credential = try call.body.string("mfaPendingCredential"), !credential.isEmpty else {
+            throw FirebaseError(.missingMFAPendingCredential, "Request does not have MFA pending credential.")
+        }
+        let (userId, tenant, provider) = try FirebaseTokens.readPendingCredential(credential, emulator: call.emulator)
+        let project = try call.projectId()
+        guard tenant == project || tenant.hasPrefix(project + ":") else { throw FirebaseError(.invalidMFAPendingCredential) }
+        let scope = try call.scope(tokenTenant: tenant == project ? nil : String(tenant.dropFirst(project.count + 1)))
+        guard let user = try call.emulator.user(in: scope.coreTenant, id: userId) else { throw FirebaseError(.userNotFound) }
+        guard !user.disabled else { throw FirebaseError(.userDisabled) }
+        return (scope, user, provider)
+    }
+
+    private static func enrollmentKey(_ call: FirebaseCall) -> SigningKey {
+        call.emulator.keyring.hmacKey("firebase-totp-enrollment", generator: call.emulator.generator)
+    }
+}
+
+/// Admin edits of second factors (`accounts:update` with `mfa.enrollments`, `batchCreate` with `mfaInfo`).
+enum MFAAdmin {
+    /// Replaces a user's factors with `enrollments` (phone ones; TOTP secrets cannot be imported).
+    static func replaceEnrollments(_ call: FirebaseCall, scope: FirebaseScope, user: User, enrollments: [JSON]) throws {
+        let tenant = scope.coreTenant
+        for factor in try call.emulator.factors(in: tenant, userId: user.id) {
+            try call.emulator.deleteFactor(in: tenant, userId: user.id, id: factor.id)
+        }
+        for enrollment in enrollments {
+            guard let text = enrollment["phoneInfo"]?.stringValue, let phone = try? Identifiers.phone(text) else {
+                throw FirebaseError(.invalidMFAPhoneNumber, "Invalid format.")
+            }
+            let factor = try call.emulator.enrollPhone(in: tenant, userId: user.id, phone: phone, friendlyName: nil, maxFactors: MFA.maxFactors + 1)
+            try call.emulator.markFactorVerified(in: tenant, userId: user.id, id: factor.id, friendlyName: enrollment["displayName"]?.stringValue)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+/// `accounts:sendOobCode` and `accounts:resetPassword` (`operations.ts` `sendOobCode`, `resetPassword`).
+enum Oob {
+    static func send(_ call: FirebaseCall) async throws -> Response {
+        let body = call.body
+        guard let typeName = try body.string("requestType"), !typeName.isEmpty else { throw FirebaseError(.missingReqType) }
+        guard let type = OobType(rawValue: typeName), type != .recoverEmail else {
+            throw FirebaseError(.invalidReqType, "Unsupported request parameters.")
+        }
+        let returnLink = try body.bool("returnOobLink") ?? false
+        if returnLink { try call.requireOwner() }
+        let continueURL = try Self.continueURL(call, required: type == .emailSignIn)
+        let (scope, user, email, newEmail) = try target(call, type: type)
+        guard let email else {
+            // Email enumeration protection: an unknown address gets the same answer and no code.
+            return .json(["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(try body.string("email") ?? "")])
+        }
+        let issued = try OobMailer(call: call, scope: scope).issue(type, email: email, user: user, newEmail: newEmail,
+                                                                  continueURL: continueURL, send: !returnLink)
+        var answer: [String: JSON] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email)]
+        if returnLink {
+            answer["oobCode"] = .string(issued.code)
+            answer["oobLink"] = .string(issued.link)
+        }
+        return .json(.object(answer))
+    }
+
+    /// Who the code is for and where it goes; a nil email means "answer as if sent" (privacy on).
+    private static func target(_ call: FirebaseCall, type: OobType) throws -> (FirebaseScope, User?, String?, String?) {
+        let body = call.body
+        switch type {
+        case .verifyEmail:
+            if call.isOwner, let email = try body.string("email")?.lowercased(), try body.string("idToken") == nil {
+                let scope = try call.scope()
+                guard let user = try call.emulator.user(in: scope.coreTenant, .email(email)) else { throw FirebaseError(.userNotFound) }
+                return (scope, user, user.email, nil)
+            }
+            let caller = try call.caller(idToken: try body.string("idToken"))
+            guard let email = caller.user.email else { throw FirebaseError(.missingEmail) }
+            return (caller.scope, caller.user, email, nil)
+        case .passwordReset:
+            let scope = try call.scope()
+            guard let email = try body.string("email")?.lowercased(), !email.isEmpty else { throw FirebaseError(.missingEmail) }
+            guard let user = try call.emulator.user(in: scope.coreTenant, .email(email)) else {
+                if scope.settings.improvedEmailPrivacy { return (scope, nil, nil, nil) }
+                throw FirebaseError(.emailNotFound)
+            }
+            return (scope, user, user.email ?? email, nil)
+        case .emailSignIn:
+            let scope = try call.scope()
+            guard scope.settings.enableEmailLinkSignin else { throw FirebaseError(.operationNotAllowed) }
+            guard let email = try body.string("email")?.lowercased(), !email.isEmpty else { throw FirebaseError(.missingEmail) }
+            guard email.contains("@") else { throw FirebaseError(.invalidEmail) }
+            return (scope, try call.emulator.user(in: scope.coreTenant, .email(email)), email, nil)
+        case .verifyAndChangeEmail:
+            let (scope, user) = try call.subject()
+            guard let newEmail = try body.string("newEmail")?.lowercased(), !newEmail.isEmpty else { throw FirebaseError(.missingNewEmail) }
+            guard newEmail.contains("@") else { throw FirebaseError(.invalidEmail) }
+            if let owner = try call.emulator.user(in: scope.coreTenant, .email(newEmail)), owner.id != user.id { throw FirebaseError(.emailExists) }
+            return (scope, user, user.email ?? newEmail, newEmail)
+        case .recoverEmail:
+            throw FirebaseError(.invalidReqType, "Unsupported request parameters.")
+        }
+    }
+
+    /// `continueUrl`: absolute, and for web URLs on one of the project's authorized domains. App-scheme
+    /// URLs are accepted: they are where a tester sees the deep link the app would have been opened with.
+    static func continueURL(_ call: FirebaseCall, required: Bool) throws -> String? {
+        guard let text = try call.body.string("continueUrl"), !text.isEmpty else {
+            if required { throw FirebaseError(.missingContinueURI, "A continue URL must be provided in the request.") }
+            return nil
+        }
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty || !["http", "https"].contains(scheme) else {
+            throw FirebaseError(.invalidContinueURI, "((expected an absolute URI with valid scheme and host))")
+        }
+        if ["http", "https"].contains(scheme) {
+            let scope = try call.scope()
+            let domains = scope.settings.authorizedDomains + ["\(scope.projectId).firebaseapp.com", "\(scope.projectId).web.app"]
+            guard domains.contains(host.lowercased()) else { throw FirebaseError(.unauthorizedDomain, "Domain not allowlisted by project") }
+        }
+        return text
+    }
+
+    /// Without `newPassword`: what the code is for, the code left unused. With it: a password reset
+    /// (or the matching action) is applied, the email counts as verified and older tokens stop working.
+    static func resetPassword(_ call: FirebaseCall) async throws -> Response {
+        guard let oobCode = try call.body.string("oobCode"), !oobCode.isEmpty else { throw FirebaseError(.missingOOBCode) }
+        let scope = try call.scope()
+        let record = try OobActions(call: call, scope: scope).live(oobCode)
+        guard let type = OobType(purpose: record.purpose) else { throw FirebaseError(.invalidOOBCode) }
+        var answer: [String: JSON] = ["kind": "identitytoolkit#ResetPasswordResponse", "requestType": .string(type.rawValue)]
+        if type != .emailSignIn { answer["email"] = .string(record.target) }
+        guard let newPassword = try call.body.string("newPassword") else { return .json(.object(answer)) }
+        guard type == .passwordReset else { throw FirebaseError(.invalidOOBCode) }
+        let user = try OobActions(call: call, scope: scope).resetPassword(oobCode, newPassword: newPassword)
+        answer["email"] = user.email.map(JSON.string)
+        return .json(.object(answer))
+    }
+}

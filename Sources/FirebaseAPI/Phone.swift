@@ -1,0 +1,116 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+/// `accounts:sendVerificationCode` and `accounts:signInWithPhoneNumber`: an SMS code bound to the
+/// `sessionInfo` the sender gets back. Codes expire (`phone_code_ttl`, five minutes by default), one
+/// number gets at most one code per `phone_resend_interval`, and the project's test numbers get their
+/// fixed code with nothing texted.
+enum Phone {
+    static func sendCode(_ call: FirebaseCall) async throws -> Response {
+        let scope = try call.scope()
+        let phone = try number(try call.body.string("phoneNumber"))
+        let sessionInfo = try send(call, scope: scope, phone: phone, purpose: .otp, flow: "sign-in", userId: nil,
+                                   template: "%LOGIN_CODE% is your verification code for %APP_NAME%.")
+        return .json(["sessionInfo": .string(sessionInfo)])
+    }
+
+    /// An E.164 number, or `INVALID_PHONE_NUMBER : Invalid format.` (also for a missing one, as the
+    /// emulator answers).
+    static func number(_ text: String?) throws -> String {
+        guard let text, text.hasPrefix("+"), let phone = try? Identifiers.phone(text) else {
+            throw FirebaseError(.invalidPhoneNumber, "Invalid format.")
+        }
+        return phone
+    }
+
+    /// Issues a code for `phone` and texts it (or, for a test number, keeps the text unsent); answers the
+    /// `sessionInfo` that proves which code a later request means. The resend interval counts per number
+    /// and `flow`, so enrolling a second factor and signing in with it straight after both get their code.
+    static func send(_ call: FirebaseCall, scope: FirebaseScope, phone: String, purpose: MessagePurpose, flow: String, userId: String?,
+                     template: String) throws -> String {
+        let emulator = call.emulator
+        let fixed = scope.settings.testPhoneNumbers[phone]
+        if fixed == nil {
+            do {
+                try emulator.rateLimiter.consume("\(scope.coreTenant):sms:\(flow):\(phone)",
+                                                 limit: RateLimit(count: 1, window: scope.settings.phoneResendInterval), at: emulator.clock.now)
+            } catch AuthError.rateLimited(let retryAfter) {
+                throw FirebaseError(.tooManyAttempts, retryAfter: max(1, Int(retryAfter.rounded(.up))))
+            }
+        }
+        let sessionInfo = emulator.generator.string(200, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let issued = try emulator.issueCode(in: scope.coreTenant, CodeRequest(userId: userId, purpose: purpose, channel: .sms, target: phone,
+                                                                              lifetime: scope.settings.phoneCodeTTL, linkToken: { _ in sessionInfo },
+                                                                              fixedCode: fixed), origin: call.origin)
+        let text = template.replacingOccurrences(of: "%LOGIN_CODE%", with: issued.code).replacingOccurrences(of: "%APP_NAME%", with: scope.displayName)
+        try emulator.deliver(OutgoingMessage(tenant: scope.coreTenant, channel: .sms, to: phone, from: "Firebase", text: text, purpose: purpose,
+                                             codes: [issued.code],
+                                             suppressedReason: fixed == nil ? nil : "a test phone number: Firebase sends nothing to it"), userId: userId)
+        return sessionInfo
+    }
+
+    /// Uses a code: `INVALID_SESSION_INFO` for an unknown session, `INVALID_CODE` for a wrong code (the
+    /// code stays usable), `SESSION_EXPIRED` past its lifetime. Answers the number it was sent to.
+    static func verify(_ call: FirebaseCall, scope: FirebaseScope, sessionInfo: String?, code: String?, purposes: [MessagePurpose]) throws
+        -> (phone: String, userId: String?) {
+        guard let sessionInfo, !sessionInfo.isEmpty else { throw FirebaseError(.missingSessionInfo) }
+        guard let code, !code.isEmpty else { throw FirebaseError(.missingCode) }
+        do {
+            let used = try call.emulator.consumeCode(in: scope.coreTenant, purposes: purposes, .codeWithHandle(code, handle: sessionInfo),
+                                                     origin: call.origin)
+            return (used.target, used.userId)
+        } catch AuthError.codeInvalid {
+            throw FirebaseError(.invalidSessionInfo)
+        } catch AuthError.codeExpired {
+            throw FirebaseError(.sessionExpired)
+        }
+    }
+
+    static func signIn(_ call: FirebaseCall) async throws -> Response {
+        let body = call.body
+        let linking = try body.string("idToken").flatMap { $0.isEmpty ? nil : $0 }
+        let caller = try linking.map { try call.caller(idToken: $0) }
+        let scope = try caller?.scope ?? call.scope()
+        let phone: String
+        if let proof = try body.string("temporaryProof") {
+            phone = try readProof(proof, call: call, phone: try body.string("phoneNumber"))
+        } else {
+            phone = try verify(call, scope: scope, sessionInfo: try body.string("sessionInfo"), code: try body.string("code"), purposes: [.otp]).phone
+        }
+        let owner = try call.emulator.user(in: scope.coreTenant, .phone(phone))
+        if let caller {
+            if let owner, owner.id != caller.user.id {
+                // The number belongs to someone else: Firebase answers a proof the app can sign in with instead.
+                return .json(["phoneNumber": .string(phone), "temporaryProof": .string(try proof(for: phone, call: call)),
+                              "temporaryProofExpiresIn": "3600"])
+            }
+            let user = try call.emulator.updateUser(in: scope.coreTenant, id: caller.user.id, UserChanges(phone: phone, phoneVerified: true, isAnonymous: false),
+                                                    origin: call.origin)
+            var answer = try call.signIn(user, scope: scope, provider: "phone", isNewUser: false, allowMFA: false)
+            answer["phoneNumber"] = .string(phone)
+            return .json(.object(answer))
+        }
+        let user = try owner ?? call.emulator.createUser(in: scope.coreTenant, NewUser(id: SignUp.newLocalId(call.emulator), phone: phone, phoneVerified: true),
+                                                         origin: call.origin, event: .userSignedUp)
+        var answer = try call.signIn(user, scope: scope, provider: "phone", isNewUser: owner == nil)
+        answer["phoneNumber"] = .string(phone)
+        return .json(.object(answer))
+    }
+
+    private static func proof(for phone: String, call: FirebaseCall) throws -> String {
+        let exp = Int(call.emulator.clock.now.timeIntervalSince1970) + 3600
+        return try JWS.sign(["phone": .string(phone), "exp": .int(exp)], with: call.emulator.keyring.hmacKey("firebase-phone", generator: call.emulator.generator))
+    }
+
+    private static func readProof(_ proof: String, call: FirebaseCall, phone: String?) throws -> String {
+        let key = call.emulator.keyring.hmacKey("firebase-phone", generator: call.emulator.generator)
+        guard let claims = try? JWS.verify(proof, keys: [key.verificationKey]).claims, let proven = claims["phone"]?.stringValue,
+              let exp = claims["exp"]?.intValue, Double(exp) > call.emulator.clock.now.timeIntervalSince1970,
+              phone.map({ (try? Identifiers.phone($0)) == proven }) ?? true else {
+            throw FirebaseError(.invalidTemporaryProof)
+        }
+        return proven
+    }
+}

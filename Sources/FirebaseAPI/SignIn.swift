@@ -1,0 +1,124 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+/// `accounts:signInWithPassword`, `accounts:signInWithCustomToken` and `accounts:signInWithEmailLink`.
+enum SignIn {
+    /// Email and password. With email enumeration protection on, an unknown email and a wrong password
+    /// are the same `INVALID_LOGIN_CREDENTIALS`; off, they are `EMAIL_NOT_FOUND` and `INVALID_PASSWORD`.
+    static func password(_ call: FirebaseCall) async throws -> Response {
+        let scope = try call.scope()
+        guard let email = try call.body.string("email"), !email.isEmpty else { throw FirebaseError(.invalidEmail) }
+        guard let password = try call.body.string("password"), !password.isEmpty else { throw FirebaseError(.missingPassword) }
+        guard scope.settings.allowPasswordSignup else { throw FirebaseError(.passwordLoginDisabled) }
+        let user: User
+        do {
+            user = try call.emulator.authenticate(in: scope.coreTenant, PasswordSignIn(identifier: .email(email), password: password, requireVerified: false),
+                                                  origin: call.origin)
+        } catch AuthError.invalidCredentials where !scope.settings.improvedEmailPrivacy {
+            let known = try call.emulator.user(in: scope.coreTenant, .email(email)) != nil
+            throw FirebaseError(known ? .invalidPassword : .emailNotFound)
+        }
+        var answer = try call.signIn(user, scope: scope, provider: "password")
+        answer["kind"] = "identitytoolkit#VerifyPasswordResponse"
+        answer["registered"] = true
+        answer["email"] = user.email.map(JSON.string)
+        answer["displayName"] = .string(user.userMetadata["displayName"]?.stringValue ?? "")
+        return .json(.object(answer))
+    }
+
+    /// A custom token from firebase-admin: an unsigned or signed JWT whose audience is Identity Toolkit, or
+    /// the emulator's plain JSON. Its `claims` ride along in every ID token of the session.
+    static func customToken(_ call: FirebaseCall) async throws -> Response {
+        guard let token = try call.body.string("token"), !token.isEmpty else { throw FirebaseError(.missingCustomToken) }
+        let claims: [String: JSON]
+        if token.hasPrefix("{") {
+            guard case .object(let parsed)? = try? JSON.parse(Array(token.utf8)) else {
+                throw FirebaseError(.invalidCustomToken, "((Auth Emulator only accepts strict JSON or JWTs as fake custom tokens.))")
+            }
+            claims = parsed
+        } else {
+            guard let parsed = FirebaseTokens.unverifiedClaims(token) else { throw FirebaseError(.invalidCustomToken, "Invalid assertion format") }
+            let audience = parsed["aud"]?.stringValue ?? ""
+            guard audience == FirebaseTokens.customTokenAudience else {
+                throw FirebaseError(.invalidCustomToken, "((Invalid aud (audience): \(audience) Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))")
+            }
+            claims = parsed
+        }
+        guard let uid = claims["uid"]?.stringValue ?? claims["user_id"]?.stringValue, !uid.isEmpty else { throw FirebaseError(.missingIdentifier) }
+        let extra = try developerClaims(claims["claims"])
+        let scope = try call.scope(tokenTenant: claims["tenant_id"]?.stringValue)
+        var user = try call.emulator.user(in: scope.coreTenant, id: uid)
+        let isNewUser = user == nil
+        if user == nil {
+            user = try call.emulator.createUser(in: scope.coreTenant, NewUser(id: uid), origin: call.origin, event: .userSignedUp)
+        }
+        guard let user else { throw FirebaseError(.userNotFound) }
+        guard !user.disabled else { throw FirebaseError(.userDisabled) }
+        let issued = try call.emulator.startSession(for: user, method: "custom", origin: call.origin, claims: extra,
+                                                    refreshToken: FirebaseTokens.newRefreshToken)
+        var answer = try call.tokens(for: issued.session, refreshToken: issued.refreshToken, scope: scope).fields
+        answer["kind"] = "identitytoolkit#VerifyCustomTokenResponse"
+        answer["isNewUser"] = .bool(isNewUser)
+        return .json(.object(answer))
+    }
+
+    /// A custom token's `claims`: an object, at most 1000 characters, without reserved names.
+    static func developerClaims(_ value: JSON?) throws -> [String: JSON] {
+        guard let value, value != .null else { return [:] }
+        guard case .object(let claims) = value else { throw FirebaseError(.invalidClaims) }
+        if let reserved = claims.keys.sorted().first(where: FirebaseTokens.reservedClaims.contains) { throw FirebaseError(.forbiddenClaim, reserved) }
+        guard value.serialized().count <= 1000 else { throw FirebaseError(.claimsTooLarge) }
+        return claims
+    }
+
+    /// Completes an email-link sign-in: the code must be an `EMAIL_SIGNIN` code sent to this email. The
+    /// user is created when new; either way the email is now verified.
+    static func emailLink(_ call: FirebaseCall) async throws -> Response {
+        guard let email = try call.body.string("email")?.lowercased(), !email.isEmpty else { throw FirebaseError(.missingEmail) }
+        guard let oobCode = try call.body.string("oobCode"), !oobCode.isEmpty else { throw FirebaseError(.missingOOBCode) }
+        let linking = try call.body.string("idToken").flatMap { $0.isEmpty ? nil : $0 }
+        let caller = try linking.map { try call.caller(idToken: $0) }
+        let scope = try caller?.scope ?? call.scope()
+        guard scope.settings.enableEmailLinkSignin else { throw FirebaseError(.operationNotAllowed) }
+        guard let record = try call.emulator.code(in: scope.coreTenant, linkToken: oobCode, purposes: [.magicLink]), record.usedAt == nil else {
+            throw FirebaseError(.invalidOOBCode)
+        }
+        guard record.target.lowercased() == email else {
+            throw FirebaseError(.invalidEmail, "The email provided does not match the sign-in email address.")
+        }
+        _ = try call.emulator.consumeCode(in: scope.coreTenant, purposes: [.magicLink], .linkToken(oobCode), origin: call.origin)
+        let (user, isNewUser) = try emailLinkUser(call, scope: scope, email: email, linkingTo: caller?.user)
+        var answer = try call.signIn(user, scope: scope, provider: "password", isNewUser: isNewUser)
+        answer["kind"] = "identitytoolkit#EmailLinkSigninResponse"
+        answer["email"] = .string(email)
+        return .json(.object(answer))
+    }
+
+    private static func emailLinkUser(_ call: FirebaseCall, scope: FirebaseScope, email: String, linkingTo target: User?) throws -> (User, Bool) {
+        let emulator = call.emulator, tenant = scope.coreTenant
+        if let target {
+            let user = try emulator.updateUser(in: tenant, id: target.id, UserChanges(email: email, emailVerified: true, isAnonymous: false), origin: call.origin)
+            return (try markEmailLink(emulator, user), false)
+        }
+        if let existing = try emulator.user(in: tenant, .email(email)) {
+            guard !existing.disabled else { throw FirebaseError(.userDisabled) }
+            let user = try emulator.updateUser(in: tenant, id: existing.id, UserChanges(emailVerified: true), origin: call.origin)
+            return (try markEmailLink(emulator, user), false)
+        }
+        let created = try emulator.createUser(in: tenant, NewUser(id: SignUp.newLocalId(emulator), email: email, emailVerified: true,
+                                                                  identityData: ["emailLinkSignin": true]),
+                                              origin: call.origin, event: .userSignedUp)
+        return (created, true)
+    }
+
+    /// Records on the email identity that the user signs in by link (Identity Toolkit's `emailLinkSignin`).
+    private static func markEmailLink(_ emulator: Emulator, _ user: User) throws -> User {
+        guard let identity = user.identities.first(where: { $0.provider == "email" }), identity.data["emailLinkSignin"] == nil else { return user }
+        var data = identity.data
+        data["emailLinkSignin"] = true
+        return try emulator.linkIdentity(in: user.tenant, userId: user.id,
+                                         NewIdentity(provider: "email", subject: identity.subject, email: identity.email, data: data))
+    }
+}

@@ -1,0 +1,98 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+/// `accounts:signUp` (and admin `projects/{p}/accounts`): anonymous and email/password accounts,
+/// upgrading an anonymous or phone user when an `idToken` comes along, and the admin's createUser.
+enum SignUp {
+    static func handle(_ call: FirebaseCall) async throws -> Response {
+        let body = call.body
+        if let idToken = try body.string("idToken"), !idToken.isEmpty { return try await link(call, idToken: idToken) }
+        if try body.string("localId") != nil, !call.isOwner { throw FirebaseError(.unexpectedParameter, "User ID") }
+        let scope = try call.scope()
+        let email = try body.string("email"), password = try body.string("password")
+        if email == nil, password == nil, !call.isOwner { return try anonymous(call, scope: scope) }
+        if password != nil, email == nil, !call.isOwner { throw FirebaseError(.missingEmail) }
+        if email != nil, password == nil, !call.isOwner { throw FirebaseError(.missingPassword) }
+        if !call.isOwner, !scope.settings.allowPasswordSignup { throw FirebaseError(.operationNotAllowed) }
+        let user = try create(call, scope: scope, new: try newUser(call, scope: scope))
+        var answer: [String: JSON] = ["kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(user.id)]
+        answer["email"] = user.email.map(JSON.string)
+        answer["displayName"] = user.userMetadata["displayName"]
+        if !call.isOwner { answer.merge(try call.startSession(user, scope: scope, provider: "password").fields) { $1 } }
+        return .json(.object(answer))
+    }
+
+    /// The account a sign-up body describes; admin-only fields are read only from owners.
+    static func newUser(_ call: FirebaseCall, scope: FirebaseScope) throws -> NewUser {
+        let body = call.body
+        let email = try body.string("email").map { $0.lowercased() }
+        if let email { guard !email.isEmpty, email.contains("@") else { throw FirebaseError(.invalidEmail) } }
+        let password = try body.string("password")
+        if let password { try checkPassword(password, scope: scope) }
+        var metadata: [String: JSON] = [:]
+        metadata["displayName"] = try body.string("displayName").map(JSON.string)
+        var new = NewUser(email: email, password: password, emailVerified: false, userMetadata: metadata)
+        if call.isOwner {
+            new.id = try body.string("localId")
+            new.phone = try body.string("phoneNumber")
+            new.emailVerified = try body.bool("emailVerified") ?? false
+            new.phoneVerified = new.phone != nil
+            new.disabled = try body.bool("disabled") ?? false
+            new.userMetadata["photoUrl"] = try body.string("photoUrl").map(JSON.string)
+        }
+        if new.id == nil { new.id = newLocalId(call.emulator) }
+        return new
+    }
+
+    /// Creates the account, in Identity Toolkit's words when it clashes.
+    static func create(_ call: FirebaseCall, scope: FirebaseScope, new: NewUser, event: EventType = .userSignedUp) throws -> User {
+        do {
+            return try call.emulator.createUser(in: scope.coreTenant, new, origin: call.origin, event: call.isOwner ? .userCreated : event)
+        } catch AuthError.invalidInput(field: "id", _) {
+            throw FirebaseError(.duplicateLocalID)
+        } catch AuthError.invalidPhone {
+            throw FirebaseError(.invalidPhoneNumber, "Invalid format.")
+        }
+    }
+
+    private static func anonymous(_ call: FirebaseCall, scope: FirebaseScope) throws -> Response {
+        guard scope.settings.enableAnonymousUser else { throw FirebaseError(.adminOnlyOperation) }
+        let user = try call.emulator.createUser(in: scope.coreTenant, NewUser(id: newLocalId(call.emulator), isAnonymous: true),
+                                                origin: call.origin, event: .userSignedUp)
+        var answer = try call.startSession(user, scope: scope, provider: "anonymous").fields
+        answer["kind"] = "identitytoolkit#SignupNewUserResponse"
+        return .json(.object(answer))
+    }
+
+    /// An anonymous (or phone) user adds an email and password and keeps its `localId`.
+    private static func link(_ call: FirebaseCall, idToken: String) async throws -> Response {
+        let caller = try call.caller(idToken: idToken)
+        let body = call.body
+        guard let email = try body.string("email")?.lowercased(), !email.isEmpty else { throw FirebaseError(.missingEmail) }
+        guard email.contains("@") else { throw FirebaseError(.invalidEmail) }
+        guard let password = try body.string("password") else { throw FirebaseError(.missingPassword) }
+        try checkPassword(password, scope: caller.scope)
+        var metadata: [String: JSON] = [:]
+        metadata["displayName"] = try body.string("displayName").map(JSON.string)
+        let user = try call.emulator.updateUser(in: caller.scope.coreTenant, id: caller.user.id,
+                                                UserChanges(email: email, password: password, userMetadata: metadata, isAnonymous: false),
+                                                origin: call.origin)
+        var answer = try call.startSession(user, scope: caller.scope, provider: "password").fields
+        answer["kind"] = "identitytoolkit#SignupNewUserResponse"
+        answer["email"] = .string(email)
+        return .json(.object(answer))
+    }
+
+    /// Identity Toolkit's only built-in rule: at least six characters (or the project's minimum).
+    static func checkPassword(_ password: String, scope: FirebaseScope) throws {
+        let minimum = max(6, scope.settings.passwordMinLength)
+        guard password.count >= minimum else { throw FirebaseError(.weakPassword, "Password should be at least \(minimum) characters") }
+    }
+
+    /// A `localId` as Identity Toolkit makes them: 28 letters and digits.
+    static func newLocalId(_ emulator: Emulator) -> String {
+        emulator.generator.string(28, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    }
+}

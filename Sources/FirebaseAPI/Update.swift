@@ -1,0 +1,133 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+/// `accounts:update` (`setAccountInfo`): profile, email, password, providers, an out-of-band code, and
+/// for owners the admin fields (`disableUser`, `customAttributes`, `validSince`…).
+enum Update {
+    static func handle(_ call: FirebaseCall) async throws -> Response {
+        let body = call.body
+        if let oobCode = try body.string("oobCode"), !oobCode.isEmpty {
+            let (_, user) = try OobActions(call: call, scope: try call.scope()).apply(oobCode)
+            return .json(response(user, extra: ["emailVerified": .bool(user.emailVerifiedAt != nil)]))
+        }
+        let (scope, user) = try call.subject()
+        if try body.string("customAttributes") != nil || body["disableUser"] != nil || body["emailVerified"] != nil {
+            try call.requireOwner()
+        }
+        var changes = try profileChanges(call, user: user, scope: scope)
+        let email = try body.string("email")?.lowercased()
+        if let email {
+            guard email.contains("@") else { throw FirebaseError(.invalidEmail) }
+            changes.email = email
+            changes.emailVerified = call.isOwner ? (try body.bool("emailVerified") ?? false) : false
+        }
+        if let password = try body.string("password") {
+            try SignUp.checkPassword(password, scope: scope)
+            changes.password = password
+        }
+        var updated = try call.emulator.updateUser(in: scope.coreTenant, id: user.id, changes, origin: call.origin)
+        updated = try applyProviders(call, scope: scope, user: updated)
+        if try applyValidSince(call, scope: scope, user: updated) { updated = try call.emulator.requireUser(in: scope.coreTenant, id: user.id) }
+        try applyEnrollments(call, scope: scope, user: updated)
+        let emailChanged = email != nil && email != user.email?.lowercased()
+        if emailChanged, let previous = user.email, !user.isAnonymous, !call.isOwner {
+            _ = try OobMailer(call: call, scope: scope).issue(.recoverEmail, email: previous, user: updated, newEmail: email, continueURL: nil)
+        }
+        var extra: [String: JSON] = [:]
+        // A new password or email ends every session; the caller gets a fresh one, as Firebase answers.
+        if !call.isOwner, changes.password != nil || emailChanged {
+            try call.emulator.revokeTokens(in: scope.coreTenant, userId: user.id, reason: "credentials_changed", origin: call.origin)
+            extra = try call.startSession(updated, scope: scope, provider: "password").fields
+        }
+        return .json(response(try call.emulator.requireUser(in: scope.coreTenant, id: user.id), extra: extra))
+    }
+
+    /// Display name, photo, phone, disabled and custom claims, with `deleteAttribute` clearing fields.
+    private static func profileChanges(_ call: FirebaseCall, user: User, scope: FirebaseScope) throws -> UserChanges {
+        let body = call.body
+        var metadata: [String: JSON] = [:]
+        if let name = try body.string("displayName") { metadata["displayName"] = .string(name) }
+        if let photo = try body.string("photoUrl") { metadata["photoUrl"] = .string(photo) }
+        var changes = UserChanges()
+        for attribute in try body.strings("deleteAttribute") {
+            switch attribute {
+            case "DISPLAY_NAME": metadata["displayName"] = .null
+            case "PHOTO_URL": metadata["photoUrl"] = .null
+            case "EMAIL", "PASSWORD": break
+            default: throw FirebaseError(.invalidArgument, "deleteAttribute \(attribute) is not supported")
+            }
+        }
+        if !metadata.isEmpty { changes.userMetadata = metadata }
+        if call.isOwner {
+            changes.disabled = try body.bool("disableUser")
+            if let verified = try body.bool("emailVerified") { changes.emailVerified = verified }
+            if let phone = try body.string("phoneNumber"), phone != user.phone {
+                guard phone.hasPrefix("+"), (try? Identifiers.phone(phone)) != nil else { throw FirebaseError(.invalidPhoneNumber, "Invalid format.") }
+                changes.phone = phone
+                changes.phoneVerified = true
+            }
+            if let claims = try body.string("customAttributes") { changes.appMetadata = try customClaims(claims, replacing: user.appMetadata) }
+        }
+        return changes
+    }
+
+    /// `customAttributes`: a JSON object of at most 1000 characters with no reserved claim, replacing the
+    /// previous claims entirely.
+    static func customClaims(_ text: String, replacing current: [String: JSON]) throws -> [String: JSON] {
+        guard text.count <= 1000 else { throw FirebaseError(.claimsTooLarge) }
+        guard case .object(let claims)? = try? JSON.parse(Array(text.utf8)) else { throw FirebaseError(.invalidClaims) }
+        if let reserved = claims.keys.sorted().first(where: FirebaseTokens.reservedClaims.contains) { throw FirebaseError(.forbiddenClaim, reserved) }
+        var merged = claims
+        for key in current.keys where claims[key] == nil { merged[key] = .null }
+        return merged
+    }
+
+    /// `deleteProvider` and `linkProviderUserInfo`.
+    private static func applyProviders(_ call: FirebaseCall, scope: FirebaseScope, user: User) throws -> User {
+        var user = user
+        for provider in try call.body.strings("deleteProvider") {
+            user = try call.emulator.removeIdentities(in: scope.coreTenant, userId: user.id, provider: provider == "password" ? "email" : provider)
+        }
+        if let info = try call.body.object("linkProviderUserInfo") {
+            try call.requireOwner()
+            guard let provider = try info.string("providerId"), !provider.isEmpty else { throw FirebaseError(.missingProviderID) }
+            guard let rawId = try info.string("rawId"), !rawId.isEmpty else { throw FirebaseError(.missingRawID) }
+            var data: [String: JSON] = ["sub": .string(rawId)]
+            data["name"] = try info.string("displayName").map(JSON.string)
+            data["picture"] = try info.string("photoUrl").map(JSON.string)
+            user = try call.emulator.linkIdentity(in: scope.coreTenant, userId: user.id,
+                                                  NewIdentity(provider: provider, subject: rawId, email: try info.string("email"), data: data))
+        }
+        return user
+    }
+
+    /// `validSince` (firebase-admin's `revoke_refresh_tokens`): tokens issued before it are refused, and
+    /// the sessions open now end.
+    private static func applyValidSince(_ call: FirebaseCall, scope: FirebaseScope, user: User) throws -> Bool {
+        guard let text = try call.body.string("validSince") else { return false }
+        guard let seconds = Double(text) else { throw FirebaseError(.invalidArgument, "validSince must be a number of seconds") }
+        try call.emulator.revokeSessions(in: scope.coreTenant, userId: user.id, .all, reason: "tokens_revoked", origin: call.origin)
+        try call.emulator.setTokensValidAfter(in: scope.coreTenant, userId: user.id, Date(timeIntervalSince1970: seconds))
+        return true
+    }
+
+    /// Owners may replace the second factors (`mfa.enrollments`); phone enrollments only.
+    private static func applyEnrollments(_ call: FirebaseCall, scope: FirebaseScope, user: User) throws {
+        guard let mfa = try call.body.object("mfa") else { return }
+        try call.requireOwner()
+        try MFAAdmin.replaceEnrollments(call, scope: scope, user: user, enrollments: try mfa.array("enrollments"))
+    }
+
+    static func response(_ user: User, extra: [String: JSON]) -> JSON {
+        var o: [String: JSON] = ["kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(user.id),
+                                 "providerUserInfo": .array(FirebaseUserJSON.providers(of: user)), "emailVerified": .bool(user.emailVerifiedAt != nil)]
+        o["email"] = user.email.map(JSON.string)
+        o["displayName"] = user.userMetadata["displayName"]
+        o["photoUrl"] = user.userMetadata["photoUrl"]
+        if user.hasPassword { o["passwordHash"] = "UkVEQUNURUQ=" }
+        o.merge(extra) { $1 }
+        return .object(o)
+    }
+}
