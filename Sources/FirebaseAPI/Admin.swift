@@ -68,9 +68,7 @@ enum Admin {
         let scope = try call.projects.scope(project: try call.projectId(), tenant: call.route.tenant ?? query.get("tenantId"))
         let max = Int(query.get("maxResults") ?? "") ?? 20
         guard max == -1 || (1...1000).contains(max) else { throw FirebaseError(.invalidArgument, "maxResults must be between 1 and 1000") }
-        let after = query.get("nextPageToken") ?? ""
-        let all = try call.emulator.users(in: scope.coreTenant, limit: 10_000).sorted { $0.id < $1.id }.filter { after.isEmpty || $0.id > after }
-        let page = max == -1 ? all : Array(all.prefix(max))
+        let page = try call.emulator.usersByID(in: scope.coreTenant, after: query.get("nextPageToken"), limit: max == -1 ? Int.max : max)
         var answer: [String: JSON] = ["kind": "identitytoolkit#DownloadAccountResponse",
                                       "users": .array(try page.map { try Lookup.info(call.emulator, $0, scope: scope) })]
         if max != -1, page.count == max, let last = page.last { answer["nextPageToken"] = .string(last.id) }

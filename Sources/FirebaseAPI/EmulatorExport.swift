@@ -63,7 +63,7 @@ extension FirebaseDialect {
     }
 
     private func exportAccounts(_ scope: FirebaseScope, to file: URL) throws -> Int {
-        let users = try emulator.users(in: scope.coreTenant, limit: 10_000).sorted { $0.id < $1.id }
+        let users = try emulator.usersByID(in: scope.coreTenant, limit: Int.max)
         let infos = try users.map { user -> JSON in
             var info = try Lookup.info(emulator, user, scope: scope).objectValue ?? [:]
             // The redacted placeholder would read as a hash; an exported account simply has no password.

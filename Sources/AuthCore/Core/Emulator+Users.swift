@@ -104,6 +104,15 @@ extension Emulator {
         }
     }
 
+    /// Users of a tenant in id order, `limit` at a time after the id `after` (a page cursor).
+    public func usersByID(in tenant: String, after: String? = nil, limit: Int) throws -> [User] {
+        try db.withConnection { c in
+            try c.query("\(Self.userColumns) WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?",
+                        [.text(tenant), .text(after ?? ""), .int(Int64(max(1, limit)))])
+                .map { row in User(row: row, identities: try identities(c, tenant: tenant, userId: row.string("id") ?? "")) }
+        }
+    }
+
     /// How many users a tenant has.
     public func userCount(in tenant: String) throws -> Int {
         try db.withConnection { try $0.first("SELECT COUNT(*) AS n FROM users WHERE tenant = ?", [.text(tenant)])?.int("n") ?? 0 }

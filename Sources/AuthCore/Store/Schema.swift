@@ -87,6 +87,7 @@ enum Schema {
         ALTER TABLE users ADD COLUMN tokens_valid_after REAL;
         ALTER TABLE sessions ADD COLUMN claims TEXT NOT NULL DEFAULT '{}';
         CREATE INDEX identities_provider ON identities (tenant, provider, email);
+        CREATE INDEX refresh_tokens_hash ON refresh_tokens (token_hash);
         """,
     ]
 
