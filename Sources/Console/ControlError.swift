@@ -58,6 +58,7 @@ public struct ControlError: Error, Equatable {
         case .identityTaken: self.init(.conflict, "identity_taken", "this provider account is linked to another user")
         case .codeExpired: self.init(.badRequest, "code_expired", "the code has expired")
         case .wrongCode: self.init(.badRequest, "wrong_code", "the code is wrong")
+        case .tooManyAttempts: self.init(.tooManyRequests, "too_many_attempts", "too many wrong codes")
         }
     }
 

@@ -154,6 +154,7 @@ extension FirebaseError {
         case .codeInvalid: self.init(.invalidOOBCode)
         case .codeExpired: self.init(.expiredOOBCode)
         case .wrongCode: self.init(.invalidCode)
+        case .tooManyAttempts: self.init(.tooManyAttempts)
         case .flowStateNotFound, .flowStateExpired, .badCodeVerifier: self.init(.invalidArgument)
         case .factorNotFound: self.init(.mfaEnrollmentNotFound)
         case .factorNameTaken: self.init(.invalidArgument, "A second factor with this display name exists.")

@@ -140,7 +140,7 @@ extension SupabaseError {
             case .newerLogin?: " (Revoked by Newer Login)"
             }
             self.init(status: .badRequest, code: .sessionExpired, message: "Invalid Refresh Token: Session Expired" + suffix)
-        case .codeInvalid, .codeExpired, .wrongCode:
+        case .codeInvalid, .codeExpired, .wrongCode, .tooManyAttempts:
             self.init(status: .forbidden, code: .otpExpired, message: "Token has expired or is invalid")
         case .flowStateNotFound:
             self.init(status: .notFound, code: .flowStateNotFound, message: "invalid flow state, no valid flow state found")

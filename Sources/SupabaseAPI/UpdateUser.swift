@@ -57,7 +57,7 @@ struct UpdateUser {
         let target = caller.user.email?.lowercased() ?? caller.user.phone ?? ""
         do {
             _ = try emulator.consumeCode(in: call.tenant, purposes: [.reauthentication], .code(nonce, target: target), origin: call.origin)
-        } catch AuthError.codeInvalid, AuthError.codeExpired {
+        } catch AuthError.codeInvalid, AuthError.codeExpired, AuthError.wrongCode, AuthError.tooManyAttempts {
             throw SupabaseError(status: .unprocessableContent, code: .reauthenticationNotValid, message: "Verification code needs to be verified")
         }
     }

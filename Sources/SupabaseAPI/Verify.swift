@@ -44,7 +44,7 @@ struct Verify {
             case .awaitingOtherLink:
                 return ["msg": .string(Self.otherLinkPending), "code": "200"]
             }
-        } catch AuthError.codeInvalid, AuthError.codeExpired {
+        } catch AuthError.codeInvalid, AuthError.codeExpired, AuthError.wrongCode, AuthError.tooManyAttempts {
             throw SupabaseError(status: .forbidden, code: .otpExpired, message: expiredMessage)
         }
     }
@@ -75,7 +75,7 @@ struct Verify {
                 fragment += [("sb", ""), ("type", type)]
                 location = redirect + "#" + Self.formEncode(fragment.sorted { $0.0 < $1.0 })
             }
-        } catch AuthError.codeInvalid, AuthError.codeExpired {
+        } catch AuthError.codeInvalid, AuthError.codeExpired, AuthError.wrongCode, AuthError.tooManyAttempts {
             let error = Self.formEncode([("error", "access_denied"), ("error_code", "otp_expired"),
                                          ("error_description", "Email link is invalid or has expired"), ("sb", "")])
             // With PKCE GoTrue puts the error in the query as well, where server-side handlers read it.

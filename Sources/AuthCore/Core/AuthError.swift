@@ -61,6 +61,8 @@ public enum AuthError: Error, Equatable, Sendable {
     case codeExpired
     /// The code's handle is live but the code typed is not its code.
     case wrongCode
+    /// Too many wrong codes: the code is used up.
+    case tooManyAttempts
 }
 
 /// Why a session expired, beyond its absolute lifetime.

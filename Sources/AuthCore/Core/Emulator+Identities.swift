@@ -88,7 +88,7 @@ extension Emulator {
                 try c.run("UPDATE users SET phone = NULL, phone_verified_at = NULL WHERE tenant = ? AND id = ?", [.text(tenant), .text(userId)])
             }
             if provider == "email" {
-                try c.run("DELETE FROM credentials WHERE tenant = ? AND user_id = ? AND kind = 'password'", [.text(tenant), .text(userId)])
+                try c.run("DELETE FROM credentials WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(userId)])
                 try c.run("UPDATE users SET email = NULL, email_verified_at = NULL WHERE tenant = ? AND id = ?", [.text(tenant), .text(userId)])
             }
             try c.run("UPDATE users SET updated_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)])
@@ -118,20 +118,10 @@ extension Emulator {
 }
 
 extension Emulator {
-    /// Takes away a user's password, keeping the email.
+    /// Takes away a user's password and what derives from it, keeping the email.
     public func removePassword(in tenant: String, userId: String) throws {
         try db.withConnection { c in
-            _ = try c.run("DELETE FROM credentials WHERE tenant = ? AND user_id = ? AND kind = 'password'", [.text(tenant), .text(userId)])
-        }
-    }
-
-    /// Stores an already hashed password (an import), replacing any other.
-    public func setPasswordHash(in tenant: String, userId: String, _ hash: String) throws {
-        try db.withConnection { c in
-            _ = try c.run("""
-                INSERT INTO credentials (tenant, user_id, kind, secret, updated_at) VALUES (?,?,'password',?,?)
-                ON CONFLICT (tenant, user_id, kind) DO UPDATE SET secret = excluded.secret, updated_at = excluded.updated_at
-                """, [.text(tenant), .text(userId), .text(hash), SQLValue(clock.now)])
+            _ = try c.run("DELETE FROM credentials WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(userId)])
         }
     }
 }

@@ -51,10 +51,7 @@ extension Emulator {
 
     /// The stored password hash of a user, if it has one.
     func passwordHash(in tenant: String, userId: String) throws -> String? {
-        try db.withConnection { c in
-            try c.first("SELECT secret FROM credentials WHERE tenant = ? AND user_id = ? AND kind = 'password'",
-                        [.text(tenant), .text(userId)])?.string("secret")
-        }
+        try credential(in: tenant, userId: userId, kind: "password")
     }
 
     /// A well-formed hash nobody's password matches, for timing-safe misses.

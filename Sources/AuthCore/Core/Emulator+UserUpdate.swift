@@ -40,6 +40,7 @@ extension Emulator {
         var phoneVerifiedAt = phone == user.phone ? user.phoneVerifiedAt : nil
         if let verified = changes.phoneVerified { phoneVerifiedAt = verified ? (phoneVerifiedAt ?? now) : nil }
         let secret = changes.password.map { passwordHasher.hash($0, generator: generator) }
+        let derived = try derivedCredentials(in: tenant, userId: id, username: user.username, password: changes.password)
         do {
             try db.transaction { c in
                 try c.run("""
@@ -51,12 +52,7 @@ extension Emulator {
                           SQLValue(changes.bannedUntil ?? user.bannedUntil), SQLValue(changes.disabled ?? user.disabled),
                           SQLValue(changes.isAnonymous ?? user.isAnonymous), SQLValue(now),
                           .text(tenant), .text(id)])
-                if let secret {
-                    try c.run("""
-                        INSERT INTO credentials (tenant, user_id, kind, secret, updated_at) VALUES (?,?,'password',?,?)
-                        ON CONFLICT (tenant, user_id, kind) DO UPDATE SET secret = excluded.secret, updated_at = excluded.updated_at
-                        """, [.text(tenant), .text(id), .text(secret), SQLValue(now)])
-                }
+                if let secret { try Self.storePassword(c, tenant: tenant, userId: id, hash: secret, derived: derived, at: now) }
                 try syncIdentities(c, tenant: tenant, userId: id, email: email, phone: phone, at: now)
             }
         } catch let error as SQLiteError where error.isConstraintViolation {

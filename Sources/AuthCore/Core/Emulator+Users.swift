@@ -17,6 +17,7 @@ extension Emulator {
         let email = try Identifiers.email(new.email)
         let phone = try Identifiers.phone(new.phone)
         let secret = new.passwordHash ?? new.password.map { passwordHasher.hash($0, generator: generator) }
+        let derived = try derivedCredentials(in: tenant, userId: id, username: new.username, password: new.password)
         do {
             try db.transaction { c in
                 try c.run("""
@@ -26,10 +27,7 @@ extension Emulator {
                           SQLValue(new.emailVerified && email != nil ? now : nil), SQLValue(new.phoneVerified && phone != nil ? now : nil),
                           SQLValue(new.disabled), SQLValue(new.isAnonymous), SQLValue(JSON.object(new.userMetadata)),
                           SQLValue(JSON.object(new.appMetadata)), SQLValue(new.createdAt ?? now), SQLValue(now)])
-                if let secret {
-                    try c.run("INSERT INTO credentials (tenant, user_id, kind, secret, updated_at) VALUES (?,?,'password',?,?)",
-                              [.text(tenant), .text(id), .text(secret), SQLValue(now)])
-                }
+                if let secret { try Self.storePassword(c, tenant: tenant, userId: id, hash: secret, derived: derived, at: now) }
                 for (provider, identifier) in [("email", email), ("phone", phone)] {
                     guard let identifier, !new.isAnonymous, new.addressIdentities else { continue }
                     var data = new.identityData

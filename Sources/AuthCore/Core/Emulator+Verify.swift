@@ -12,7 +12,10 @@ public enum CodeProof: Sendable {
 extension Emulator {
     /// Uses a live code of one of `purposes`: checks it in constant time against the stored hash, that
     /// it is unused and unexpired on the emulator clock, and marks it used (one use only).
-    public func consumeCode(in tenant: String, purposes: [MessagePurpose], _ proof: CodeProof,
+    ///
+    /// A typed code that is wrong while a code is live is `wrongCode` and counts an attempt; with
+    /// `maxAttempts`, the attempt that reaches it retires the code (`tooManyAttempts`).
+    public func consumeCode(in tenant: String, purposes: [MessagePurpose], _ proof: CodeProof, maxAttempts: Int? = nil,
                             origin: RequestOrigin = RequestOrigin()) throws -> (userId: String?, purpose: MessagePurpose, target: String) {
         let now = clock.now
         let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
@@ -26,6 +29,8 @@ extension Emulator {
                     """, [.text(tenant), .text(target)] + purposeArgs)
                 let hash = Array(Self.codeHash(code).utf8)
                 candidates = rows.filter { constantTimeEquals(Array(($0.string("value_hash") ?? "").utf8), hash) }
+                let live = rows.filter { ($0.date("expires_at") ?? .distantPast) > now }
+                if candidates.isEmpty, !live.isEmpty { return .failure(try Self.countAttempt(c, live, tenant: tenant, now: now, maxAttempts: maxAttempts)) }
             case .linkToken(let token):
                 candidates = try c.query("""
                     SELECT * FROM codes WHERE tenant = ? AND link_token = ? AND purpose IN (\(placeholders)) AND used_at IS NULL
@@ -39,7 +44,7 @@ extension Emulator {
                 candidates = rows.filter { constantTimeEquals(Array(($0.string("value_hash") ?? "").utf8), hash) }
                 if candidates.isEmpty {
                     if let expires = rows[0].date("expires_at"), expires <= now { return .failure(.codeExpired) }
-                    return .failure(.wrongCode)
+                    return .failure(try Self.countAttempt(c, rows, tenant: tenant, now: now, maxAttempts: maxAttempts))
                 }
             }
             guard let row = candidates.first else { return .failure(.codeInvalid) }
@@ -49,13 +54,33 @@ extension Emulator {
         }
         guard case .success(let found) = found, let purpose = found.string("purpose").flatMap(MessagePurpose.init(rawValue:)) else {
             let error = if case .failure(let error) = found { error } else { AuthError.codeInvalid }
-            record(.signInFailed, tenant: tenant, origin: origin, detail: ["reason": .string(error == .codeExpired ? "code_expired" : "code_invalid"), "method": "otp"])
+            let reason = switch error {
+            case .codeExpired: "code_expired"
+            case .wrongCode: "wrong_code"
+            case .tooManyAttempts: "too_many_attempts"
+            default: "code_invalid"
+            }
+            record(.signInFailed, tenant: tenant, origin: origin, detail: ["reason": .string(reason), "method": "otp"])
             throw error
         }
         let userId = found.string("user_id")
         record(.codeUsed, tenant: tenant, userId: userId, origin: origin,
                detail: ["purpose": .string(purpose.rawValue), "code_id": .string(found.string("id") ?? "")])
         return (userId, purpose, found.string("target") ?? "")
+    }
+
+    /// A wrong code against live ones: one more attempt on each, and those that reach `maxAttempts` are
+    /// used up.
+    private static func countAttempt(_ c: borrowing Connection, _ rows: [Row], tenant: String, now: Date, maxAttempts: Int?) throws -> AuthError {
+        var exhausted = false
+        for row in rows {
+            let attempts = (row.int("attempts") ?? 0) + 1
+            let spent = maxAttempts.map { attempts >= $0 } ?? false
+            exhausted = exhausted || spent
+            try c.run("UPDATE codes SET attempts = ?, used_at = ? WHERE tenant = ? AND id = ?",
+                      [.int(Int64(attempts)), SQLValue(spent ? now : nil), .text(tenant), .text(row.string("id") ?? "")])
+        }
+        return exhausted ? .tooManyAttempts : .wrongCode
     }
 
     /// Marks a user's email (or phone) verified, merging `metadata` into the user metadata and the

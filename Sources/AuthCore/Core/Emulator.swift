@@ -7,12 +7,21 @@ public struct EmulatorOptions: Sendable {
     public var generator: Generator
     public var passwordHasher: PasswordHasher
     public var seed: Seed
+    /// Per dialect, the extra credentials a password implies (Cognito's SRP verifier), stored whenever a
+    /// password is set, seeds included.
+    public var credentialDerivers: [Dialect: CredentialDeriver]
 
     public init(clock: EmulatorClock = EmulatorClock(), generator: Generator = Generator(),
-                passwordHasher: PasswordHasher = PasswordHasher(), seed: Seed = Seed()) {
+                passwordHasher: PasswordHasher = PasswordHasher(), seed: Seed = Seed(),
+                credentialDerivers: [Dialect: CredentialDeriver] = [:]) {
         self.clock = clock; self.generator = generator; self.passwordHasher = passwordHasher; self.seed = seed
+        self.credentialDerivers = credentialDerivers
     }
 }
+
+/// Derives credentials from a plaintext password for a user of a tenant: kind → secret.
+public typealias CredentialDeriver = @Sendable (_ tenant: Tenant, _ userId: String, _ username: String?, _ password: String,
+                                                _ generator: Generator) -> [String: String]
 
 /// The core: every tenant's accounts, sessions, codes, outbox, deep links and events, in one in-memory
 /// SQLite database, with the clock and generator they are made with. Knows no HTTP and no vendor; the
@@ -29,6 +38,7 @@ public final class Emulator: Sendable {
     public let rateLimiter = RateLimiter()
     /// RSA keys the dialects sign with.
     public let keyring = Keyring()
+    let credentialDerivers: [Dialect: CredentialDeriver]
 
     let db: Database
     /// The state right after seeding, in a shared-cache in-memory database so a tenant-scoped reset can
@@ -42,6 +52,7 @@ public final class Emulator: Sendable {
         generator = options.generator
         passwordHasher = options.passwordHasher
         seed = options.seed
+        credentialDerivers = options.credentialDerivers
         db = try Database()
         seedStateURI = "file:fauxth-seed-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?mode=memory&cache=shared"
         seedState = try Database(path: seedStateURI)

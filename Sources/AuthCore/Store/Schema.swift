@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 5
+    static let version = 6
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -89,11 +89,19 @@ enum Schema {
         CREATE INDEX identities_provider ON identities (tenant, provider, email);
         CREATE INDEX refresh_tokens_hash ON refresh_tokens (token_hash);
         """,
+        // 6: OAuth authorization codes (hosted sign-in pages, identity providers), stored hashed.
+        """
+        CREATE TABLE authorization_codes (
+            tenant TEXT NOT NULL, code_hash TEXT NOT NULL, user_id TEXT NOT NULL, client_id TEXT NOT NULL,
+            redirect_uri TEXT NOT NULL, scope TEXT NOT NULL, nonce TEXT, code_challenge TEXT, code_challenge_method TEXT,
+            session_id TEXT, data TEXT NOT NULL DEFAULT '{}', created_at REAL NOT NULL, expires_at REAL NOT NULL, used_at REAL,
+            PRIMARY KEY (tenant, code_hash));
+        """,
     ]
 
     /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
-                               "codes", "messages", "deeplinks", "events", "flow_states", "challenges"]
+                               "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes"]
 
     /// Brings `connection` to `version`, or throws when it is already past it.
     static func migrate(_ connection: borrowing Connection, source: String) throws {

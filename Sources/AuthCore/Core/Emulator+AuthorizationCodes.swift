@@ -1,0 +1,73 @@
+import Foundation
+
+/// What an OAuth authorization code stands for: who signed in, for which client and redirect, with what
+/// scope, and the PKCE challenge the token request must answer.
+public struct AuthorizationGrant: Sendable, Equatable {
+    public var userId: String
+    public var clientId: String
+    public var redirectURI: String
+    public var scope: String
+    public var nonce: String?
+    public var challenge: PKCEChallenge?
+    /// The session the sign-in opened, if the issuer opened one already.
+    public var sessionId: String?
+    /// Anything else the issuer needs back (the provider, the first factor…).
+    public var data: [String: JSON]
+
+    public init(userId: String, clientId: String, redirectURI: String, scope: String, nonce: String? = nil,
+                challenge: PKCEChallenge? = nil, sessionId: String? = nil, data: [String: JSON] = [:]) {
+        self.userId = userId; self.clientId = clientId; self.redirectURI = redirectURI; self.scope = scope; self.nonce = nonce
+        self.challenge = challenge; self.sessionId = sessionId; self.data = data
+    }
+}
+
+extension Emulator {
+    /// Issues a single-use authorization code for `grant`, valid for `lifetime` on the emulator clock;
+    /// only its hash is stored.
+    public func issueAuthorizationCode(in tenant: String, _ grant: AuthorizationGrant, lifetime: TimeInterval) throws -> String {
+        let code = generator.string(43, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let now = clock.now
+        try db.withConnection { c in
+            _ = try c.run("""
+                INSERT INTO authorization_codes (tenant, code_hash, user_id, client_id, redirect_uri, scope, nonce, code_challenge,
+                    code_challenge_method, session_id, data, created_at, expires_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+                """, [.text(tenant), .text(Self.codeHash(code)), .text(grant.userId), .text(grant.clientId), .text(grant.redirectURI),
+                      .text(grant.scope), SQLValue(grant.nonce), SQLValue(grant.challenge?.challenge), SQLValue(grant.challenge?.method.rawValue),
+                      SQLValue(grant.sessionId), SQLValue(JSON.object(grant.data)), SQLValue(now), SQLValue(now.addingTimeInterval(lifetime))])
+        }
+        return code
+    }
+
+    /// Redeems a code once: it must be live, issued to `clientId` for `redirectURI`, and the verifier
+    /// must answer its PKCE challenge (`badCodeVerifier`). An unknown or used code is `codeInvalid`, a
+    /// late one `codeExpired`; either way it cannot be tried again.
+    public func redeemAuthorizationCode(in tenant: String, code: String, clientId: String, redirectURI: String?,
+                                        verifier: String?) throws -> AuthorizationGrant {
+        let now = clock.now
+        let outcome: Result<AuthorizationGrant, AuthError> = try db.transaction { c in
+            guard let row = try c.first("SELECT * FROM authorization_codes WHERE tenant = ? AND code_hash = ? AND used_at IS NULL",
+                                        [.text(tenant), .text(Self.codeHash(code))]) else { return .failure(.codeInvalid) }
+            try c.run("UPDATE authorization_codes SET used_at = ? WHERE tenant = ? AND code_hash = ?",
+                      [SQLValue(now), .text(tenant), .text(Self.codeHash(code))])
+            guard (row.date("expires_at") ?? .distantPast) > now else { return .failure(.codeExpired) }
+            let grant = AuthorizationGrant(row: row)
+            guard grant.clientId == clientId, redirectURI.map({ $0 == grant.redirectURI }) ?? true else { return .failure(.codeInvalid) }
+            if let challenge = grant.challenge {
+                guard let verifier, challenge.isAnswered(by: verifier) else { return .failure(.badCodeVerifier) }
+            }
+            return .success(grant)
+        }
+        return try outcome.get()
+    }
+}
+
+extension AuthorizationGrant {
+    init(row: Row) {
+        let challenge = row.string("code_challenge").map {
+            PKCEChallenge(challenge: $0, method: PKCEChallenge.Method(rawValue: row.string("code_challenge_method") ?? "") ?? .s256)
+        }
+        self.init(userId: row.string("user_id") ?? "", clientId: row.string("client_id") ?? "", redirectURI: row.string("redirect_uri") ?? "",
+                  scope: row.string("scope") ?? "", nonce: row.string("nonce"), challenge: challenge, sessionId: row.string("session_id"),
+                  data: row.json("data").objectValue ?? [:])
+    }
+}
