@@ -52,8 +52,7 @@ enum ActionPage {
         for (key, value) in call.request.uri.queryParameters { params[String(key)] = String(value) }
         for (key, value) in call.body.fields { params[key] = value.stringValue }
         let wantsJSON = (call.request.headers[.accept] ?? "").contains("application/json")
-        let project = try call.projects.project(forAPIKey: params["apiKey"] ?? "")
-        let scope = try call.projects.scope(project: project, tenant: params["tenantId"].flatMap { $0.isEmpty ? nil : $0 })
+        let scope = try scopeOfCode(call, params: params)
         let continueURL = params["continueUrl"].flatMap { $0.isEmpty ? nil : $0 }
         guard let mode = params["mode"].flatMap(OobType.init(mode:)), let code = params["oobCode"], !code.isEmpty else {
             return failure(call, "This link is incomplete: it needs a mode and an oobCode.", json: wantsJSON)
@@ -103,6 +102,17 @@ enum ActionPage {
                 : "Your request has expired or the link has already been used."
             return failure(call, reason, json: wantsJSON)
         }
+    }
+
+    /// The project and tenant the link's code was issued in (links from admin calls carry no API key of
+    /// their project); the link's own `apiKey` and `tenantId` when the code is unknown.
+    private static func scopeOfCode(_ call: FirebaseCall, params: [String: String]) throws -> FirebaseScope {
+        if let code = params["oobCode"], let tenant = try call.emulator.tenantOfCode(linkToken: code) {
+            let parts = tenant.split(separator: ":", maxSplits: 1).map(String.init)
+            return try call.projects.scope(project: parts[0], tenant: parts.count == 2 ? parts[1] : nil)
+        }
+        let project = try call.projects.project(forAPIKey: params["apiKey"] ?? "")
+        return try call.projects.scope(project: project, tenant: params["tenantId"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     private static func done(_ call: FirebaseCall, scope: FirebaseScope, title: String, message: String, email: String?, userId: String,

@@ -63,8 +63,8 @@ extension FirebaseCall {
     /// The caller an ID token names: signed as the project signs, for this project, unexpired on the
     /// emulator clock, for a user who exists, is enabled and has not had tokens revoked since.
     func caller(idToken: String?) throws -> TokenCaller {
-        guard let idToken, !idToken.isEmpty else { throw FirebaseError(.missingIDToken) }
         let project = try projectId()
+        guard let idToken, !idToken.isEmpty else { throw FirebaseError(.missingIDToken) }
         let probe = try projects.scope(project: project, tenant: nil)
         guard let claims = FirebaseTokens.decode(idToken, signing: probe.settings.signing, emulator: emulator),
               claims["aud"]?.stringValue == project, let uid = claims["sub"]?.stringValue ?? claims["user_id"]?.stringValue else {
@@ -87,6 +87,7 @@ extension FirebaseCall {
 
     /// The user an admin request names by `localId`, or the caller of its ID token.
     func subject(adminKey: String = "localId") throws -> (scope: FirebaseScope, user: User) {
+        if isOwner, try body.string("idToken") == nil, (try body.string(adminKey) ?? "").isEmpty { throw FirebaseError(.missingLocalID) }
         if isOwner, let localId = try body.string(adminKey), !localId.isEmpty {
             let scope = try self.scope()
             guard let user = try emulator.user(in: scope.coreTenant, id: localId) else { throw FirebaseError(.userNotFound) }

@@ -27,11 +27,13 @@ enum MFA {
             return .json(["phoneSessionInfo": ["sessionInfo": .string(sessionInfo)]])
         }
         guard try call.body.object("totpEnrollmentInfo") != nil else { throw FirebaseError(.invalidArgument, "((Missing phoneEnrollmentInfo.))") }
-        let factor = try call.emulator.enrollTOTP(in: tenant, userId: caller.user.id, friendlyName: nil, maxFactors: maxFactors + 1)
+        // Nothing is stored until the code proves the authenticator has the secret: the signed
+        // sessionInfo carries it, so abandoned enrollments leave nothing behind.
+        let secret = Emulator.newTOTPSecret(call.emulator.generator)
         let deadline = call.emulator.clock.now.addingTimeInterval(600)
-        let sessionInfo = try JWS.sign(["sub": .string(caller.user.id), "factor": .string(factor.id), "exp": .int(Int(deadline.timeIntervalSince1970))],
+        let sessionInfo = try JWS.sign(["sub": .string(caller.user.id), "secret": .string(secret), "exp": .int(Int(deadline.timeIntervalSince1970))],
                                        with: enrollmentKey(call))
-        return .json(["totpSessionInfo": ["sharedSecretKey": .string(factor.secret ?? ""), "verificationCodeLength": 6,
+        return .json(["totpSessionInfo": ["sharedSecretKey": .string(secret), "verificationCodeLength": 6,
                                           "hashingAlgorithm": "SHA1", "periodSec": 30, "sessionInfo": .string(sessionInfo),
                                           "finalizeEnrollmentTime": .string(RFC3339.string(from: deadline))]])
     }
@@ -48,12 +50,13 @@ enum MFA {
         } else if let totpInfo = try call.body.object("totpVerificationInfo") {
             let key = enrollmentKey(call)
             guard let sessionInfo = try totpInfo.string("sessionInfo"), let claims = try? JWS.verify(sessionInfo, keys: [key.verificationKey]).claims,
-                  claims["sub"]?.stringValue == userId, let factorId = claims["factor"]?.stringValue else { throw FirebaseError(.invalidSessionInfo) }
+                  claims["sub"]?.stringValue == userId, let secret = claims["secret"]?.stringValue,
+                  let secretBytes = Base32.decode(secret) else { throw FirebaseError(.invalidSessionInfo) }
             guard let exp = claims["exp"]?.intValue, Double(exp) > call.emulator.clock.now.timeIntervalSince1970 else { throw FirebaseError(.sessionExpired) }
-            let factor = try call.emulator.requireFactor(in: tenant, userId: userId, id: factorId)
-            guard let code = try totpInfo.string("verificationCode"), factor.totp?.verify(code, at: call.emulator.clock.now) == true else {
+            guard let code = try totpInfo.string("verificationCode"), TOTP(secret: secretBytes).verify(code, at: call.emulator.clock.now) else {
                 throw FirebaseError(.invalidCode)
             }
+            let factor = try call.emulator.enrollTOTP(in: tenant, userId: userId, friendlyName: nil, maxFactors: maxFactors, secret: secret)
             try call.emulator.markFactorVerified(in: tenant, userId: userId, id: factor.id, friendlyName: name)
         } else {
             throw FirebaseError(.invalidArgument, "((Missing phoneVerificationInfo.))")

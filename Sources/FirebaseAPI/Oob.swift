@@ -74,7 +74,9 @@ enum Oob {
             if required { throw FirebaseError(.missingContinueURI, "A continue URL must be provided in the request.") }
             return nil
         }
+        // Script-carrying schemes are no app: the action page would put them in a link.
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              !["javascript", "data", "vbscript", "file"].contains(scheme),
               let host = components.host, !host.isEmpty || !["http", "https"].contains(scheme) else {
             throw FirebaseError(.invalidContinueURI, "((expected an absolute URI with valid scheme and host))")
         }

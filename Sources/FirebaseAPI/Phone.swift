@@ -11,6 +11,10 @@ enum Phone {
     static func sendCode(_ call: FirebaseCall) async throws -> Response {
         let scope = try call.scope()
         let phone = try number(try call.body.string("phoneNumber"))
+        if scope.settings.mfaEnabled, let owner = try call.emulator.user(in: scope.coreTenant, .phone(phone)),
+           try call.emulator.factors(in: scope.coreTenant, userId: owner.id).contains(where: \.verified) {
+            throw FirebaseError(.unsupportedFirstFactor, "A phone number cannot be set as a first factor on an SMS based MFA user.")
+        }
         let sessionInfo = try send(call, scope: scope, phone: phone, purpose: .otp, flow: "sign-in", userId: nil,
                                    template: "%LOGIN_CODE% is your verification code for %APP_NAME%.")
         return .json(["sessionInfo": .string(sessionInfo)])

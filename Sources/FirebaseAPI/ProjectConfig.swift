@@ -15,7 +15,7 @@ enum ProjectConfig {
     static func get(_ call: FirebaseCall) async throws -> Response {
         let scope = try call.projects.scope(project: try call.projectId(), tenant: nil)
         var answer = config(scope)
-        if call.route.operation == .getConfig { answer["name"] = .string("projects/\(scope.projectId)/config") }
+        if [.getConfig, .updateConfig].contains(call.route.operation) { answer["name"] = .string("projects/\(scope.projectId)/config") }
         return .json(.object(answer))
     }
 
@@ -73,6 +73,10 @@ enum ProjectConfig {
 /// Identity Platform tenants. Created ones start with production's defaults (sign-in methods off),
 /// unlike the everything-on tenants a request naming an unknown tenant gets.
 enum Tenants {
+    /// A tenant's settings before anyone sets them: every sign-in method off.
+    static let productionDefaults: [String: JSON] = ["allowPasswordSignup": false, "enableEmailLinkSignin": false, "enableAnonymousUser": false,
+                                                     "disableAuth": false, "mfaConfig": ["state": "DISABLED"]]
+
     static let editable: Set = ["displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
                                 "mfaConfig", "testPhoneNumbers"]
 
@@ -85,8 +89,7 @@ enum Tenants {
             throw FirebaseError(.invalidArgument, "displayName must start with a letter and be 4-20 letters, digits or hyphens")
         }
         let id = name.lowercased() + "-" + call.emulator.generator.lowerAlphanumeric(5)
-        var config: [String: JSON] = ["allowPasswordSignup": false, "enableEmailLinkSignin": false, "enableAnonymousUser": false,
-                                      "disableAuth": false, "mfaConfig": ["state": "DISABLED"]]
+        var config = productionDefaults
         for (key, value) in call.body.fields where editable.contains(key) { config[key] = value }
         let tenant = try call.emulator.createTenant(id: FirebaseScope.coreTenant(project, id), dialect: .firebase, name: name,
                                                     settings: ["tenant_config": .object(config)])
@@ -116,10 +119,11 @@ enum Tenants {
         try call.requireOwner()
         let (project, tenant) = try existing(call)
         let current = tenant.settings["tenant_config"]?.objectValue ?? [:]
-        let mask = call.request.uri.queryParameters.get("updateMask").map { $0.split(separator: ",").map(String.init) }
+        let mask = call.request.uri.queryParameters.get("updateMask").map { $0.split(separator: ",").map(String.init) } ?? []
         let patch = call.body.fields.filter { editable.contains($0.key) }
         var settings = tenant.settings
-        settings["tenant_config"] = .object(ProjectConfig.merge(current, patch, mask: mask?.isEmpty == false ? mask : nil))
+        // Without a mask the tenant is replaced: unset fields go back to production's defaults.
+        settings["tenant_config"] = .object(mask.isEmpty ? productionDefaults.merging(patch) { $1 } : ProjectConfig.merge(current, patch, mask: mask))
         let updated = try call.emulator.updateTenant(tenant.id, name: patch["displayName"]?.stringValue, settings: settings)
         return .json(resource(updated, project: project))
     }

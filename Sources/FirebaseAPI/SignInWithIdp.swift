@@ -94,7 +94,8 @@ enum SignInWithIdp {
             guard assertion.emailVerified else {
                 // An unverified provider email may not take over an account: the app must ask the user to confirm.
                 var answer: [String: JSON] = ["needConfirmation": true, "localId": .string(owner.id), "email": .string(email)]
-                answer["verifiedProvider"] = .array(FirebaseUserJSON.providers(of: owner).compactMap { $0["providerId"] })
+                answer["verifiedProvider"] = .array(FirebaseUserJSON.providers(of: owner).compactMap { $0["providerId"] }
+                    .filter { !["password", "phone"].contains($0.stringValue ?? "") })
                 return answer
             }
             var user = try emulator.linkIdentity(in: tenant, userId: owner.id, assertion.identity, origin: call.origin)

@@ -12,11 +12,15 @@ enum Update {
             let (_, user) = try OobActions(call: call, scope: try call.scope()).apply(oobCode)
             return .json(response(user, extra: ["emailVerified": .bool(user.emailVerifiedAt != nil)]))
         }
+        if !call.isOwner, (try body.string("idToken") ?? "").isEmpty { throw FirebaseError(.invalidReqType, "Unsupported request parameters.") }
         let (scope, user) = try call.subject()
         if try body.string("customAttributes") != nil || body["disableUser"] != nil || body["emailVerified"] != nil {
             try call.requireOwner()
         }
         var changes = try profileChanges(call, user: user, scope: scope)
+        let deleted = Set(try body.strings("deleteAttribute"))
+        if deleted.contains("PASSWORD") { try call.emulator.removePassword(in: scope.coreTenant, userId: user.id) }
+        if deleted.contains("EMAIL") { try call.emulator.clearEmail(in: scope.coreTenant, userId: user.id) }
         let email = try body.string("email")?.lowercased()
         if let email {
             guard email.contains("@") else { throw FirebaseError(.invalidEmail) }

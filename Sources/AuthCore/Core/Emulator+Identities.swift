@@ -118,6 +118,23 @@ extension Emulator {
 }
 
 extension Emulator {
+    /// Takes away a user's email, its verification and its `email` identity (Firebase's
+    /// `deleteAttribute: EMAIL`); the password stays.
+    public func clearEmail(in tenant: String, userId: String) throws {
+        try db.transaction { c in
+            try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = 'email'", [.text(tenant), .text(userId)])
+            try c.run("UPDATE users SET email = NULL, email_verified_at = NULL, updated_at = ? WHERE tenant = ? AND id = ?",
+                      [SQLValue(clock.now), .text(tenant), .text(userId)])
+        }
+    }
+
+    /// The tenant a code's link token or handle belongs to (Firebase's action links name no project).
+    public func tenantOfCode(linkToken: String) throws -> String? {
+        try db.withConnection { c in
+            try c.first("SELECT tenant FROM codes WHERE link_token = ? ORDER BY created_at DESC LIMIT 1", [.text(linkToken)])?.string("tenant")
+        }
+    }
+
     /// Takes away a user's password and what derives from it, keeping the email.
     public func removePassword(in tenant: String, userId: String) throws {
         try db.withConnection { c in

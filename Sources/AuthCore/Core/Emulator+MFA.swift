@@ -2,10 +2,13 @@ import Foundation
 
 extension Emulator {
     /// Adds an unverified TOTP factor with a fresh 20-byte secret (RFC 4226's recommended size).
-    public func enrollTOTP(in tenant: String, userId: String, friendlyName: String?, maxFactors: Int) throws -> Factor {
-        try enroll(in: tenant, userId: userId, kind: "totp", secret: Base32.encode(generator.bytes(20)), phone: nil,
+    public func enrollTOTP(in tenant: String, userId: String, friendlyName: String?, maxFactors: Int, secret: String? = nil) throws -> Factor {
+        try enroll(in: tenant, userId: userId, kind: "totp", secret: secret ?? Self.newTOTPSecret(generator), phone: nil,
                    friendlyName: friendlyName, maxFactors: maxFactors)
     }
+
+    /// A fresh TOTP secret, base32: 20 bytes, RFC 4226's recommended size.
+    public static func newTOTPSecret(_ generator: Generator) -> String { Base32.encode(generator.bytes(20)) }
 
     /// Adds an unverified phone factor. An unverified factor for the same number is replaced; a
     /// verified one is `verifiedFactorExists`.

@@ -55,7 +55,8 @@ public enum Identifiers {
     /// Trimmed; nil when empty. Case is kept (lookups are case-insensitive).
     public static func email(_ raw: String?) throws -> String? {
         guard let trimmed = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
-        let pattern = #/^[^\s@]+@[^\s@]+\.[^\s@]+$/#
+        // Local and domain parts around one @; `dev@localhost` is an address the vendors' emulators take.
+        let pattern = #/^[^\s@]+@[^\s@]+$/#
         guard trimmed.count <= 255, trimmed.wholeMatch(of: pattern) != nil else { throw AuthError.invalidEmail }
         return trimmed
     }

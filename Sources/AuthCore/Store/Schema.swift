@@ -96,6 +96,7 @@ enum Schema {
             redirect_uri TEXT NOT NULL, scope TEXT NOT NULL, nonce TEXT, code_challenge TEXT, code_challenge_method TEXT,
             session_id TEXT, data TEXT NOT NULL DEFAULT '{}', created_at REAL NOT NULL, expires_at REAL NOT NULL, used_at REAL,
             PRIMARY KEY (tenant, code_hash));
+        CREATE INDEX codes_link_token ON codes (link_token);
         """,
     ]
 

@@ -1,0 +1,169 @@
+import AuthCore
+import FauxthTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+@Suite struct IdpTests {
+    /// `accounts:signInWithIdp` with a plain-JSON Google ID token in `postBody`.
+    func google(_ client: Client, _ claims: [String: JSON], idToken: JSON? = nil, extra: [String: JSON] = [:]) async throws -> Reply {
+        var body: [String: JSON] = ["requestUri": "http://localhost", "postBody": .string(idpPostBody("google.com", claims)),
+                                    "returnSecureToken": true]
+        body["idToken"] = idToken
+        body.merge(extra) { $1 }
+        return try await client.send(.post, accounts("signInWithIdp"), json: .object(body))
+    }
+
+    func providers(_ client: Client, _ localId: String) async throws -> [String] {
+        let user = try await client.send(.post, projectAccounts("lookup"), json: ["localId": [.string(localId)]], headers: owner).json["users"]?[0]
+        return (user?["providerUserInfo"]?.arrayValue ?? []).compactMap { $0["providerId"]?.stringValue }.sorted()
+    }
+
+    @Test func aNewProviderAccountCreatesAUserWithItsProfile() async throws {
+        let harness = try Harness(seed: firebaseProject())
+        try await harness.run { client in
+            let reply = try await google(client, ["sub": "g-1", "email": "Gina@Example.com", "email_verified": true, "name": "Gina Gee",
+                                                  "given_name": "Gina", "picture": "https://example.com/g.png"])
+            #expect(reply.status == .ok)
+            let json = reply.json
+            #expect(json["kind"] == "identitytoolkit#VerifyAssertionResponse")
+            #expect(json["isNewUser"] == true)
+            #expect(json["providerId"] == "google.com")
+            #expect(json["federatedId"] == "https://accounts.google.com/g-1")
+            #expect(json["email"] == "Gina@Example.com")
+            #expect(json["emailVerified"] == true)
+            #expect(json["displayName"] == "Gina Gee")
+            #expect(json["firstName"] == "Gina")
+            #expect(json["photoUrl"] == "https://example.com/g.png")
+            #expect(json["oauthAccessToken"] == "FirebaseAuthEmulatorFakeAccessToken_google.com")
+            let raw = try JSON.parse(Array(try #require(json["rawUserInfo"]?.stringValue).utf8))
+            #expect(raw["id"] == "g-1")
+            #expect(raw["granted_scopes"]?.stringValue?.contains("userinfo.email") == true)
+            let token = try claims(json["idToken"])
+            #expect(token["email"] == "gina@example.com")
+            #expect(token["email_verified"] == true)
+            #expect(token["name"] == "Gina Gee")
+            #expect(token["firebase"] == ["identities": ["email": ["gina@example.com"], "google.com": ["g-1"]], "sign_in_provider": "google.com"])
+            #expect(try await providers(client, try #require(json["localId"]?.stringValue)) == ["google.com"])
+        }
+    }
+
+    @Test func theSameProviderAccountSignsBackIntoItsUser() async throws {
+        let harness = try Harness(seed: firebaseProject())
+        try await harness.run { client in
+            let first = try await google(client, ["sub": "g-2", "email": "g2@example.com", "email_verified": true])
+            // The id_token may also ride in the requestUri's query.
+            let token = JSON.object(["sub": "g-2", "email": "g2@example.com", "email_verified": true]).serialized()
+            let uri = "http://localhost/__/auth/handler?providerId=google.com&id_token=" + token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let second = try await client.send(.post, accounts("signInWithIdp"), json: ["requestUri": .string(uri), "returnSecureToken": true])
+            #expect(second.status == .ok)
+            #expect(second.json["isNewUser"] == false)
+            #expect(second.json["localId"] == first.json["localId"])
+            #expect(try harness.emulator.users(in: "p").count == 1)
+        }
+    }
+
+    @Test func aVerifiedProviderEmailLinksToTheVerifiedAccountAndKeepsItsPassword() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let reply = try await google(client, ["sub": "g-alice", "email": "alice@example.com", "email_verified": true])
+            #expect(reply.json["localId"] == "alice-uid")
+            #expect(reply.json["isNewUser"] == false)
+            #expect(try await providers(client, "alice-uid") == ["google.com", "password"])
+            #expect(try await passwordSignIn(client)["localId"] == "alice-uid")
+        }
+    }
+
+    @Test func aVerifiedProviderEmailTakesOverAnUnverifiedAccount() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [unverifiedBob]))
+        try await harness.run { client in
+            let before = try await passwordSignIn(client, "bob@example.com")
+            harness.emulator.clock.advance(by: 1)
+            let reply = try await google(client, ["sub": "g-bob", "email": "bob@example.com", "email_verified": true, "name": "Real Bob"])
+            #expect(reply.json["localId"] == "bob-uid")
+            let token = try claims(reply.json["idToken"])
+            #expect(token["email_verified"] == true)
+            // The provider's profile replaces the account's.
+            #expect(token["name"] == "Real Bob")
+            // The password someone else may have set goes, and so do the tokens it got.
+            #expect(try await providers(client, "bob-uid") == ["google.com"])
+            #expect(try await passwordSignIn(client, "bob@example.com")["error"]?["message"] == "INVALID_PASSWORD")
+            #expect(errorMessage(try await client.send(.post, accounts("lookup"), json: ["idToken": before["idToken"]!])) == "TOKEN_EXPIRED")
+        }
+    }
+
+    @Test func anUnverifiedProviderEmailNeedsConfirmation() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let reply = try await google(client, ["sub": "g-x", "email": "alice@example.com", "email_verified": false])
+            #expect(reply.status == .ok)
+            #expect(reply.json["needConfirmation"] == true)
+            #expect(reply.json["localId"] == "alice-uid")
+            #expect(reply.json["verifiedProvider"]?.arrayValue != nil)
+            #expect(reply.json["idToken"] == nil)
+            #expect(try await providers(client, "alice-uid") == ["password"])
+        }
+    }
+
+    @Test func linkingAProviderAccountOfSomeoneElseIsFederatedUserIdAlreadyLinked() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            _ = try await google(client, ["sub": "g-taken", "email": "taker@example.com", "email_verified": true])
+            let session = try await passwordSignIn(client)
+            let taken = try await google(client, ["sub": "g-taken"], idToken: session["idToken"])
+            #expect(errorMessage(taken) == "FEDERATED_USER_ID_ALREADY_LINKED")
+            let quiet = try await google(client, ["sub": "g-taken"], idToken: session["idToken"], extra: ["returnIdpCredential": true])
+            #expect(quiet.status == .ok)
+            #expect(quiet.json["errorMessage"] == "FEDERATED_USER_ID_ALREADY_LINKED")
+            #expect(quiet.json["idToken"] == nil)
+
+            let linked = try await google(client, ["sub": "g-free"], idToken: session["idToken"])
+            #expect(linked.json["localId"] == "alice-uid")
+            #expect(try await providers(client, "alice-uid") == ["google.com", "password"])
+        }
+    }
+
+    @Test func linkingAProviderWhoseEmailIsAnotherAccountsIsEmailExists() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let anonymous = try await client.send(.post, accounts("signUp"), json: [:])
+            let clash = try await google(client, ["sub": "g-a", "email": "alice@example.com", "email_verified": true], idToken: anonymous.json["idToken"])
+            #expect(errorMessage(clash) == "EMAIL_EXISTS")
+            // With a free email the anonymous user takes it, verified as the provider says.
+            let linked = try await google(client, ["sub": "g-b", "email": "anon@example.com", "email_verified": true], idToken: anonymous.json["idToken"])
+            #expect(linked.json["localId"] == anonymous.json["localId"])
+            let token = try claims(linked.json["idToken"])
+            #expect(token["email"] == "anon@example.com")
+            #expect(token["provider_id"] == nil)
+        }
+    }
+
+    @Test func withDuplicateEmailsAllowedAProviderAccountGetsItsOwnUser() async throws {
+        let harness = try Harness(seed: firebaseProject(["config": ["signIn": ["allowDuplicateEmails": true]]], users: [alice]))
+        try await harness.run { client in
+            let reply = try await google(client, ["sub": "g-dup", "email": "alice@example.com", "email_verified": true])
+            #expect(reply.json["isNewUser"] == true)
+            let localId = try #require(reply.json["localId"]?.stringValue)
+            #expect(localId != "alice-uid")
+            let user = try await client.send(.post, projectAccounts("lookup"), json: ["localId": [.string(localId)]], headers: owner).json["users"]?[0]
+            #expect(user?["email"] == nil)
+            #expect(user?["providerUserInfo"]?[0]?["email"] == "alice@example.com")
+        }
+    }
+
+    @Test func malformedAssertionsAreRefused() async throws {
+        let harness = try Harness(seed: firebaseProject())
+        try await harness.run { client in
+            let noUri = try await client.send(.post, accounts("signInWithIdp"), json: ["postBody": "providerId=google.com&id_token=%7B%7D"])
+            #expect(errorMessage(noUri) == "MISSING_REQUEST_URI")
+            let noProvider = try await client.send(.post, accounts("signInWithIdp"), json: ["requestUri": "http://localhost", "postBody": "id_token=%7B%7D"])
+            #expect(errorMessage(noProvider) == "INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: http://localhost")
+            let accessOnly = try await client.send(.post, accounts("signInWithIdp"), json: ["requestUri": "http://localhost",
+                                                                                           "postBody": "providerId=google.com&access_token=abc"])
+            #expect(accessOnly.status == .notImplemented)
+            #expect(accessOnly.json["error"]?["status"] == "NOT_IMPLEMENTED")
+            let noSub = try await google(client, ["email": "x@example.com"])
+            #expect(errorMessage(noSub) == "INVALID_IDP_RESPONSE : ((Missing sub in id_token.))")
+        }
+    }
+}

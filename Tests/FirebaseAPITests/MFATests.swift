@@ -1,0 +1,277 @@
+import AuthCore
+import FauxthTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+@Suite struct MFATests {
+    /// The newest SMS code sent for multi-factor (enrollment or sign-in).
+    func lastMFACode(_ harness: Harness) throws -> String {
+        try #require(try harness.emulator.messages(MessageFilter(channel: .sms, purpose: .mfa)).first?.codes.first)
+    }
+
+    /// Enrolls `phone` as alice's second factor; answers the enrollment id.
+    func enrollPhone(_ client: Client, _ harness: Harness, _ phone: String = "+15550100100") async throws -> String {
+        let session = try await passwordSignIn(client)
+        let started = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!,
+                                                                                     "phoneEnrollmentInfo": ["phoneNumber": .string(phone)]])
+        let sessionInfo = try #require(started.json["phoneSessionInfo"]?["sessionInfo"])
+        let finalized = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+            "idToken": session["idToken"]!, "displayName": "Work phone",
+            "phoneVerificationInfo": ["sessionInfo": sessionInfo, "code": .string(try lastMFACode(harness))],
+        ])
+        #expect(finalized.status == .ok)
+        #expect(finalized.json["idToken"]?.stringValue != nil)
+        #expect(finalized.json["refreshToken"]?.stringValue != nil)
+        let user = try await client.send(.post, projectAccounts("lookup"), json: ["localId": ["alice-uid"]], headers: owner).json["users"]?[0]
+        return try #require(user?["mfaInfo"]?[0]?["mfaEnrollmentId"]?.stringValue)
+    }
+
+    /// The authenticator for a `totpSessionInfo`'s shared secret.
+    func authenticator(_ info: JSON) throws -> TOTP {
+        let secret = try #require(info["sharedSecretKey"]?.stringValue)
+        return TOTP(secret: try #require(Base32.decode(secret)))
+    }
+
+    /// Enrolls a TOTP authenticator for alice; answers its secret.
+    func enrollTOTP(_ client: Client, _ harness: Harness) async throws -> TOTP {
+        let session = try await passwordSignIn(client)
+        let started = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!, "totpEnrollmentInfo": [:]])
+        let info = try #require(started.json["totpSessionInfo"])
+        let totp = try authenticator(info)
+        let finalized = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+            "idToken": session["idToken"]!,
+            "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(totp.code(at: harness.emulator.clock.now))],
+        ])
+        #expect(finalized.status == .ok)
+        return totp
+    }
+
+    @Test func aPhoneSecondFactorIsEnrolledThenAskedForAtSignIn() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let enrollmentId = try await enrollPhone(client, harness)
+            let user = try await client.send(.post, projectAccounts("lookup"), json: ["localId": ["alice-uid"]], headers: owner).json["users"]?[0]
+            #expect(user?["mfaInfo"]?[0]?["phoneInfo"] == "+15550100100")
+            #expect(user?["mfaInfo"]?[0]?["displayName"] == "Work phone")
+            #expect(user?["mfaInfo"]?[0]?["enrolledAt"] == .string(RFC3339.string(from: Harness.epoch)))
+
+            let pending = try await passwordSignIn(client)
+            #expect(pending["idToken"] == nil)
+            #expect(pending["refreshToken"] == nil)
+            #expect(pending["mfaInfo"]?[0]?["phoneInfo"] == "+*******0100")
+            #expect(pending["mfaInfo"]?[0]?["mfaEnrollmentId"] == .string(enrollmentId))
+            let credential = try #require(pending["mfaPendingCredential"])
+
+            // Enrolling and signing in straight after each get their text.
+            let started = try await client.send(.post, mfa("mfaSignIn:start"), json: ["mfaPendingCredential": credential,
+                                                                                     "mfaEnrollmentId": .string(enrollmentId)])
+            #expect(started.status == .ok)
+            let sessionInfo = try #require(started.json["phoneResponseInfo"]?["sessionInfo"])
+            let code = try lastMFACode(harness)
+            let wrong = try await client.send(.post, mfa("mfaSignIn:finalize"), json: [
+                "mfaPendingCredential": credential, "phoneVerificationInfo": ["sessionInfo": sessionInfo, "code": code == "000000" ? "111111" : "000000"],
+            ])
+            #expect(errorMessage(wrong) == "INVALID_CODE")
+            let finalized = try await client.send(.post, mfa("mfaSignIn:finalize"), json: [
+                "mfaPendingCredential": credential, "phoneVerificationInfo": ["sessionInfo": sessionInfo, "code": .string(code)],
+            ])
+            #expect(finalized.status == .ok)
+            let token = try claims(finalized.json["idToken"])
+            #expect(token["sub"] == "alice-uid")
+            #expect(token["firebase"]?["sign_in_provider"] == "password")
+            #expect(token["firebase"]?["sign_in_second_factor"] == "phone")
+            #expect(token["firebase"]?["second_factor_identifier"] == .string(enrollmentId))
+            // A refresh keeps the second factor in the token.
+            let refreshed = try await client.send(.post, tokenEndpoint, json: ["grant_type": "refresh_token", "refresh_token": finalized.json["refreshToken"]!])
+            #expect(try claims(refreshed.json["id_token"])["firebase"]?["sign_in_second_factor"] == "phone")
+        }
+    }
+
+    @Test func enrollmentNeedsAVerifiedEmailAndASupportedFirstFactor() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice, unverifiedBob]))
+        try await harness.run { client in
+            let bob = try await passwordSignIn(client, "bob@example.com")
+            let unverified = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": bob["idToken"]!,
+                                                                                            "phoneEnrollmentInfo": ["phoneNumber": "+15550100101"]])
+            #expect(errorMessage(unverified) == "UNVERIFIED_EMAIL : Need to verify email first before enrolling second factors.")
+            let anonymous = try await client.send(.post, accounts("signUp"), json: [:])
+            let anonymousStart = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": anonymous.json["idToken"]!,
+                                                                                                "phoneEnrollmentInfo": ["phoneNumber": "+15550100101"]])
+            #expect(errorMessage(anonymousStart) == "UNSUPPORTED_FIRST_FACTOR : MFA is not available for the given first factor.")
+
+            let session = try await passwordSignIn(client)
+            let nothing = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!])
+            #expect(errorMessage(nothing) == "INVALID_ARGUMENT : ((Missing phoneEnrollmentInfo.))")
+            let badNumber = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!,
+                                                                                           "phoneEnrollmentInfo": ["phoneNumber": "555"]])
+            #expect(errorMessage(badNumber) == "INVALID_MFA_PHONE_NUMBER : Invalid format.")
+
+            _ = try await enrollPhone(client, harness)
+            let fresh = try await client.send(.post, accounts("lookup"), json: ["idToken": session["idToken"]!])
+            #expect(fresh.status == .ok)
+            let twice = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!,
+                                                                                       "phoneEnrollmentInfo": ["phoneNumber": "+15550100100"]])
+            #expect(errorMessage(twice) == "SECOND_FACTOR_EXISTS : Phone number already enrolled as second factor for this account.")
+        }
+    }
+
+    @Test func aTOTPAuthenticatorIsEnrolledAndCompletesSignIn() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let session = try await passwordSignIn(client)
+            let started = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!, "totpEnrollmentInfo": [:]])
+            let info = try #require(started.json["totpSessionInfo"])
+            #expect(info["verificationCodeLength"] == 6)
+            #expect(info["hashingAlgorithm"] == "SHA1")
+            #expect(info["periodSec"] == 30)
+            #expect(info["finalizeEnrollmentTime"] == .string(RFC3339.string(from: Harness.epoch.addingTimeInterval(600))))
+            let totp = try authenticator(info)
+            let badCode = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+                "idToken": session["idToken"]!,
+                "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(totp.code(at: Harness.epoch.addingTimeInterval(300)))],
+            ])
+            #expect(errorMessage(badCode) == "INVALID_CODE")
+            let finalized = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+                "idToken": session["idToken"]!,
+                "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(totp.code(at: harness.emulator.clock.now))],
+            ])
+            #expect(finalized.status == .ok)
+
+            let pending = try await passwordSignIn(client)
+            #expect(pending["mfaInfo"]?[0]?["totpInfo"] == [:])
+            let enrollmentId = try #require(pending["mfaInfo"]?[0]?["mfaEnrollmentId"])
+            harness.emulator.clock.advance(by: 90)
+            let stale = try await client.send(.post, mfa("mfaSignIn:finalize"), json: [
+                "mfaPendingCredential": pending["mfaPendingCredential"]!, "mfaEnrollmentId": enrollmentId,
+                "totpVerificationInfo": ["verificationCode": .string(totp.code(at: Harness.epoch))],
+            ])
+            #expect(errorMessage(stale) == "INVALID_CODE")
+            let signedIn = try await client.send(.post, mfa("mfaSignIn:finalize"), json: [
+                "mfaPendingCredential": pending["mfaPendingCredential"]!, "mfaEnrollmentId": enrollmentId,
+                "totpVerificationInfo": ["verificationCode": .string(totp.code(at: harness.emulator.clock.now))],
+            ])
+            #expect(signedIn.status == .ok)
+            let token = try claims(signedIn.json["idToken"])
+            #expect(token["firebase"]?["sign_in_second_factor"] == "totp")
+            #expect(token["firebase"]?["second_factor_identifier"] == enrollmentId)
+        }
+    }
+
+    @Test func aTOTPEnrollmentSessionLastsTenMinutes() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let session = try await passwordSignIn(client)
+            let info = try #require(try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!,
+                                                                                                   "totpEnrollmentInfo": [:]]).json["totpSessionInfo"])
+            let totp = try authenticator(info)
+            // An enrollment not finalized is no second factor yet.
+            #expect(try await passwordSignIn(client)["mfaPendingCredential"] == nil)
+            harness.emulator.clock.advance(by: 600)
+            let refreshed = try await client.send(.post, tokenEndpoint, json: ["grant_type": "refresh_token", "refresh_token": session["refreshToken"]!])
+            let late = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+                "idToken": refreshed.json["id_token"]!,
+                "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(totp.code(at: harness.emulator.clock.now))],
+            ])
+            #expect(errorMessage(late) == "SESSION_EXPIRED")
+        }
+    }
+
+    /// `mfaEnrollment:start` promises ten minutes (`finalizeEnrollmentTime`), whatever other enrollments
+    /// happen meanwhile.
+    @Test func aTOTPEnrollmentSurvivesAnotherEnrollmentWithinItsTenMinutes() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let session = try await passwordSignIn(client)
+            let started = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!, "totpEnrollmentInfo": [:]])
+            let info = try #require(started.json["totpSessionInfo"])
+            let totp = try authenticator(info)
+            harness.emulator.clock.advance(by: 400)
+            _ = try await enrollPhone(client, harness)
+            let later = try await passwordSignIn(client)
+            #expect(later["mfaPendingCredential"] != nil)
+            let finalized = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+                "idToken": session["idToken"]!,
+                "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(totp.code(at: harness.emulator.clock.now))],
+            ])
+            #expect(finalized.status == .ok)
+            #expect(errorMessage(finalized) != "SESSION_EXPIRED")
+        }
+    }
+
+    /// Only enrolled factors count towards Firebase's limit of five: unfinished TOTP starts take no slot.
+    @Test func unfinishedTOTPEnrollmentsDoNotUseUpTheFactorLimit() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let session = try await passwordSignIn(client)
+            var statuses: [Int] = []
+            for _ in 0..<7 {
+                let started = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!, "totpEnrollmentInfo": [:]])
+                statuses.append(started.status.code)
+            }
+            #expect(statuses.prefix(6).allSatisfy { $0 == 200 })
+            #expect(statuses.last == 200)
+            let user = try await client.send(.post, projectAccounts("lookup"), json: ["localId": ["alice-uid"]], headers: owner).json["users"]?[0]
+            #expect(user?["mfaInfo"] == nil)
+        }
+    }
+
+    @Test func withdrawingTheFactorRestoresSingleFactorSignIn() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let totp = try await enrollTOTP(client, harness)
+            let pending = try await passwordSignIn(client)
+            #expect(pending["idToken"] == nil)
+            let enrollmentId = try #require(pending["mfaInfo"]?[0]?["mfaEnrollmentId"])
+            let signedIn = try await client.send(.post, mfa("mfaSignIn:finalize"), json: [
+                "mfaPendingCredential": pending["mfaPendingCredential"]!, "mfaEnrollmentId": enrollmentId,
+                "totpVerificationInfo": ["verificationCode": .string(totp.code(at: harness.emulator.clock.now))],
+            ])
+            let idToken = try #require(signedIn.json["idToken"])
+
+            let unknown = try await client.send(.post, mfa("mfaEnrollment:withdraw"), json: ["idToken": idToken, "mfaEnrollmentId": "nope"])
+            #expect(errorMessage(unknown) == "MFA_ENROLLMENT_NOT_FOUND")
+            let withdrawn = try await client.send(.post, mfa("mfaEnrollment:withdraw"), json: ["idToken": idToken, "mfaEnrollmentId": enrollmentId])
+            #expect(withdrawn.status == .ok)
+            #expect(withdrawn.json["idToken"]?.stringValue != nil)
+            #expect(withdrawn.json["refreshToken"]?.stringValue != nil)
+            #expect(withdrawn.json["expiresIn"] == "3600")
+            let plain = try await passwordSignIn(client)
+            #expect(plain["mfaPendingCredential"] == nil)
+            #expect(plain["idToken"]?.stringValue != nil)
+        }
+    }
+
+    @Test func pendingCredentialsAreCheckedAndExpire() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let enrollmentId = try await enrollPhone(client, harness)
+            let pending = try await passwordSignIn(client)
+            let missing = try await client.send(.post, mfa("mfaSignIn:start"), json: ["mfaEnrollmentId": .string(enrollmentId)])
+            #expect(errorMessage(missing) == "MISSING_MFA_PENDING_CREDENTIAL : Request does not have MFA pending credential.")
+            let forged = try await client.send(.post, mfa("mfaSignIn:start"), json: ["mfaPendingCredential": "forged", "mfaEnrollmentId": .string(enrollmentId)])
+            #expect(errorMessage(forged) == "INVALID_MFA_PENDING_CREDENTIAL")
+            let noId = try await client.send(.post, mfa("mfaSignIn:start"), json: ["mfaPendingCredential": pending["mfaPendingCredential"]!])
+            #expect(errorMessage(noId) == "MISSING_MFA_ENROLLMENT_ID : No second factor identifier is provided.")
+            harness.emulator.clock.advance(by: 600)
+            let expired = try await client.send(.post, mfa("mfaSignIn:start"), json: ["mfaPendingCredential": pending["mfaPendingCredential"]!,
+                                                                                     "mfaEnrollmentId": .string(enrollmentId)])
+            #expect(errorMessage(expired) == "INVALID_MFA_PENDING_CREDENTIAL : The MFA pending credential has expired.")
+        }
+    }
+
+    @Test func aTenantWithMFADisabledRefusesEnrollment() async throws {
+        let tenant = Seed.TenantSeed(id: "p:nomfa", dialect: .firebase, settings: ["tenant_config": ["allowPasswordSignup": true,
+                                                                                                    "mfaConfig": ["state": "DISABLED"]]],
+                                     users: [Seed.UserSeed(id: "t-user", email: "t@example.com", password: "secret123", emailVerified: true)])
+        let harness = try Harness(seed: firebaseProject(tenants: [tenant]))
+        try await harness.run { client in
+            let session = try await client.send(.post, accounts("signInWithPassword"), json: ["email": "t@example.com", "password": "secret123",
+                                                                                             "tenantId": "nomfa"])
+            #expect(session.status == .ok)
+            let refused = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session.json["idToken"]!, "tenantId": "nomfa",
+                                                                                          "phoneEnrollmentInfo": ["phoneNumber": "+15550100102"]])
+            #expect(errorMessage(refused) == "OPERATION_NOT_ALLOWED : SMS based MFA not enabled.")
+        }
+    }
+}
