@@ -23,6 +23,8 @@ struct FirebaseSettings: Sendable, Equatable {
     /// nil: refresh tokens live until revoked, as Firebase's do.
     var refreshTokenTTL: TimeInterval?
     var passwordMinLength = 6
+    /// How recent a sign-in must be to change the email or password or delete the account.
+    var recentSignInWindow: TimeInterval = 300
     /// Hosts a `continueUrl` may point at.
     var authorizedDomains: [String] = ["localhost", "127.0.0.1"]
     // Identity Platform tenant switches; the project itself has everything on, as the emulator's.
@@ -54,6 +56,7 @@ struct FirebaseSettings: Sendable, Equatable {
         idTokenTTL = try Self.seconds(project, "id_token_ttl") ?? idTokenTTL
         refreshTokenTTL = try Self.seconds(project, "refresh_token_ttl")
         passwordMinLength = project["password_min_length"]?.intValue ?? passwordMinLength
+        recentSignInWindow = try Self.seconds(project, "recent_sign_in_window") ?? recentSignInWindow
         authorizedDomains += (project["authorized_domains"]?.arrayValue ?? []).compactMap(\.stringValue)
         if let tenant = tenantConfig { apply(tenant: tenant) }
     }

@@ -80,6 +80,18 @@ extension FirebaseCall {
         return TokenCaller(scope: scope, user: user, claims: claims)
     }
 
+    /// Identity Toolkit's rule for sensitive changes (a new email or password, deleting the account): the
+    /// caller's sign-in must be recent, else `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` and the app re-authenticates.
+    /// Owners are exempt.
+    func requireRecentSignIn() throws {
+        guard !isOwner else { return }
+        let caller = try caller(idToken: try body.string("idToken"))
+        guard let authTime = caller.claims["auth_time"]?.intValue else { return }
+        if emulator.clock.now.timeIntervalSince1970 - Double(authTime) > caller.scope.settings.recentSignInWindow {
+            throw FirebaseError(.credentialTooOld)
+        }
+    }
+
     /// The sign-in provider of the caller's token (`password`, `phone`, `google.com`…).
     static func provider(of claims: [String: JSON]) -> String {
         claims["firebase"]?["sign_in_provider"]?.stringValue ?? "password"

@@ -50,6 +50,7 @@ enum Lookup {
     static func delete(_ call: FirebaseCall) async throws -> Response {
         if call.isOwner, try call.body.string("idToken") == nil, try call.body.string("localId") == nil { throw FirebaseError(.missingLocalID) }
         let (scope, user) = try call.subject()
+        try call.requireRecentSignIn()
         try call.emulator.deleteUser(in: scope.coreTenant, id: user.id, origin: call.origin)
         return .json(["kind": "identitytoolkit#DeleteAccountResponse"])
     }

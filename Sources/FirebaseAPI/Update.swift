@@ -14,6 +14,7 @@ enum Update {
         }
         if !call.isOwner, (try body.string("idToken") ?? "").isEmpty { throw FirebaseError(.invalidReqType, "Unsupported request parameters.") }
         let (scope, user) = try call.subject()
+        if try body.string("email") != nil || body.string("password") != nil { try call.requireRecentSignIn() }
         if try body.string("customAttributes") != nil || body["disableUser"] != nil || body["emailVerified"] != nil {
             try call.requireOwner()
         }

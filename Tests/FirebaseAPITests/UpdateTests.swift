@@ -23,6 +23,29 @@ import Testing
         }
     }
 
+    /// Identity Toolkit wants a recent sign-in (five minutes by default) before a new password or email,
+    /// or deleting the account; the SDKs turn `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` into `requires-recent-login`.
+    @Test func sensitiveChangesNeedARecentSignIn() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let session = try await passwordSignIn(client)
+            harness.emulator.clock.advance(by: 301)
+            // Refreshing keeps the original sign-in time, so a fresh ID token does not count as recent.
+            let refreshed = try await client.send(.post, tokenEndpoint, json: ["grant_type": "refresh_token", "refresh_token": session["refreshToken"]!])
+            let idToken = try #require(refreshed.json["id_token"])
+            for change in [["password": "changed-pw"], ["email": "new@example.com"]] as [[String: JSON]] {
+                let reply = try await client.send(.post, accounts("update"), json: .object(change.merging(["idToken": idToken]) { $1 }))
+                #expect(errorMessage(reply) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            }
+            #expect(errorMessage(try await client.send(.post, accounts("delete"), json: ["idToken": idToken])) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            let profile = try await client.send(.post, accounts("update"), json: ["idToken": idToken, "displayName": "Still fine"])
+            #expect(profile.status == .ok)
+            let again = try await passwordSignIn(client)
+            let changed = try await client.send(.post, accounts("update"), json: ["idToken": again["idToken"]!, "password": "changed-pw"])
+            #expect(changed.status == .ok)
+        }
+    }
+
     @Test func aNewPasswordEndsOtherSessionsAndAnswersFreshTokens() async throws {
         let harness = try Harness(seed: firebaseProject(users: [alice]))
         try await harness.run { client in
