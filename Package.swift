@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        // Cognito's SRP works in a 3072-bit group; swift-crypto offers no big-integer arithmetic.
+        .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.0"),
         // Already in the graph through Hummingbird; named so the server can run its autosave as a Service.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
@@ -31,11 +33,13 @@ let package = Package(
         .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird], swiftSettings: settings),
         .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird], swiftSettings: settings),
         .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto, cryptoExtras], swiftSettings: settings),
+        .target(name: "CognitoAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto, .product(name: "BigInt", package: "BigInt")],
+                swiftSettings: settings),
         // openapi.json is compiled in through EmbeddedAssets.swift (scripts/embed-assets), not as a resource.
         .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", hummingbird], exclude: ["openapi.json"], swiftSettings: settings),
         .target(
             name: "Server",
-            dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "Console", hummingbird,
+            dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "CognitoAPI", "Console", hummingbird,
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: settings
@@ -54,6 +58,7 @@ let package = Package(
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore"], swiftSettings: settings),
         .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
         .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
+        .testTarget(name: "CognitoAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "CognitoAPI", hummingbird], swiftSettings: settings),
         .testTarget(
             name: "ServerTests",
             dependencies: ["FauxthTesting", "Server", "AuthCore", "Console", hummingbird,

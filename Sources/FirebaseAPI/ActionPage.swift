@@ -20,25 +20,12 @@ struct ActionPages: Sendable {
     }
 
     func render(_ content: Content, status: HTTPResponse.Status = .ok) -> Response {
-        var html = page("web/firebase-action.html") ?? "<!doctype html><title>{{title}}</title><h1>{{heading}}</h1><p>{{message}}</p>"
-        html = Self.section("form", in: html, keep: content.form != nil)
-        html = Self.section("continue", in: html, keep: content.continueURL != nil)
+        let template = page("web/firebase-action.html") ?? "<!doctype html><title>{{title}}</title><h1>{{heading}}</h1><p>{{message}}</p>"
         var values = ["title": content.title, "heading": content.title, "message": content.message, "detail": content.detail,
                       "class": content.isError ? "error" : "", "continueUrl": content.continueURL ?? ""]
         values.merge(content.form ?? [:]) { $1 }
-        for (key, value) in values { html = html.replacingOccurrences(of: "{{\(key)}}", with: OobMailer.escape(value)) }
-        html = html.replacing(#/\{\{[A-Za-z]+\}\}/#, with: "")
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    /// The template between `<!--name-->` and `<!--/name-->`, kept or dropped.
-    private static func section(_ name: String, in html: String, keep: Bool) -> String {
-        guard let start = html.range(of: "<!--\(name)-->"), let end = html.range(of: "<!--/\(name)-->") else { return html }
-        return keep ? html.replacingCharacters(in: start, with: "").replacingOccurrences(of: "<!--/\(name)-->", with: "")
-            : html.replacingCharacters(in: start.lowerBound..<end.upperBound, with: "")
+        let html = HTMLPage.fill(template, values: values, sections: ["form": content.form != nil, "continue": content.continueURL != nil])
+        return HTMLPage.response(html, status: status)
     }
 }
 

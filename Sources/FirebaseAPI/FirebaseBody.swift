@@ -28,13 +28,7 @@ struct FirebaseBody: Sendable {
     }
 
     /// `a=1&b=2`, decoded as a form (`+` is a space).
-    static func form(_ text: String) -> [String: JSON] {
-        var fields: [String: JSON] = [:]
-        for item in URLComponents(string: "x:?" + text.replacingOccurrences(of: "+", with: "%20"))?.queryItems ?? [] {
-            fields[item.name] = .string(item.value ?? "")
-        }
-        return fields
-    }
+    static func form(_ text: String) -> [String: JSON] { FormBody.decode(text).mapValues(JSON.string) }
 
     /// snake_case keys become camelCase, at every depth.
     static func normalized(_ object: [String: JSON]) -> [String: JSON] {

@@ -100,14 +100,6 @@ enum FirebaseTokens {
         return nil
     }
 
-    /// The claims of a JWT, signature unchecked: what the emulator does with custom tokens and
-    /// identity-provider ID tokens.
-    static func unverifiedClaims(_ token: String) -> [String: JSON]? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Base64URL.decode(parts[1]), case .object(let claims)? = try? JSON.parse(payload) else { return nil }
-        return claims
-    }
-
     /// An MFA pending credential: signed by the emulator, naming the user, the tenant and the first
     /// factor, and valid for ten minutes.
     static func pendingCredential(user: User, provider: String, emulator: Emulator) throws -> String {

@@ -115,7 +115,7 @@ struct OobMailer {
         func fill(_ text: String) -> String { values.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) } }
         let text = fill(type.template.body).replacingOccurrences(of: "Hello ,", with: "Hello,")
         let html = "<p>" + text.split(separator: "\n\n").map { paragraph in
-            paragraph == link ? "<a href=\"\(Self.escape(link))\">\(Self.escape(link))</a>" : Self.escape(String(paragraph))
+            paragraph == link ? "<a href=\"\(HTMLPage.escape(link))\">\(HTMLPage.escape(link))</a>" : HTMLPage.escape(String(paragraph))
         }.joined(separator: "</p><p>") + "</p>"
         try call.emulator.deliver(OutgoingMessage(tenant: scope.coreTenant, channel: .email, to: recipient,
                                                   from: "noreply@\(scope.projectId).firebaseapp.com", subject: fill(type.template.subject),
@@ -128,8 +128,4 @@ struct OobMailer {
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
 }

@@ -39,7 +39,7 @@ enum SignIn {
             }
             claims = parsed
         } else {
-            guard let parsed = FirebaseTokens.unverifiedClaims(token) else { throw FirebaseError(.invalidCustomToken, "Invalid assertion format") }
+            guard let parsed = JWS.unverifiedClaims(token) else { throw FirebaseError(.invalidCustomToken, "Invalid assertion format") }
             let audience = parsed["aud"]?.stringValue ?? ""
             guard audience == FirebaseTokens.customTokenAudience else {
                 throw FirebaseError(.invalidCustomToken, "((Invalid aud (audience): \(audience) Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))")

@@ -73,7 +73,7 @@ enum SignInWithIdp {
             guard case .object(let parsed)? = try? JSON.parse(Array(idToken.utf8)) else { throw FirebaseError(.invalidIDPResponse, "((Unparsable id_token.))") }
             claims = parsed
         } else {
-            guard let parsed = FirebaseTokens.unverifiedClaims(idToken) else { throw FirebaseError(.invalidIDPResponse, "((Unparsable id_token.))") }
+            guard let parsed = JWS.unverifiedClaims(idToken) else { throw FirebaseError(.invalidIDPResponse, "((Unparsable id_token.))") }
             claims = parsed
         }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw FirebaseError(.invalidIDPResponse, "((Missing sub in id_token.))") }

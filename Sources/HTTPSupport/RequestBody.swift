@@ -48,10 +48,11 @@ extension Request {
 }
 
 extension Response {
-    /// A JSON response.
-    public static func json(_ value: JSON, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) -> Response {
+    /// A JSON response, `application/json` unless `contentType` names another JSON type.
+    public static func json(_ value: JSON, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:],
+                            contentType: String = "application/json") -> Response {
         var headers = extra
-        headers[.contentType] = "application/json"
+        headers[.contentType] = contentType
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: value.serialized())))
     }
 }

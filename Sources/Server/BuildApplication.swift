@@ -1,4 +1,5 @@
 import AuthCore
+import CognitoAPI
 import Console
 import FirebaseAPI
 import Foundation
@@ -40,14 +41,20 @@ public let fauxthVersion = "0.1.0"
 public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(label: "fauxth"),
                              onReady: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> FauxthApplication {
     let emulator = try Emulator(EmulatorOptions(clock: options.clock, generator: options.generator,
-                                                passwordHasher: options.passwordHasher, seed: options.seed))
+                                                passwordHasher: options.passwordHasher, seed: options.seed,
+                                                credentialDerivers: [.cognito: CognitoDialect.credentialDeriver]))
     var warnings = try validateTenants(emulator)
     if let path = options.snapshotPath, FileManager.default.fileExists(atPath: path) {
         try emulator.loadSnapshot(from: path)
         warnings += try validateTenants(emulator).filter { !warnings.contains($0) }
     }
-    let projectPorts = try emulator.tenants().compactMap { tenant in
-        tenant.dialect == .supabase ? tenant.settings["port"]?.intValue.map { (tenant.id, $0) } : nil
+    // Supabase projects (GoTrue) and Cognito pools (their hosted UI) may each have a port of their own.
+    let projectPorts = try emulator.tenants().compactMap { tenant -> (String, Dialect, Int)? in
+        switch tenant.dialect {
+        case .supabase: tenant.settings["port"]?.intValue.map { (tenant.id, tenant.dialect, $0) }
+        case .cognito: tenant.settings["hosted_ui_port"]?.intValue.map { (tenant.id, tenant.dialect, $0) }
+        case .firebase: nil
+        }
     }
     let listeners = Listeners(expected: 1 + projectPorts.count, host: options.host)
     let supabase = SupabaseDialect(emulator: emulator)
@@ -55,6 +62,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let staticFiles = StaticFiles(webRoot: options.webRoot)
     let firebase = FirebaseDialect(emulator: emulator, defaultProject: defaultFirebaseProject(options, emulator: emulator),
                                    page: { path in staticFiles.text(path) })
+    let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) })
     if let directory = options.importFirebase {
         do { _ = try firebase.importEmulatorExport(from: directory) } catch {
             throw SeedError(file: directory, path: "$", reason: "\(error)")
@@ -72,6 +80,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     }
     staticFiles.addRoutes(to: router.group("_emu"))
     firebase.addRoutes(to: router)
+    cognito.addRoutes(to: router)
     ControlAPI(emulator: emulator, info: { request in
         info(emulator, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs)
     }, exportFirebase: { directory, project in
@@ -94,12 +103,18 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         logger: logger)
 
     var projects: [String: Application<RouterResponder<FauxthContext>>] = [:]
-    for (tenant, port) in projectPorts {
+    for (tenant, dialect, port) in projectPorts {
         let projectRouter = Router(context: FauxthContext.self)
-        addCommonMiddleware(to: projectRouter, fallback: .supabase)
-        // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
-        supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
-        supabase.addRoutes(to: projectRouter.group()) { _ in tenant }
+        if dialect == .cognito {
+            // A pool's own hosted-UI domain, as `https://<domain>.auth.<region>.amazoncognito.com` would be.
+            addCommonMiddleware(to: projectRouter, fallback: .byPath)
+            cognito.addHostedUIRoutes(to: projectRouter)
+        } else {
+            addCommonMiddleware(to: projectRouter, fallback: .supabase)
+            // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
+            supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
+            supabase.addRoutes(to: projectRouter.group()) { _ in tenant }
+        }
         projects[tenant] = Application(
             router: projectRouter, configuration: .init(address: .hostname(options.host, port: port), serverName: "Fauxth"),
             onServerRunning: { channel in
@@ -136,10 +151,15 @@ private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: Rou
                        .init("X-Supabase-Api-Version")!, .init("X-JWT-AUD")!, .init("x-use-cookie")!,
                        // What the Firebase SDKs send from a browser.
                        .init("x-client-version")!, .init("x-firebase-gmpid")!, .init("x-firebase-client")!, .init("x-firebase-appcheck")!,
-                       .init("x-firebase-locale")!, .init("x-goog-api-key")!, .init("x-goog-api-client")!],
+                       .init("x-firebase-locale")!, .init("x-goog-api-key")!, .init("x-goog-api-client")!,
+                       // What Amplify and the AWS SDKs send from a browser.
+                       .init("x-amz-target")!, .init("x-amz-user-agent")!, .init("x-amz-date")!, .init("x-amz-security-token")!,
+                       .init("x-amz-content-sha256")!, .init("amz-sdk-invocation-id")!, .init("amz-sdk-request")!, .cacheControl],
         allowMethods: [.get, .post, .put, .patch, .delete, .options, .head],
         allowCredentials: true,
-        exposedHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code"]))
+        exposedHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code",
+                         // Amplify reads Cognito's error type from a header.
+                         "x-amzn-RequestId", "x-amzn-ErrorType", "x-amzn-ErrorMessage", "Date"]))
 }
 
 /// Checks every tenant's dialect settings; throws on a value the vendor would refuse, returns warnings.
@@ -161,7 +181,9 @@ private func validateTenants(_ emulator: Emulator) throws -> [String] {
                 throw SeedError(file: "tenant \(tenant.id)", path: "$", reason: "\(error)")
             }
         case .cognito:
-            break
+            do { try CognitoDialect.validate(tenant) } catch {
+                throw SeedError(file: "tenant \(tenant.id)", path: "$", reason: "\(error)")
+            }
         }
     }
     return warnings

@@ -1,4 +1,5 @@
 import AuthCore
+import CognitoAPI
 import Foundation
 import Synchronization
 import FirebaseAPI
@@ -13,7 +14,7 @@ func info(_ emulator: Emulator, baseURL: String, listeners: [String] = [], proje
         case .supabase: hints = SupabaseDialect.connectionHints(for: tenant, baseURL: projectURLs[tenant.id] ?? baseURL)
         case .firebase:
             hints = FirebaseDialect.connectionHints(for: tenant, host: String(baseURL.dropFirst("http://".count)))
-        case .cognito: break
+        case .cognito: hints = CognitoDialect.connectionHints(for: tenant, baseURL: baseURL, hostedUIURL: projectURLs[tenant.id])
         }
         return ["id": .string(tenant.id), "dialect": .string(tenant.dialect.rawValue), "name": .string(tenant.name),
                 "hints": .object(hints.mapValues(JSON.string))]

@@ -232,3 +232,167 @@ def firebase_app(firebase, monkeypatch):
     app = firebase_admin.initialize_app(options={"projectId": FIREBASE_PROJECT}, name=f"fauxth-{uuid.uuid4().hex}")
     yield app
     firebase_admin.delete_app(app)
+
+
+# --- Cognito dialect ---------------------------------------------------------------------------------------------
+
+COGNITO_REGION = "us-east-1"
+COGNITO_POOL = "us-east-1_fauxth001"
+COGNITO_CLIENT = "fauxthlocalclient000000001"
+COGNITO_PASSWORD = "password123"
+# The default pool policy the tests give their own pools: the seed pool's (8+ characters, lowercase and numbers).
+COGNITO_POLICY = {"MinimumLength": 8, "RequireLowercase": True, "RequireNumbers": True,
+                  "RequireUppercase": False, "RequireSymbols": False}
+
+
+def cognito_issuer(pool_id):
+    return f"https://cognito-idp.{COGNITO_REGION}.amazonaws.com/{pool_id}"
+
+
+def cognito_email(prefix):
+    """A fresh address for one test: `prefix` + a random suffix, at example.com (so it masks as "p***@e***")."""
+    import uuid
+    return f"{prefix}.{uuid.uuid4().hex[:10]}@example.com"
+
+
+class CognitoIdp:
+    """boto3's cognito-idp client pointed at fauxth, plus the pool/client/user set-up and token checks the Cognito
+    conformance tests share."""
+
+    def __init__(self, fauxth):
+        self.fauxth = fauxth
+        self.url = fauxth.url
+        self.idp = self.boto3_client()
+
+    def boto3_client(self):
+        import boto3
+        from botocore.config import Config
+        return boto3.client("cognito-idp", endpoint_url=self.url, region_name=COGNITO_REGION,
+                            aws_access_key_id="x", aws_secret_access_key="x",
+                            config=Config(retries={"total_max_attempts": 1}))
+
+    def fails(self, operation, **params):
+        """Calls `operation` (a boto3 method name), which must fail with HTTP 400; returns botocore's Error dict."""
+        from botocore.exceptions import ClientError
+        try:
+            result = getattr(self.idp, operation)(**params)
+        except ClientError as error:
+            assert error.response["ResponseMetadata"]["HTTPStatusCode"] == 400, error.response
+            return error.response["Error"]
+        raise AssertionError(f"{operation} succeeded: {result}")
+
+    # Pools, clients and users -----------------------------------------------------------------------------------
+
+    def create_pool(self, username_attributes=("email",), auto_verified=("email",), policy=None, **extra):
+        import uuid
+        params = {"PoolName": f"pool-{uuid.uuid4().hex[:8]}",
+                  "Policies": {"PasswordPolicy": policy or COGNITO_POLICY},
+                  "AutoVerifiedAttributes": list(auto_verified)}
+        if username_attributes:
+            params["UsernameAttributes"] = list(username_attributes)
+        params.update(extra)
+        return self.idp.create_user_pool(**params)["UserPool"]["Id"]
+
+    def create_client(self, pool_id, flows=("ALLOW_USER_PASSWORD_AUTH", "ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"),
+                      secret=False, **extra):
+        """A new app client; returns its UserPoolClient description (ClientId, and ClientSecret when `secret`)."""
+        import uuid
+        return self.idp.create_user_pool_client(UserPoolId=pool_id, ClientName=f"app-{uuid.uuid4().hex[:8]}",
+                                                GenerateSecret=secret, ExplicitAuthFlows=list(flows), **extra)["UserPoolClient"]
+
+    def admin_user(self, pool_id, username, password=COGNITO_PASSWORD, attributes=None):
+        """A CONFIRMED user with a permanent password, made by an administrator (no message is sent). An email-like
+        `username` also becomes the verified email attribute."""
+        attrs = dict(attributes or {})
+        if "@" in username:
+            attrs.setdefault("email", username)
+            attrs.setdefault("email_verified", "true")
+        self.idp.admin_create_user(UserPoolId=pool_id, Username=username, MessageAction="SUPPRESS",
+                                   TemporaryPassword="temporary123",
+                                   UserAttributes=[{"Name": k, "Value": v} for k, v in attrs.items()])
+        self.idp.admin_set_user_password(UserPoolId=pool_id, Username=username, Password=password, Permanent=True)
+        return username
+
+    def signed_up_user(self, email=None, password=COGNITO_PASSWORD, client_id=COGNITO_CLIENT, attributes=None):
+        """A user who signed up and confirmed with the emailed code (so email_verified is true)."""
+        email = email or cognito_email("user")
+        attrs = {"email": email, **(attributes or {})}
+        self.idp.sign_up(ClientId=client_id, Username=email, Password=password,
+                         UserAttributes=[{"Name": k, "Value": v} for k, v in attrs.items()])
+        self.idp.confirm_sign_up(ClientId=client_id, Username=email, ConfirmationCode=self.code(email, "verify_email"))
+        return email
+
+    def password_auth(self, username, password=COGNITO_PASSWORD, client_id=COGNITO_CLIENT, **params):
+        return self.idp.initiate_auth(ClientId=client_id, AuthFlow="USER_PASSWORD_AUTH",
+                                      AuthParameters={"USERNAME": username, "PASSWORD": password, **params})
+
+    def tokens(self, username, password=COGNITO_PASSWORD, client_id=COGNITO_CLIENT):
+        return self.password_auth(username, password, client_id)["AuthenticationResult"]
+
+    # Outbox ------------------------------------------------------------------------------------------------------
+
+    def message(self, to, purpose=None, since=None, **filters):
+        if purpose:
+            filters["purpose"] = purpose
+        if since:
+            filters["since"] = since
+        return self.fauxth.wait_message(to, **filters)
+
+    def code(self, to, purpose=None, since=None, **filters):
+        """The code in the newest message to `to` (optionally of `purpose`, or after message id `since`)."""
+        code = self.message(to, purpose, since, **filters)["codes"][0]
+        assert len(code) == 6 and code.isdigit(), code
+        return code
+
+    def messages(self, to):
+        return self.fauxth.control("GET", "/messages", params={"to": to}).json()["messages"]
+
+    # Tokens ------------------------------------------------------------------------------------------------------
+
+    def jwks(self, pool_id=COGNITO_POOL):
+        response = requests.get(f"{self.url}/{pool_id}/.well-known/jwks.json", timeout=30)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def verify(self, token, use, pool_id=COGNITO_POOL, client_id=COGNITO_CLIENT):
+        """Checks `token` as a Cognito JWT verifier does (RS256 against the pool's JWKS, issuer, audience for ID
+        tokens, token_use) and returns its claims."""
+        import jwt
+        header = jwt.get_unverified_header(token)
+        assert header["alg"] == "RS256"
+        key = jwt.PyJWKSet.from_dict(self.jwks(pool_id))[header["kid"]]
+        claims = jwt.decode(token, key=key.key, algorithms=["RS256"], issuer=cognito_issuer(pool_id),
+                            audience=client_id if use == "id" else None,
+                            options={"verify_aud": use == "id", "require": ["exp", "iat", "iss", "sub"]}, leeway=5)
+        assert claims["token_use"] == use
+        return claims
+
+    # Clock -------------------------------------------------------------------------------------------------------
+
+    def now(self):
+        import datetime
+        now = self.fauxth.control("GET", "/clock").json()["now"]
+        return datetime.datetime.fromisoformat(now.replace("Z", "+00:00"))
+
+    def advance(self, seconds):
+        assert self.fauxth.control("POST", "/clock/advance", json={"seconds": seconds}).status_code == 200
+
+    def freeze(self, at=None):
+        body = {"at": at.isoformat()} if at else {}
+        assert self.fauxth.control("POST", "/clock/freeze", json=body).status_code == 200
+
+    def real_time(self):
+        """Puts the emulator clock back on this machine's clock, running."""
+        import datetime
+        self.freeze(datetime.datetime.now(datetime.timezone.utc))
+        assert self.fauxth.control("POST", "/clock/resume").status_code == 200
+
+
+@pytest.fixture
+def cognito(fauxth):
+    """The shared server (reset to its seed) with the emulator clock on this machine's clock, before and after the
+    test: pycognito stamps SRP answers and PyJWT checks iat/exp with the real clock."""
+    idp = CognitoIdp(fauxth)
+    idp.real_time()
+    yield idp
+    idp.real_time()

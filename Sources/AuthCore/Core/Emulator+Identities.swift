@@ -120,10 +120,17 @@ extension Emulator {
 extension Emulator {
     /// Takes away a user's email, its verification and its `email` identity (Firebase's
     /// `deleteAttribute: EMAIL`); the password stays.
-    public func clearEmail(in tenant: String, userId: String) throws {
+    public func clearEmail(in tenant: String, userId: String) throws { try clearAddress("email", in: tenant, userId: userId) }
+
+    /// Takes away a user's phone number, its verification and its `phone` identity (Cognito's
+    /// `DeleteUserAttributes` of `phone_number`).
+    public func clearPhone(in tenant: String, userId: String) throws { try clearAddress("phone", in: tenant, userId: userId) }
+
+    /// `column` is `email` or `phone`: the users column, its `_verified_at` twin and the identity provider.
+    private func clearAddress(_ column: String, in tenant: String, userId: String) throws {
         try db.transaction { c in
-            try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = 'email'", [.text(tenant), .text(userId)])
-            try c.run("UPDATE users SET email = NULL, email_verified_at = NULL, updated_at = ? WHERE tenant = ? AND id = ?",
+            try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = ?", [.text(tenant), .text(userId), .text(column)])
+            try c.run("UPDATE users SET \(column) = NULL, \(column)_verified_at = NULL, updated_at = ? WHERE tenant = ? AND id = ?",
                       [SQLValue(clock.now), .text(tenant), .text(userId)])
         }
     }

@@ -132,6 +132,14 @@ extension Emulator {
 }
 
 extension Emulator {
+    /// Records when a factor's code was last accepted (a TOTP time step), so the same code cannot be
+    /// used twice.
+    public func recordFactorUse(in tenant: String, id: String, at instant: Date) throws {
+        try db.withConnection { c in
+            _ = try c.run("UPDATE factors SET last_challenged_at = ? WHERE tenant = ? AND id = ?", [SQLValue(instant), .text(tenant), .text(id)])
+        }
+    }
+
     /// Marks a factor proven without a challenge row (a dialect that checked the code itself), naming it.
     @discardableResult
     public func markFactorVerified(in tenant: String, userId: String, id: String, friendlyName: String?) throws -> Factor {

@@ -179,6 +179,15 @@ extension Emulator {
 }
 
 extension Emulator {
+    /// The session a refresh token belongs to, revoked or not; nil for a token never issued.
+    public func session(in tenant: String, refreshToken token: String) throws -> Session? {
+        try db.withConnection { c in
+            try c.first("SELECT sessions.* FROM refresh_tokens JOIN sessions ON sessions.tenant = refresh_tokens.tenant "
+                        + "AND sessions.id = refresh_tokens.session_id WHERE refresh_tokens.tenant = ? AND refresh_tokens.token_hash = ?",
+                        [.text(tenant), .text(Self.tokenHash(token))]).map(Session.init(row:))
+        }
+    }
+
     /// The tenant a refresh token belongs to, for protocols whose token requests name no tenant.
     public func tenantOfRefreshToken(_ token: String) throws -> String? {
         try db.withConnection { c in

@@ -31,10 +31,17 @@ public struct TOTP: Sendable {
     /// Whether `code` is valid at `date`, allowing `window` steps of clock drift either way (GoTrue and
     /// Cognito accept one), compared in constant time.
     public func verify(_ code: String, at date: Date, window: Int = 1) -> Bool {
+        matchingStep(code, at: date, window: window) != nil
+    }
+
+    /// The time step whose code `code` is, within `window` steps of `date`: what a verifier remembers so
+    /// that the same code cannot be used twice (Cognito's "already been used once"). Every candidate
+    /// is compared, in constant time.
+    public func matchingStep(_ code: String, at date: Date, window: Int = 1) -> UInt64? {
         let step = Int64(max(0, date.timeIntervalSince1970 / period).rounded(.down))
-        var matched = false
+        var matched: UInt64?
         for delta in -Int64(window)...Int64(window) where step + delta >= 0 {
-            matched = constantTimeEquals(self.code(step: UInt64(step + delta)), code) || matched
+            if constantTimeEquals(self.code(step: UInt64(step + delta)), code) { matched = UInt64(step + delta) }
         }
         return matched
     }

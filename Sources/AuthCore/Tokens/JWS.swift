@@ -18,6 +18,14 @@ public enum JWS {
         return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
     }
 
+    /// The claims of a compact JWS before its signature is checked: what picks the key to check it with,
+    /// or all a caller gets from tokens it does not verify (the Firebase emulator's custom tokens).
+    public static func unverifiedClaims(_ token: String) -> [String: JSON]? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]), case .object(let claims)? = try? JSON.parse(payload) else { return nil }
+        return claims
+    }
+
     /// A verified token's parts.
     public struct Verified: Sendable {
         public let header: [String: JSON]

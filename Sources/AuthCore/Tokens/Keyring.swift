@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 
@@ -21,6 +22,12 @@ public final class Keyring: Sendable {
             existing[scope] = key
             return key
         }
+    }
+
+    /// A 256-bit secret of `scope` as a key for symmetric encryption (opaque state handed to clients).
+    public func symmetricKey(_ scope: String, generator: Generator) -> SymmetricKey {
+        guard case .hmac(let key) = hmacKey(scope, generator: generator).material else { return SymmetricKey(size: .bits256) }
+        return key
     }
 
     /// The RS256 key of `scope`, generated the first time it is asked for.

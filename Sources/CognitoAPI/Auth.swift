@@ -1,0 +1,131 @@
+import AuthCore
+import Foundation
+
+/// `InitiateAuth`, `AdminInitiateAuth`, `RespondToAuthChallenge`, `AdminRespondToAuthChallenge` and
+/// `GetTokensFromRefreshToken`: the JSON face of `SignInFlow`.
+enum Auth {
+    /// Every `AuthFlowType` the model has, for the validation message.
+    static let flows = ["USER_SRP_AUTH", "REFRESH_TOKEN_AUTH", "REFRESH_TOKEN", "CUSTOM_AUTH", "ADMIN_NO_SRP_AUTH", "USER_PASSWORD_AUTH",
+                        "ADMIN_USER_PASSWORD_AUTH", "USER_AUTH"]
+
+    /// The flows each operation takes, and the `ExplicitAuthFlows` entry each needs on the client.
+    static let publicFlows = ["USER_SRP_AUTH": "ALLOW_USER_SRP_AUTH", "USER_PASSWORD_AUTH": "ALLOW_USER_PASSWORD_AUTH",
+                              "REFRESH_TOKEN_AUTH": "ALLOW_REFRESH_TOKEN_AUTH", "REFRESH_TOKEN": "ALLOW_REFRESH_TOKEN_AUTH",
+                              "USER_AUTH": "ALLOW_USER_AUTH", "CUSTOM_AUTH": "ALLOW_CUSTOM_AUTH"]
+    static let adminFlows = ["ADMIN_USER_PASSWORD_AUTH": "ALLOW_ADMIN_USER_PASSWORD_AUTH", "ADMIN_NO_SRP_AUTH": "ALLOW_ADMIN_USER_PASSWORD_AUTH",
+                             "USER_SRP_AUTH": "ALLOW_USER_SRP_AUTH", "REFRESH_TOKEN_AUTH": "ALLOW_REFRESH_TOKEN_AUTH",
+                             "REFRESH_TOKEN": "ALLOW_REFRESH_TOKEN_AUTH", "USER_AUTH": "ALLOW_USER_AUTH", "CUSTOM_AUTH": "ALLOW_CUSTOM_AUTH"]
+
+    static func initiate(_ call: CognitoCall) async throws -> JSON {
+        let admin = call.action == .adminInitiateAuth
+        let (pool, client) = try admin ? call.poolAndItsClient() : call.poolAndClient()
+        let flowName = try call.body.required("AuthFlow")
+        let parameters = try call.body.map("AuthParameters")
+        guard let needed = (admin ? adminFlows : publicFlows)[flowName] else {
+            guard flows.contains(flowName) else {
+                throw CognitoError.invalid("1 validation error detected: Value '\(flowName)' at 'authFlow' failed to satisfy constraint: "
+                                           + "Member must satisfy enum value set: [\(flows.joined(separator: ", "))]")
+            }
+            throw CognitoError.invalid("Initiate Auth method not supported.")
+        }
+        guard client.allows(needed) else { throw CognitoError.invalid("\(flowName) flow not enabled for this client") }
+        let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin)
+        if flowName == "REFRESH_TOKEN_AUTH" || flowName == "REFRESH_TOKEN" {
+            return try refresh(call, flow: flow, parameters: parameters)
+        }
+        guard flowName != "CUSTOM_AUTH" else {
+            throw CognitoError(.notAuthorized, "Custom auth lambda trigger is not configured for the user pool.")
+        }
+        guard let name = parameters["USERNAME"], !name.isEmpty else { throw CognitoError.invalid("Missing required parameter USERNAME") }
+        try call.checkSecretHash(parameters["SECRET_HASH"], usernames: [name], client: client)
+        let user = try flow.user(named: name)
+        let step: SignInStep
+        switch flowName {
+        case "USER_SRP_AUTH":
+            guard let srpA = parameters["SRP_A"], !srpA.isEmpty else { throw CognitoError.invalid("Missing required parameter SRP_A") }
+            step = try flow.startSRP(user, srpA: srpA)
+        case "USER_AUTH":
+            step = try flow.choiceBased(user, parameters: parameters)
+        default:
+            guard let password = parameters["PASSWORD"], !password.isEmpty else { throw CognitoError.invalid("Missing required parameter PASSWORD") }
+            step = try flow.password(user, password)
+        }
+        return try answer(step, flow: flow, call: call)
+    }
+
+    static func respond(_ call: CognitoCall) async throws -> JSON {
+        let admin = call.action == .adminRespondToAuthChallenge
+        let (pool, client) = try admin ? call.poolAndItsClient() : call.poolAndClient()
+        let name = try call.body.required("ChallengeName")
+        let responses = try call.body.map("ChallengeResponses")
+        let given = try call.body.string("Session")
+        let sealed = name == "PASSWORD_VERIFIER" ? (responses["PASSWORD_CLAIM_SECRET_BLOCK"] ?? given) : given
+        guard sealed?.isEmpty == false else { throw CognitoError.invalid("Missing required parameter Session") }
+        let session = try ChallengeSession.open(sealed, clientId: client.id, emulator: call.emulator, replays: call.pools.replays)
+        guard session.poolId == pool.id else { throw CognitoError(.notAuthorized, "Invalid session for the user.") }
+        // SECRET_HASH may be over the name the user typed or the internal username the challenge named.
+        let user = try call.emulator.user(in: pool.id, id: session.userId)
+        var names = [responses["USERNAME"]].compactMap { $0 }
+        if let user { names += [CognitoUsers.username(user, pool: pool), user.email, user.phone].compactMap { $0 } }
+        try call.checkSecretHash(responses["SECRET_HASH"], usernames: names, client: client)
+        let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin)
+        let step = name == "PASSWORD_VERIFIER" ? try flow.verifySRP(session, responses: responses)
+            : try flow.respond(name, session: session, responses: responses)
+        return try answer(step, flow: flow, call: call)
+    }
+
+    /// A step as `InitiateAuth` answers it: `AuthenticationResult`, or `ChallengeName` with its
+    /// parameters and `Session`.
+    static func answer(_ step: SignInStep, flow: SignInFlow, call: CognitoCall) throws -> JSON {
+        switch step {
+        case .signedIn(let user, let firstFactor, let mfa):
+            let (minted, refreshToken) = try CognitoTokens.issue(user, pool: flow.pool, client: flow.client, firstFactor: firstFactor, mfa: mfa,
+                                                                 baseURL: call.baseURL, emulator: call.emulator, origin: call.origin)
+            return ["ChallengeParameters": [:], "AuthenticationResult": CognitoTokens.authenticationResult(minted, refreshToken: refreshToken)]
+        case .challenge(let name, let parameters, let session):
+            var answer: [String: JSON] = ["ChallengeName": .string(name), "ChallengeParameters": .object(parameters.mapValues(JSON.string)),
+                                          "Session": .string(try session.sealed(call.emulator))]
+            if name == "SELECT_CHALLENGE", let user = try call.emulator.user(in: flow.pool.id, id: session.userId) {
+                answer["AvailableChallenges"] = .array(flow.availableFirstFactors(user).map(JSON.string))
+            }
+            return .object(answer)
+        }
+    }
+
+    /// `REFRESH_TOKEN_AUTH`: new access and ID tokens for the same session; the refresh token stays.
+    static func refresh(_ call: CognitoCall, flow: SignInFlow, parameters: [String: String]) throws -> JSON {
+        guard let token = parameters["REFRESH_TOKEN"], !token.isEmpty else { throw CognitoError.invalid("Missing required parameter REFRESH_TOKEN") }
+        if flow.client.secret != nil {
+            // The hash is over the user's internal username, which only the token's session knows.
+            let owner = try call.emulator.session(in: flow.pool.id, refreshToken: token).flatMap { try call.emulator.user(in: flow.pool.id, id: $0.userId) }
+            let names = [parameters["USERNAME"], owner.map { CognitoUsers.username($0, pool: flow.pool) }].compactMap { $0 }
+            try call.checkSecretHash(parameters["SECRET_HASH"], usernames: names, client: flow.client)
+        }
+        let (user, session) = try CognitoTokens.continueSession(token, pool: flow.pool, client: flow.client, emulator: call.emulator, origin: call.origin)
+        let minted = try CognitoTokens.mint(user: user, pool: flow.pool, client: flow.client, session: session, baseURL: call.baseURL,
+                                            emulator: call.emulator)
+        return ["ChallengeParameters": [:], "AuthenticationResult": CognitoTokens.authenticationResult(minted, refreshToken: nil)]
+    }
+
+    /// `GetTokensFromRefreshToken`: like `REFRESH_TOKEN_AUTH`, with the client secret itself instead of
+    /// a hash, and a new refresh token when the client rotates them.
+    static func tokensFromRefreshToken(_ call: CognitoCall) async throws -> JSON {
+        let (pool, client) = try call.poolAndClient()
+        let token = try call.body.required("RefreshToken")
+        if let secret = client.secret {
+            guard let given = try call.body.string("ClientSecret"), constantTimeEquals(given, secret) else {
+                throw CognitoError(.notAuthorized, "Unable to verify secret for client \(client.id)")
+            }
+        }
+        guard client.allows("ALLOW_REFRESH_TOKEN_AUTH") else { throw CognitoError.invalid("REFRESH_TOKEN_AUTH flow not enabled for this client") }
+        let user: User, session: Session, rotated: String?
+        if client.refreshTokenRotation.enabled {
+            (user, session, rotated) = try CognitoTokens.rotateSession(token, pool: pool, client: client, emulator: call.emulator, origin: call.origin)
+        } else {
+            (user, session) = try CognitoTokens.continueSession(token, pool: pool, client: client, emulator: call.emulator, origin: call.origin)
+            rotated = nil
+        }
+        let minted = try CognitoTokens.mint(user: user, pool: pool, client: client, session: session, baseURL: call.baseURL, emulator: call.emulator)
+        return ["AuthenticationResult": CognitoTokens.authenticationResult(minted, refreshToken: rotated)]
+    }
+}

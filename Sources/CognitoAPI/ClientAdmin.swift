@@ -1,0 +1,103 @@
+import AuthCore
+import Foundation
+
+/// App clients (`CreateUserPoolClient` and friends), kept in their pool's settings in
+/// `UserPoolClientType`'s shape.
+enum ClientAdmin {
+    /// What a client may set; `UpdateUserPoolClient` replaces them all, as Cognito does.
+    static let settable: Set = ["ClientName", "RefreshTokenValidity", "AccessTokenValidity", "IdTokenValidity", "TokenValidityUnits",
+                                "ReadAttributes", "WriteAttributes", "ExplicitAuthFlows", "SupportedIdentityProviders", "CallbackURLs",
+                                "LogoutURLs", "DefaultRedirectURI", "AllowedOAuthFlows", "AllowedOAuthScopes",
+                                "AllowedOAuthFlowsUserPoolClient", "AnalyticsConfiguration", "PreventUserExistenceErrors",
+                                "EnableTokenRevocation", "EnablePropagateAdditionalUserContextData", "AuthSessionValidity"]
+
+    static func create(_ call: CognitoCall) async throws -> JSON {
+        let poolId = try call.body.required("UserPoolId")
+        _ = try call.body.required("ClientName")
+        let now = call.emulator.clock.now.timeIntervalSince1970
+        var client = try checked(call.body.fields.filter { settable.contains($0.key) }, generatesSecret: try call.body.bool("GenerateSecret") ?? false)
+        client["ClientId"] = .string(CognitoClient.newID(call.emulator.generator))
+        if try call.body.bool("GenerateSecret") == true { client["ClientSecret"] = .string(call.emulator.generator.lowerAlphanumeric(51)) }
+        client["CreationDate"] = .double(now)
+        let stored = client
+        try call.pools.update(poolId) { settings in settings["clients"] = .array((settings["clients"]?.arrayValue ?? []) + [.object(stored)]) }
+        return ["UserPoolClient": describeJSON(stored, poolId: poolId)]
+    }
+
+    /// Cognito's defaults filled in, and the combinations it refuses refused.
+    static func checked(_ fields: [String: JSON], generatesSecret: Bool) throws -> [String: JSON] {
+        var client = fields
+        let flows = (client["AllowedOAuthFlows"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if flows.contains("client_credentials"), !generatesSecret {
+            throw CognitoError.invalid("client_credentials flow can not be selected if client does not have a client secret.")
+        }
+        if flows.contains(where: { $0 != "client_credentials" }), (client["CallbackURLs"]?.arrayValue ?? []).isEmpty {
+            throw CognitoError.invalid("CallbackURLs can not be empty when the code or implicit OAuth flow is allowed.")
+        }
+        client["RefreshTokenValidity"] = client["RefreshTokenValidity"] ?? 30
+        client["TokenValidityUnits"] = client["TokenValidityUnits"] ?? ["AccessToken": "hours", "IdToken": "hours", "RefreshToken": "days"]
+        client["AllowedOAuthFlowsUserPoolClient"] = client["AllowedOAuthFlowsUserPoolClient"] ?? false
+        client["EnableTokenRevocation"] = client["EnableTokenRevocation"] ?? true
+        client["PreventUserExistenceErrors"] = client["PreventUserExistenceErrors"] ?? "LEGACY"
+        client["AuthSessionValidity"] = client["AuthSessionValidity"] ?? 3
+        return client
+    }
+
+    static func describeJSON(_ client: [String: JSON], poolId: String) -> JSON {
+        var o = client
+        o["UserPoolId"] = .string(poolId)
+        o["LastModifiedDate"] = o["LastModifiedDate"] ?? o["CreationDate"]
+        return .object(o)
+    }
+
+    static func describe(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let id = try call.body.required("ClientId")
+        guard let client = pool.client(id) else { throw CognitoError(.resourceNotFound, "User pool client \(id) does not exist.") }
+        return ["UserPoolClient": describeJSON(client.fields, poolId: pool.id)]
+    }
+
+    static func update(_ call: CognitoCall) async throws -> JSON {
+        let poolId = try call.body.required("UserPoolId"), id = try call.body.required("ClientId")
+        let updated: [String: JSON] = try call.pools.update(poolId) { settings in
+            var clients = (settings["clients"]?.arrayValue ?? []).compactMap(\.objectValue)
+            guard let index = clients.firstIndex(where: { $0["ClientId"]?.stringValue == id }) else {
+                throw CognitoError(.resourceNotFound, "User pool client \(id) does not exist.")
+            }
+            let kept = clients[index].filter { !settable.contains($0.key) }
+            var client = try checked(call.body.fields.filter { settable.contains($0.key) }, generatesSecret: kept["ClientSecret"] != nil)
+            client["ClientName"] = client["ClientName"] ?? clients[index]["ClientName"]
+            client.merge(kept) { new, _ in new }
+            client["LastModifiedDate"] = .double(call.emulator.clock.now.timeIntervalSince1970)
+            clients[index] = client
+            settings["clients"] = .array(clients.map(JSON.object))
+            return client
+        }
+        return ["UserPoolClient": describeJSON(updated, poolId: poolId)]
+    }
+
+    static func delete(_ call: CognitoCall) async throws -> JSON {
+        let poolId = try call.body.required("UserPoolId"), id = try call.body.required("ClientId")
+        try call.pools.update(poolId) { settings in
+            let clients = settings["clients"]?.arrayValue ?? []
+            guard clients.contains(where: { $0["ClientId"]?.stringValue == id }) else {
+                throw CognitoError(.resourceNotFound, "User pool client \(id) does not exist.")
+            }
+            settings["clients"] = .array(clients.filter { $0["ClientId"]?.stringValue != id })
+        }
+        return [:]
+    }
+
+    static func list(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let limit = try call.body.int("MaxResults") ?? 60
+        let after = try call.body.string("NextToken") ?? ""
+        let clients = pool.clients.sorted { $0.id < $1.id }.filter { after.isEmpty || $0.id > after }
+        let page = Array(clients.prefix(max(1, min(limit, 60))))
+        var answer: [String: JSON] = ["UserPoolClients": .array(page.map { client in
+            ["ClientId": .string(client.id), "UserPoolId": .string(pool.id), "ClientName": client.fields["ClientName"] ?? ""]
+        })]
+        if clients.count > page.count, let last = page.last { answer["NextToken"] = .string(last.id) }
+        return .object(answer)
+    }
+}

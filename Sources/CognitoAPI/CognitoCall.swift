@@ -1,0 +1,88 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// The user pools of the emulator, found by pool id or by one of their client ids.
+final class CognitoPools: Sendable {
+    let emulator: Emulator
+    /// Sign-in sessions already used.
+    let replays = SessionReplays()
+    /// Pool resources (clients, groups, domains…) live in the pool's settings; changes to them are
+    /// read-modify-write, so they take turns.
+    private let writes = Mutex(())
+
+    init(emulator: Emulator) { self.emulator = emulator }
+
+    /// Changes a pool's settings in place.
+    @discardableResult
+    func update<T>(_ poolId: String, _ change: (inout [String: JSON]) throws -> T) throws -> T {
+        try writes.withLock { _ in
+            var settings = try pool(poolId).settings
+            let result = try change(&settings)
+            try emulator.updateTenant(poolId, settings: settings)
+            return result
+        }
+    }
+
+    func pool(_ id: String) throws -> CognitoPool {
+        guard let tenant = try emulator.tenant(id), tenant.dialect == .cognito else {
+            throw CognitoError(.resourceNotFound, "User pool \(id) does not exist.")
+        }
+        return CognitoPool(tenant: tenant)
+    }
+
+    /// The pool that has app client `clientId`, and the client.
+    func pool(clientId: String) throws -> (CognitoPool, CognitoClient) {
+        for tenant in try emulator.tenants() where tenant.dialect == .cognito {
+            let pool = CognitoPool(tenant: tenant)
+            if let client = pool.client(clientId) { return (pool, client) }
+        }
+        throw CognitoError(.resourceNotFound, "User pool client \(clientId) does not exist.")
+    }
+
+    func all() throws -> [CognitoPool] { try emulator.tenants().filter { $0.dialect == .cognito }.map(CognitoPool.init) }
+}
+
+/// One JSON 1.1 request as a handler sees it.
+struct CognitoCall: Sendable {
+    let request: Request
+    let action: CognitoAction
+    let body: CognitoBody
+    let origin: RequestOrigin
+    let emulator: Emulator
+    let pools: CognitoPools
+
+    var baseURL: String { request.baseURL }
+
+    /// The pool `UserPoolId` names.
+    func pool() throws -> CognitoPool { try pools.pool(try body.required("UserPoolId")) }
+
+    /// The pool and client `ClientId` names.
+    func poolAndClient() throws -> (CognitoPool, CognitoClient) { try pools.pool(clientId: try body.required("ClientId")) }
+
+    /// The pool `UserPoolId` names and its client `ClientId` names (the admin sign-in operations).
+    func poolAndItsClient() throws -> (CognitoPool, CognitoClient) {
+        let pool = try pool()
+        let id = try body.required("ClientId")
+        guard let client = pool.client(id) else { throw CognitoError(.resourceNotFound, "User pool client \(id) does not exist.") }
+        return (pool, client)
+    }
+
+    /// `SECRET_HASH` (`base64(HMAC-SHA256(secret, username ‖ clientId))`), required and checked in
+    /// constant time for a client with a secret. Any of `usernames` may be the one hashed: the name
+    /// the user typed, or the internal username a challenge or a refresh token stands for.
+    func checkSecretHash(_ hash: String?, usernames: [String], client: CognitoClient) throws {
+        guard let secret = client.secret else { return }
+        guard let hash, !hash.isEmpty else {
+            throw CognitoError(.notAuthorized, "Unable to verify secret hash for client \(client.id)")
+        }
+        var matched = false
+        for username in usernames {
+            matched = constantTimeEquals(CognitoTokens.secretHash(secret: secret, username: username, clientId: client.id), hash) || matched
+        }
+        guard matched else { throw CognitoError(.notAuthorized, "Unable to verify secret hash for client \(client.id)") }
+    }
+}

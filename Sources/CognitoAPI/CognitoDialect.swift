@@ -1,0 +1,124 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The Cognito dialect: user pools over JSON 1.1 (`POST /` with `X-Amz-Target`), each pool's keys and
+/// discovery document, and the hosted UI (`/oauth2/*`, `/login`, `/logout`), so boto3, the AWS CLI,
+/// Amplify and pycognito work with only an endpoint URL changed.
+public struct CognitoDialect: Sendable {
+    let emulator: Emulator
+    let pools: CognitoPools
+    let pages: LoginPages
+
+    /// - Parameter page: the text of a file under `web/` (the hosted UI's templates).
+    public init(emulator: Emulator, page: @escaping @Sendable (String) -> String?) {
+        self.emulator = emulator
+        self.pools = CognitoPools(emulator: emulator)
+        self.pages = LoginPages(page: page)
+    }
+
+    /// The SRP verifier every password of a Cognito pool implies, for `EmulatorOptions.credentialDerivers`.
+    public static let credentialDeriver: CredentialDeriver = { tenant, userId, username, password, generator in
+        let pool = CognitoPool(tenant: tenant)
+        let srpUser = pool.usernameAttributes.isEmpty ? (username ?? userId) : userId
+        return ["srp": CognitoSRP.credential(poolId: tenant.id, userId: srpUser, password: password, generator: generator)]
+    }
+
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.post("/") { request, context in
+            await dispatch(request, origin: request.origin(context), logger: context.logger)
+        }
+        addHostedUIRoutes(to: router)
+    }
+
+    /// Each pool's keys and discovery document, and the hosted UI: what a pool's own domain serves.
+    public func addHostedUIRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get(":pool/.well-known/jwks.json") { _, context in try WellKnown.jwks(try context.parameters.require("pool"), dialect: self) }
+        router.get(":pool/.well-known/openid-configuration") { request, context in
+            try WellKnown.openIDConfiguration(try context.parameters.require("pool"), baseURL: request.baseURL, dialect: self)
+        }
+        HostedUI(dialect: self).addRoutes(to: router)
+    }
+
+    /// Runs the operation `X-Amz-Target` names and renders its answer or error as JSON 1.1.
+    func dispatch(_ request: Request, origin: RequestOrigin, logger: Logger) async -> Response {
+        let requestId = emulator.generator.uuid()
+        do {
+            let target = request.headers[.amzTarget] ?? ""
+            let prefix = "AWSCognitoIdentityProviderService."
+            guard target.hasPrefix(prefix) else {
+                throw CognitoError(.unknownOperation, target.isEmpty ? "Missing X-Amz-Target header" : "Unknown target \(target)")
+            }
+            let name = String(target.dropFirst(prefix.count))
+            guard let action = CognitoAction(rawValue: name) else {
+                throw CognitoError(.unknownOperation, "Operation \(name) is not supported by Fauxth's Cognito user pools")
+            }
+            let call = CognitoCall(request: request, action: action, body: try await CognitoBody.read(request), origin: origin,
+                                   emulator: emulator, pools: pools)
+            return Self.answer(try await action.handler(call), requestId: requestId)
+        } catch {
+            return Self.failure(error, requestId: requestId, logger: logger)
+        }
+    }
+
+    static func answer(_ body: JSON, requestId: String) -> Response {
+        .json(body, headers: [.amznRequestId: requestId], contentType: "application/x-amz-json-1.1")
+    }
+
+    /// HTTP 400 with `{"__type","message"}`, `x-amzn-ErrorType: <Type>:` and `x-amzn-ErrorMessage`.
+    static func failure(_ error: any Error, requestId: String, logger: Logger) -> Response {
+        let failure: CognitoError
+        switch error {
+        case let e as CognitoError: failure = e
+        case let e as AuthError: failure = CognitoError(core: e)
+        default:
+            logger.error("unexpected error in Cognito dialect: \(error)")
+            failure = CognitoError(.internalError, "Internal error: \(error)")
+        }
+        let status: HTTPResponse.Status = failure.kind == .internalError ? .internalServerError : .badRequest
+        var headers: HTTPFields = [.amznRequestId: requestId, .amznErrorType: failure.kind.rawValue + ":"]
+        // Header values must be one line of visible ASCII.
+        headers[.amznErrorMessage] = String(failure.message.map { $0.isASCII && !$0.isNewline ? $0 : " " })
+        return .json(["__type": .string(failure.kind.rawValue), "message": .string(failure.message)], status: status, headers: headers,
+                     contentType: "application/x-amz-json-1.1")
+    }
+
+    /// Checks a Cognito tenant's settings; throws what Fauxth cannot use.
+    public static func validate(_ tenant: Tenant) throws {
+        guard tenant.id.wholeMatch(of: #/[a-z]{2}(-[a-z]+)+-\d_[0-9A-Za-z]+/#) != nil else {
+            throw CognitoSettingsError("a user pool id is <region>_<id>, such as us-east-1_AbCdEf123")
+        }
+        for client in CognitoPool(tenant: tenant).clients where client.id.isEmpty {
+            throw CognitoSettingsError("every client needs a ClientId")
+        }
+        if let port = tenant.settings["hosted_ui_port"], !(port.intValue.map { (1...65535).contains($0) } ?? false) {
+            throw CognitoSettingsError("hosted_ui_port must be a port number 1-65535")
+        }
+    }
+
+    /// What a developer sets to point an SDK at a pool.
+    public static func connectionHints(for tenant: Tenant, baseURL: String, hostedUIURL: String? = nil) -> [String: String] {
+        let pool = CognitoPool(tenant: tenant)
+        var hints = ["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": baseURL, "COGNITO_USER_POOL_ID": tenant.id, "AWS_REGION": pool.region]
+        hints["COGNITO_CLIENT_ID"] = pool.clients.first?.id
+        if pool.domain != nil { hints["COGNITO_HOSTED_UI_URL"] = hostedUIURL ?? baseURL }
+        return hints
+    }
+}
+
+/// A Cognito setting Fauxth cannot use.
+public struct CognitoSettingsError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension HTTPField.Name {
+    static let amzTarget = Self("X-Amz-Target")!
+    static let amznRequestId = Self("x-amzn-RequestId")!
+    static let amznErrorType = Self("x-amzn-ErrorType")!
+    static let amznErrorMessage = Self("x-amzn-ErrorMessage")!
+}

@@ -1,0 +1,89 @@
+import AuthCore
+import Foundation
+
+/// An error as Cognito renders it: HTTP 400, body `{"__type","message"}`, headers
+/// `x-amzn-ErrorType: <Type>:` and `x-amzn-ErrorMessage`. The types are Cognito's own; no other file
+/// spells one.
+struct CognitoError: Error, Equatable {
+    enum Kind: String {
+        case notAuthorized = "NotAuthorizedException"
+        case userNotFound = "UserNotFoundException"
+        case usernameExists = "UsernameExistsException"
+        case aliasExists = "AliasExistsException"
+        case invalidParameter = "InvalidParameterException"
+        case invalidPassword = "InvalidPasswordException"
+        case codeMismatch = "CodeMismatchException"
+        case expiredCode = "ExpiredCodeException"
+        case limitExceeded = "LimitExceededException"
+        case tooManyRequests = "TooManyRequestsException"
+        case tooManyFailedAttempts = "TooManyFailedAttemptsException"
+        case userNotConfirmed = "UserNotConfirmedException"
+        case passwordResetRequired = "PasswordResetRequiredException"
+        case resourceNotFound = "ResourceNotFoundException"
+        case groupExists = "GroupExistsException"
+        case duplicateProvider = "DuplicateProviderException"
+        case invalidUserPoolConfiguration = "InvalidUserPoolConfigurationException"
+        case softwareTokenMFANotFound = "SoftwareTokenMFANotFoundException"
+        case enableSoftwareTokenMFA = "EnableSoftwareTokenMFAException"
+        case mfaMethodNotFound = "MFAMethodNotFoundException"
+        case unauthorized = "UnauthorizedException"
+        case unsupportedTokenType = "UnsupportedTokenTypeException"
+        case unsupportedOperation = "UnsupportedOperationException"
+        case unsupportedUserState = "UnsupportedUserStateException"
+        case codeDeliveryFailure = "CodeDeliveryFailureException"
+        case internalError = "InternalErrorException"
+        case unknownOperation = "UnknownOperationException"
+        case serialization = "SerializationException"
+    }
+
+    var kind: Kind
+    var message: String
+
+    init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    static func invalid(_ message: String) -> CognitoError { CognitoError(.invalidParameter, message) }
+    static let incorrectCredentials = CognitoError(.notAuthorized, "Incorrect username or password.")
+    static let userDoesNotExist = CognitoError(.userNotFound, "User does not exist.")
+    static let invalidAccessToken = CognitoError(.notAuthorized, "Invalid Access Token")
+    static let codeMismatch = CognitoError(.codeMismatch, "Invalid verification code provided, please try again.")
+    static let expiredCode = CognitoError(.expiredCode, "Invalid code provided, please request a code again.")
+
+    /// The one mapping from core errors to Cognito's exceptions.
+    init(core error: AuthError) {
+        switch error {
+        case .invalidInput(let field, let reason): self.init(.invalidParameter, "\(field) \(reason)")
+        case .invalidEmail: self.init(.invalidParameter, "Invalid email address format.")
+        case .invalidPhone: self.init(.invalidParameter, "Invalid phone number format.")
+        case .weakPassword(_, let message): self.init(.invalidPassword, message)
+        case .emailTaken: self.init(.aliasExists, "An account with the given email already exists.")
+        case .phoneTaken: self.init(.aliasExists, "An account with the given phone_number already exists.")
+        case .signupDisabled: self.init(.notAuthorized, "SignUp is not permitted for this user pool")
+        case .providerDisabled: self.init(.notAuthorized, "This sign-in method is not enabled for this user pool")
+        case .invalidCredentials: self = .incorrectCredentials
+        case .emailNotConfirmed, .phoneNotConfirmed: self.init(.userNotConfirmed, "User is not confirmed.")
+        case .userDisabled, .userBanned: self.init(.notAuthorized, "User is disabled.")
+        case .userNotFound: self = .userDoesNotExist
+        case .tenantNotFound(let id): self.init(.resourceNotFound, "User pool \(id) does not exist.")
+        case .tenantExists(let id): self.init(.invalidParameter, "User pool \(id) already exists.")
+        case .lockedOut: self.init(.notAuthorized, "Password attempts exceeded")
+        case .rateLimited: self.init(.tooManyRequests, "Too many requests")
+        case .refreshTokenNotFound: self.init(.notAuthorized, "Invalid Refresh Token")
+        case .refreshTokenReused, .sessionNotFound: self.init(.notAuthorized, "Refresh Token has been revoked")
+        case .sessionExpired: self.init(.notAuthorized, "Refresh Token has expired")
+        case .codeInvalid, .codeExpired: self = .expiredCode
+        case .wrongCode, .mfaVerificationFailed: self = .codeMismatch
+        case .tooManyAttempts: self.init(.limitExceeded, "Attempt limit exceeded, please try after some time.")
+        case .flowStateNotFound, .flowStateExpired, .badCodeVerifier: self.init(.notAuthorized, "Invalid authorization code")
+        case .factorNotFound: self.init(.softwareTokenMFANotFound, "Software Token MFA has not been set up.")
+        case .factorNameTaken, .tooManyFactors, .verifiedFactorExists: self.init(.invalidParameter, "The software token is already associated.")
+        case .mfaChallengeExpired: self.init(.notAuthorized, "Invalid session for the user, session is expired.")
+        case .mfaIPMismatch: self.init(.notAuthorized, "Invalid session for the user.")
+        case .identityNotFound: self.init(.invalidParameter, "The provider account is not linked.")
+        case .lastIdentity: self.init(.invalidParameter, "The user must keep one sign-in method.")
+        case .identityTaken: self.init(.invalidParameter, "Merging is not currently supported, provide a SourceUser with ProviderName and ProviderAttributeValue")
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import AuthCore
+import Foundation
+
+/// Cognito's codes and the messages that carry them, with the pool's templates (`{####}` is the code,
+/// `{username}` the user name), kept in the outbox. Codes are single use, expire, allow five wrong
+/// tries, and follow the pool's `fixed_code` when it sets one.
+struct CognitoMailer {
+    let emulator: Emulator
+    let pool: CognitoPool
+
+    /// Why a code is sent: its outbox purpose, lifetime and template.
+    enum Kind {
+        case confirmSignUp, verifyAttribute, forgotPassword, mfa
+        /// A passwordless sign-in code (`USER_AUTH`'s `EMAIL_OTP` and `SMS_OTP`).
+        case signIn
+
+        func purpose(_ channel: Channel) -> MessagePurpose {
+            switch self {
+            case .confirmSignUp, .verifyAttribute: channel == .email ? .verifyEmail : .otp
+            case .forgotPassword: .resetPassword
+            case .mfa: .mfa
+            case .signIn: .otp
+            }
+        }
+
+        /// Sign-up, verification and reset codes last a day; sign-in and MFA codes three minutes.
+        var lifetime: TimeInterval { self == .mfa || self == .signIn ? 180 : 86400 }
+    }
+
+    static let maxAttempts = 5
+
+    /// Sends a code to `destination` (an email or an E.164 number); answers its `CodeDeliveryDetails`.
+    @discardableResult
+    func send(_ kind: Kind, to destination: String, user: User, origin: RequestOrigin = RequestOrigin()) throws -> JSON {
+        let channel: Channel = destination.contains("@") ? .email : .sms
+        let issued = try emulator.issueCode(in: pool.id, CodeRequest(userId: user.id, purpose: kind.purpose(channel), channel: channel, target: destination,
+                                                                     lifetime: kind.lifetime, fixedCode: pool.fixedCode), origin: origin)
+        let (subject, template) = self.template(kind, channel: channel)
+        deliverText(template, subject: subject, code: issued.code, to: destination, channel: channel, purpose: kind.purpose(channel), user: user)
+        return CognitoUsers.delivery(destination)
+    }
+
+    /// Uses a code sent to `destination`: `CodeMismatchException` for a wrong one (five tries),
+    /// `ExpiredCodeException` for an old or used one.
+    func verify(_ kind: Kind, code: String, destination: String, origin: RequestOrigin) throws {
+        let channel: Channel = destination.contains("@") ? .email : .sms
+        do {
+            _ = try emulator.consumeCode(in: pool.id, purposes: [kind.purpose(channel)], .code(code, target: destination),
+                                         maxAttempts: Self.maxAttempts, origin: origin)
+        } catch let error as AuthError {
+            throw CognitoError(core: error)
+        }
+    }
+
+    /// `AdminCreateUser`'s invitation with the temporary password.
+    func invite(_ user: User, username: String, temporaryPassword: String, channels: [Channel]) {
+        let template = pool.pool["AdminCreateUserConfig"]?["InviteMessageTemplate"]
+        for channel in channels {
+            guard let destination = channel == .email ? user.email : user.phone else { continue }
+            let text = channel == .email ? (template?["EmailMessage"]?.stringValue ?? "Your username is {username} and temporary password is {####}. ")
+                : (template?["SMSMessage"]?.stringValue ?? "Your username is {username} and temporary password is {####}. ")
+            deliverText(text.replacingOccurrences(of: "{username}", with: username), subject: template?["EmailSubject"]?.stringValue ?? "Your temporary password",
+                        code: temporaryPassword, to: destination, channel: channel, purpose: .invite, user: user)
+        }
+    }
+
+    private func template(_ kind: Kind, channel: Channel) -> (subject: String, text: String) {
+        let p = pool.pool, messages = p["VerificationMessageTemplate"]
+        switch (kind, channel) {
+        case (.mfa, .sms), (.signIn, .sms):
+            return ("", p["SmsMfaConfiguration"]?["SmsAuthenticationMessage"]?.stringValue ?? p["SmsAuthenticationMessage"]?.stringValue
+                        ?? "Your authentication code is {####}. ")
+        case (.mfa, .email), (.signIn, .email): return (p["EmailMfaConfiguration"]?["Subject"]?.stringValue ?? "Your sign-in code",
+                                     p["EmailMfaConfiguration"]?["Message"]?.stringValue ?? "Your sign-in code is {####}. ")
+        case (_, .sms): return ("", messages?["SmsMessage"]?.stringValue ?? p["SmsVerificationMessage"]?.stringValue ?? "Your verification code is {####}. ")
+        case (_, .email):
+            return (messages?["EmailSubject"]?.stringValue ?? p["EmailVerificationSubject"]?.stringValue ?? "Your verification code",
+                    messages?["EmailMessage"]?.stringValue ?? p["EmailVerificationMessage"]?.stringValue ?? "Your verification code is {####}. ")
+        }
+    }
+
+    private func deliverText(_ template: String, subject: String, code: String, to destination: String, channel: Channel,
+                             purpose: MessagePurpose, user: User) {
+        let text = template.replacingOccurrences(of: "{####}", with: code)
+        let sender = pool.pool["EmailConfiguration"]?["From"]?.stringValue ?? "no-reply@verificationemail.com"
+        _ = try? emulator.deliver(OutgoingMessage(tenant: pool.id, channel: channel, to: destination, from: channel == .email ? sender : "AWS",
+                                                  subject: channel == .email ? subject : nil, text: text, purpose: purpose, codes: [code]),
+                                  userId: user.id)
+    }
+
+    /// A temporary password that satisfies the pool's policy.
+    static func temporaryPassword(_ generator: Generator, policy: [String: JSON]) -> String {
+        let length = max(policy["MinimumLength"]?.intValue ?? 8, 8)
+        let base = generator.string(max(length - 4, 4), alphabet: "abcdefghijkmnopqrstuvwxyz23456789")
+        return base + generator.string(1, alphabet: "ABCDEFGHJKLMNPQRSTUVWXYZ") + generator.string(1, alphabet: "abcdefghijkmnopqrstuvwxyz")
+            + generator.string(1, alphabet: "23456789") + generator.string(1, alphabet: "^$*.[]{}()?-\"!@#%&/\\,><':;|_~`+=")
+    }
+
+    /// The pool's password policy: `InvalidPasswordException` with Cognito's wording.
+    static func checkPassword(_ password: String, pool: CognitoPool) throws {
+        let policy = pool.passwordPolicy
+        func requires(_ key: String) -> Bool { policy[key]?.boolValue ?? true }
+        var reason: String?
+        if password.count < (policy["MinimumLength"]?.intValue ?? 8) { reason = "Password not long enough" }
+        else if requires("RequireLowercase"), !password.contains(where: \.isLowercase) { reason = "Password must have lowercase characters" }
+        else if requires("RequireUppercase"), !password.contains(where: \.isUppercase) { reason = "Password must have uppercase characters" }
+        else if requires("RequireNumbers"), !password.contains(where: \.isNumber) { reason = "Password must have numeric characters" }
+        else if requires("RequireSymbols"), !password.contains(where: { "^$*.[]{}()?-\"!@#%&/\\,><':;|_~`+=".contains($0) }) {
+            reason = "Password must have symbol characters"
+        }
+        if let reason { throw CognitoError(.invalidPassword, "Password did not conform with policy: \(reason)") }
+    }
+}

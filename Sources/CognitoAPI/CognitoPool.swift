@@ -1,0 +1,141 @@
+import AuthCore
+import Foundation
+
+/// A user pool as the dialect reads it from its tenant: `settings.pool` holds the pool in the shape
+/// `CreateUserPool` takes (and `DescribeUserPool` answers), `clients`, `groups`, `resource_servers` and
+/// `identity_providers` the pool's other resources, `domain` its hosted-UI prefix.
+struct CognitoPool: Sendable {
+    let tenant: Tenant
+    var id: String { tenant.id }
+    var settings: [String: JSON] { tenant.settings }
+    var pool: [String: JSON] { settings["pool"]?.objectValue ?? [:] }
+
+    /// The region in the pool id (`us-east-1_AbCdEf123`).
+    var region: String { id.split(separator: "_").first.map(String.init) ?? "us-east-1" }
+
+    var usernameAttributes: [String] { strings(pool["UsernameAttributes"]) }
+    var aliasAttributes: [String] { strings(pool["AliasAttributes"]) }
+    var autoVerifiedAttributes: [String] { strings(pool["AutoVerifiedAttributes"]) }
+    /// API-made pools without `UsernameConfiguration` are case sensitive; the console's are not.
+    var caseSensitive: Bool { pool["UsernameConfiguration"]?["CaseSensitive"]?.boolValue ?? true }
+    var mfaConfiguration: String { pool["MfaConfiguration"]?.stringValue ?? "OFF" }
+    /// Each MFA method is on when the pool's MFA is and `SetUserPoolMfaConfig` (or the seed) configured it.
+    var softwareTokenMFAEnabled: Bool { mfaConfiguration != "OFF" && pool["SoftwareTokenMfaConfiguration"]?["Enabled"]?.boolValue == true }
+    var smsMFAEnabled: Bool { mfaConfiguration != "OFF" && pool["SmsMfaConfiguration"] != nil }
+    var emailMFAEnabled: Bool { mfaConfiguration != "OFF" && pool["EmailMfaConfiguration"] != nil }
+    var adminCreateUserOnly: Bool { pool["AdminCreateUserConfig"]?["AllowAdminCreateUserOnly"]?.boolValue ?? false }
+    /// A code every delivery uses instead of a random one, for scripted tests (`fixed_code`).
+    var fixedCode: String? { settings["fixed_code"]?.stringValue }
+
+    var passwordPolicy: [String: JSON] { pool["Policies"]?["PasswordPolicy"]?.objectValue ?? [:] }
+
+    /// The pool's `custom:` attributes (`CreateUserPool`'s `Schema` and `AddCustomAttributes`).
+    var customAttributes: Set<String> {
+        Set((pool["Schema"]?.arrayValue ?? []).compactMap { $0["Name"]?.stringValue }.filter { $0.hasPrefix("custom:") })
+    }
+
+    /// What `USER_AUTH` may start with (`Policies.SignInPolicy.AllowedFirstAuthFactors`); a password only
+    /// unless the pool says otherwise.
+    var allowedFirstAuthFactors: [String] {
+        let factors = strings(pool["Policies"]?["SignInPolicy"]?["AllowedFirstAuthFactors"])
+        return factors.isEmpty ? ["PASSWORD"] : factors
+    }
+
+    /// Where tokens say they come from: Cognito's own URL by default so unmodified verifiers accept
+    /// them, or (`issuer: emulator`) this server.
+    func issuer(baseURL: String) -> String {
+        switch settings["issuer"]?.stringValue {
+        case "emulator"?: "\(baseURL)/\(id)"
+        case let custom? where custom.hasPrefix("http"): custom
+        default: "https://cognito-idp.\(region).amazonaws.com/\(id)"
+        }
+    }
+
+    var clients: [CognitoClient] { (settings["clients"]?.arrayValue ?? []).compactMap { $0.objectValue.map(CognitoClient.init) } }
+    var groups: [[String: JSON]] { (settings["groups"]?.arrayValue ?? []).compactMap(\.objectValue) }
+    var resourceServers: [[String: JSON]] { (settings["resource_servers"]?.arrayValue ?? []).compactMap(\.objectValue) }
+    var identityProviders: [[String: JSON]] { (settings["identity_providers"]?.arrayValue ?? []).compactMap(\.objectValue) }
+    var domain: String? { settings["domain"]?.stringValue }
+
+    func client(_ id: String) -> CognitoClient? { clients.first { $0.id == id } }
+
+    /// The account-recovery mechanisms in priority order (`verified_email`, `verified_phone_number`,
+    /// `admin_only`); Cognito's default prefers a verified phone, then email.
+    var recoveryMechanisms: [String] {
+        let mechanisms = (pool["AccountRecoverySetting"]?["RecoveryMechanisms"]?.arrayValue ?? [])
+            .sorted { ($0["Priority"]?.intValue ?? 0) < ($1["Priority"]?.intValue ?? 0) }.compactMap { $0["Name"]?.stringValue }
+        return mechanisms.isEmpty ? ["verified_phone_number", "verified_email"] : mechanisms
+    }
+
+    /// Pool ids: the region, an underscore and nine letters and digits.
+    static func newID(region: String, generator: Generator) -> String {
+        "\(region)_" + generator.string(9, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    }
+
+    private func strings(_ value: JSON?) -> [String] { (value?.arrayValue ?? []).compactMap(\.stringValue) }
+}
+
+/// An app client (`UserPoolClientType`).
+struct CognitoClient: Sendable {
+    let fields: [String: JSON]
+
+    init(_ fields: [String: JSON]) { self.fields = fields }
+
+    var id: String { fields["ClientId"]?.stringValue ?? "" }
+    var secret: String? { fields["ClientSecret"]?.stringValue }
+
+    /// `ExplicitAuthFlows`, in their `ALLOW_` names. A client that names none gets Cognito's default
+    /// (SRP, refresh and custom auth).
+    var authFlows: Set<String> {
+        let named = (fields["ExplicitAuthFlows"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if named.isEmpty { return ["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_CUSTOM_AUTH"] }
+        let legacy = ["ADMIN_NO_SRP_AUTH": "ALLOW_ADMIN_USER_PASSWORD_AUTH", "USER_PASSWORD_AUTH": "ALLOW_USER_PASSWORD_AUTH",
+                      "CUSTOM_AUTH_FLOW_ONLY": "ALLOW_CUSTOM_AUTH"]
+        // Refresh is always allowed for clients made before ALLOW_REFRESH_TOKEN_AUTH existed.
+        return Set(named.map { legacy[$0] ?? $0 } + (named.contains { $0.hasPrefix("ALLOW_") } ? [] : ["ALLOW_REFRESH_TOKEN_AUTH"]))
+    }
+
+    func allows(_ flow: String) -> Bool { authFlows.contains(flow) }
+
+    var callbackURLs: [String] { strings("CallbackURLs") }
+    var logoutURLs: [String] { strings("LogoutURLs") }
+    var oauthFlows: [String] { strings("AllowedOAuthFlows") }
+    var oauthScopes: [String] { strings("AllowedOAuthScopes") }
+    var oauthEnabled: Bool { fields["AllowedOAuthFlowsUserPoolClient"]?.boolValue ?? false }
+    var readAttributes: [String]? { fields["ReadAttributes"] == nil ? nil : strings("ReadAttributes") }
+    var writeAttributes: [String]? { fields["WriteAttributes"] == nil ? nil : strings("WriteAttributes") }
+    var preventUserExistenceErrors: Bool { fields["PreventUserExistenceErrors"]?.stringValue == "ENABLED" }
+    var tokenRevocation: Bool { fields["EnableTokenRevocation"]?.boolValue ?? true }
+    /// How long a sign-in's `Session` lasts between steps (`AuthSessionValidity`, 3 to 15 minutes).
+    var authSessionValidity: TimeInterval { Double(min(max(fields["AuthSessionValidity"]?.intValue ?? 3, 3), 15)) * 60 }
+    /// Refresh tokens rotate on `GetTokensFromRefreshToken` (`RefreshTokenRotation.Feature: ENABLED`),
+    /// the old one still good for `RetryGracePeriodSeconds`.
+    var refreshTokenRotation: (enabled: Bool, grace: TimeInterval) {
+        let rotation = fields["RefreshTokenRotation"]
+        return (rotation?["Feature"]?.stringValue == "ENABLED", Double(rotation?["RetryGracePeriodSeconds"]?.intValue ?? 0))
+    }
+
+    /// A token lifetime in seconds. A client that sets no validity has Cognito's defaults (an hour for
+    /// access and ID tokens, 30 days for refresh tokens); a validity without `TokenValidityUnits` is in
+    /// hours for access and ID tokens and in days for refresh tokens.
+    func validity(_ key: String, unitKey: String, defaultSeconds: TimeInterval, givenUnit: String) -> TimeInterval {
+        guard let value = fields[key]?.intValue else { return defaultSeconds }
+        let unit = fields["TokenValidityUnits"]?[unitKey]?.stringValue ?? givenUnit
+        let seconds: Double = switch unit {
+        case "seconds": 1
+        case "minutes": 60
+        case "days": 86400
+        default: 3600
+        }
+        return Double(value) * seconds
+    }
+
+    var accessTokenLifetime: TimeInterval { validity("AccessTokenValidity", unitKey: "AccessToken", defaultSeconds: 3600, givenUnit: "hours") }
+    var idTokenLifetime: TimeInterval { validity("IdTokenValidity", unitKey: "IdToken", defaultSeconds: 3600, givenUnit: "hours") }
+    var refreshTokenLifetime: TimeInterval { validity("RefreshTokenValidity", unitKey: "RefreshToken", defaultSeconds: 30 * 86400, givenUnit: "days") }
+
+    private func strings(_ key: String) -> [String] { (fields[key]?.arrayValue ?? []).compactMap(\.stringValue) }
+
+    /// Client ids: 26 lowercase letters and digits.
+    static func newID(_ generator: Generator) -> String { generator.lowerAlphanumeric(26) }
+}

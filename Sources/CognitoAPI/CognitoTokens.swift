@@ -1,0 +1,167 @@
+import AuthCore
+import Crypto
+import Foundation
+
+/// Cognito's tokens: RS256 access and ID tokens, each family with its own key (so its own `kid`), and
+/// opaque refresh tokens kept as hashes in a core session. A session remembers the client, the scope
+/// and the `event_id` of the sign-in in its claims, and its id is the tokens' `origin_jti`.
+enum CognitoTokens {
+    /// The scope of tokens from the API sign-in flows (not the hosted UI).
+    static let adminScope = "aws.cognito.signin.user.admin"
+
+    static func key(_ pool: CognitoPool, _ use: String, emulator: Emulator) throws -> SigningKey {
+        try emulator.keyring.rsaKey("cognito:\(pool.id):\(use)")
+    }
+
+    /// `SECRET_HASH` for a client with a secret.
+    static func secretHash(secret: String, username: String, clientId: String) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Array((username + clientId).utf8), using: SymmetricKey(data: Array(secret.utf8)))).base64EncodedString()
+    }
+
+    /// What a sign-in session carries into every token it mints.
+    /// Hosted-UI sign-ins without the `openid` scope get no ID token, then or on refresh.
+    static func sessionClaims(client: CognitoClient, scope: String, emulator: Emulator, nonce: String? = nil) -> [String: JSON] {
+        var claims: [String: JSON] = ["client_id": .string(client.id), "scope": .string(scope), "event_id": .string(emulator.generator.uuid())]
+        claims["nonce"] = nonce.map(JSON.string)
+        if scope != adminScope, !scope.split(separator: " ").contains("openid") { claims["no_id_token"] = true }
+        return claims
+    }
+
+    /// An opaque refresh token, shaped like Cognito's encrypted ones.
+    static func newRefreshToken(_ generator: Generator) -> String {
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        return "eyJjdHkiOiJKV1QiLCJlbmMiOiJBMjU2R0NNIiwiYWxnIjoiUlNBLU9BRVAifQ." + [342, 22, 640, 22].map { generator.string($0, alphabet: alphabet) }.joined(separator: ".")
+    }
+
+    struct Minted {
+        var accessToken: String
+        var idToken: String?
+        var expiresIn: Int
+    }
+
+    /// Access and ID tokens for a session.
+    static func mint(user: User, pool: CognitoPool, client: CognitoClient, session: Session, baseURL: String, emulator: Emulator) throws -> Minted {
+        let now = Int(emulator.clock.now.timeIntervalSince1970)
+        let issuer = pool.issuer(baseURL: baseURL)
+        let scope = session.claims["scope"]?.stringValue ?? adminScope
+        let groups = CognitoUsers.groups(user)
+        var access: [String: JSON] = [
+            "sub": .string(user.id), "iss": .string(issuer), "client_id": .string(client.id), "origin_jti": .string(session.id),
+            "event_id": session.claims["event_id"] ?? .string(session.id), "token_use": "access", "scope": .string(scope),
+            "auth_time": .int(Int(session.createdAt.timeIntervalSince1970)), "iat": .int(now),
+            "exp": .int(now + Int(client.accessTokenLifetime)), "jti": .string(emulator.generator.uuid()),
+            "username": .string(CognitoUsers.username(user, pool: pool)), "version": 2,
+        ]
+        if !groups.isEmpty { access["cognito:groups"] = .array(groups.map(JSON.string)) }
+        let accessToken = try JWS.sign(access, with: try key(pool, "access", emulator: emulator), extraHeader: [:])
+        guard session.claims["no_id_token"] == nil else { return Minted(accessToken: accessToken, idToken: nil, expiresIn: Int(client.accessTokenLifetime)) }
+        var id: [String: JSON] = [:]
+        for attribute in CognitoUsers.attributes(user, only: client.readAttributes) {
+            guard let name = attribute["Name"]?.stringValue, let value = attribute["Value"]?.stringValue else { continue }
+            id[name] = name.hasSuffix("_verified") ? .bool(value == "true") : .string(value)
+        }
+        id.merge([
+            "sub": .string(user.id), "iss": .string(issuer), "aud": .string(client.id), "cognito:username": .string(CognitoUsers.username(user, pool: pool)),
+            "origin_jti": .string(session.id), "event_id": session.claims["event_id"] ?? .string(session.id), "token_use": "id",
+            "auth_time": .int(Int(session.createdAt.timeIntervalSince1970)), "iat": .int(now),
+            "exp": .int(now + Int(client.idTokenLifetime)), "jti": .string(emulator.generator.uuid()),
+        ]) { $1 }
+        if !groups.isEmpty { id["cognito:groups"] = .array(groups.map(JSON.string)) }
+        id["nonce"] = session.claims["nonce"]
+        let idToken = try JWS.sign(id, with: try key(pool, "id", emulator: emulator))
+        return Minted(accessToken: accessToken, idToken: idToken, expiresIn: Int(client.accessTokenLifetime))
+    }
+
+    /// A `client_credentials` access token: the client acting for itself, so `sub` is its id, no
+    /// user claims and no session.
+    static func mintClientCredentials(pool: CognitoPool, client: CognitoClient, scope: String, baseURL: String, emulator: Emulator) throws -> Minted {
+        let now = Int(emulator.clock.now.timeIntervalSince1970)
+        let claims: [String: JSON] = [
+            "sub": .string(client.id), "token_use": "access", "scope": .string(scope), "auth_time": .int(now), "iss": .string(pool.issuer(baseURL: baseURL)),
+            "exp": .int(now + Int(client.accessTokenLifetime)), "iat": .int(now), "version": 2, "jti": .string(emulator.generator.uuid()),
+            "client_id": .string(client.id),
+        ]
+        return Minted(accessToken: try JWS.sign(claims, with: try key(pool, "access", emulator: emulator)), idToken: nil,
+                      expiresIn: Int(client.accessTokenLifetime))
+    }
+
+    /// Opens a session for a signed-in user and mints its first tokens.
+    static func issue(_ user: User, pool: CognitoPool, client: CognitoClient, firstFactor: String, mfa: String?, scope: String = adminScope,
+                      nonce: String? = nil, baseURL: String, emulator: Emulator, origin: RequestOrigin) throws -> (Minted, refreshToken: String) {
+        let issued = try emulator.startSession(for: user, aal: mfa == nil ? "aal1" : "aal2", method: firstFactor, origin: origin,
+                                               claims: sessionClaims(client: client, scope: scope, emulator: emulator, nonce: nonce),
+                                               refreshToken: newRefreshToken)
+        return (try mint(user: user, pool: pool, client: client, session: issued.session, baseURL: baseURL, emulator: emulator), issued.refreshToken)
+    }
+
+    /// `AuthenticationResult`: the tokens, `Bearer`, and the access token's lifetime in seconds.
+    static func authenticationResult(_ minted: Minted, refreshToken: String?) -> JSON {
+        var result: [String: JSON] = ["AccessToken": .string(minted.accessToken), "ExpiresIn": .int(minted.expiresIn), "TokenType": "Bearer"]
+        result["IdToken"] = minted.idToken.map(JSON.string)
+        result["RefreshToken"] = refreshToken.map(JSON.string)
+        return .object(result)
+    }
+
+    /// Uses a refresh token of `client` without rotating it (Cognito's default): the user and session it
+    /// continues. Unknown, revoked, expired, another client's, or of a deleted or disabled user: NotAuthorized.
+    static func continueSession(_ token: String, pool: CognitoPool, client: CognitoClient, emulator: Emulator,
+                                origin: RequestOrigin) throws -> (user: User, session: Session) {
+        guard let session = try emulator.session(in: pool.id, refreshToken: token), session.claims["client_id"]?.stringValue == client.id else {
+            throw CognitoError(.notAuthorized, "Invalid Refresh Token")
+        }
+        do {
+            return try emulator.continueSession(in: pool.id, token: token, maxAge: client.refreshTokenLifetime, origin: origin)
+        } catch AuthError.userNotFound {
+            throw CognitoError(.notAuthorized, "User does not exist.")
+        } catch AuthError.userDisabled {
+            throw CognitoError(.notAuthorized, "User is disabled.")
+        } catch let error as AuthError {
+            throw CognitoError(core: error)
+        }
+    }
+
+    /// The same with rotation (`RefreshTokenRotation` on): a new refresh token replaces the old one,
+    /// which keeps working for the client's grace period.
+    static func rotateSession(_ token: String, pool: CognitoPool, client: CognitoClient, emulator: Emulator,
+                              origin: RequestOrigin) throws -> (user: User, session: Session, refreshToken: String) {
+        guard let session = try emulator.session(in: pool.id, refreshToken: token), session.claims["client_id"]?.stringValue == client.id else {
+            throw CognitoError(.notAuthorized, "Invalid Refresh Token")
+        }
+        guard emulator.clock.now.timeIntervalSince(session.createdAt) <= client.refreshTokenLifetime else {
+            throw CognitoError(.notAuthorized, "Refresh Token has expired")
+        }
+        let policy = RefreshPolicy(rotationEnabled: true, reuseInterval: client.refreshTokenRotation.grace)
+        do {
+            let (user, issued) = try emulator.refresh(in: pool.id, token: token, policy: policy, origin: origin, newToken: newRefreshToken)
+            return (user, issued.session, issued.refreshToken)
+        } catch AuthError.userBanned {
+            throw CognitoError(.notAuthorized, "User is disabled.")
+        } catch let error as AuthError {
+            throw CognitoError(core: error)
+        }
+    }
+
+    /// The caller of an access token: signed by the pool's access key, an access token, unexpired on
+    /// the emulator clock, of a live session (`GlobalSignOut` and `RevokeToken` end it) and of a user
+    /// who still exists and is enabled.
+    static func caller(_ token: String, pools: CognitoPools, emulator: Emulator, requireAdminScope: Bool = true) throws
+        -> (pool: CognitoPool, user: User, claims: [String: JSON]) {
+        guard let unverified = JWS.unverifiedClaims(token), let issuer = unverified["iss"]?.stringValue,
+              let poolId = issuer.split(separator: "/").last.map(String.init), let pool = try? pools.pool(poolId),
+              let claims = try? JWS.verify(token, keys: [try key(pool, "access", emulator: emulator).verificationKey]).claims,
+              claims["token_use"]?.stringValue == "access" else {
+            throw CognitoError(.notAuthorized, "Invalid Access Token")
+        }
+        if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 {
+            throw CognitoError(.notAuthorized, "Access Token has expired")
+        }
+        if requireAdminScope, !(claims["scope"]?.stringValue ?? "").split(separator: " ").contains(Substring(adminScope)) {
+            throw CognitoError(.notAuthorized, "Access Token does not have required scopes")
+        }
+        guard let sessionId = claims["origin_jti"]?.stringValue, let session = try emulator.session(in: pool.id, id: sessionId),
+              session.revokedAt == nil else { throw CognitoError(.notAuthorized, "Access Token has been revoked") }
+        guard let sub = claims["sub"]?.stringValue, let user = try emulator.user(in: pool.id, id: sub) else { throw CognitoError.userDoesNotExist }
+        guard !user.disabled else { throw CognitoError(.notAuthorized, "User is disabled.") }
+        return (pool, user, claims)
+    }
+}

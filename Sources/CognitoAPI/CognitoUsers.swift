@@ -1,0 +1,121 @@
+import AuthCore
+import Foundation
+
+/// How a core user is a Cognito user: `sub` is the user id, `email` and `phone_number` (with their
+/// `_verified` flags) are the core's addresses, every other attribute (`name`, `custom:*`…) is a string
+/// in the user metadata, and the status, groups and MFA settings are in the app metadata.
+enum CognitoUsers {
+    static let statusKey = "cognito:user_status"
+    static let groupsKey = "cognito:groups"
+    static let preferredMFAKey = "cognito:mfa_preferred"
+    static let enabledMFAKey = "cognito:mfa_enabled"
+
+    /// The standard attributes Cognito knows besides the addresses.
+    static let standardAttributes: Set = ["name", "given_name", "family_name", "middle_name", "nickname", "preferred_username", "profile",
+                                          "picture", "website", "gender", "birthdate", "zoneinfo", "locale", "address", "updated_at"]
+
+    /// The name a user signs in with and Cognito answers as `Username`: the user id when the pool signs
+    /// in by email or phone (`UsernameAttributes`), the chosen username otherwise.
+    static func username(_ user: User, pool: CognitoPool) -> String {
+        pool.usernameAttributes.isEmpty ? (user.username ?? user.id) : user.id
+    }
+
+    static func status(_ user: User) -> String { user.appMetadata[statusKey]?.stringValue ?? "CONFIRMED" }
+    static func groups(_ user: User) -> [String] { (user.appMetadata[groupsKey]?.arrayValue ?? []).compactMap(\.stringValue) }
+    static func enabledMFA(_ user: User) -> [String] { (user.appMetadata[enabledMFAKey]?.arrayValue ?? []).compactMap(\.stringValue) }
+    static func preferredMFA(_ user: User) -> String? { user.appMetadata[preferredMFAKey]?.stringValue }
+
+    /// `[{Name, Value}]`, optionally only the names in `only` (a client's `ReadAttributes`).
+    static func attributes(_ user: User, only: [String]? = nil) -> [JSON] {
+        var pairs: [(String, String)] = [("sub", user.id)]
+        if let email = user.email {
+            pairs += [("email", email), ("email_verified", user.emailVerifiedAt == nil ? "false" : "true")]
+        }
+        if let phone = user.phone {
+            pairs += [("phone_number", phone), ("phone_number_verified", user.phoneVerifiedAt == nil ? "false" : "true")]
+        }
+        pairs += user.userMetadata.keys.sorted().compactMap { key in user.userMetadata[key]?.stringValue.map { (key, $0) } }
+        let allowed = only.map { Set($0 + ["sub"]) }
+        return pairs.filter { allowed?.contains($0.0) ?? true }.map { ["Name": .string($0.0), "Value": .string($0.1)] }
+    }
+
+    /// A user by the name given at sign-in: the username (or, in an email/phone pool, the address or
+    /// the `sub`), then a verified alias.
+    static func find(_ name: String, pool: CognitoPool, emulator: Emulator) throws -> User? {
+        let tenant = pool.id
+        if pool.usernameAttributes.contains("email"), name.contains("@"),
+           let user = try emulator.user(in: tenant, .email(name)) { return user }
+        if pool.usernameAttributes.contains("phone_number"), name.hasPrefix("+"),
+           let user = try emulator.user(in: tenant, .phone(name)) { return user }
+        if !pool.usernameAttributes.isEmpty, let user = try emulator.user(in: tenant, id: name) { return user }
+        if pool.usernameAttributes.isEmpty {
+            if let user = try emulator.user(in: tenant, .username(pool.caseSensitive ? name : name.lowercased())) { return user }
+            if let user = try emulator.user(in: tenant, id: name) { return user }
+        }
+        if pool.aliasAttributes.contains("email"), let user = try emulator.user(in: tenant, .email(name)), user.emailVerifiedAt != nil { return user }
+        if pool.aliasAttributes.contains("phone_number"), let user = try emulator.user(in: tenant, .phone(name)), user.phoneVerifiedAt != nil { return user }
+        if pool.aliasAttributes.contains("preferred_username") {
+            return try emulator.users(in: tenant, limit: 10_000).first { $0.userMetadata["preferred_username"]?.stringValue == name }
+        }
+        return nil
+    }
+
+    /// The same, or `UserNotFoundException`.
+    static func require(_ name: String, pool: CognitoPool, emulator: Emulator) throws -> User {
+        guard let user = try find(name, pool: pool, emulator: emulator) else { throw CognitoError.userDoesNotExist }
+        return user
+    }
+
+    /// `AdminGetUser`'s and `ListUsers`' user shape, `Attributes` named as `attributeKey`.
+    static func record(_ user: User, pool: CognitoPool, attributeKey: String = "Attributes", only: [String]? = nil) -> [String: JSON] {
+        var o: [String: JSON] = [
+            "Username": .string(username(user, pool: pool)), attributeKey: .array(attributes(user, only: only)),
+            "UserCreateDate": .double(user.createdAt.timeIntervalSince1970), "UserLastModifiedDate": .double(user.updatedAt.timeIntervalSince1970),
+            "Enabled": .bool(!user.disabled), "UserStatus": .string(status(user)),
+        ]
+        let mfa = enabledMFA(user)
+        if !mfa.isEmpty { o["UserMFASettingList"] = .array(mfa.map(JSON.string)) }
+        o["PreferredMfaSetting"] = preferredMFA(user).map(JSON.string)
+        return o
+    }
+
+    /// Splits attribute updates into the core's fields and the metadata; `sub` cannot be written.
+    static func changes(_ attributes: [(name: String, value: String)], pool: CognitoPool) throws -> UserChanges {
+        var changes = UserChanges()
+        var metadata: [String: JSON] = [:]
+        for (name, value) in attributes {
+            switch name {
+            case "sub": throw CognitoError.invalid("Cannot modify the non-mutable attribute sub")
+            case "email": changes.email = value.lowercased()
+            case "phone_number":
+                guard (try? Identifiers.phone(value)) != nil, value.hasPrefix("+") else { throw CognitoError.invalid("Invalid phone number format.") }
+                changes.phone = value
+            case "email_verified": changes.emailVerified = value == "true"
+            case "phone_number_verified": changes.phoneVerified = value == "true"
+            default:
+                guard standardAttributes.contains(name) || pool.customAttributes.contains(name) else {
+                    throw CognitoError.invalid("Attributes did not conform to the schema: \(name): Attribute does not exist in the schema.\n")
+                }
+                metadata[name] = value.isEmpty ? .null : .string(value)
+            }
+        }
+        if !metadata.isEmpty { changes.userMetadata = metadata }
+        return changes
+    }
+
+    /// How Cognito shows where a code went: `a***@e***` for an email, `+*******0100` for a phone.
+    static func masked(_ destination: String) -> String {
+        if destination.contains("@") {
+            let parts = destination.split(separator: "@", maxSplits: 1)
+            return "\(parts[0].prefix(1))***@\(parts.count > 1 ? String(parts[1].prefix(1)) : "")***"
+        }
+        return "+" + String(repeating: "*", count: max(0, destination.count - 5)) + destination.suffix(4)
+    }
+
+    /// `CodeDeliveryDetails` for a code sent to `destination`.
+    static func delivery(_ destination: String) -> JSON {
+        let isEmail = destination.contains("@")
+        return ["Destination": .string(masked(destination)), "DeliveryMedium": .string(isEmail ? "EMAIL" : "SMS"),
+                "AttributeName": .string(isEmail ? "email" : "phone_number")]
+    }
+}

@@ -1,0 +1,89 @@
+import AuthCore
+import Foundation
+
+/// Groups, kept in the pool's settings, and memberships, kept on each user (`cognito:groups` in its app
+/// metadata), which is where the tokens read them.
+enum Groups {
+    static let settable: Set = ["GroupName", "Description", "RoleArn", "Precedence"]
+
+    static func manage(_ call: CognitoCall) async throws -> JSON {
+        let poolId = try call.body.required("UserPoolId")
+        if call.action == .listGroups {
+            let groups = try call.pools.pool(poolId).groups.sorted { ($0["GroupName"]?.stringValue ?? "") < ($1["GroupName"]?.stringValue ?? "") }
+            return ["Groups": .array(groups.map { described($0, poolId: poolId) })]
+        }
+        let name = try call.body.required("GroupName")
+        let now = JSON.double(call.emulator.clock.now.timeIntervalSince1970)
+        let answer: JSON = try call.pools.update(poolId) { settings in
+            var groups = (settings["groups"]?.arrayValue ?? []).compactMap(\.objectValue)
+            let index = groups.firstIndex { $0["GroupName"]?.stringValue == name }
+            switch call.action {
+            case .createGroup:
+                guard index == nil else { throw CognitoError(.groupExists, "A group with the name \(name) already exists.") }
+                var group = call.body.fields.filter { settable.contains($0.key) }
+                group["CreationDate"] = now
+                group["LastModifiedDate"] = now
+                groups.append(group)
+                settings["groups"] = .array(groups.map(JSON.object))
+                return ["Group": described(group, poolId: poolId)]
+            case .getGroup:
+                guard let index else { throw CognitoError(.resourceNotFound, "Group not found.") }
+                return ["Group": described(groups[index], poolId: poolId)]
+            case .updateGroup:
+                guard let index else { throw CognitoError(.resourceNotFound, "Group not found.") }
+                groups[index].merge(call.body.fields.filter { settable.contains($0.key) }) { $1 }
+                groups[index]["LastModifiedDate"] = now
+                settings["groups"] = .array(groups.map(JSON.object))
+                return ["Group": described(groups[index], poolId: poolId)]
+            default:
+                guard let index else { throw CognitoError(.resourceNotFound, "Group not found.") }
+                groups.remove(at: index)
+                settings["groups"] = .array(groups.map(JSON.object))
+                return [:]
+            }
+        }
+        if call.action == .deleteGroup {
+            for user in try members(name, poolId: poolId, emulator: call.emulator) { try setGroups(user, removing: name, emulator: call.emulator) }
+        }
+        return answer
+    }
+
+    static func membership(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        if call.action == .adminListGroupsForUser {
+            let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+            let names = Set(CognitoUsers.groups(user))
+            return ["Groups": .array(pool.groups.filter { names.contains($0["GroupName"]?.stringValue ?? "") }.map { described($0, poolId: pool.id) })]
+        }
+        let name = try call.body.required("GroupName")
+        guard pool.groups.contains(where: { $0["GroupName"]?.stringValue == name }) else { throw CognitoError(.resourceNotFound, "Group not found.") }
+        if call.action == .listUsersInGroup {
+            let users = try members(name, poolId: pool.id, emulator: call.emulator)
+            return ["Users": .array(users.map { .object(CognitoUsers.record($0, pool: pool)) })]
+        }
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        if call.action == .adminAddUserToGroup {
+            try setGroups(user, adding: name, emulator: call.emulator)
+        } else {
+            try setGroups(user, removing: name, emulator: call.emulator)
+        }
+        return [:]
+    }
+
+    static func members(_ group: String, poolId: String, emulator: Emulator) throws -> [User] {
+        try emulator.users(in: poolId, limit: 10_000).filter { CognitoUsers.groups($0).contains(group) }
+    }
+
+    /// Adds or removes one group; adding twice is a no-op, as in Cognito.
+    static func setGroups(_ user: User, adding: String? = nil, removing: String? = nil, emulator: Emulator) throws {
+        var groups = CognitoUsers.groups(user).filter { $0 != removing }
+        if let adding, !groups.contains(adding) { groups.append(adding) }
+        try emulator.updateUser(in: user.tenant, id: user.id, UserChanges(appMetadata: [CognitoUsers.groupsKey: groups.isEmpty ? .null : .array(groups.map(JSON.string))]))
+    }
+
+    static func described(_ group: [String: JSON], poolId: String) -> JSON {
+        var o = group
+        o["UserPoolId"] = .string(poolId)
+        return .object(o)
+    }
+}

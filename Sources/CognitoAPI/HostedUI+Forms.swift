@@ -1,0 +1,214 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+
+/// What the hosted UI's forms do: sign in (with the password, then any challenge), sign up and confirm,
+/// and reset a forgotten password. Errors show on the same page, in Cognito's words.
+extension HostedUI {
+    func login(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        let (form, a, csrf) = try await posted(request)
+        let flow = SignInFlow(emulator: emulator, pools: pools, pool: a.pool, client: a.client, origin: origin)
+        let username = form["username"] ?? ""
+        do {
+            if let sealed = form["session"], !sealed.isEmpty {
+                let session = try ChallengeSession.open(sealed, clientId: a.client.id, emulator: emulator, replays: pools.replays)
+                let responses = switch session.challenge {
+                case "NEW_PASSWORD_REQUIRED": ["NEW_PASSWORD": form["new_password"] ?? ""]
+                case "SMS_MFA": ["SMS_MFA_CODE": form["code"] ?? ""]
+                case "EMAIL_OTP": ["EMAIL_OTP_CODE": form["code"] ?? ""]
+                default: ["SOFTWARE_TOKEN_MFA_CODE": form["code"] ?? ""]
+                }
+                return try finish(try flow.respond(session.challenge, session: session, responses: responses), a, flow: flow, csrf: csrf, origin: origin)
+            }
+            guard !username.isEmpty, let password = form["password"], !password.isEmpty else {
+                var content = self.content(.login, a, csrf: csrf.token)
+                content.alert = "Enter your \(content.usernameLabel.lowercased()) and password."
+                return page(content, csrf: csrf)
+            }
+            return try finish(try flow.password(try flow.user(named: username), password), a, flow: flow, csrf: csrf, origin: origin)
+        } catch let error as CognitoError {
+            return try recover(from: error, username: username, session: form["session"], a, flow: flow, csrf: csrf, origin: origin)
+        }
+    }
+
+    /// The page after a sign-in step: back to the app, or the challenge's page.
+    func finish(_ step: SignInStep, _ a: Authorization, flow: SignInFlow, csrf: CSRF, origin: RequestOrigin) throws -> Response {
+        switch step {
+        case .signedIn(let user, let firstFactor, let mfa):
+            return try complete(user, firstFactor: firstFactor, mfa: mfa, a, origin: origin)
+        case .challenge("SELECT_MFA_TYPE", let parameters, let session):
+            // The page asks for the first method the user can use, as the hosted UI picks one.
+            let choices = (try? JSON.parse(Array((parameters["MFAS_CAN_CHOOSE"] ?? "[]").utf8)))?.arrayValue?.compactMap(\.stringValue) ?? []
+            let step = try flow.respond("SELECT_MFA_TYPE", session: session, responses: ["ANSWER": choices.first ?? "SOFTWARE_TOKEN_MFA"])
+            return try finish(step, a, flow: flow, csrf: csrf, origin: origin)
+        case .challenge("MFA_SETUP", _, _):
+            return pages.error("This account must set up multi-factor authentication first. Fauxth's hosted UI cannot enrol an authenticator yet: "
+                               + "set it up through the API (AssociateSoftwareToken with the sign-in Session), then sign in here.", status: .ok)
+        case .challenge(let name, let parameters, let session):
+            return page(challengeContent(name, destination: parameters["CODE_DELIVERY_DESTINATION"], sealed: try session.sealed(emulator), a, csrf: csrf),
+                        csrf: csrf)
+        }
+    }
+
+    func challengeContent(_ name: String, destination: String?, sealed: String, _ a: Authorization, csrf: CSRF) -> LoginPages.Content {
+        var content = self.content(.challenge, a, csrf: csrf.token)
+        content.session = sealed
+        switch name {
+        case "NEW_PASSWORD_REQUIRED":
+            content.heading = "Change your password"
+            content.message = "Please enter a new password to finish signing in."
+            content.newPassword = true
+            content.submitLabel = "Change password"
+        case "SOFTWARE_TOKEN_MFA":
+            content.heading = "Multi-factor authentication"
+            content.message = "Enter the 6-digit code from your authenticator app."
+            content.codeLabel = "Authenticator code"
+        default:
+            content.heading = "Multi-factor authentication"
+            content.message = "We sent a code to \(destination ?? "you"). Enter it to sign in."
+            content.codeLabel = "Code"
+        }
+        return content
+    }
+
+    /// A sign-in that failed: a user who must confirm or reset first goes to that page (with a fresh
+    /// code); anything else shows on the page it came from.
+    func recover(from error: CognitoError, username: String, session sealed: String?, _ a: Authorization, flow: SignInFlow, csrf: CSRF,
+                 origin: RequestOrigin) throws -> Response {
+        let user = username.isEmpty ? nil : try CognitoUsers.find(username, pool: a.pool, emulator: emulator)
+        switch error.kind {
+        case .userNotConfirmed:
+            if let user, let delivery = try? SignUp.resendCode(user, pool: a.pool, emulator: emulator, origin: origin) {
+                var content = self.content(.confirm, a, csrf: csrf.token)
+                content.username = username
+                content.notice = "Your account is not confirmed yet. We sent a code to \(delivery["Destination"]?.stringValue ?? "you")."
+                return page(content, csrf: csrf)
+            }
+        case .passwordResetRequired:
+            if let user, let delivery = try? Passwords.sendResetCode(user, pool: a.pool, emulator: emulator, origin: origin) {
+                var content = self.content(.reset, a, csrf: csrf.token)
+                content.username = username
+                content.notice = "Your password must be reset. We sent a code to \(delivery["Destination"]?.stringValue ?? "you")."
+                return page(content, csrf: csrf)
+            }
+        default:
+            if let sealed, !sealed.isEmpty,
+               let session = try? ChallengeSession.open(sealed, clientId: a.client.id, emulator: emulator, replays: pools.replays) {
+                var content = challengeContent(session.challenge, destination: session.data["destination"]?.stringValue.map(CognitoUsers.masked),
+                                               sealed: sealed, a, csrf: csrf)
+                content.alert = error.message
+                return page(content, csrf: csrf)
+            }
+        }
+        var content = self.content(.login, a, csrf: csrf.token)
+        content.username = username
+        content.alert = sealed?.isEmpty == false && error == .staleSession ? "Your sign-in expired. Please sign in again." : error.message
+        return page(content, csrf: csrf)
+    }
+
+    func signUp(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        let (form, a, csrf) = try await posted(request)
+        guard !a.pool.adminCreateUserOnly else { return pages.error("Sign-up is not allowed for this user pool.", status: .forbidden) }
+        let username = form["username"] ?? "", email = form["email"] ?? "", password = form["password"] ?? ""
+        do {
+            guard !username.isEmpty, !password.isEmpty else { throw CognitoError.invalid("Enter a \(content(.signup, a, csrf: "").usernameLabel.lowercased()) and a password.") }
+            let attributes = a.pool.usernameAttributes.isEmpty && !email.isEmpty ? [(name: "email", value: email)] : []
+            let (_, delivery) = try SignUp.register(username: username, password: password, attributes: attributes, pool: a.pool, emulator: emulator,
+                                                    origin: origin)
+            guard let delivery else {
+                var content = self.content(.login, a, csrf: csrf.token)
+                content.username = username
+                content.notice = "Your account was created. An administrator must confirm it before you can sign in."
+                return page(content, csrf: csrf)
+            }
+            var content = self.content(.confirm, a, csrf: csrf.token)
+            content.username = username
+            content.notice = "We sent a code to \(delivery["Destination"]?.stringValue ?? "you"). Enter it to confirm your account."
+            return page(content, csrf: csrf)
+        } catch let error as CognitoError {
+            var content = self.content(.signup, a, csrf: csrf.token)
+            content.username = username
+            content.email = email
+            content.alert = error.message
+            return page(content, csrf: csrf)
+        }
+    }
+
+    func confirm(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        let (form, a, csrf) = try await posted(request)
+        let username = form["username"] ?? ""
+        do {
+            let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
+            try SignUp.confirm(user, code: form["code"] ?? "", pool: a.pool, emulator: emulator, origin: origin)
+            var content = self.content(.login, a, csrf: csrf.token)
+            content.username = username
+            content.notice = "Your account is confirmed. Sign in to continue."
+            return page(content, csrf: csrf)
+        } catch let error as CognitoError {
+            var content = self.content(.confirm, a, csrf: csrf.token)
+            content.username = username
+            content.alert = error.message
+            return page(content, csrf: csrf)
+        }
+    }
+
+    func resendCode(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        let (form, a, csrf) = try await posted(request)
+        let username = form["username"] ?? ""
+        var content = self.content(.confirm, a, csrf: csrf.token)
+        content.username = username
+        do {
+            let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
+            let delivery = try SignUp.resendCode(user, pool: a.pool, emulator: emulator, origin: origin)
+            content.notice = "We sent a new code to \(delivery["Destination"]?.stringValue ?? "you")."
+        } catch let error as CognitoError {
+            content.alert = error.message
+        }
+        return page(content, csrf: csrf)
+    }
+
+    func forgotPassword(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        let (form, a, csrf) = try await posted(request)
+        let username = form["username"] ?? ""
+        do {
+            guard let user = try CognitoUsers.find(username, pool: a.pool, emulator: emulator) else {
+                guard a.client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
+                // A client that hides which users exist shows the same page either way.
+                var content = self.content(.reset, a, csrf: csrf.token)
+                content.username = username
+                content.notice = "If the account exists, we sent it a code."
+                return page(content, csrf: csrf)
+            }
+            let delivery = try Passwords.sendResetCode(user, pool: a.pool, emulator: emulator, origin: origin)
+            var content = self.content(.reset, a, csrf: csrf.token)
+            content.username = username
+            content.notice = "We sent a code to \(delivery["Destination"]?.stringValue ?? "you"). Enter it with your new password."
+            return page(content, csrf: csrf)
+        } catch let error as CognitoError {
+            var content = self.content(.forgot, a, csrf: csrf.token)
+            content.username = username
+            content.alert = error.message
+            return page(content, csrf: csrf)
+        }
+    }
+
+    func confirmForgotPassword(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        let (form, a, csrf) = try await posted(request)
+        let username = form["username"] ?? ""
+        do {
+            let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
+            try Passwords.reset(user, code: form["code"] ?? "", password: form["password"] ?? "", pool: a.pool, emulator: emulator, origin: origin)
+            var content = self.content(.login, a, csrf: csrf.token)
+            content.username = username
+            content.notice = "Your password has been changed. Sign in with your new password."
+            return page(content, csrf: csrf)
+        } catch let error as CognitoError {
+            var content = self.content(.reset, a, csrf: csrf.token)
+            content.username = username
+            content.alert = error.message
+            return page(content, csrf: csrf)
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+
+/// Cognito's hosted UI: `/oauth2/authorize` leads a browser to the sign-in page (`/login`, with sign-up,
+/// confirmation and password reset pages beside it), and a completed sign-in goes back to the app's
+/// callback URL with a code (or, for the implicit flow, the tokens). The pool is found from the client
+/// id, so every pool's hosted UI shares one server. A signed-in browser keeps a session cookie for an
+/// hour, so a second `/oauth2/authorize` goes straight back to the app, as Cognito's does.
+struct HostedUI: Sendable {
+    let dialect: CognitoDialect
+    var emulator: Emulator { dialect.emulator }
+    var pools: CognitoPools { dialect.pools }
+    var pages: LoginPages { dialect.pages }
+
+    /// How long a hosted-UI sign-in cookie and an authorization code last.
+    static let cookieLifetime: TimeInterval = 3600
+    static let codeLifetime: TimeInterval = 300
+
+    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("oauth2/authorize") { request, context in try self.authorize(request, origin: request.origin(context)) }
+        router.get("login") { request, _ in try self.show(.login, request) }
+        router.post("login") { request, context in try await self.answering { try await self.login(request, origin: request.origin(context)) } }
+        router.get("signup") { request, _ in try self.show(.signup, request) }
+        router.post("signup") { request, context in try await self.answering { try await self.signUp(request, origin: request.origin(context)) } }
+        router.get("confirm") { request, _ in try self.show(.confirm, request) }
+        router.post("confirm") { request, context in try await self.answering { try await self.confirm(request, origin: request.origin(context)) } }
+        router.post("resendcode") { request, context in try await self.answering { try await self.resendCode(request, origin: request.origin(context)) } }
+        router.get("forgotPassword") { request, _ in try self.show(.forgot, request) }
+        router.post("forgotPassword") { request, context in
+            try await self.answering { try await self.forgotPassword(request, origin: request.origin(context)) }
+        }
+        router.post("confirmForgotPassword") { request, context in
+            try await self.answering { try await self.confirmForgotPassword(request, origin: request.origin(context)) }
+        }
+        OAuthEndpoints(dialect: dialect).addRoutes(to: router)
+    }
+
+    // MARK: The authorization request
+
+    /// An `/oauth2/authorize` request checked against its client.
+    struct Authorization {
+        let pool: CognitoPool
+        let client: CognitoClient
+        let request: AuthorizeRequest
+        let redirectURI: String
+        let scopes: [String]
+        let implicit: Bool
+        let challenge: PKCEChallenge?
+        let baseURL: String
+    }
+
+    /// Why an authorization request cannot go on: a page for the person when the redirect URI cannot
+    /// be trusted, else an OAuth error sent back to the app.
+    enum Refusal: Error {
+        case page(String)
+        case redirect(String)
+    }
+
+    func validate(_ oauth: AuthorizeRequest, baseURL: String) throws -> Authorization {
+        guard let clientId = oauth["client_id"] else { throw Refusal.page("The request has no client_id.") }
+        guard let (pool, client) = try? pools.pool(clientId: clientId) else { throw Refusal.page("The app client \(clientId) does not exist.") }
+        guard let redirectURI = oauth["redirect_uri"] else { throw Refusal.page("The request has no redirect_uri.") }
+        guard client.callbackURLs.contains(redirectURI) else {
+            throw Refusal.page("redirect_mismatch: \(redirectURI) is not one of the callback URLs of app client \(clientId).")
+        }
+        guard pool.domain != nil else {
+            throw Refusal.page("User pool \(pool.id) has no domain. The hosted UI needs one: create it with CreateUserPoolDomain.")
+        }
+        let implicit = oauth["response_type"] == "token"
+        func refuse(_ error: String, _ description: String) -> Refusal {
+            var parameters = [("error", error), ("error_description", description)]
+            if let state = oauth["state"] { parameters.append(("state", state)) }
+            return .redirect(Self.redirect(redirectURI, parameters, fragment: implicit))
+        }
+        guard oauth["response_type"] == "code" || implicit else { throw refuse("unsupported_response_type", "response_type must be code or token") }
+        guard client.oauthEnabled, client.oauthFlows.contains(implicit ? "implicit" : "code") else {
+            throw refuse("unauthorized_client", "The client is not allowed the \(implicit ? "implicit" : "code") grant.")
+        }
+        let requested = (oauth["scope"] ?? "").split(separator: " ").map(String.init)
+        let scopes = requested.isEmpty ? client.oauthScopes : requested
+        guard !scopes.isEmpty, scopes.allSatisfy(client.oauthScopes.contains) else { throw refuse("invalid_scope", "The client is not allowed every scope asked for.") }
+        guard scopes.contains("openid") || !scopes.contains(where: { ["email", "phone", "profile"].contains($0) }) else {
+            throw refuse("invalid_scope", "The email, phone and profile scopes need the openid scope.")
+        }
+        var challenge: PKCEChallenge?
+        if !implicit, let value = oauth["code_challenge"] {
+            switch oauth["code_challenge_method"] ?? "plain" {
+            case "S256": challenge = PKCEChallenge(challenge: value, method: .s256)
+            case "plain": challenge = PKCEChallenge(challenge: value, method: .plain)
+            default: throw refuse("invalid_request", "code_challenge_method must be S256 or plain.")
+            }
+        } else if !implicit, oauth["code_challenge_method"] != nil {
+            throw refuse("invalid_request", "code_challenge_method needs a code_challenge.")
+        }
+        let providers = (client.fields["SupportedIdentityProviders"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if let provider = oauth["identity_provider"] ?? oauth["idp_identifier"], provider != "COGNITO" {
+            guard providers.contains(provider) else { throw refuse("invalid_request", "The identity provider \(provider) is not enabled for the client.") }
+            throw refuse("invalid_request", "Fauxth cannot sign in with \(provider) yet: federated sign-in needs its fake identity providers.")
+        }
+        guard providers.isEmpty || providers.contains("COGNITO") else {
+            throw refuse("invalid_request", "Login option is not available. Please try another one")
+        }
+        return Authorization(pool: pool, client: client, request: oauth, redirectURI: redirectURI, scopes: scopes, implicit: implicit,
+                             challenge: challenge, baseURL: baseURL)
+    }
+
+    func render(_ refusal: Refusal) -> Response {
+        switch refusal {
+        case .page(let message): pages.error(message)
+        case .redirect(let location): redirect(to: location, pool: nil, userId: nil)
+        }
+    }
+
+    /// `/oauth2/authorize`: straight back to the app for a browser signed in to the pool, else the sign-in page.
+    func authorize(_ request: Request, origin: RequestOrigin) throws -> Response {
+        let oauth = AuthorizeRequest(request.queryFields)
+        do {
+            let authorization = try validate(oauth, baseURL: request.baseURL)
+            if oauth["prompt"] != "login", let (user, firstFactor) = try signedIn(request, pool: authorization.pool) {
+                return try complete(user, firstFactor: firstFactor, mfa: nil, authorization, origin: origin)
+            }
+            return Response(status: .found, headers: [.location: "/login?" + oauth.query])
+        } catch let refusal as Refusal {
+            return render(refusal)
+        }
+    }
+
+    /// The user of the browser's hosted-UI cookie for `pool`, if it is live and the user may still sign in.
+    private func signedIn(_ request: Request, pool: CognitoPool) throws -> (User, String)? {
+        guard let value = request.cookies[Self.cookieName(pool)]?.value,
+              let session = try? ChallengeSession.open(value, clientId: nil, emulator: emulator, replays: pools.replays),
+              session.challenge == "HOSTED_UI", session.poolId == pool.id,
+              let user = try emulator.user(in: pool.id, id: session.userId), !user.disabled, CognitoUsers.status(user) == "CONFIRMED" else { return nil }
+        return (user, session.firstFactor)
+    }
+
+    static func cookieName(_ pool: CognitoPool) -> String { "cognito-\(pool.id)" }
+
+    /// Back to the app: a code (or tokens) on the callback URL, and the browser's sign-in cookie.
+    func complete(_ user: User, firstFactor: String, mfa: String?, _ authorization: Authorization, origin: RequestOrigin) throws -> Response {
+        let a = authorization
+        var parameters: [(String, String)]
+        if a.implicit {
+            let (minted, _) = try CognitoTokens.issue(user, pool: a.pool, client: a.client, firstFactor: firstFactor, mfa: mfa,
+                                                      scope: a.scopes.joined(separator: " "), nonce: a.request["nonce"], baseURL: a.baseURL,
+                                                      emulator: emulator, origin: origin)
+            parameters = [("access_token", minted.accessToken)] + (minted.idToken.map { [("id_token", $0)] } ?? [])
+                + [("token_type", "Bearer"), ("expires_in", String(minted.expiresIn))]
+        } else {
+            let grant = AuthorizationGrant(userId: user.id, clientId: a.client.id, redirectURI: a.redirectURI, scope: a.scopes.joined(separator: " "),
+                                           nonce: a.request["nonce"], challenge: a.challenge,
+                                           data: ["first_factor": .string(firstFactor), "mfa": mfa.map(JSON.string) ?? .null])
+            parameters = [("code", try emulator.issueAuthorizationCode(in: a.pool.id, grant, lifetime: Self.codeLifetime))]
+        }
+        if let state = a.request["state"] { parameters.append(("state", state)) }
+        let cookie = ChallengeSession(poolId: a.pool.id, clientId: a.client.id, userId: user.id, challenge: "HOSTED_UI", firstFactor: firstFactor,
+                                      lifetime: Self.cookieLifetime, emulator: emulator)
+        return redirect(to: Self.redirect(a.redirectURI, parameters, fragment: a.implicit), pool: a.pool, userId: user.id,
+                        cookies: ["\(Self.cookieName(a.pool))=\(try cookie.sealed(emulator)); Path=/; Max-Age=\(Int(Self.cookieLifetime)); HttpOnly; SameSite=Lax"])
+    }
+
+    /// A 302; a location on an app's own scheme is also captured as the deep link the app would get.
+    func redirect(to location: String, pool: CognitoPool?, userId: String?, cookies: [String] = []) -> Response {
+        if Emulator.isDeepLink(location) {
+            _ = try? emulator.captureDeepLink(location, tenant: pool?.id ?? "", source: "cognito-hosted-ui", userId: userId)
+        }
+        var headers: HTTPFields = [.location: location, .cacheControl: "no-store"]
+        for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
+        return Response(status: .found, headers: headers)
+    }
+
+    /// `base` with `parameters` added to its query, or as its fragment.
+    static func redirect(_ base: String, _ parameters: [(String, String)], fragment: Bool) -> String {
+        let encoded = FormBody.encode(parameters)
+        if fragment { return base + "#" + encoded }
+        return base + (base.contains("?") ? "&" : "?") + encoded
+    }
+
+    // MARK: Pages
+
+    /// A page of the sign-in, with what every page of this client's shows.
+    func content(_ kind: LoginPages.Kind, _ a: Authorization, csrf: String) -> LoginPages.Content {
+        let headings: [LoginPages.Kind: String] = [.login: "Sign in", .signup: "Sign up", .confirm: "Confirm your account",
+                                                   .forgot: "Forgot your password?", .reset: "Reset your password", .challenge: "Sign in"]
+        var content = LoginPages.Content(kind: kind, heading: headings[kind] ?? "Sign in", request: a.request, csrf: csrf)
+        content.appName = a.client.fields["ClientName"]?.stringValue ?? "Sign in"
+        content.usernameLabel = a.pool.usernameAttributes == ["email"] ? "Email" : (a.pool.usernameAttributes.isEmpty ? "Username" : "Email or phone number")
+        content.signUpAllowed = !a.pool.adminCreateUserOnly
+        content.asksEmail = a.pool.usernameAttributes.isEmpty
+        return content
+    }
+
+    /// The same page with a fresh CSRF cookie when the browser has none.
+    func page(_ content: LoginPages.Content, csrf: CSRF, status: HTTPResponse.Status = .ok) -> Response {
+        pages.render(content, status: status, cookies: csrf.cookie.map { [$0] } ?? [])
+    }
+
+    /// `GET /login`, `/signup`, `/confirm` and `/forgotPassword`.
+    func show(_ kind: LoginPages.Kind, _ request: Request) throws -> Response {
+        let query = request.queryFields
+        do {
+            let authorization = try validate(AuthorizeRequest(query), baseURL: request.baseURL)
+            if kind == .signup, authorization.pool.adminCreateUserOnly {
+                return pages.error("Sign-up is not allowed for this user pool: an administrator creates the accounts.", status: .forbidden)
+            }
+            let csrf = CSRF(request, generator: emulator.generator)
+            var content = self.content(kind, authorization, csrf: csrf.token)
+            content.username = query["username"] ?? ""
+            return page(content, csrf: csrf)
+        } catch let refusal as Refusal {
+            return render(refusal)
+        }
+    }
+
+    /// A response decided before a form handler gets to act (a refused request, a stale form).
+    struct Answered: Error {
+        let response: Response
+    }
+
+    /// Runs a form handler, answering with the response it settled on early if it did.
+    func answering(_ handler: () async throws -> Response) async throws -> Response {
+        do { return try await handler() } catch let answered as Answered { return answered.response }
+    }
+
+    /// A posted form of the hosted UI: its fields, its checked authorization request, and a CSRF token
+    /// that matched the browser's cookie; else `Answered`.
+    func posted(_ request: Request) async throws -> (form: [String: String], authorization: Authorization, csrf: CSRF) {
+        let form = try await request.formFields()
+        do {
+            let authorization = try validate(AuthorizeRequest(form), baseURL: request.baseURL)
+            let csrf = CSRF(request, generator: emulator.generator)
+            guard csrf.matches(form["_csrf"]) else {
+                var content = self.content(.login, authorization, csrf: csrf.token)
+                content.alert = "This page expired. Please sign in again."
+                throw Answered(response: page(content, csrf: csrf, status: .forbidden))
+            }
+            return (form, authorization, csrf)
+        } catch let refusal as Refusal {
+            throw Answered(response: render(refusal))
+        }
+    }
+}
+
+/// The double-submit CSRF check of the hosted UI's forms: a random token in a cookie, which each form
+/// posts back in `_csrf`.
+struct CSRF {
+    static let cookieName = "XSRF-TOKEN"
+    let token: String
+    /// The `Set-Cookie` value when the browser had no token yet.
+    let cookie: String?
+    private let existing: String?
+
+    init(_ request: Request, generator: Generator) {
+        existing = (request.cookies[Self.cookieName]?.value).flatMap { $0.count >= 32 ? $0 : nil }
+        if let existing {
+            token = existing
+            cookie = nil
+        } else {
+            token = generator.string(43, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            cookie = "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Lax"
+        }
+    }
+
+    func matches(_ posted: String?) -> Bool {
+        guard let existing, let posted, !posted.isEmpty else { return false }
+        return constantTimeEquals(existing, posted)
+    }
+}

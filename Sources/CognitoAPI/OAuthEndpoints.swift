@@ -1,0 +1,211 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+
+/// The hosted UI's OAuth 2.0 endpoints for apps and their backends: `POST /oauth2/token`
+/// (authorization_code with PKCE, refresh_token, client_credentials), `/oauth2/userInfo`,
+/// `POST /oauth2/revoke` and `GET /logout`. Errors are OAuth's JSON (`{"error", "error_description"}`).
+struct OAuthEndpoints: Sendable {
+    let dialect: CognitoDialect
+    var emulator: Emulator { dialect.emulator }
+    var pools: CognitoPools { dialect.pools }
+
+    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.post("oauth2/token") { request, context in try await self.token(request, origin: request.origin(context)) }
+        router.get("oauth2/userInfo") { request, _ in try self.userInfo(request) }
+        router.post("oauth2/userInfo") { request, _ in try self.userInfo(request) }
+        router.post("oauth2/revoke") { request, context in try await self.revoke(request, origin: request.origin(context)) }
+        router.get("logout") { request, _ in try self.logout(request) }
+    }
+
+    /// An OAuth error answer.
+    struct Failure: Error {
+        var error: String
+        var description: String
+        var status: HTTPResponse.Status = .badRequest
+
+        var response: Response {
+            var headers: HTTPFields = [.cacheControl: "no-store"]
+            if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer error=\"\(error)\", error_description=\"\(description)\"" }
+            return .json(["error": .string(error), "error_description": .string(description)], status: status, headers: headers)
+        }
+    }
+
+    /// The client a token or revoke request authenticates as: HTTP Basic (`client_secret_basic`) or
+    /// `client_id`/`client_secret` in the form (`client_secret_post`). A client with a secret must give
+    /// it.
+    func client(_ request: Request, form: [String: String]) throws -> (CognitoPool, CognitoClient) {
+        var id = form["client_id"], secret = form["client_secret"]
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") {
+            guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+                  let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else {
+                throw Failure(error: "invalid_client", description: "Malformed Basic authorization.")
+            }
+            id = String(text[..<colon]).removingPercentEncoding ?? String(text[..<colon])
+            secret = String(text[text.index(after: colon)...]).removingPercentEncoding
+        }
+        guard let id, !id.isEmpty, let (pool, client) = try? pools.pool(clientId: id) else {
+            throw Failure(error: "invalid_client", description: "Client does not exist or cannot authenticate.")
+        }
+        if let expected = client.secret {
+            guard let secret, constantTimeEquals(secret, expected) else { throw Failure(error: "invalid_client", description: "Client authentication failed.") }
+        }
+        return (pool, client)
+    }
+
+    func token(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        do {
+            guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+                throw Failure(error: "invalid_request", description: "The body must be application/x-www-form-urlencoded.")
+            }
+            let form = try await request.formFields()
+            let (pool, client) = try client(request, form: form)
+            guard client.oauthEnabled else { throw Failure(error: "unauthorized_client", description: "The client is not allowed OAuth flows.") }
+            let body: JSON
+            switch form["grant_type"] {
+            case "authorization_code"?: body = try exchange(form, pool: pool, client: client, baseURL: request.baseURL, origin: origin)
+            case "refresh_token"?: body = try refresh(form, pool: pool, client: client, baseURL: request.baseURL, origin: origin)
+            case "client_credentials"?: body = try clientCredentials(form, pool: pool, client: client, baseURL: request.baseURL)
+            case nil: throw Failure(error: "invalid_request", description: "grant_type is required.")
+            case let other?: throw Failure(error: "unsupported_grant_type", description: "grant_type \(other) is not supported.")
+            }
+            return .json(body, headers: [.cacheControl: "no-store", .pragma: "no-cache"])
+        } catch let failure as Failure {
+            return failure.response
+        }
+    }
+
+    /// `authorization_code`: the code from the sign-in, for the same client and redirect URI, with the
+    /// verifier of its PKCE challenge. One use; five minutes.
+    private func exchange(_ form: [String: String], pool: CognitoPool, client: CognitoClient, baseURL: String, origin: RequestOrigin) throws -> JSON {
+        guard client.oauthFlows.contains("code") else { throw Failure(error: "unauthorized_client", description: "The client is not allowed the code grant.") }
+        guard let code = form["code"], !code.isEmpty, let redirectURI = form["redirect_uri"], !redirectURI.isEmpty else {
+            throw Failure(error: "invalid_request", description: "code and redirect_uri are required.")
+        }
+        let grant: AuthorizationGrant
+        do {
+            grant = try emulator.redeemAuthorizationCode(in: pool.id, code: code, clientId: client.id, redirectURI: redirectURI, verifier: form["code_verifier"])
+        } catch let error as AuthError {
+            throw Failure(error: "invalid_grant", description: error == .badCodeVerifier ? "The code_verifier does not match the code_challenge." : "The code is invalid or expired.")
+        }
+        guard let user = try emulator.user(in: pool.id, id: grant.userId), !user.disabled else {
+            throw Failure(error: "invalid_grant", description: "The user can no longer sign in.")
+        }
+        let (minted, refreshToken) = try CognitoTokens.issue(user, pool: pool, client: client, firstFactor: grant.data["first_factor"]?.stringValue ?? "password",
+                                                             mfa: grant.data["mfa"]?.stringValue, scope: grant.scope, nonce: grant.nonce,
+                                                             baseURL: baseURL, emulator: emulator, origin: origin)
+        return tokenAnswer(minted, refreshToken: refreshToken)
+    }
+
+    private func refresh(_ form: [String: String], pool: CognitoPool, client: CognitoClient, baseURL: String, origin: RequestOrigin) throws -> JSON {
+        guard let token = form["refresh_token"], !token.isEmpty else { throw Failure(error: "invalid_request", description: "refresh_token is required.") }
+        do {
+            let (user, session) = try CognitoTokens.continueSession(token, pool: pool, client: client, emulator: emulator, origin: origin)
+            return tokenAnswer(try CognitoTokens.mint(user: user, pool: pool, client: client, session: session, baseURL: baseURL, emulator: emulator),
+                               refreshToken: nil)
+        } catch let error as CognitoError {
+            throw Failure(error: "invalid_grant", description: error.message)
+        }
+    }
+
+    /// `client_credentials`: an access token for the client itself (`sub` is the client id), with the
+    /// resource-server scopes it asked for, or all it is allowed.
+    private func clientCredentials(_ form: [String: String], pool: CognitoPool, client: CognitoClient, baseURL: String) throws -> JSON {
+        guard client.secret != nil, client.oauthFlows.contains("client_credentials") else {
+            throw Failure(error: "unauthorized_client", description: "The client is not allowed the client_credentials grant.")
+        }
+        let allowed = client.oauthScopes.filter { $0.contains("/") }
+        let requested = (form["scope"] ?? "").split(separator: " ").map(String.init)
+        let scopes = requested.isEmpty ? allowed : requested
+        guard !scopes.isEmpty, scopes.allSatisfy(allowed.contains) else {
+            throw Failure(error: "invalid_scope", description: "The client is not allowed every scope asked for.")
+        }
+        let minted = try CognitoTokens.mintClientCredentials(pool: pool, client: client, scope: scopes.joined(separator: " "), baseURL: baseURL,
+                                                              emulator: emulator)
+        return tokenAnswer(minted, refreshToken: nil)
+    }
+
+    private func tokenAnswer(_ minted: CognitoTokens.Minted, refreshToken: String?) -> JSON {
+        var body: [String: JSON] = ["access_token": .string(minted.accessToken), "expires_in": .int(minted.expiresIn), "token_type": "Bearer"]
+        body["id_token"] = minted.idToken.map(JSON.string)
+        body["refresh_token"] = refreshToken.map(JSON.string)
+        return .object(body)
+    }
+
+    /// The user's claims by the access token's scopes: `email` and `phone` give those attributes,
+    /// `profile` the others, `aws.cognito.signin.user.admin` all of them.
+    func userInfo(_ request: Request) throws -> Response {
+        do {
+            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+                throw Failure(error: "invalid_token", description: "Access token is missing", status: .unauthorized)
+            }
+            let (pool, user, claims): (CognitoPool, User, [String: JSON])
+            do {
+                (pool, user, claims) = try CognitoTokens.caller(String(header.dropFirst(7)), pools: pools, emulator: emulator, requireAdminScope: false)
+            } catch let error as CognitoError {
+                throw Failure(error: "invalid_token", description: error.message, status: .unauthorized)
+            }
+            let scopes = Set((claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init))
+            guard scopes.contains("openid") || scopes.contains(CognitoTokens.adminScope) else {
+                throw Failure(error: "insufficient_scope", description: "The access token needs the openid scope.", status: .forbidden)
+            }
+            var info: [String: JSON] = ["sub": .string(user.id), "username": .string(CognitoUsers.username(user, pool: pool))]
+            for attribute in CognitoUsers.attributes(user) {
+                guard let name = attribute["Name"]?.stringValue, let value = attribute["Value"] else { continue }
+                let scope = ["email", "email_verified"].contains(name) ? "email" : (["phone_number", "phone_number_verified"].contains(name) ? "phone" : "profile")
+                if scopes.contains(scope) || scopes.contains(CognitoTokens.adminScope) { info[name] = value }
+            }
+            return .json(.object(info), headers: [.cacheControl: "no-store"])
+        } catch let failure as Failure {
+            return failure.response
+        }
+    }
+
+    /// Revokes a refresh token's session (and so its access tokens). RFC 7009: an unknown token is no error.
+    func revoke(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        do {
+            let form = try await request.formFields()
+            guard let token = form["token"], !token.isEmpty else { throw Failure(error: "invalid_request", description: "token is required.") }
+            let (pool, client) = try client(request, form: form)
+            do {
+                try SignOut.revoke(token, pool: pool, client: client, secret: client.secret, emulator: emulator, origin: origin)
+            } catch let error as CognitoError {
+                switch error.kind {
+                case .unsupportedTokenType: throw Failure(error: "unsupported_token_type", description: error.message)
+                case .unsupportedOperation: throw Failure(error: "unauthorized_client", description: error.message)
+                default: throw Failure(error: "invalid_request", description: error.message)
+                }
+            }
+            return Response(status: .ok, headers: [.cacheControl: "no-store"])
+        } catch let failure as Failure {
+            return failure.response
+        }
+    }
+
+    /// Ends the browser's hosted-UI sign-in, then goes to `logout_uri` (one of the client's sign-out
+    /// URLs) or, with `redirect_uri` and `response_type`, back to the sign-in page.
+    func logout(_ request: Request) throws -> Response {
+        let query = request.queryFields
+        let ui = HostedUI(dialect: dialect)
+        guard let clientId = query["client_id"], let (pool, client) = try? pools.pool(clientId: clientId) else {
+            return dialect.pages.error("The request needs the client_id of an existing app client.")
+        }
+        let clear = "\(HostedUI.cookieName(pool))=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"
+        if let logoutURI = query["logout_uri"] {
+            guard client.logoutURLs.contains(logoutURI) else {
+                return dialect.pages.error("logout_uri \(logoutURI) is not one of the sign-out URLs of app client \(clientId).")
+            }
+            return ui.redirect(to: logoutURI, pool: pool, userId: nil, cookies: [clear])
+        }
+        if query["redirect_uri"] != nil, query["response_type"] != nil {
+            return ui.redirect(to: "/login?" + AuthorizeRequest(query).query, pool: pool, userId: nil, cookies: [clear])
+        }
+        return dialect.pages.error("The request needs a logout_uri, or a redirect_uri and response_type to sign in again.")
+    }
+}
+
+extension HTTPField.Name {
+    static let pragma = Self("Pragma")!
+}

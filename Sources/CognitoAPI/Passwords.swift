@@ -1,0 +1,105 @@
+import AuthCore
+import Foundation
+
+/// `ForgotPassword`, `ConfirmForgotPassword`, `ChangePassword`, `AdminSetUserPassword` and
+/// `AdminResetUserPassword`.
+enum Passwords {
+    static func forgot(_ call: CognitoCall) async throws -> JSON {
+        let (pool, client) = try call.poolAndClient()
+        let username = try call.body.required("Username")
+        try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
+        guard let user = try CognitoUsers.find(username, pool: pool, emulator: call.emulator) else {
+            guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
+            // What Cognito answers for a user it will not admit to: a delivery that goes nowhere.
+            return ["CodeDeliveryDetails": CognitoUsers.delivery(username.contains("@") ? username : "+10000000000")]
+        }
+        return ["CodeDeliveryDetails": try sendResetCode(user, pool: pool, emulator: call.emulator, origin: call.origin)]
+    }
+
+    /// A reset code to the user's recovery address; its `CodeDeliveryDetails`.
+    static func sendResetCode(_ user: User, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin) throws -> JSON {
+        guard !user.disabled else { throw CognitoError(.notAuthorized, "User is disabled.") }
+        let destination = try recoveryDestination(user, pool: pool)
+        return try CognitoMailer(emulator: emulator, pool: pool).send(.forgotPassword, to: destination, user: user, origin: origin)
+    }
+
+    /// Where a reset code goes: the first of the pool's recovery mechanisms the user has verified.
+    static func recoveryDestination(_ user: User, pool: CognitoPool) throws -> String {
+        for mechanism in pool.recoveryMechanisms {
+            switch mechanism {
+            case "verified_phone_number": if let phone = user.phone, user.phoneVerifiedAt != nil { return phone }
+            case "verified_email": if let email = user.email, user.emailVerifiedAt != nil { return email }
+            case "admin_only": throw CognitoError(.notAuthorized, "User password cannot be reset in the current state.")
+            default: continue
+            }
+        }
+        throw CognitoError.invalid("Cannot reset password for the user as there is no registered/verified email or phone_number")
+    }
+
+    static func confirmForgot(_ call: CognitoCall) async throws -> JSON {
+        let (pool, client) = try call.poolAndClient()
+        let username = try call.body.required("Username")
+        let code = try call.body.required("ConfirmationCode"), password = try call.body.required("Password")
+        try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
+        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator)
+        try reset(user, code: code, password: password, pool: pool, emulator: call.emulator, origin: call.origin)
+        return [:]
+    }
+
+    /// Sets a new password with a reset code; a reset or temporary-password user is confirmed by it.
+    static func reset(_ user: User, code: String, password: String, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin) throws {
+        // A password the policy refuses leaves the code usable for a better one.
+        try CognitoMailer.checkPassword(password, pool: pool)
+        let destination = try emulator.liveCodeTargets(in: pool.id, userId: user.id, purpose: .resetPassword).first
+            ?? user.email ?? user.phone ?? ""
+        try CognitoMailer(emulator: emulator, pool: pool).verify(.forgotPassword, code: code, destination: destination, origin: origin)
+        var changes = UserChanges(password: password)
+        if ["RESET_REQUIRED", "FORCE_CHANGE_PASSWORD"].contains(CognitoUsers.status(user)) {
+            changes.appMetadata = [CognitoUsers.statusKey: "CONFIRMED"]
+        }
+        // The code reached the address, which proves it.
+        if destination.contains("@") { changes.emailVerified = true } else if !destination.isEmpty { changes.phoneVerified = true }
+        try emulator.updateUser(in: pool.id, id: user.id, changes, origin: origin)
+    }
+
+    static func change(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let previous = try call.body.required("PreviousPassword"), proposed = try call.body.required("ProposedPassword")
+        guard try call.emulator.checkPassword(previous, in: pool.id, userId: user.id) else {
+            call.emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: call.origin, detail: ["reason": "wrong_password", "method": "change_password"])
+            throw CognitoError.incorrectCredentials
+        }
+        try CognitoMailer.checkPassword(proposed, pool: pool)
+        try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(password: proposed), origin: call.origin)
+        return [:]
+    }
+
+    /// A permanent password confirms the user; a temporary one must be changed at the next sign-in.
+    static func adminSet(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        let password = try call.body.required("Password")
+        try CognitoMailer.checkPassword(password, pool: pool)
+        let permanent = try call.body.bool("Permanent") ?? false
+        try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(password: password, appMetadata: [
+            CognitoUsers.statusKey: .string(permanent ? "CONFIRMED" : "FORCE_CHANGE_PASSWORD"),
+        ]), origin: call.origin)
+        return [:]
+    }
+
+    /// The password stops working (sign-in answers `PasswordResetRequiredException`) and a reset code
+    /// goes to the user's recovery address.
+    static func adminReset(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        let destination: String?
+        do { destination = try recoveryDestination(user, pool: pool) } catch let error as CognitoError where error.kind == .notAuthorized {
+            destination = nil // admin_only recovery: the administrator sets the next password.
+        }
+        try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(appMetadata: [CognitoUsers.statusKey: "RESET_REQUIRED"]), origin: call.origin)
+        if let destination {
+            try CognitoMailer(emulator: call.emulator, pool: pool).send(.forgotPassword, to: destination, user: user, origin: call.origin)
+        }
+        return [:]
+    }
+}

@@ -1,0 +1,362 @@
+import AuthCore
+import BigInt
+import Foundation
+
+/// Where a sign-in step leads: the user is signed in, or the client has a challenge to answer.
+enum SignInStep {
+    /// `mfa` names the second factor answered, if one was.
+    case signedIn(User, firstFactor: String, mfa: String?)
+    case challenge(String, parameters: [String: String], session: ChallengeSession)
+}
+
+/// The rules of a Cognito sign-in, step by step, shared by `InitiateAuth`/`RespondToAuthChallenge`
+/// (and their admin twins) and the hosted UI: first factors (password, SRP, email or SMS codes), the
+/// account's state (unconfirmed, reset required, temporary password), then MFA.
+struct SignInFlow {
+    let emulator: Emulator
+    let pools: CognitoPools
+    let pool: CognitoPool
+    let client: CognitoClient
+    let origin: RequestOrigin
+
+    var now: Date { emulator.clock.now }
+    var mailer: CognitoMailer { CognitoMailer(emulator: emulator, pool: pool) }
+
+    /// The user a sign-in names. An unknown name is `UserNotFoundException`, or, for a client that
+    /// prevents user-existence errors, nil (the flow then fails the way a wrong password does).
+    func user(named name: String) throws -> User? {
+        if let user = try CognitoUsers.find(name, pool: pool, emulator: emulator) { return user }
+        emulator.record(.signInFailed, tenant: pool.id, origin: origin, detail: ["reason": "unknown_user"])
+        guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
+        return nil
+    }
+
+    // MARK: First factors
+
+    /// A password sign-in (`USER_PASSWORD_AUTH`, `ADMIN_USER_PASSWORD_AUTH`, `USER_AUTH`'s `PASSWORD`, the hosted UI).
+    func password(_ user: User?, _ password: String) throws -> SignInStep {
+        guard let user else { throw CognitoError.incorrectCredentials }
+        guard try emulator.checkPassword(password, in: pool.id, userId: user.id) else {
+            emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "wrong_password", "method": "password"])
+            throw CognitoError.incorrectCredentials
+        }
+        return try afterFirstFactor(user, method: "password")
+    }
+
+    /// `USER_SRP_AUTH` (and `PASSWORD_SRP`): the `PASSWORD_VERIFIER` challenge with the user's salt, the
+    /// server's public value `B` and a `SECRET_BLOCK` that carries `b` sealed. An unknown user (when
+    /// existence errors are hidden) or one without a password gets a challenge no answer can pass.
+    func startSRP(_ user: User?, srpA: String, from previous: ChallengeSession? = nil) throws -> SignInStep {
+        guard let A = BigUInt(srpA, radix: 16), A % CognitoSRP.n != 0 else { throw CognitoError.invalid("SRP_A is not valid.") }
+        let stored = try user.flatMap { try emulator.credential(in: pool.id, userId: $0.id, kind: "srp") }?.split(separator: "$")
+        let salt = stored.map { String($0[0]) } ?? Data(emulator.generator.bytes(16)).map { String(format: "%02x", $0) }.joined()
+        let verifier = stored.flatMap { $0.count == 2 ? BigUInt(String($0[1]), radix: 16) : nil }
+            ?? BigUInt(Data(emulator.generator.bytes(32))) // a stand-in no password produces
+        let (b, B) = CognitoSRP.serverKey(verifier: verifier, generator: emulator.generator)
+        let srpUser = user.map { CognitoUsers.username($0, pool: pool) } ?? emulator.generator.uuid()
+        var data: [String: JSON] = ["srp_b": .string(String(b, radix: 16)), "srp_a": .string(srpA), "srp_user": .string(srpUser)]
+        if user == nil || stored == nil { data["ghost"] = true }
+        let session = previous?.next("PASSWORD_VERIFIER", data: data, emulator: emulator)
+            ?? newSession(userId: user?.id ?? "", challenge: "PASSWORD_VERIFIER", firstFactor: "srp", data: data)
+        let block = try session.sealed(emulator)
+        return .challenge("PASSWORD_VERIFIER", parameters: ["SALT": salt, "SRP_B": String(B, radix: 16), "SECRET_BLOCK": block,
+                                                            "USER_ID_FOR_SRP": srpUser, "USERNAME": srpUser], session: session)
+    }
+
+    /// The answer to `PASSWORD_VERIFIER`: the client's HMAC over the pool name, its user id, the secret
+    /// block and its timestamp, with the key only the right password yields. One answer per block.
+    func verifySRP(_ session: ChallengeSession, responses: [String: String]) throws -> SignInStep {
+        guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
+        guard session.data["ghost"] == nil, let user = try emulator.user(in: pool.id, id: session.userId),
+              let b = session.data["srp_b"]?.stringValue.flatMap({ BigUInt($0, radix: 16) }),
+              let A = session.data["srp_a"]?.stringValue.flatMap({ BigUInt($0, radix: 16) }),
+              let srpUser = session.data["srp_user"]?.stringValue,
+              let stored = try emulator.credential(in: pool.id, userId: user.id, kind: "srp")?.split(separator: "$"), stored.count == 2,
+              let verifier = BigUInt(String(stored[1]), radix: 16) else { throw CognitoError.incorrectCredentials }
+        guard let timestamp = responses["TIMESTAMP"], CognitoSRP.isValidTimestamp(timestamp),
+              let signature = responses["PASSWORD_CLAIM_SIGNATURE"].flatMap({ Data(base64Encoded: $0) }),
+              let block = responses["PASSWORD_CLAIM_SECRET_BLOCK"].flatMap({ Data(base64Encoded: $0) }) else {
+            throw CognitoError.incorrectCredentials
+        }
+        let B = (CognitoSRP.k * verifier + CognitoSRP.g.power(b, modulus: CognitoSRP.n)) % CognitoSRP.n
+        guard let expected = CognitoSRP.expectedSignature(poolId: pool.id, userId: srpUser, secretBlock: Array(block), timestamp: timestamp,
+                                                          A: A, B: B, b: b, verifier: verifier),
+              constantTimeEquals(expected, Array(signature)) else {
+            emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "wrong_password", "method": "srp"])
+            throw CognitoError.incorrectCredentials
+        }
+        return try afterFirstFactor(user, method: "srp")
+    }
+
+    /// Sends a sign-in code by email or SMS (`USER_AUTH`'s `EMAIL_OTP` and `SMS_OTP` first factors).
+    func startOTP(_ user: User, challenge: String, from previous: ChallengeSession? = nil) throws -> SignInStep {
+        let destination = challenge == "EMAIL_OTP" ? user.email : user.phone
+        guard let destination else { throw CognitoError.invalid("The user has no \(challenge == "EMAIL_OTP" ? "email" : "phone_number") to send a code to.") }
+        try mailer.send(.signIn, to: destination, user: user, origin: origin)
+        let data: [String: JSON] = ["destination": .string(destination), "passwordless": true]
+        let session = previous?.next(challenge, data: data, lifetime: sessionLifetime, emulator: emulator)
+            ?? newSession(userId: user.id, challenge: challenge, firstFactor: "otp", data: data)
+        return .challenge(challenge, parameters: codeDelivery(destination), session: session)
+    }
+
+    // MARK: After the first factor
+
+    /// The account's state, then MFA.
+    func afterFirstFactor(_ user: User, method: String) throws -> SignInStep {
+        guard !user.disabled else { throw CognitoError(.notAuthorized, "User is disabled.") }
+        switch CognitoUsers.status(user) {
+        case "UNCONFIRMED": throw CognitoError(.userNotConfirmed, "User is not confirmed.")
+        case "RESET_REQUIRED": throw CognitoError(.passwordResetRequired, "Password reset required for the user")
+        case "FORCE_CHANGE_PASSWORD":
+            let days = pool.passwordPolicy["TemporaryPasswordValidityDays"]?.intValue ?? 7
+            if let set = user.passwordUpdatedAt, now.timeIntervalSince(set) > Double(days) * 86400 {
+                throw CognitoError(.notAuthorized, "Temporary password has expired and must be reset by an administrator.")
+            }
+            var attributes: [String: JSON] = [:]
+            for attribute in CognitoUsers.attributes(user) {
+                guard let name = attribute["Name"]?.stringValue, name != "sub" else { continue }
+                attributes[name] = attribute["Value"]
+            }
+            let session = newSession(userId: user.id, challenge: "NEW_PASSWORD_REQUIRED", firstFactor: method)
+            return .challenge("NEW_PASSWORD_REQUIRED", parameters: [
+                "USER_ID_FOR_SRP": CognitoUsers.username(user, pool: pool), "userAttributes": JSON.object(attributes).serialized(),
+                "requiredAttributes": JSON.array(missingRequiredAttributes(user).map { .string("userAttributes.\($0)") }).serialized(),
+            ], session: session)
+        default:
+            return try mfa(user, firstFactor: method)
+        }
+    }
+
+    /// The MFA methods the user has turned on that the pool allows and that can reach them.
+    func usableMFA(_ user: User) throws -> [String] {
+        let hasTOTP = try emulator.factors(in: pool.id, userId: user.id).contains { $0.kind == "totp" && $0.verified }
+        return CognitoUsers.enabledMFA(user).filter { method in
+            switch method {
+            case "SOFTWARE_TOKEN_MFA": pool.softwareTokenMFAEnabled && hasTOTP
+            case "SMS_MFA": pool.smsMFAEnabled && user.phone != nil
+            case "EMAIL_OTP": pool.emailMFAEnabled && user.email != nil
+            default: false
+            }
+        }
+    }
+
+    /// A second factor when the pool asks for one: the user's preferred method, a choice between
+    /// several, or (in a pool that requires MFA) whatever reaches a user who set none up.
+    func mfa(_ user: User, firstFactor: String, from previous: ChallengeSession? = nil) throws -> SignInStep {
+        guard pool.mfaConfiguration != "OFF" else { return .signedIn(user, firstFactor: firstFactor, mfa: nil) }
+        let usable = try usableMFA(user)
+        if let preferred = CognitoUsers.preferredMFA(user), usable.contains(preferred) {
+            return try mfaChallenge(preferred, user: user, firstFactor: firstFactor, from: previous)
+        }
+        if usable.count == 1 { return try mfaChallenge(usable[0], user: user, firstFactor: firstFactor, from: previous) }
+        if usable.count > 1 {
+            let session = next(previous, user: user, challenge: "SELECT_MFA_TYPE", firstFactor: firstFactor)
+            return .challenge("SELECT_MFA_TYPE", parameters: ["MFAS_CAN_CHOOSE": JSON.array(usable.map(JSON.string)).serialized()], session: session)
+        }
+        guard pool.mfaConfiguration == "ON" else { return .signedIn(user, firstFactor: firstFactor, mfa: nil) }
+        if pool.smsMFAEnabled, user.phone != nil { return try mfaChallenge("SMS_MFA", user: user, firstFactor: firstFactor, from: previous) }
+        if pool.emailMFAEnabled, user.email != nil { return try mfaChallenge("EMAIL_OTP", user: user, firstFactor: firstFactor, from: previous) }
+        var canSetUp = pool.softwareTokenMFAEnabled ? ["SOFTWARE_TOKEN_MFA"] : []
+        if pool.smsMFAEnabled { canSetUp.insert("SMS_MFA", at: 0) }
+        guard !canSetUp.isEmpty else { throw CognitoError(.invalidUserPoolConfiguration, "MFA is required but no MFA method is enabled for the user pool.") }
+        let session = next(previous, user: user, challenge: "MFA_SETUP", firstFactor: firstFactor)
+        return .challenge("MFA_SETUP", parameters: ["MFAS_CAN_SETUP": JSON.array(canSetUp.map(JSON.string)).serialized()], session: session)
+    }
+
+    /// `SMS_MFA` and `EMAIL_OTP` send a code; `SOFTWARE_TOKEN_MFA` asks the authenticator app.
+    func mfaChallenge(_ name: String, user: User, firstFactor: String, from previous: ChallengeSession?) throws -> SignInStep {
+        switch name {
+        case "SMS_MFA", "EMAIL_OTP":
+            guard let destination = name == "SMS_MFA" ? user.phone : user.email else {
+                throw CognitoError(.mfaMethodNotFound, "The user has no \(name == "SMS_MFA" ? "phone_number" : "email") for \(name).")
+            }
+            try mailer.send(.mfa, to: destination, user: user, origin: origin)
+            let session = next(previous, user: user, challenge: name, firstFactor: firstFactor, data: ["destination": .string(destination)])
+            return .challenge(name, parameters: codeDelivery(destination), session: session)
+        default:
+            let session = next(previous, user: user, challenge: "SOFTWARE_TOKEN_MFA", firstFactor: firstFactor)
+            return .challenge("SOFTWARE_TOKEN_MFA", parameters: [:], session: session)
+        }
+    }
+
+    // MARK: Answers
+
+    /// The answer to any challenge but `PASSWORD_VERIFIER`. A wrong code counts against the session;
+    /// a right answer uses it up.
+    func respond(_ name: String, session: ChallengeSession, responses: [String: String]) throws -> SignInStep {
+        guard session.challenge == name else {
+            throw CognitoError.invalid("The challenge \(name) does not match the session, which is for \(session.challenge).")
+        }
+        guard let user = try emulator.user(in: pool.id, id: session.userId) else { throw CognitoError.userDoesNotExist }
+        func spend() throws {
+            guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
+        }
+        func required(_ key: String) throws -> String {
+            guard let value = responses[key], !value.isEmpty else { throw CognitoError.invalid("Missing required parameter \(key)") }
+            return value
+        }
+        switch name {
+        case "NEW_PASSWORD_REQUIRED":
+            let password = try required("NEW_PASSWORD")
+            try CognitoMailer.checkPassword(password, pool: pool)
+            let attributes = responses.compactMap { key, value in
+                key.hasPrefix("userAttributes.") ? (name: String(key.dropFirst("userAttributes.".count)), value: value) : nil
+            }
+            var changes = try CognitoUsers.changes(attributes, pool: pool)
+            changes.password = password
+            changes.appMetadata = [CognitoUsers.statusKey: "CONFIRMED"]
+            try spend()
+            let updated = try emulator.updateUser(in: pool.id, id: user.id, changes, origin: origin)
+            return try mfa(updated, firstFactor: session.firstFactor, from: session)
+        case "SMS_MFA", "EMAIL_OTP", "SMS_OTP":
+            let code = try required(name == "SMS_MFA" ? "SMS_MFA_CODE" : (name == "SMS_OTP" ? "SMS_OTP_CODE" : "EMAIL_OTP_CODE"))
+            let passwordless = session.data["passwordless"] == true
+            do {
+                try mailer.verify(passwordless ? .signIn : .mfa, code: code, destination: session.data["destination"]?.stringValue ?? "", origin: origin)
+            } catch let error as CognitoError where error.kind == .codeMismatch {
+                pools.replays.fail(session, now: now)
+                throw CognitoError(.codeMismatch, "Invalid code or auth state for the user.")
+            }
+            try spend()
+            guard passwordless else { return .signedIn(user, firstFactor: session.firstFactor, mfa: name) }
+            // A code that reached the address proves it, as a confirmation code would.
+            if !user.disabled, CognitoUsers.status(user) == "CONFIRMED" {
+                try emulator.updateUser(in: pool.id, id: user.id, name == "EMAIL_OTP" ? UserChanges(emailVerified: true) : UserChanges(phoneVerified: true))
+            }
+            return try afterFirstFactorWithoutMFA(user)
+        case "SOFTWARE_TOKEN_MFA":
+            let code = try required("SOFTWARE_TOKEN_MFA_CODE")
+            guard let factor = try emulator.factors(in: pool.id, userId: user.id).last(where: { $0.kind == "totp" && $0.verified }),
+                  let secret = factor.secret.flatMap(Base32.decode) else {
+                throw CognitoError(.softwareTokenMFANotFound, "Software Token MFA has not been set up for the user.")
+            }
+            guard let step = TOTP(secret: secret).matchingStep(code, at: now) else {
+                pools.replays.fail(session, now: now)
+                emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "mfa_code_invalid"])
+                throw CognitoError(.codeMismatch, "Invalid code received for user")
+            }
+            try SoftwareToken.rememberUse(of: factor, step: step, pool: pool, emulator: emulator)
+            try spend()
+            return .signedIn(user, firstFactor: session.firstFactor, mfa: name)
+        case "SELECT_MFA_TYPE":
+            let answer = try required("ANSWER")
+            guard try usableMFA(user).contains(answer) else { throw CognitoError.invalid("The MFA type \(answer) is not enabled for the user.") }
+            try spend()
+            return try mfaChallenge(answer, user: user, firstFactor: session.firstFactor, from: session)
+        case "MFA_SETUP":
+            guard session.data["totp_verified"] == true else {
+                throw CognitoError.invalid("Set up MFA first: AssociateSoftwareToken and VerifySoftwareToken with this session.")
+            }
+            try spend()
+            return .signedIn(user, firstFactor: session.firstFactor, mfa: "SOFTWARE_TOKEN_MFA")
+        case "SELECT_CHALLENGE":
+            let answer = try required("ANSWER")
+            guard availableFirstFactors(user).contains(answer) else { throw CognitoError.invalid("The challenge \(answer) is not available for the user.") }
+            switch answer {
+            case "PASSWORD":
+                guard let password = responses["PASSWORD"] else {
+                    try spend()
+                    return .challenge("PASSWORD", parameters: [:], session: session.next("PASSWORD", lifetime: sessionLifetime, emulator: emulator))
+                }
+                return try answerPassword(password, user: user, session: session)
+            case "PASSWORD_SRP":
+                let srpA = try required("SRP_A")
+                try spend()
+                return try startSRP(user, srpA: srpA, from: session)
+            default:
+                try spend()
+                return try startOTP(user, challenge: answer, from: session)
+            }
+        case "PASSWORD":
+            return try answerPassword(try required("PASSWORD"), user: user, session: session)
+        case "PASSWORD_SRP":
+            let srpA = try required("SRP_A")
+            try spend()
+            return try startSRP(user, srpA: srpA, from: session)
+        default:
+            throw CognitoError.invalid("The challenge \(name) is not supported by Fauxth.")
+        }
+    }
+
+    private func answerPassword(_ password: String, user: User, session: ChallengeSession) throws -> SignInStep {
+        do {
+            let step = try self.password(user, password)
+            guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
+            return step
+        } catch let error as CognitoError where error == .incorrectCredentials {
+            pools.replays.fail(session, now: now)
+            throw error
+        }
+    }
+
+    /// After a passwordless first factor Cognito asks for no second one.
+    private func afterFirstFactorWithoutMFA(_ user: User) throws -> SignInStep {
+        guard !user.disabled else { throw CognitoError(.notAuthorized, "User is disabled.") }
+        guard CognitoUsers.status(user) != "UNCONFIRMED" else { throw CognitoError(.userNotConfirmed, "User is not confirmed.") }
+        return .signedIn(user, firstFactor: "otp", mfa: nil)
+    }
+
+    // MARK: USER_AUTH
+
+    /// The first factors `USER_AUTH` offers: those the pool's sign-in policy allows that the user can
+    /// use (a password needs one set; codes need an address).
+    func availableFirstFactors(_ user: User) -> [String] {
+        let allowed = pool.allowedFirstAuthFactors
+        var available: [String] = []
+        if allowed.contains("PASSWORD"), user.hasPassword { available += ["PASSWORD", "PASSWORD_SRP"] }
+        if allowed.contains("EMAIL_OTP"), user.email != nil { available.append("EMAIL_OTP") }
+        if allowed.contains("SMS_OTP"), user.phone != nil { available.append("SMS_OTP") }
+        return available
+    }
+
+    /// `USER_AUTH`: straight to the `PREFERRED_CHALLENGE` when it is available, else `SELECT_CHALLENGE`.
+    func choiceBased(_ user: User?, parameters: [String: String]) throws -> SignInStep {
+        guard let user else { throw CognitoError.incorrectCredentials }
+        let available = availableFirstFactors(user)
+        switch parameters["PREFERRED_CHALLENGE"] {
+        case "PASSWORD"? where available.contains("PASSWORD"):
+            guard let password = parameters["PASSWORD"] else { throw CognitoError.invalid("Missing required parameter PASSWORD") }
+            return try self.password(user, password)
+        case "PASSWORD_SRP"? where available.contains("PASSWORD_SRP"):
+            guard let srpA = parameters["SRP_A"] else { throw CognitoError.invalid("Missing required parameter SRP_A") }
+            return try startSRP(user, srpA: srpA)
+        case let otp? where (otp == "EMAIL_OTP" || otp == "SMS_OTP") && available.contains(otp):
+            return try startOTP(user, challenge: otp)
+        default:
+            guard !available.isEmpty else { throw CognitoError.invalid("No sign-in method of the pool's policy is available for the user.") }
+            let session = newSession(userId: user.id, challenge: "SELECT_CHALLENGE", firstFactor: "password")
+            return .challenge("SELECT_CHALLENGE", parameters: [:], session: session)
+        }
+    }
+
+    // MARK: Helpers
+
+    var sessionLifetime: TimeInterval { client.authSessionValidity }
+
+    func newSession(userId: String, challenge: String, firstFactor: String, data: [String: JSON] = [:]) -> ChallengeSession {
+        ChallengeSession(poolId: pool.id, clientId: client.id, userId: userId, challenge: challenge, firstFactor: firstFactor, data: data,
+                         lifetime: sessionLifetime, emulator: emulator)
+    }
+
+    private func next(_ previous: ChallengeSession?, user: User, challenge: String, firstFactor: String, data: [String: JSON] = [:]) -> ChallengeSession {
+        previous?.next(challenge, data: data, lifetime: sessionLifetime, emulator: emulator)
+            ?? newSession(userId: user.id, challenge: challenge, firstFactor: firstFactor, data: data)
+    }
+
+    private func codeDelivery(_ destination: String) -> [String: String] {
+        ["CODE_DELIVERY_DELIVERY_MEDIUM": destination.contains("@") ? "EMAIL" : "SMS", "CODE_DELIVERY_DESTINATION": CognitoUsers.masked(destination)]
+    }
+
+    /// The pool's required schema attributes the user has no value for.
+    private func missingRequiredAttributes(_ user: User) -> [String] {
+        let have = Set(CognitoUsers.attributes(user).compactMap { $0["Name"]?.stringValue })
+        return (pool.pool["Schema"]?.arrayValue ?? []).compactMap { attribute in
+            guard attribute["Required"]?.boolValue == true, let name = attribute["Name"]?.stringValue, !have.contains(name) else { return nil }
+            return name
+        }
+    }
+}
+
+extension CognitoError {
+    static let staleSession = CognitoError(.notAuthorized, "Invalid session for the user, session can only be used once.")
+}

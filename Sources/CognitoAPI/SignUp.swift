@@ -1,0 +1,125 @@
+import AuthCore
+import Foundation
+
+/// `SignUp`, `ConfirmSignUp`, `ResendConfirmationCode` and `AdminConfirmSignUp`.
+enum SignUp {
+    static func signUp(_ call: CognitoCall) async throws -> JSON {
+        let (pool, client) = try call.poolAndClient()
+        guard !pool.adminCreateUserOnly else { throw CognitoError(.notAuthorized, "SignUp is not permitted for this user pool") }
+        let username = try call.body.required("Username"), password = try call.body.required("Password")
+        try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
+        let (user, delivery) = try register(username: username, password: password, attributes: try call.body.attributes("UserAttributes"),
+                                            pool: pool, emulator: call.emulator, origin: call.origin)
+        var answer: [String: JSON] = ["UserConfirmed": false, "UserSub": .string(user.id)]
+        answer["CodeDeliveryDetails"] = delivery
+        return .object(answer)
+    }
+
+    /// A new `UNCONFIRMED` user, and the confirmation code sent if the pool auto-verifies an address the
+    /// user gave (its `CodeDeliveryDetails`). Shared with the hosted UI's sign-up page.
+    static func register(username: String, password: String, attributes: [(name: String, value: String)], pool: CognitoPool,
+                         emulator: Emulator, origin: RequestOrigin) throws -> (User, JSON?) {
+        try CognitoMailer.checkPassword(password, pool: pool)
+        var new = try newUser(username: username, attributes: attributes, pool: pool, emulator: emulator)
+        new.password = password
+        new.appMetadata[CognitoUsers.statusKey] = "UNCONFIRMED"
+        let user = try create(new, pool: pool, emulator: emulator, origin: origin, event: .userSignedUp)
+        guard let destination = destination(user, pool: pool) else { return (user, nil) }
+        return (user, try CognitoMailer(emulator: emulator, pool: pool).send(.confirmSignUp, to: destination, user: user, origin: origin))
+    }
+
+    /// The account a sign-up (or `AdminCreateUser`) describes. In a pool that signs in by email or phone
+    /// the username is that address and the user gets no separate name.
+    static func newUser(username: String, attributes: [(name: String, value: String)], pool: CognitoPool, emulator: Emulator) throws -> NewUser {
+        let changes = try CognitoUsers.changes(attributes.filter { !$0.name.hasSuffix("_verified") }, pool: pool)
+        var new = NewUser(id: emulator.generator.uuid(), email: changes.email, phone: changes.phone, userMetadata: changes.userMetadata ?? [:])
+        if pool.usernameAttributes.isEmpty {
+            guard username.wholeMatch(of: #/[\p{L}\p{M}\p{S}\p{N}\p{P}]+/#) != nil else {
+                throw CognitoError.invalid("Username should match the pattern [\\p{L}\\p{M}\\p{S}\\p{N}\\p{P}]+")
+            }
+            new.username = pool.caseSensitive ? username : username.lowercased()
+        } else if pool.usernameAttributes.contains("email"), username.contains("@") {
+            new.email = username.lowercased()
+        } else if pool.usernameAttributes.contains("phone_number"), username.hasPrefix("+") {
+            new.phone = username
+        } else {
+            throw CognitoError.invalid(pool.usernameAttributes == ["email"] ? "Username should be an email."
+                                       : "Username should be either an email or a phone number.")
+        }
+        return new
+    }
+
+    /// Creates the user; a taken username or sign-in address is `UsernameExistsException`.
+    static func create(_ new: NewUser, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin, event: EventType) throws -> User {
+        do {
+            return try emulator.createUser(in: pool.id, new, origin: origin, event: event)
+        } catch AuthError.invalidInput(field: "username", _) {
+            throw CognitoError(.usernameExists, "User already exists")
+        } catch AuthError.emailTaken {
+            throw CognitoError(.usernameExists, "An account with the given email already exists.")
+        } catch AuthError.phoneTaken {
+            throw CognitoError(.usernameExists, "An account with the given phone_number already exists.")
+        } catch AuthError.invalidEmail {
+            throw CognitoError.invalid("Invalid email address format.")
+        }
+    }
+
+    /// Where confirmation codes go: the phone if the pool auto-verifies phones, else the email if it
+    /// auto-verifies emails; nil when it verifies neither.
+    static func destination(_ user: User, pool: CognitoPool) -> String? {
+        if pool.autoVerifiedAttributes.contains("phone_number"), let phone = user.phone { return phone }
+        if pool.autoVerifiedAttributes.contains("email"), let email = user.email { return email }
+        return nil
+    }
+
+    static func confirm(_ call: CognitoCall) async throws -> JSON {
+        let (pool, client) = try call.poolAndClient()
+        let username = try call.body.required("Username"), code = try call.body.required("ConfirmationCode")
+        try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
+        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator)
+        try confirm(user, code: code, pool: pool, emulator: call.emulator, origin: call.origin)
+        return [:]
+    }
+
+    /// Confirms an `UNCONFIRMED` user with the code sent to them.
+    static func confirm(_ user: User, code: String, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin) throws {
+        guard CognitoUsers.status(user) == "UNCONFIRMED" else {
+            throw CognitoError(.notAuthorized, "User cannot be confirmed. Current status is \(CognitoUsers.status(user))")
+        }
+        guard let destination = destination(user, pool: pool) else { throw CognitoError.expiredCode }
+        try CognitoMailer(emulator: emulator, pool: pool).verify(.confirmSignUp, code: code, destination: destination, origin: origin)
+        try markConfirmed(user, verifying: destination, emulator: emulator, origin: origin)
+    }
+
+    /// `CONFIRMED`, and the address the code went to verified.
+    static func markConfirmed(_ user: User, verifying destination: String?, emulator: Emulator, origin: RequestOrigin) throws {
+        var changes = UserChanges(appMetadata: [CognitoUsers.statusKey: "CONFIRMED"])
+        if let destination { if destination.contains("@") { changes.emailVerified = true } else { changes.phoneVerified = true } }
+        try emulator.updateUser(in: user.tenant, id: user.id, changes, origin: origin)
+    }
+
+    static func resend(_ call: CognitoCall) async throws -> JSON {
+        let (pool, client) = try call.poolAndClient()
+        let username = try call.body.required("Username")
+        try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
+        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator)
+        return ["CodeDeliveryDetails": try resendCode(user, pool: pool, emulator: call.emulator, origin: call.origin)]
+    }
+
+    /// A new confirmation code for an `UNCONFIRMED` user; the old one stops working.
+    static func resendCode(_ user: User, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin) throws -> JSON {
+        guard CognitoUsers.status(user) == "UNCONFIRMED" else { throw CognitoError.invalid("User is already confirmed.") }
+        guard let destination = destination(user, pool: pool) else { throw CognitoError.invalid("Auto verification not turned on.") }
+        return try CognitoMailer(emulator: emulator, pool: pool).send(.confirmSignUp, to: destination, user: user, origin: origin)
+    }
+
+    static func adminConfirm(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        guard CognitoUsers.status(user) == "UNCONFIRMED" else {
+            throw CognitoError(.notAuthorized, "User cannot be confirmed. Current status is \(CognitoUsers.status(user))")
+        }
+        try markConfirmed(user, verifying: nil, emulator: call.emulator, origin: call.origin)
+        return [:]
+    }
+}

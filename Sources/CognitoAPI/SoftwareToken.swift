@@ -1,0 +1,120 @@
+import AuthCore
+import Foundation
+
+/// TOTP set-up (`AssociateSoftwareToken`, `VerifySoftwareToken`) with an access token, or with the
+/// sign-in `Session` of an `MFA_SETUP` challenge; and each user's MFA choices (`SetUserMFAPreference`,
+/// `AdminSetUserMFAPreference`).
+enum SoftwareToken {
+    /// Who is setting up TOTP: the access token's user, or the user of an `MFA_SETUP` session.
+    private static func subject(_ call: CognitoCall) throws -> (pool: CognitoPool, user: User, session: ChallengeSession?) {
+        if let token = try call.body.string("AccessToken"), !token.isEmpty {
+            let (pool, user, _) = try CognitoTokens.caller(token, pools: call.pools, emulator: call.emulator)
+            return (pool, user, nil)
+        }
+        guard let sealed = try call.body.string("Session"), !sealed.isEmpty else {
+            throw CognitoError.invalid("Either AccessToken or Session is required.")
+        }
+        let session = try ChallengeSession.open(sealed, clientId: nil, emulator: call.emulator, replays: call.pools.replays)
+        guard session.challenge == "MFA_SETUP" else { throw CognitoError(.notAuthorized, "Invalid session for the user.") }
+        let pool = try call.pools.pool(session.poolId)
+        guard let user = try call.emulator.user(in: pool.id, id: session.userId) else { throw CognitoError.userDoesNotExist }
+        return (pool, user, session)
+    }
+
+    /// A fresh secret (20 random bytes, base32) on a new unverified factor; unfinished set-ups go.
+    static func associate(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, session) = try subject(call)
+        for factor in try call.emulator.factors(in: pool.id, userId: user.id) where factor.kind == "totp" && !factor.verified {
+            try call.emulator.deleteFactor(in: pool.id, userId: user.id, id: factor.id)
+        }
+        let factor = try call.emulator.enrollTOTP(in: pool.id, userId: user.id, friendlyName: nil, maxFactors: 10)
+        var answer: [String: JSON] = ["SecretCode": .string(factor.secret ?? "")]
+        if let session {
+            guard call.pools.replays.spend(session, now: call.emulator.clock.now) else { throw CognitoError.staleSession }
+            answer["Session"] = .string(try session.next("MFA_SETUP", data: ["factor": .string(factor.id)], emulator: call.emulator).sealed(call.emulator))
+        }
+        return .object(answer)
+    }
+
+    /// Checks the first code from the authenticator; the factor then replaces any earlier one. Through
+    /// a sign-in session it also turns TOTP on as the user's MFA, which the pool requires.
+    static func verify(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, session) = try subject(call)
+        let code = try call.body.required("UserCode")
+        let factors = try call.emulator.factors(in: pool.id, userId: user.id).filter { $0.kind == "totp" }
+        guard let factor = factors.last(where: { !$0.verified }), let secret = factor.secret.flatMap(Base32.decode) else {
+            throw CognitoError(.softwareTokenMFANotFound, "Software Token MFA has not been associated with the user.")
+        }
+        guard let step = TOTP(secret: secret).matchingStep(code, at: call.emulator.clock.now) else {
+            throw CognitoError(.enableSoftwareTokenMFA, "Code mismatch")
+        }
+        let name = try call.body.string("FriendlyDeviceName")
+        _ = try call.emulator.markFactorVerified(in: pool.id, userId: user.id, id: factor.id, friendlyName: name?.isEmpty == false ? name : nil)
+        try rememberUse(of: factor, step: step, pool: pool, emulator: call.emulator)
+        for old in factors where old.id != factor.id { try call.emulator.deleteFactor(in: pool.id, userId: user.id, id: old.id) }
+        var answer: [String: JSON] = ["Status": "SUCCESS"]
+        if let session {
+            guard call.pools.replays.spend(session, now: call.emulator.clock.now) else { throw CognitoError.staleSession }
+            try setMFA(user, method: "SOFTWARE_TOKEN_MFA", enabled: true, preferred: true, emulator: call.emulator)
+            answer["Session"] = .string(try session.next("MFA_SETUP", data: ["totp_verified": true], emulator: call.emulator).sealed(call.emulator))
+        }
+        return .object(answer)
+    }
+
+    /// Remembers the TOTP time step a code was accepted at; an older or equal step is a code used
+    /// already (`ExpiredCodeException`).
+    static func rememberUse(of factor: Factor, step: UInt64, pool: CognitoPool, emulator: Emulator) throws {
+        let instant = Date(timeIntervalSince1970: Double(step) * 30)
+        if let last = factor.lastChallengedAt, instant <= last {
+            throw CognitoError(.expiredCode, "Your software token has already been used once.")
+        }
+        try emulator.recordFactorUse(in: pool.id, id: factor.id, at: instant)
+    }
+
+    /// `SetUserMFAPreference` and `AdminSetUserMFAPreference`: each of `SMSMfaSettings`,
+    /// `SoftwareTokenMfaSettings` and `EmailMfaSettings` turns its method on or off and may make it the
+    /// preferred one. A method the user cannot receive is refused.
+    static func setPreference(_ call: CognitoCall) async throws -> JSON {
+        let pool: CognitoPool, user: User
+        if call.action == .adminSetUserMFAPreference {
+            pool = try call.pool()
+            user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        } else {
+            (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        }
+        let settings = [("SMSMfaSettings", "SMS_MFA"), ("SoftwareTokenMfaSettings", "SOFTWARE_TOKEN_MFA"), ("EmailMfaSettings", "EMAIL_OTP")]
+        var current = user
+        for (key, method) in settings {
+            guard let setting = try call.body.object(key) else { continue }
+            let enabled = setting["Enabled"]?.boolValue ?? false, preferred = setting["PreferredMfa"]?.boolValue ?? false
+            if enabled || preferred {
+                switch method {
+                case "SOFTWARE_TOKEN_MFA":
+                    guard try call.emulator.factors(in: pool.id, userId: user.id).contains(where: { $0.kind == "totp" && $0.verified }) else {
+                        throw CognitoError.invalid("User has not verified software token mfa")
+                    }
+                case "SMS_MFA":
+                    guard user.phone != nil else { throw CognitoError.invalid("User does not have a phone_number for SMS MFA") }
+                default:
+                    guard user.email != nil else { throw CognitoError.invalid("User does not have an email for email MFA") }
+                    guard pool.pool["EmailMfaConfiguration"] != nil else { throw CognitoError.invalid("Email MFA is not configured for the user pool.") }
+                }
+            }
+            current = try setMFA(current, method: method, enabled: enabled || preferred, preferred: preferred, emulator: call.emulator)
+        }
+        return [:]
+    }
+
+    /// Turns one method on or off, and makes it preferred or stops it being so.
+    @discardableResult
+    static func setMFA(_ user: User, method: String, enabled: Bool, preferred: Bool, emulator: Emulator) throws -> User {
+        var methods = CognitoUsers.enabledMFA(user).filter { $0 != method }
+        if enabled { methods.append(method) }
+        var preference = CognitoUsers.preferredMFA(user)
+        if preferred { preference = method } else if preference == method { preference = nil }
+        return try emulator.updateUser(in: user.tenant, id: user.id, UserChanges(appMetadata: [
+            CognitoUsers.enabledMFAKey: methods.isEmpty ? .null : .array(methods.map(JSON.string)),
+            CognitoUsers.preferredMFAKey: preference.map(JSON.string) ?? .null,
+        ]))
+    }
+}

@@ -1,0 +1,110 @@
+import AuthCore
+import Foundation
+
+/// Users as an administrator sees them: `AdminCreateUser` (with its invitation), `AdminGetUser`,
+/// `AdminDeleteUser`, `AdminDisableUser`/`AdminEnableUser`, `AdminUpdateUserAttributes`,
+/// `AdminDeleteUserAttributes` and `AdminLinkProviderForUser`.
+enum UserAdmin {
+    /// A new user with a temporary password (given, or generated to fit the policy) who must choose
+    /// their own at first sign-in, invited by email or SMS unless `MessageAction` is `SUPPRESS`.
+    /// `RESEND` sends a new invitation to a user who has not signed in yet.
+    static func create(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let username = try call.body.required("Username")
+        let action = try call.body.string("MessageAction")
+        guard action == nil || action == "RESEND" || action == "SUPPRESS" else {
+            throw CognitoError.invalid("1 validation error detected: Value '\(action ?? "")' at 'messageAction' failed to satisfy constraint: Member must satisfy enum value set: [RESEND, SUPPRESS]")
+        }
+        let given = try call.body.string("TemporaryPassword")
+        if let given { try CognitoMailer.checkPassword(given, pool: pool) }
+        let temporary = given ?? CognitoMailer.temporaryPassword(call.emulator.generator, policy: pool.passwordPolicy)
+        let user: User
+        if action == "RESEND" {
+            let existing = try CognitoUsers.require(username, pool: pool, emulator: call.emulator)
+            guard CognitoUsers.status(existing) == "FORCE_CHANGE_PASSWORD" else {
+                throw CognitoError(.unsupportedUserState, "Resend not possible. \(CognitoUsers.username(existing, pool: pool)) status is not FORCE_CHANGE_PASSWORD.")
+            }
+            user = try call.emulator.updateUser(in: pool.id, id: existing.id, UserChanges(password: temporary), origin: call.origin)
+        } else {
+            let attributes = try call.body.attributes("UserAttributes")
+            var new = try SignUp.newUser(username: username, attributes: attributes, pool: pool, emulator: call.emulator)
+            new.password = temporary
+            new.emailVerified = attributes.contains { $0.name == "email_verified" && $0.value == "true" }
+            new.phoneVerified = attributes.contains { $0.name == "phone_number_verified" && $0.value == "true" }
+            new.appMetadata[CognitoUsers.statusKey] = "FORCE_CHANGE_PASSWORD"
+            user = try SignUp.create(new, pool: pool, emulator: call.emulator, origin: call.origin, event: .userCreated)
+        }
+        if action != "SUPPRESS" {
+            let mediums = try call.body.strings("DesiredDeliveryMediums") ?? ["SMS"]
+            var channels = mediums.compactMap { $0 == "EMAIL" ? Channel.email : ($0 == "SMS" ? Channel.sms : nil) }
+                .filter { ($0 == .email ? user.email : user.phone) != nil }
+            // The default (SMS) falls back to email for a user without a phone, rather than inviting nobody.
+            if channels.isEmpty, user.email != nil { channels = [.email] }
+            CognitoMailer(emulator: call.emulator, pool: pool).invite(user, username: username, temporaryPassword: temporary, channels: channels)
+        }
+        return ["User": .object(CognitoUsers.record(user, pool: pool))]
+    }
+
+    static func get(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        var record = CognitoUsers.record(user, pool: pool, attributeKey: "UserAttributes")
+        if CognitoUsers.enabledMFA(user).contains("SMS_MFA") {
+            record["MFAOptions"] = [["DeliveryMedium": "SMS", "AttributeName": "phone_number"]]
+        }
+        return .object(record)
+    }
+
+    static func delete(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        try call.emulator.deleteUser(in: pool.id, id: user.id, origin: call.origin)
+        return [:]
+    }
+
+    /// Disabling a user also ends their sessions, so their tokens stop working.
+    static func setEnabled(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        let enable = call.action == .adminEnableUser
+        try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(disabled: !enable), origin: call.origin)
+        if !enable { try call.emulator.revokeSessions(in: pool.id, userId: user.id, .all, reason: "user_disabled", origin: call.origin) }
+        return [:]
+    }
+
+    static func updateAttributes(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).apply(try call.body.attributes("UserAttributes"), to: user)
+        return [:]
+    }
+
+    static func deleteAttributes(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).delete(try call.body.strings("UserAttributeNames") ?? [], from: user)
+        return [:]
+    }
+
+    /// Links an identity-provider account (`SourceUser`) to an existing user (`DestinationUser`), so a
+    /// federated sign-in with it lands on that user. The provider must be one of the pool's.
+    static func linkProvider(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        guard let destination = try call.body.object("DestinationUser"), let source = try call.body.object("SourceUser") else {
+            throw CognitoError.invalid("DestinationUser and SourceUser are required.")
+        }
+        guard let name = destination["ProviderAttributeValue"]?.stringValue else { throw CognitoError.invalid("DestinationUser.ProviderAttributeValue is required.") }
+        let user = try CognitoUsers.require(name, pool: pool, emulator: call.emulator)
+        guard let provider = source["ProviderName"]?.stringValue, let subject = source["ProviderAttributeValue"]?.stringValue, !subject.isEmpty else {
+            throw CognitoError.invalid("SourceUser.ProviderName and SourceUser.ProviderAttributeValue are required.")
+        }
+        guard pool.identityProviders.contains(where: { $0["ProviderName"]?.stringValue == provider }) else {
+            throw CognitoError.invalid("The identity provider \(provider) does not exist in the user pool.")
+        }
+        if let owner = try call.emulator.user(in: pool.id, provider: provider, subject: subject), owner.id != user.id {
+            throw CognitoError(.aliasExists, "The source user is already linked to another user.")
+        }
+        try call.emulator.linkIdentity(in: pool.id, userId: user.id, NewIdentity(provider: provider, subject: subject), origin: call.origin)
+        return [:]
+    }
+}

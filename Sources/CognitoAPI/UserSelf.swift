@@ -1,0 +1,141 @@
+import AuthCore
+import Foundation
+
+/// What a signed-in user does with their access token: `GetUser`, `UpdateUserAttributes`,
+/// `DeleteUserAttributes`, `GetUserAttributeVerificationCode`, `VerifyUserAttribute`, `DeleteUser`.
+enum UserSelf {
+    static func get(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let record = CognitoUsers.record(user, pool: pool, attributeKey: "UserAttributes")
+        var answer = record.filter { ["Username", "UserAttributes", "UserMFASettingList", "PreferredMfaSetting"].contains($0.key) }
+        if CognitoUsers.enabledMFA(user).contains("SMS_MFA") {
+            answer["MFAOptions"] = [["DeliveryMedium": "SMS", "AttributeName": "phone_number"]]
+        }
+        return .object(answer)
+    }
+
+    static func updateAttributes(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, claims) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let attributes = try call.body.attributes("UserAttributes")
+        let writable = pool.client(claims["client_id"]?.stringValue ?? "")?.writeAttributes
+        for attribute in attributes where attribute.name.hasSuffix("_verified") || !(writable.map { $0.contains(attribute.name) } ?? true) {
+            throw CognitoError(.notAuthorized, "A client attempted to write unauthorized attribute")
+        }
+        let deliveries = try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).apply(attributes, to: user)
+        return ["CodeDeliveryDetailsList": .array(deliveries)]
+    }
+
+    static func deleteAttributes(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).delete(try call.body.strings("UserAttributeNames") ?? [], from: user)
+        return [:]
+    }
+
+    static func verificationCode(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let destination = try AttributeUpdate.destination(of: try call.body.required("AttributeName"), user: user)
+        return ["CodeDeliveryDetails": try CognitoMailer(emulator: call.emulator, pool: pool).send(.verifyAttribute, to: destination, user: user,
+                                                                                                  origin: call.origin)]
+    }
+
+    static func verifyAttribute(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let name = try call.body.required("AttributeName"), code = try call.body.required("Code")
+        let destination = try AttributeUpdate.destination(of: name, user: user)
+        try CognitoMailer(emulator: call.emulator, pool: pool).verify(.verifyAttribute, code: code, destination: destination, origin: call.origin)
+        // A pending address (held back until verified) replaces the current one now.
+        if name == "email" {
+            try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(email: destination, emailVerified: true), origin: call.origin)
+            if user.pendingEmail != nil { try call.emulator.setPendingEmail(in: pool.id, userId: user.id, nil) }
+        } else {
+            try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(phone: destination, phoneVerified: true), origin: call.origin)
+            if user.pendingPhone != nil { try call.emulator.setPendingPhone(in: pool.id, userId: user.id, nil) }
+        }
+        return [:]
+    }
+
+    static func delete(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        try call.emulator.deleteUser(in: pool.id, id: user.id, origin: call.origin)
+        return [:]
+    }
+}
+
+/// Attribute changes as Cognito applies them, for a user or an administrator: a new email or phone is
+/// unverified (and, when the pool auto-verifies it, sent a code), unless the pool keeps the old one
+/// until the new one is verified (`AttributesRequireVerificationBeforeUpdate`).
+struct AttributeUpdate {
+    let pool: CognitoPool
+    let emulator: Emulator
+    let origin: RequestOrigin
+
+    /// Applies `attributes`; answers the `CodeDeliveryDetails` of the codes it sent.
+    @discardableResult
+    func apply(_ attributes: [(name: String, value: String)], to user: User) throws -> [JSON] {
+        var changes = try CognitoUsers.changes(attributes, pool: pool)
+        let held = Set((pool.pool["UserAttributeUpdateSettings"]?["AttributesRequireVerificationBeforeUpdate"]?.arrayValue ?? []).compactMap(\.stringValue))
+        var toVerify: [String] = []
+        var pendingEmail: String?, pendingPhone: String?
+        if let email = changes.email, email.lowercased() != user.email?.lowercased() {
+            if changes.emailVerified != true, pool.autoVerifiedAttributes.contains("email") {
+                toVerify.append(email)
+                if held.contains("email"), user.email != nil { pendingEmail = email; changes.email = nil }
+            }
+            if changes.emailVerified == nil, changes.email != nil { changes.emailVerified = false }
+        }
+        if let phone = changes.phone, phone != user.phone {
+            if changes.phoneVerified != true, pool.autoVerifiedAttributes.contains("phone_number") {
+                toVerify.append(phone)
+                if held.contains("phone_number"), user.phone != nil { pendingPhone = phone; changes.phone = nil }
+            }
+            if changes.phoneVerified == nil, changes.phone != nil { changes.phoneVerified = false }
+        }
+        do {
+            try emulator.updateUser(in: pool.id, id: user.id, changes, origin: origin)
+        } catch let error as AuthError {
+            throw CognitoError(core: error)
+        }
+        if let pendingEmail { try emulator.setPendingEmail(in: pool.id, userId: user.id, pendingEmail) }
+        if let pendingPhone { try emulator.setPendingPhone(in: pool.id, userId: user.id, pendingPhone) }
+        let mailer = CognitoMailer(emulator: emulator, pool: pool)
+        return try toVerify.map { try mailer.send(.verifyAttribute, to: $0, user: user, origin: origin) }
+    }
+
+    /// Removes attributes; the ones the user signs in with and `sub` cannot go.
+    func delete(_ names: [String], from user: User) throws {
+        var metadata: [String: JSON] = [:]
+        for name in names {
+            switch name {
+            case "sub": throw CognitoError.invalid("Cannot delete the non-mutable attribute sub")
+            case "email", "phone_number":
+                guard !pool.usernameAttributes.contains(name) else {
+                    throw CognitoError.invalid("Cannot delete \(name): the pool's users sign in with it")
+                }
+                if name == "email" { try emulator.clearEmail(in: pool.id, userId: user.id) } else { try emulator.clearPhone(in: pool.id, userId: user.id) }
+            case "email_verified": try emulator.updateUser(in: pool.id, id: user.id, UserChanges(emailVerified: false), origin: origin)
+            case "phone_number_verified": try emulator.updateUser(in: pool.id, id: user.id, UserChanges(phoneVerified: false), origin: origin)
+            default:
+                guard CognitoUsers.standardAttributes.contains(name) || pool.customAttributes.contains(name) else {
+                    throw CognitoError.invalid("Attributes did not conform to the schema: \(name): Attribute does not exist in the schema.\n")
+                }
+                metadata[name] = .null
+            }
+        }
+        if !metadata.isEmpty { try emulator.updateUser(in: pool.id, id: user.id, UserChanges(userMetadata: metadata), origin: origin) }
+    }
+
+    /// Where a verification code for `attribute` goes: the address waiting to replace the current one,
+    /// else the current one.
+    static func destination(of attribute: String, user: User) throws -> String {
+        switch attribute {
+        case "email":
+            guard let email = user.pendingEmail ?? user.email else { throw CognitoError.invalid("The user has no email to verify.") }
+            return email
+        case "phone_number":
+            guard let phone = user.pendingPhone ?? user.phone else { throw CognitoError.invalid("The user has no phone_number to verify.") }
+            return phone
+        default:
+            throw CognitoError.invalid("Only email and phone_number can be verified, not \(attribute).")
+        }
+    }
+}

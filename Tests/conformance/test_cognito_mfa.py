@@ -1,0 +1,164 @@
+"""Cognito MFA: TOTP set up with AssociateSoftwareToken/VerifySoftwareToken (with an access token, or with the
+sign-in Session in an MFA-required pool) and answered with pyotp codes, and SMS_MFA answered with the texted code.
+The TOTP tests freeze the emulator clock 30 s behind this machine's and compute codes at the emulator's time, then
+advance it one TOTP step: the sign-in code differs from the set-up code and tokens are not minted in the future."""
+import datetime
+import re
+
+import pyotp
+import pytest
+from botocore.exceptions import ClientError
+from pycognito import Cognito
+from pycognito.exceptions import SoftwareTokenMFAChallengeException
+
+from conftest import COGNITO_PASSWORD, cognito_email
+
+SMS_CONFIG = {"SnsCallerArn": "arn:aws:iam::123456789012:role/fauxth-sms", "ExternalId": "fauxth"}
+
+
+def mfa_pool(cognito, mode="OPTIONAL", sms=False):
+    """A pool whose MFA is `mode` with TOTP (and SMS when `sms`) allowed, and an app client for it."""
+    pool_id = cognito.create_pool(SmsConfiguration=SMS_CONFIG)
+    config = {"UserPoolId": pool_id, "MfaConfiguration": mode, "SoftwareTokenMfaConfiguration": {"Enabled": True}}
+    if sms:
+        config["SmsMfaConfiguration"] = {"SmsAuthenticationMessage": "Your code is {####}", "SmsConfiguration": SMS_CONFIG}
+    applied = cognito.idp.set_user_pool_mfa_config(**config)
+    assert applied["MfaConfiguration"] == mode
+    assert applied["SoftwareTokenMfaConfiguration"] == {"Enabled": True}
+    return pool_id, cognito.create_client(pool_id)["ClientId"]
+
+
+def freeze_behind(cognito, seconds=30):
+    cognito.freeze(datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds))
+
+
+def totp_now(cognito, secret):
+    return pyotp.TOTP(secret).at(cognito.now())
+
+
+def other_code(code):
+    return str((int(code) + 1) % 1_000_000).zfill(6)
+
+
+def test_totp_is_associated_verified_preferred_and_then_asked_for_at_sign_in(cognito):
+    pool_id, client_id = mfa_pool(cognito)
+    email = cognito.admin_user(pool_id, cognito_email("totp"))
+    freeze_behind(cognito)
+    access = cognito.tokens(email, client_id=client_id)["AccessToken"]
+    assert "UserMFASettingList" not in cognito.idp.get_user(AccessToken=access)
+
+    secret = cognito.idp.associate_software_token(AccessToken=access)["SecretCode"]
+    assert re.fullmatch(r"[A-Z2-7]{16,}=*", secret)
+    early = cognito.fails("set_user_mfa_preference", AccessToken=access,
+                          SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True})
+    assert early["Code"] == "InvalidParameterException"
+    right = totp_now(cognito, secret)
+    wrong = cognito.fails("verify_software_token", AccessToken=access, UserCode=other_code(right))
+    assert wrong["Code"] == "EnableSoftwareTokenMFAException"
+    verified = cognito.idp.verify_software_token(AccessToken=access, UserCode=right, FriendlyDeviceName="Pixel")
+    assert verified["Status"] == "SUCCESS"
+    cognito.idp.set_user_mfa_preference(AccessToken=access, SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True})
+    user = cognito.idp.get_user(AccessToken=access)
+    assert user["UserMFASettingList"] == ["SOFTWARE_TOKEN_MFA"]
+    assert user["PreferredMfaSetting"] == "SOFTWARE_TOKEN_MFA"
+
+    cognito.advance(30)
+    challenge = cognito.password_auth(email, client_id=client_id)
+    assert challenge["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
+    assert challenge["Session"] and "AuthenticationResult" not in challenge
+    code = totp_now(cognito, secret)
+    mismatch = cognito.fails("respond_to_auth_challenge", ClientId=client_id, ChallengeName="SOFTWARE_TOKEN_MFA", Session=challenge["Session"],
+                             ChallengeResponses={"USERNAME": email, "SOFTWARE_TOKEN_MFA_CODE": other_code(code)})
+    assert mismatch["Code"] == "CodeMismatchException"
+
+    challenge = cognito.password_auth(email, client_id=client_id)
+    done = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="SOFTWARE_TOKEN_MFA", Session=challenge["Session"],
+                                                 ChallengeResponses={"USERNAME": email, "SOFTWARE_TOKEN_MFA_CODE": code})
+    tokens = done["AuthenticationResult"]
+    assert cognito.verify(tokens["IdToken"], "id", pool_id, client_id)["email"] == email
+    assert tokens["RefreshToken"]
+
+
+def test_pycognito_answers_the_totp_challenge_once_per_code(cognito):
+    pool_id, client_id = mfa_pool(cognito)
+    email = cognito.admin_user(pool_id, cognito_email("authenticator"))
+    freeze_behind(cognito)
+    user = Cognito(pool_id, client_id, username=email, access_key="x", secret_key="x",
+                   access_token=cognito.tokens(email, client_id=client_id)["AccessToken"])
+    user.client = cognito.boto3_client()
+    user.pool_jwk = cognito.jwks(pool_id)
+    secret = user.associate_software_token()
+    assert user.verify_software_token(totp_now(cognito, secret), device_name="Authenticator") is True
+    user.set_user_mfa_preference(sms_mfa=False, software_token_mfa=True, preferred="SOFTWARE_TOKEN")
+
+    cognito.advance(30)
+    with pytest.raises(SoftwareTokenMFAChallengeException):
+        user.authenticate(password=COGNITO_PASSWORD)
+    code = totp_now(cognito, secret)
+    user.respond_to_software_token_mfa_challenge(code)
+    assert user.id_claims["email"] == email
+
+    with pytest.raises(SoftwareTokenMFAChallengeException):
+        user.authenticate(password=COGNITO_PASSWORD)
+    with pytest.raises(ClientError) as reused:
+        user.respond_to_software_token_mfa_challenge(code)
+    assert reused.value.response["Error"]["Code"] == "ExpiredCodeException"
+
+
+def test_sms_mfa_texts_a_code_that_answers_the_challenge(cognito):
+    pool_id, client_id = mfa_pool(cognito, sms=True)
+    email = cognito_email("texted")
+    cognito.admin_user(pool_id, email, attributes={"phone_number": "+15555550142", "phone_number_verified": "true"})
+    cognito.idp.admin_set_user_mfa_preference(UserPoolId=pool_id, Username=email, SMSMfaSettings={"Enabled": True, "PreferredMfa": True})
+    user = cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)
+    assert user["UserMFASettingList"] == ["SMS_MFA"] and user["PreferredMfaSetting"] == "SMS_MFA"
+
+    challenge = cognito.password_auth(email, client_id=client_id)
+    assert challenge["ChallengeName"] == "SMS_MFA"
+    params = challenge["ChallengeParameters"]
+    assert params["CODE_DELIVERY_DELIVERY_MEDIUM"] == "SMS"
+    assert params["CODE_DELIVERY_DESTINATION"] == "+*******0142"
+    first = cognito.message("+15555550142", "mfa")
+    assert first["channel"] == "sms"
+    code = first["codes"][0]
+    assert len(code) == 6 and code.isdigit()
+    mismatch = cognito.fails("respond_to_auth_challenge", ClientId=client_id, ChallengeName="SMS_MFA", Session=challenge["Session"],
+                             ChallengeResponses={"USERNAME": email, "SMS_MFA_CODE": other_code(code)})
+    assert mismatch["Code"] == "CodeMismatchException"
+
+    challenge = cognito.password_auth(email, client_id=client_id)
+    code = cognito.code("+15555550142", "mfa", since=first["id"])
+    done = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="SMS_MFA", Session=challenge["Session"],
+                                                 ChallengeResponses={"USERNAME": email, "SMS_MFA_CODE": code})
+    assert cognito.verify(done["AuthenticationResult"]["AccessToken"], "access", pool_id, client_id)["client_id"] == client_id
+
+    # Switching SMS MFA off brings back single-step sign-in.
+    cognito.idp.admin_set_user_mfa_preference(UserPoolId=pool_id, Username=email, SMSMfaSettings={"Enabled": False, "PreferredMfa": False})
+    assert not cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email).get("UserMFASettingList")
+    assert cognito.password_auth(email, client_id=client_id)["AuthenticationResult"]["AccessToken"]
+
+
+def test_an_mfa_required_pool_makes_a_new_user_set_up_totp_with_the_session(cognito):
+    pool_id, client_id = mfa_pool(cognito, mode="ON")
+    email = cognito.admin_user(pool_id, cognito_email("mandatory"))
+    freeze_behind(cognito)
+    setup = cognito.password_auth(email, client_id=client_id)
+    assert setup["ChallengeName"] == "MFA_SETUP"
+    assert "SOFTWARE_TOKEN_MFA" in setup["ChallengeParameters"]["MFAS_CAN_SETUP"]
+    assert "AuthenticationResult" not in setup
+
+    associated = cognito.idp.associate_software_token(Session=setup["Session"])
+    secret = associated["SecretCode"]
+    verified = cognito.idp.verify_software_token(Session=associated["Session"], UserCode=totp_now(cognito, secret))
+    assert verified["Status"] == "SUCCESS"
+    done = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="MFA_SETUP", Session=verified["Session"],
+                                                 ChallengeResponses={"USERNAME": email})
+    assert done["AuthenticationResult"]["AccessToken"]
+
+    cognito.advance(30)
+    challenge = cognito.password_auth(email, client_id=client_id)
+    assert challenge["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
+    tokens = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="SOFTWARE_TOKEN_MFA", Session=challenge["Session"],
+                                                   ChallengeResponses={"USERNAME": email, "SOFTWARE_TOKEN_MFA_CODE": totp_now(cognito, secret)})
+    assert cognito.verify(tokens["AuthenticationResult"]["IdToken"], "id", pool_id, client_id)["email"] == email
+    assert cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)["UserMFASettingList"] == ["SOFTWARE_TOKEN_MFA"]
