@@ -146,8 +146,11 @@ enum CognitoTokens {
     /// who still exists and is enabled.
     static func caller(_ token: String, pools: CognitoPools, emulator: Emulator, requireAdminScope: Bool = true) throws
         -> (pool: CognitoPool, user: User, claims: [String: JSON]) {
-        guard let unverified = JWS.unverifiedClaims(token), let issuer = unverified["iss"]?.stringValue,
-              let poolId = issuer.split(separator: "/").last.map(String.init), let pool = try? pools.pool(poolId),
+        // The client names the pool whatever the issuer is (a pool may have a custom one); the issuer's
+        // last segment is the pool id otherwise.
+        guard let unverified = JWS.unverifiedClaims(token),
+              let pool = (unverified["client_id"]?.stringValue).flatMap({ try? pools.pool(clientId: $0).0 })
+                ?? (unverified["iss"]?.stringValue?.split(separator: "/").last).flatMap({ try? pools.pool(String($0)) }),
               let claims = try? JWS.verify(token, keys: [try key(pool, "access", emulator: emulator).verificationKey]).claims,
               claims["token_use"]?.stringValue == "access" else {
             throw CognitoError(.notAuthorized, "Invalid Access Token")

@@ -7,6 +7,20 @@ import Hummingbird
 /// What the hosted UI's forms do: sign in (with the password, then any challenge), sign up and confirm,
 /// and reset a forgotten password. Errors show on the same page, in Cognito's words.
 extension HostedUI {
+    /// A page of the sign-in for `username`, with a notice or an alert.
+    func page(_ kind: LoginPages.Kind, _ a: Authorization, csrf: CSRF, username: String, notice: String? = nil, alert: String? = nil,
+              email: String = "") -> Response {
+        var content = self.content(kind, a, csrf: csrf.token)
+        content.username = username
+        content.email = email
+        content.notice = notice
+        content.alert = alert
+        return page(content, csrf: csrf)
+    }
+
+    /// "We sent a code to a***@e***": the masked destination of a delivery.
+    func sentTo(_ delivery: JSON?) -> String { delivery?["Destination"]?.stringValue ?? "you" }
+
     func login(_ request: Request, origin: RequestOrigin) async throws -> Response {
         let (form, a, csrf) = try await posted(request)
         let flow = SignInFlow(emulator: emulator, pools: pools, pool: a.pool, client: a.client, origin: origin)
@@ -23,9 +37,7 @@ extension HostedUI {
                 return try finish(try flow.respond(session.challenge, session: session, responses: responses), a, flow: flow, csrf: csrf, origin: origin)
             }
             guard !username.isEmpty, let password = form["password"], !password.isEmpty else {
-                var content = self.content(.login, a, csrf: csrf.token)
-                content.alert = "Enter your \(content.usernameLabel.lowercased()) and password."
-                return page(content, csrf: csrf)
+                return page(.login, a, csrf: csrf, username: username, alert: "Enter your \(content(.login, a, csrf: "").usernameLabel.lowercased()) and password.")
             }
             return try finish(try flow.password(try flow.user(named: username), password), a, flow: flow, csrf: csrf, origin: origin)
         } catch let error as CognitoError {
@@ -81,17 +93,11 @@ extension HostedUI {
         switch error.kind {
         case .userNotConfirmed:
             if let user, let delivery = try? SignUp.resendCode(user, pool: a.pool, emulator: emulator, origin: origin) {
-                var content = self.content(.confirm, a, csrf: csrf.token)
-                content.username = username
-                content.notice = "Your account is not confirmed yet. We sent a code to \(delivery["Destination"]?.stringValue ?? "you")."
-                return page(content, csrf: csrf)
+                return page(.confirm, a, csrf: csrf, username: username, notice: "Your account is not confirmed yet. We sent a code to \(sentTo(delivery)).")
             }
         case .passwordResetRequired:
             if let user, let delivery = try? Passwords.sendResetCode(user, pool: a.pool, emulator: emulator, origin: origin) {
-                var content = self.content(.reset, a, csrf: csrf.token)
-                content.username = username
-                content.notice = "Your password must be reset. We sent a code to \(delivery["Destination"]?.stringValue ?? "you")."
-                return page(content, csrf: csrf)
+                return page(.reset, a, csrf: csrf, username: username, notice: "Your password must be reset. We sent a code to \(sentTo(delivery)).")
             }
         default:
             if let sealed, !sealed.isEmpty,
@@ -102,10 +108,7 @@ extension HostedUI {
                 return page(content, csrf: csrf)
             }
         }
-        var content = self.content(.login, a, csrf: csrf.token)
-        content.username = username
-        content.alert = sealed?.isEmpty == false && error == .staleSession ? "Your sign-in expired. Please sign in again." : error.message
-        return page(content, csrf: csrf)
+        return page(.login, a, csrf: csrf, username: username, alert: sealed?.isEmpty == false && error == .staleSession ? "Your sign-in expired. Please sign in again." : error.message)
     }
 
     func signUp(_ request: Request, origin: RequestOrigin) async throws -> Response {
@@ -118,21 +121,11 @@ extension HostedUI {
             let (_, delivery) = try SignUp.register(username: username, password: password, attributes: attributes, pool: a.pool, emulator: emulator,
                                                     origin: origin)
             guard let delivery else {
-                var content = self.content(.login, a, csrf: csrf.token)
-                content.username = username
-                content.notice = "Your account was created. An administrator must confirm it before you can sign in."
-                return page(content, csrf: csrf)
+                return page(.login, a, csrf: csrf, username: username, notice: "Your account was created. An administrator must confirm it before you can sign in.")
             }
-            var content = self.content(.confirm, a, csrf: csrf.token)
-            content.username = username
-            content.notice = "We sent a code to \(delivery["Destination"]?.stringValue ?? "you"). Enter it to confirm your account."
-            return page(content, csrf: csrf)
+            return page(.confirm, a, csrf: csrf, username: username, notice: "We sent a code to \(sentTo(delivery)). Enter it to confirm your account.")
         } catch let error as CognitoError {
-            var content = self.content(.signup, a, csrf: csrf.token)
-            content.username = username
-            content.email = email
-            content.alert = error.message
-            return page(content, csrf: csrf)
+            return page(.signup, a, csrf: csrf, username: username, alert: error.message, email: email)
         }
     }
 
@@ -142,31 +135,22 @@ extension HostedUI {
         do {
             let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
             try SignUp.confirm(user, code: form["code"] ?? "", pool: a.pool, emulator: emulator, origin: origin)
-            var content = self.content(.login, a, csrf: csrf.token)
-            content.username = username
-            content.notice = "Your account is confirmed. Sign in to continue."
-            return page(content, csrf: csrf)
+            return page(.login, a, csrf: csrf, username: username, notice: "Your account is confirmed. Sign in to continue.")
         } catch let error as CognitoError {
-            var content = self.content(.confirm, a, csrf: csrf.token)
-            content.username = username
-            content.alert = error.message
-            return page(content, csrf: csrf)
+            return page(.confirm, a, csrf: csrf, username: username, alert: error.message)
         }
     }
 
     func resendCode(_ request: Request, origin: RequestOrigin) async throws -> Response {
         let (form, a, csrf) = try await posted(request)
         let username = form["username"] ?? ""
-        var content = self.content(.confirm, a, csrf: csrf.token)
-        content.username = username
         do {
             let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
             let delivery = try SignUp.resendCode(user, pool: a.pool, emulator: emulator, origin: origin)
-            content.notice = "We sent a new code to \(delivery["Destination"]?.stringValue ?? "you")."
+            return page(.confirm, a, csrf: csrf, username: username, notice: "We sent a new code to \(sentTo(delivery)).")
         } catch let error as CognitoError {
-            content.alert = error.message
+            return page(.confirm, a, csrf: csrf, username: username, alert: error.message)
         }
-        return page(content, csrf: csrf)
     }
 
     func forgotPassword(_ request: Request, origin: RequestOrigin) async throws -> Response {
@@ -176,21 +160,12 @@ extension HostedUI {
             guard let user = try CognitoUsers.find(username, pool: a.pool, emulator: emulator) else {
                 guard a.client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
                 // A client that hides which users exist shows the same page either way.
-                var content = self.content(.reset, a, csrf: csrf.token)
-                content.username = username
-                content.notice = "If the account exists, we sent it a code."
-                return page(content, csrf: csrf)
+                return page(.reset, a, csrf: csrf, username: username, notice: "If the account exists, we sent it a code.")
             }
             let delivery = try Passwords.sendResetCode(user, pool: a.pool, emulator: emulator, origin: origin)
-            var content = self.content(.reset, a, csrf: csrf.token)
-            content.username = username
-            content.notice = "We sent a code to \(delivery["Destination"]?.stringValue ?? "you"). Enter it with your new password."
-            return page(content, csrf: csrf)
+            return page(.reset, a, csrf: csrf, username: username, notice: "We sent a code to \(sentTo(delivery)). Enter it with your new password.")
         } catch let error as CognitoError {
-            var content = self.content(.forgot, a, csrf: csrf.token)
-            content.username = username
-            content.alert = error.message
-            return page(content, csrf: csrf)
+            return page(.forgot, a, csrf: csrf, username: username, alert: error.message)
         }
     }
 
@@ -200,15 +175,9 @@ extension HostedUI {
         do {
             let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
             try Passwords.reset(user, code: form["code"] ?? "", password: form["password"] ?? "", pool: a.pool, emulator: emulator, origin: origin)
-            var content = self.content(.login, a, csrf: csrf.token)
-            content.username = username
-            content.notice = "Your password has been changed. Sign in with your new password."
-            return page(content, csrf: csrf)
+            return page(.login, a, csrf: csrf, username: username, notice: "Your password has been changed. Sign in with your new password.")
         } catch let error as CognitoError {
-            var content = self.content(.reset, a, csrf: csrf.token)
-            content.username = username
-            content.alert = error.message
-            return page(content, csrf: csrf)
+            return page(.reset, a, csrf: csrf, username: username, alert: error.message)
         }
     }
 }

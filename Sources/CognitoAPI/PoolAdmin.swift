@@ -62,7 +62,8 @@ enum PoolAdmin {
 
     /// `UserPoolType`: the stored pool with its id, name, dates, ARN, domain and user count.
     static func describeJSON(_ pool: CognitoPool, emulator: Emulator) throws -> JSON {
-        var o = pool.pool
+        // A seeded pool may leave out what CreateUserPool would have defaulted.
+        var o = withDefaults(pool.pool)
         o["Id"] = .string(pool.id)
         o["Name"] = .string(pool.tenant.name)
         o["Arn"] = .string("arn:aws:cognito-idp:\(pool.region):000000000000:userpool/\(pool.id)")

@@ -5,6 +5,8 @@ import pathlib
 import queue
 import subprocess
 import threading
+import urllib.parse
+from html.parser import HTMLParser
 
 import pytest
 import requests
@@ -117,6 +119,29 @@ def start_fauxth():
     yield start
     for instance in started:
         instance.stop()
+
+
+# --- HTML forms and URLs -----------------------------------------------------------------------------------------
+
+class Forms(HTMLParser):
+    """The forms of an HTML page with their named fields, as a browser would submit them."""
+
+    def __init__(self, html):
+        super().__init__()
+        self.forms = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "form":
+            self.forms.append({"action": attrs.get("action") or "", "method": (attrs.get("method") or "get").lower(), "fields": {}})
+        elif tag in ("input", "select", "textarea") and self.forms and attrs.get("name"):
+            self.forms[-1]["fields"][attrs["name"]] = attrs.get("value") or ""
+
+
+def query(link):
+    """The query parameters of a URL, first value of each."""
+    return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlsplit(link).query).items()}
 
 
 # --- Firebase dialect --------------------------------------------------------------------------------------------

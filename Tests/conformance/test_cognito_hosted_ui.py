@@ -5,39 +5,19 @@ import base64
 import hashlib
 import secrets
 import urllib.parse
-from html.parser import HTMLParser
 
+import jwt
 import requests
 
-from conftest import COGNITO_CLIENT, COGNITO_PASSWORD, cognito_email
+from conftest import COGNITO_CLIENT, COGNITO_PASSWORD, Forms, cognito_email, query
 
 REDIRECT = "http://localhost:3000/callback"
-
-
-class Forms(HTMLParser):
-    """The forms of an HTML page with their named fields, as a browser would submit them."""
-
-    def __init__(self, html):
-        super().__init__()
-        self.forms = []
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.forms.append({"action": attrs.get("action") or "", "method": (attrs.get("method") or "get").lower(), "fields": {}})
-        elif tag in ("input", "select", "textarea") and self.forms and attrs.get("name"):
-            self.forms[-1]["fields"][attrs["name"]] = attrs.get("value") or ""
 
 
 def pkce():
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
     return verifier, challenge
-
-
-def query(url):
-    return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlsplit(url).query).items()}
 
 
 def authorize_params(challenge=None, **overrides):
@@ -253,3 +233,46 @@ def test_client_credentials_issue_an_access_token_for_resource_server_scopes(cog
     # The seed's public client may not use client_credentials.
     public = token_request(cognito, {"grant_type": "client_credentials", "client_id": COGNITO_CLIENT})
     assert public.status_code in (400, 401) and public.json()["error"] in ("unauthorized_client", "invalid_client")
+
+
+def test_a_pool_with_its_own_hosted_ui_port_serves_the_hosted_ui_there(start_fauxth, tmp_path):
+    import json
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    seed = tmp_path / "pool.json"
+    seed.write_text(json.dumps({"tenants": [{
+        "id": "eu-west-1_OwnDomain1", "dialect": "cognito", "name": "Own domain", "domain": "own-domain", "hosted_ui_port": port,
+        "pool": {"UsernameAttributes": ["email"], "Policies": {"PasswordPolicy": {"MinimumLength": 8, "RequireUppercase": False,
+                                                                                "RequireSymbols": False}}},
+        "clients": [{"ClientId": "owndomainclient00000000001", "ClientName": "web", "CallbackURLs": [REDIRECT],
+                     "AllowedOAuthFlows": ["code"], "AllowedOAuthScopes": ["openid", "email"], "AllowedOAuthFlowsUserPoolClient": True,
+                     "SupportedIdentityProviders": ["COGNITO"]}],
+        "users": [{"email": "dora@example.com", "password": "password123", "email_verified": True}]}]}))
+    instance = start_fauxth("--seed", str(seed))
+    hosted = f"http://127.0.0.1:{port}"
+    tenant = next(t for t in requests.get(f"{instance.url}/_emu/v1/info", timeout=30).json()["tenants"] if t["id"] == "eu-west-1_OwnDomain1")
+    assert tenant["hints"]["COGNITO_HOSTED_UI_URL"] == hosted
+
+    verifier, challenge = pkce()
+    params = {"response_type": "code", "client_id": "owndomainclient00000000001", "redirect_uri": REDIRECT, "state": "s1",
+              "scope": "openid email", "code_challenge": challenge, "code_challenge_method": "S256"}
+    browser = requests.Session()
+    page_url, form = login_form(browser, hosted, params)
+    assert page_url.startswith(hosted)
+    response = submit(browser, page_url, form, "dora@example.com", COGNITO_PASSWORD)
+    assert response.status_code == 302, response.text
+    code = query(response.headers["Location"])["code"]
+    tokens = requests.post(f"{hosted}/oauth2/token", timeout=30, data={
+        "grant_type": "authorization_code", "client_id": "owndomainclient00000000001", "code": code, "redirect_uri": REDIRECT,
+        "code_verifier": verifier}).json()
+    discovery = requests.get(f"{hosted}/eu-west-1_OwnDomain1/.well-known/openid-configuration", timeout=30).json()
+    assert discovery["authorization_endpoint"] == f"{hosted}/oauth2/authorize"
+    claims = jwt.decode(tokens["id_token"], options={"verify_signature": False})
+    assert claims["email"] == "dora@example.com"
+    assert claims["iss"] == "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_OwnDomain1"
+    # The JSON API stays on the main port only.
+    assert requests.post(f"{hosted}/", data="{}", timeout=30, headers={
+        "X-Amz-Target": "AWSCognitoIdentityProviderService.ListUserPools"}).status_code == 404

@@ -108,7 +108,7 @@ def test_an_extra_seed_adds_a_project(start_fauxth, tmp_path):
                                              "users": [{"email": "s@example.com", "password": "pw1234"}]}]}))
     instance = start_fauxth("--seed", str(seed))
     tenants = [t["id"] for t in instance.control("GET", "/tenants").json()["tenants"]]
-    assert tenants == ["default", "demo-fauxth", "second"]
+    assert tenants == ["default", "demo-fauxth", "us-east-1_fauxth001", "second"]
     instance.stop()
     assert "SOMETHING_ELSE" in instance.stderr
 

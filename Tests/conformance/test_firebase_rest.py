@@ -2,34 +2,13 @@
 default Firebase project, as they would go to the Firebase Auth Emulator."""
 import json
 import urllib.parse
-from html.parser import HTMLParser
 
 import requests
 
-from conftest import FIREBASE_PROJECT, firebase_error, jwt_claims, jwt_part
+from conftest import FIREBASE_PROJECT, Forms, firebase_error, jwt_claims, jwt_part, query
 
 ALICE = "FAUXTHALICE00000000000000001"
 BOB = "FAUXTHBOB0000000000000000001"
-
-
-def query(link):
-    return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlsplit(link).query).items()}
-
-
-class Forms(HTMLParser):
-    """The forms of an HTML page with their named fields, as a browser would submit them."""
-
-    def __init__(self, html):
-        super().__init__()
-        self.forms = []
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form":
-            self.forms.append({"action": attrs.get("action") or "", "method": (attrs.get("method") or "get").lower(), "fields": {}})
-        elif tag in ("input", "select", "textarea") and self.forms and attrs.get("name"):
-            self.forms[-1]["fields"][attrs["name"]] = attrs.get("value") or ""
 
 
 def test_sign_up_returns_an_unsigned_id_token_and_a_refresh_token(firebase):

@@ -1,0 +1,180 @@
+import AuthCore
+import BigInt
+import Crypto
+import FauxthTesting
+import Foundation
+import HTTPTypes
+import Testing
+@testable import CognitoAPI
+
+/// Cognito's SRP against a vector computed with pycognito's client (`aws_srp.py`, the same math as
+/// Amplify's), and end to end through `InitiateAuth`/`RespondToAuthChallenge` with a client written
+/// here from the protocol description, independent of the server's code.
+@Suite struct SRPTests {
+    // The vector: pool us-east-1_fauxth001, user id …c0a11ce0, password "password123", salt below,
+    // server secret b = 0x1f…1f (32 bytes), client secret a = 0x2e…2e, timestamp and secret block below.
+    static let poolId = "us-east-1_fauxth001"
+    static let userId = "00000000-0000-4000-8000-0000c0a11ce0"
+    static let salt = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+    static let b = BigUInt(String(repeating: "1f", count: 32), radix: 16)!
+    static let a = BigUInt(String(repeating: "2e", count: 32), radix: 16)!
+    static let timestamp = "Sun Nov 22 01:02:03 UTC 2026"
+    static let secretBlock = Array("fauxth secret block".utf8)
+    /// What pycognito 2024.5.1 computes for the values above.
+    static let pycognitoK = "538282c4354742d7cbbde2359fcf67f9f5b3a6b08791e5011b43b8a5b66d9ee6"
+    static let pycognitoVerifierPrefix = "fdccb831c6cd984fdda5c8a6e77a0365121da005a28777887689ac68079425878040c5dbb5f3dac58d7ffd52cbfbb35715e96ea37df2ee35bf"
+    static let pycognitoSignature = "IXFGTDYI/i9LGpAqyg5EKrDx4YhmAvJfrOAomcpRD1I="
+
+    @Test func theMultiplierAndVerifierMatchPycognito() {
+        #expect(String(CognitoSRP.k, radix: 16) == Self.pycognitoK)
+        let v = CognitoSRP.verifier(poolId: Self.poolId, userId: Self.userId, password: "password123", saltHex: Self.salt)
+        #expect(String(v, radix: 16).hasPrefix(Self.pycognitoVerifierPrefix))
+    }
+
+    @Test func theExpectedSignatureIsPycognitos() throws {
+        let v = CognitoSRP.verifier(poolId: Self.poolId, userId: Self.userId, password: "password123", saltHex: Self.salt)
+        let B = (CognitoSRP.k * v + CognitoSRP.g.power(Self.b, modulus: CognitoSRP.n)) % CognitoSRP.n
+        let A = CognitoSRP.g.power(Self.a, modulus: CognitoSRP.n)
+        let signature = try #require(CognitoSRP.expectedSignature(poolId: Self.poolId, userId: Self.userId, secretBlock: Self.secretBlock,
+                                                                  timestamp: Self.timestamp, A: A, B: B, b: Self.b, verifier: v))
+        #expect(Data(signature).base64EncodedString() == Self.pycognitoSignature)
+
+        // Another password gives another verifier, and the client's signature no longer matches.
+        let wrong = CognitoSRP.verifier(poolId: Self.poolId, userId: Self.userId, password: "password124", saltHex: Self.salt)
+        let other = CognitoSRP.expectedSignature(poolId: Self.poolId, userId: Self.userId, secretBlock: Self.secretBlock,
+                                                 timestamp: Self.timestamp, A: A, B: B, b: Self.b, verifier: wrong)
+        #expect(other.map { Data($0).base64EncodedString() } != Self.pycognitoSignature)
+    }
+
+    @Test func paddingFollowsTheClientsSignSafeHex() {
+        #expect(CognitoSRP.padHex(BigUInt(0x7f)) == "7f")
+        #expect(CognitoSRP.padHex(BigUInt(0x80)) == "0080")
+        #expect(CognitoSRP.padHex(BigUInt(0xabc)) == "0abc")
+        #expect(CognitoSRP.padHex("F") == "0f")
+        #expect(CognitoSRP.padHex("1234") == "1234")
+    }
+
+    @Test func timestampsMustBeInTheClientsExactFormat() {
+        #expect(CognitoSRP.isValidTimestamp("Sun Nov 22 01:02:03 UTC 2026"))
+        #expect(CognitoSRP.isValidTimestamp("Mon Nov 2 01:02:03 UTC 2026"))
+        #expect(!CognitoSRP.isValidTimestamp("Mon Nov 02 01:02:03 UTC 2026"), "a zero-padded day")
+        #expect(!CognitoSRP.isValidTimestamp("Mon Nov 22 01:02:03 UTC 2026"), "the wrong weekday")
+        #expect(!CognitoSRP.isValidTimestamp("2026-11-22T01:02:03Z"))
+    }
+
+    // MARK: End to end
+
+    /// The client side of SRP, from the protocol: what Amplify and pycognito compute.
+    struct Client {
+        let a: BigUInt
+        var A: BigUInt { CognitoSRP.g.power(a, modulus: CognitoSRP.n) }
+
+        static func hash(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
+        static func pad(_ value: BigUInt) -> [UInt8] {
+            var hex = String(value, radix: 16)
+            if hex.count % 2 == 1 { hex = "0" + hex } else if "89abcdef".contains(hex.first!) { hex = "00" + hex }
+            return stride(from: 0, to: hex.count, by: 2).map { offset in
+                let start = hex.index(hex.startIndex, offsetBy: offset)
+                return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+            }
+        }
+
+        func signature(poolId: String, userId: String, password: String, saltHex: String, B: BigUInt, secretBlock: [UInt8], timestamp: String) -> String {
+            let N = CognitoSRP.n, g = CognitoSRP.g
+            let k = BigUInt(Data(Self.hash(Self.pad(N) + Self.pad(g))))
+            let poolName = String(poolId.split(separator: "_")[1])
+            let inner = Self.hash(Array("\(poolName)\(userId):\(password)".utf8))
+            let x = BigUInt(Data(Self.hash(Self.pad(BigUInt(saltHex, radix: 16)!) + inner)))
+            let u = BigUInt(Data(Self.hash(Self.pad(A) + Self.pad(B))))
+            let gx = g.power(x, modulus: N)
+            let base = (B + N * k - (k * gx) % N) % N
+            let S = base.power(a + u * x, modulus: N)
+            let prk = HMAC<SHA256>.authenticationCode(for: Self.pad(S), using: SymmetricKey(data: Self.pad(u)))
+            let key = Array(HMAC<SHA256>.authenticationCode(for: Array("Caldera Derived Key".utf8) + [1], using: SymmetricKey(data: Data(prk))).prefix(16))
+            let message = Array(poolName.utf8) + Array(userId.utf8) + secretBlock + Array(timestamp.utf8)
+            return Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key))).base64EncodedString()
+        }
+    }
+
+    static func call(_ client: FauxthTesting.Client, _ operation: String, _ body: JSON) async throws -> Reply {
+        try await client.send(.post, "/", raw: body.serialized(), headers: [
+            .init("X-Amz-Target")!: "AWSCognitoIdentityProviderService.\(operation)", .contentType: "application/x-amz-json-1.1",
+        ])
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE MMM d HH:mm:ss 'UTC' yyyy"
+        return formatter.string(from: date)
+    }
+
+    /// Starts USER_SRP_AUTH for alice and answers the challenge with `password`.
+    static func signIn(_ client: FauxthTesting.Client, harness: Harness, password: String, replay: Bool = false) async throws -> [Reply] {
+        let srp = Client(a: BigUInt(Data(harness.emulator.generator.bytes(32))))
+        let started = try await call(client, "InitiateAuth", ["ClientId": "fauxthlocalclient000000001", "AuthFlow": "USER_SRP_AUTH",
+                                                             "AuthParameters": ["USERNAME": "alice@example.com", "SRP_A": .string(String(srp.A, radix: 16))]])
+        #expect(started.json["ChallengeName"] == "PASSWORD_VERIFIER")
+        let parameters = try #require(started.json["ChallengeParameters"])
+        let userId = try #require(parameters["USER_ID_FOR_SRP"]?.stringValue)
+        let block = try #require(parameters["SECRET_BLOCK"]?.stringValue)
+        let stamp = timestamp(harness.emulator.clock.now)
+        let signature = srp.signature(poolId: "us-east-1_fauxth001", userId: userId, password: password,
+                                      saltHex: try #require(parameters["SALT"]?.stringValue),
+                                      B: try #require(parameters["SRP_B"]?.stringValue.flatMap { BigUInt($0, radix: 16) }),
+                                      secretBlock: Array(try #require(Data(base64Encoded: block))), timestamp: stamp)
+        let answer: JSON = ["ClientId": "fauxthlocalclient000000001", "ChallengeName": "PASSWORD_VERIFIER", "ChallengeResponses": [
+            "USERNAME": .string(userId), "PASSWORD_CLAIM_SECRET_BLOCK": .string(block), "PASSWORD_CLAIM_SIGNATURE": .string(signature),
+            "TIMESTAMP": .string(stamp),
+        ]]
+        var replies = [try await call(client, "RespondToAuthChallenge", answer)]
+        if replay { replies.append(try await call(client, "RespondToAuthChallenge", answer)) }
+        return replies
+    }
+
+    @Test func theRightPasswordSignsInOnceAndAWrongOneIsRefused() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let replies = try await Self.signIn(client, harness: harness, password: "password123", replay: true)
+            #expect(replies[0].status == .ok)
+            let access = try #require(replies[0].json["AuthenticationResult"]?["AccessToken"]?.stringValue)
+            #expect(JWS.unverifiedClaims(access)?["sub"] == "00000000-0000-4000-8000-0000c0a11ce0")
+            #expect(replies[1].status == .badRequest)
+            #expect(replies[1].json["__type"] == "NotAuthorizedException")
+
+            let wrong = try await Self.signIn(client, harness: harness, password: "password124")
+            #expect(wrong[0].json == ["__type": "NotAuthorizedException", "message": "Incorrect username or password."])
+        }
+    }
+
+    @Test func aChangedPasswordChangesTheVerifier() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let alice = try #require(try harness.emulator.user(in: "us-east-1_fauxth001", .email("alice@example.com")))
+            try harness.emulator.updateUser(in: "us-east-1_fauxth001", id: alice.id, UserChanges(password: "another456"))
+            #expect(try await Self.signIn(client, harness: harness, password: "password123")[0].json["__type"] == "NotAuthorizedException")
+            #expect(try await Self.signIn(client, harness: harness, password: "another456")[0].status == .ok)
+        }
+    }
+
+    @Test func aLateAnswerFindsTheChallengeExpired() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let srp = Client(a: BigUInt(12345))
+            let started = try await Self.call(client, "InitiateAuth", ["ClientId": "fauxthlocalclient000000001", "AuthFlow": "USER_SRP_AUTH",
+                                                                      "AuthParameters": ["USERNAME": "alice@example.com", "SRP_A": .string(String(srp.A, radix: 16))]])
+            let block = try #require(started.json["ChallengeParameters"]?["SECRET_BLOCK"]?.stringValue)
+            harness.emulator.clock.advance(by: 181)
+            let late = try await Self.call(client, "RespondToAuthChallenge", ["ClientId": "fauxthlocalclient000000001", "ChallengeName": "PASSWORD_VERIFIER",
+                                                                             "ChallengeResponses": ["USERNAME": "x", "PASSWORD_CLAIM_SECRET_BLOCK": .string(block),
+                                                                                                    "PASSWORD_CLAIM_SIGNATURE": "AAAA", "TIMESTAMP": "x"]])
+            #expect(late.json["__type"] == "NotAuthorizedException")
+            #expect(late.json["message"] == "Invalid session for the user, session is expired.")
+            // An A that is 0 mod N would let a client force the shared secret.
+            let zero = try await Self.call(client, "InitiateAuth", ["ClientId": "fauxthlocalclient000000001", "AuthFlow": "USER_SRP_AUTH",
+                                                                   "AuthParameters": ["USERNAME": "alice@example.com", "SRP_A": .string(CognitoSRP.nHex)]])
+            #expect(zero.json["__type"] == "InvalidParameterException")
+        }
+    }
+}
