@@ -22,8 +22,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
-        // Cognito's SRP works in a 3072-bit group; swift-crypto offers no big-integer arithmetic.
-        .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.0"),
         // Already in the graph through Hummingbird; named so the server can run its autosave as a Service.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
@@ -33,8 +31,10 @@ let package = Package(
         .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird], swiftSettings: settings),
         .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird], swiftSettings: settings),
         .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto, cryptoExtras], swiftSettings: settings),
-        .target(name: "CognitoAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto, .product(name: "BigInt", package: "BigInt")],
-                swiftSettings: settings),
+        // Cognito's SRP works modulo a 3072-bit prime; swift-crypto offers no big-integer arithmetic, and in a
+        // debug build Swift's took a second per exponentiation, so a few lines of C do it.
+        .target(name: "CModArith"),
+        .target(name: "CognitoAPI", dependencies: ["AuthCore", "HTTPSupport", "CModArith", hummingbird, crypto], swiftSettings: settings),
         // openapi.json is compiled in through EmbeddedAssets.swift (scripts/embed-assets), not as a resource.
         .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", hummingbird], exclude: ["openapi.json"], swiftSettings: settings),
         .target(
@@ -58,8 +58,8 @@ let package = Package(
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore"], swiftSettings: settings),
         .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
         .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
-        .testTarget(name: "CognitoAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "CognitoAPI", hummingbird, crypto,
-                                                           .product(name: "BigInt", package: "BigInt")], swiftSettings: settings),
+        .testTarget(name: "CognitoAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "CognitoAPI", hummingbird, crypto],
+                    swiftSettings: settings),
         .testTarget(
             name: "ServerTests",
             dependencies: ["FauxthTesting", "Server", "AuthCore", "Console", hummingbird,

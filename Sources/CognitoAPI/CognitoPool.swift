@@ -24,8 +24,10 @@ struct CognitoPool: Sendable {
     var smsMFAEnabled: Bool { mfaConfiguration != "OFF" && pool["SmsMfaConfiguration"] != nil }
     var emailMFAEnabled: Bool { mfaConfiguration != "OFF" && pool["EmailMfaConfiguration"] != nil }
     var adminCreateUserOnly: Bool { pool["AdminCreateUserConfig"]?["AllowAdminCreateUserOnly"]?.boolValue ?? false }
-    /// A code every delivery uses instead of a random one, for scripted tests (`fixed_code`).
-    var fixedCode: String? { settings["fixed_code"]?.stringValue }
+    /// A code every delivery uses instead of a random one, for scripted tests: `fixed_code` in the seed,
+    /// or the pool tag `fauxth:fixed_code` (which a script creating pools with boto3 can set, and AWS
+    /// would keep as an ordinary tag).
+    var fixedCode: String? { settings["fixed_code"]?.stringValue ?? pool["UserPoolTags"]?["fauxth:fixed_code"]?.stringValue }
 
     var passwordPolicy: [String: JSON] { pool["Policies"]?["PasswordPolicy"]?.objectValue ?? [:] }
 

@@ -1,5 +1,4 @@
 import AuthCore
-import BigInt
 import Crypto
 import Foundation
 
@@ -15,14 +14,14 @@ enum CognitoSRP {
         A85521ABDF1CBA64ECFB850458DBEF0A8AEA71575D060C7DB3970F85A6E1E4C7ABF5AE8CDB0933D71E8C94E04A25619DCEE3D2261AD2EE6BF12FFA06D98A0864\
         D87602733EC86A64521F2B18177B200CBBE117577A615D6C770988C0BAD946E208E24FA074E5AB3143DB5BFCE0FD108E4B82D120A93AD2CAFFFFFFFFFFFFFFFF
         """
-    static let n = BigUInt(nHex, radix: 16)!
-    static let g = BigUInt(2)
+    static let n = SRPNumber(hex: nHex)!
+    static let g = SRPNumber(2)
     /// `k = H(PAD(N) ‖ PAD(g))`.
     static let k = hexHash("00" + nHex + "02")
 
     /// Lowercase hex, with a leading `0` for an odd length and `00` when the first digit is 8 or more
     /// (the sign-safe padding the clients apply before hashing).
-    static func padHex(_ value: BigUInt) -> String { padHex(String(value, radix: 16)) }
+    static func padHex(_ value: SRPNumber) -> String { padHex(value.hex) }
 
     static func padHex(_ hex: String) -> String {
         var hex = hex.lowercased()
@@ -31,7 +30,7 @@ enum CognitoSRP {
     }
 
     /// SHA-256 over the bytes a hex string spells, as a number.
-    static func hexHash(_ hex: String) -> BigUInt { BigUInt(Data(SHA256.hash(data: bytes(hex: hex)))) }
+    static func hexHash(_ hex: String) -> SRPNumber { SRPNumber(bytes: Array(SHA256.hash(data: bytes(hex: hex)))) }
 
     static func bytes(hex: String) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -47,7 +46,7 @@ enum CognitoSRP {
     static func poolName(_ poolId: String) -> String { poolId.split(separator: "_", maxSplits: 1).last.map(String.init) ?? poolId }
 
     /// `x = H(PAD(salt) ‖ H(poolName ‖ userId ‖ ":" ‖ password))`, `v = g^x mod N`.
-    static func verifier(poolId: String, userId: String, password: String, saltHex: String) -> BigUInt {
+    static func verifier(poolId: String, userId: String, password: String, saltHex: String) -> SRPNumber {
         let inner = SHA256.hash(data: Array("\(poolName(poolId))\(userId):\(password)".utf8)).hex
         let x = hexHash(padHex(saltHex) + inner)
         return g.power(x, modulus: n)
@@ -56,25 +55,30 @@ enum CognitoSRP {
     /// The stored credential: `salt$verifier`, both hex.
     static func credential(poolId: String, userId: String, password: String, generator: Generator) -> String {
         let salt = Data(generator.bytes(16)).map { String(format: "%02x", $0) }.joined()
-        return salt + "$" + String(verifier(poolId: poolId, userId: userId, password: password, saltHex: salt), radix: 16)
+        return salt + "$" + verifier(poolId: poolId, userId: userId, password: password, saltHex: salt).hex
     }
 
     /// The server's ephemeral pair: a secret `b` and `B = (k·v + g^b) mod N`, never 0.
-    static func serverKey(verifier v: BigUInt, generator: Generator) -> (b: BigUInt, B: BigUInt) {
+    static func serverKey(verifier v: SRPNumber, generator: Generator) -> (b: SRPNumber, B: SRPNumber) {
         while true {
-            let b = BigUInt(Data(generator.bytes(32)))
-            let B = (k * v + g.power(b, modulus: n)) % n
-            if B != 0 { return (b, B) }
+            let b = SRPNumber(bytes: generator.bytes(32))
+            let B = publicKey(b: b, verifier: v)
+            if !B.isZero { return (b, B) }
         }
+    }
+
+    /// `B = (k·v + g^b) mod N`.
+    static func publicKey(b: SRPNumber, verifier v: SRPNumber) -> SRPNumber {
+        k.times(v, modulus: n).plus(g.power(b, modulus: n), modulus: n)
     }
 
     /// The `PASSWORD_CLAIM_SIGNATURE` a client that knows the password sends:
     /// `HMAC(K, poolName ‖ userId ‖ secretBlock ‖ timestamp)` with `K` from `S = (A·v^u)^b mod N`.
     static func expectedSignature(poolId: String, userId: String, secretBlock: [UInt8], timestamp: String,
-                                  A: BigUInt, B: BigUInt, b: BigUInt, verifier v: BigUInt) -> [UInt8]? {
+                                  A: SRPNumber, B: SRPNumber, b: SRPNumber, verifier v: SRPNumber) -> [UInt8]? {
         let u = hexHash(padHex(A) + padHex(B))
-        guard u != 0 else { return nil }
-        let S = (A * v.power(u, modulus: n) % n).power(b, modulus: n)
+        guard !u.isZero, A < n, !A.isZero else { return nil }
+        let S = A.times(v.power(u, modulus: n), modulus: n).power(b, modulus: n)
         let prk = HMAC<SHA256>.authenticationCode(for: bytes(hex: padHex(S)), using: SymmetricKey(data: bytes(hex: padHex(u))))
         let key = Array(HMAC<SHA256>.authenticationCode(for: Array("Caldera Derived Key".utf8) + [1], using: SymmetricKey(data: Data(prk)))).prefix(16)
         let message = Array(poolName(poolId).utf8) + Array(userId.utf8) + secretBlock + Array(timestamp.utf8)

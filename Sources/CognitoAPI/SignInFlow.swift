@@ -1,5 +1,4 @@
 import AuthCore
-import BigInt
 import Foundation
 
 /// Where a sign-in step leads: the user is signed in, or the client has a challenge to answer.
@@ -47,19 +46,20 @@ struct SignInFlow {
     /// server's public value `B` and a `SECRET_BLOCK` that carries `b` sealed. An unknown user (when
     /// existence errors are hidden) or one without a password gets a challenge no answer can pass.
     func startSRP(_ user: User?, srpA: String, from previous: ChallengeSession? = nil) throws -> SignInStep {
-        guard let A = BigUInt(srpA, radix: 16), A % CognitoSRP.n != 0 else { throw CognitoError.invalid("SRP_A is not valid.") }
+        // A must be a number in the group and not 0 mod N, or a client could force the shared secret.
+        guard let A = SRPNumber(hex: srpA), A < CognitoSRP.n, !A.isZero else { throw CognitoError.invalid("SRP_A is not valid.") }
         let stored = try user.flatMap { try emulator.credential(in: pool.id, userId: $0.id, kind: "srp") }?.split(separator: "$")
         let salt = stored.map { String($0[0]) } ?? Data(emulator.generator.bytes(16)).map { String(format: "%02x", $0) }.joined()
-        let verifier = stored.flatMap { $0.count == 2 ? BigUInt(String($0[1]), radix: 16) : nil }
-            ?? BigUInt(Data(emulator.generator.bytes(32))) // a stand-in no password produces
+        let verifier = stored.flatMap { $0.count == 2 ? SRPNumber(hex: String($0[1])) : nil }
+            ?? SRPNumber(bytes: emulator.generator.bytes(32)) // a stand-in no password produces
         let (b, B) = CognitoSRP.serverKey(verifier: verifier, generator: emulator.generator)
         let srpUser = user.map { CognitoUsers.username($0, pool: pool) } ?? emulator.generator.uuid()
-        var data: [String: JSON] = ["srp_b": .string(String(b, radix: 16)), "srp_a": .string(srpA), "srp_user": .string(srpUser)]
+        var data: [String: JSON] = ["srp_b": .string(b.hex), "srp_a": .string(A.hex), "srp_user": .string(srpUser)]
         if user == nil || stored == nil { data["ghost"] = true }
         let session = previous?.next("PASSWORD_VERIFIER", data: data, emulator: emulator)
             ?? newSession(userId: user?.id ?? "", challenge: "PASSWORD_VERIFIER", firstFactor: "srp", data: data)
         let block = try session.sealed(emulator)
-        return .challenge("PASSWORD_VERIFIER", parameters: ["SALT": salt, "SRP_B": String(B, radix: 16), "SECRET_BLOCK": block,
+        return .challenge("PASSWORD_VERIFIER", parameters: ["SALT": salt, "SRP_B": B.hex, "SECRET_BLOCK": block,
                                                             "USER_ID_FOR_SRP": srpUser, "USERNAME": srpUser], session: session)
     }
 
@@ -68,17 +68,17 @@ struct SignInFlow {
     func verifySRP(_ session: ChallengeSession, responses: [String: String]) throws -> SignInStep {
         guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
         guard session.data["ghost"] == nil, let user = try emulator.user(in: pool.id, id: session.userId),
-              let b = session.data["srp_b"]?.stringValue.flatMap({ BigUInt($0, radix: 16) }),
-              let A = session.data["srp_a"]?.stringValue.flatMap({ BigUInt($0, radix: 16) }),
+              let b = session.data["srp_b"]?.stringValue.flatMap({ SRPNumber(hex: $0) }),
+              let A = session.data["srp_a"]?.stringValue.flatMap({ SRPNumber(hex: $0) }),
               let srpUser = session.data["srp_user"]?.stringValue,
               let stored = try emulator.credential(in: pool.id, userId: user.id, kind: "srp")?.split(separator: "$"), stored.count == 2,
-              let verifier = BigUInt(String(stored[1]), radix: 16) else { throw CognitoError.incorrectCredentials }
+              let verifier = SRPNumber(hex: String(stored[1])) else { throw CognitoError.incorrectCredentials }
         guard let timestamp = responses["TIMESTAMP"], CognitoSRP.isValidTimestamp(timestamp),
               let signature = responses["PASSWORD_CLAIM_SIGNATURE"].flatMap({ Data(base64Encoded: $0) }),
               let block = responses["PASSWORD_CLAIM_SECRET_BLOCK"].flatMap({ Data(base64Encoded: $0) }) else {
             throw CognitoError.incorrectCredentials
         }
-        let B = (CognitoSRP.k * verifier + CognitoSRP.g.power(b, modulus: CognitoSRP.n)) % CognitoSRP.n
+        let B = CognitoSRP.publicKey(b: b, verifier: verifier)
         guard let expected = CognitoSRP.expectedSignature(poolId: pool.id, userId: srpUser, secretBlock: Array(block), timestamp: timestamp,
                                                           A: A, B: B, b: b, verifier: verifier),
               constantTimeEquals(expected, Array(signature)) else {

@@ -1,5 +1,4 @@
 import AuthCore
-import BigInt
 import Crypto
 import FauxthTesting
 import Foundation
@@ -16,8 +15,8 @@ import Testing
     static let poolId = "us-east-1_fauxth001"
     static let userId = "00000000-0000-4000-8000-0000c0a11ce0"
     static let salt = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
-    static let b = BigUInt(String(repeating: "1f", count: 32), radix: 16)!
-    static let a = BigUInt(String(repeating: "2e", count: 32), radix: 16)!
+    static let b = SRPNumber(hex: String(repeating: "1f", count: 32))!
+    static let a = SRPNumber(hex: String(repeating: "2e", count: 32))!
     static let timestamp = "Sun Nov 22 01:02:03 UTC 2026"
     static let secretBlock = Array("fauxth secret block".utf8)
     /// What pycognito 2024.5.1 computes for the values above.
@@ -26,14 +25,15 @@ import Testing
     static let pycognitoSignature = "IXFGTDYI/i9LGpAqyg5EKrDx4YhmAvJfrOAomcpRD1I="
 
     @Test func theMultiplierAndVerifierMatchPycognito() {
-        #expect(String(CognitoSRP.k, radix: 16) == Self.pycognitoK)
+        #expect(CognitoSRP.k.hex == Self.pycognitoK)
         let v = CognitoSRP.verifier(poolId: Self.poolId, userId: Self.userId, password: "password123", saltHex: Self.salt)
-        #expect(String(v, radix: 16).hasPrefix(Self.pycognitoVerifierPrefix))
+        #expect(v.hex.hasPrefix(Self.pycognitoVerifierPrefix))
+        #expect(v.hex.count == 768)
     }
 
     @Test func theExpectedSignatureIsPycognitos() throws {
         let v = CognitoSRP.verifier(poolId: Self.poolId, userId: Self.userId, password: "password123", saltHex: Self.salt)
-        let B = (CognitoSRP.k * v + CognitoSRP.g.power(Self.b, modulus: CognitoSRP.n)) % CognitoSRP.n
+        let B = CognitoSRP.publicKey(b: Self.b, verifier: v)
         let A = CognitoSRP.g.power(Self.a, modulus: CognitoSRP.n)
         let signature = try #require(CognitoSRP.expectedSignature(poolId: Self.poolId, userId: Self.userId, secretBlock: Self.secretBlock,
                                                                   timestamp: Self.timestamp, A: A, B: B, b: Self.b, verifier: v))
@@ -46,10 +46,28 @@ import Testing
         #expect(other.map { Data($0).base64EncodedString() } != Self.pycognitoSignature)
     }
 
+    @Test func arithmeticAgreesWithWhatSmallNumbersGive() throws {
+        let p = SRPNumber(1_000_003)
+        var expected: UInt64 = 1
+        for _ in 0..<200 { expected = expected * 3 % 1_000_003 }
+        #expect(SRPNumber(3).power(SRPNumber(200), modulus: p) == SRPNumber(expected))
+        #expect(SRPNumber(999_999).times(SRPNumber(999_998), modulus: p) == SRPNumber(999_999 * 999_998 % 1_000_003))
+        #expect(SRPNumber(1_000_000).plus(SRPNumber(10), modulus: p) == SRPNumber(7))
+        #expect(SRPNumber(5).minus(SRPNumber(10), modulus: p) == SRPNumber(999_998))
+        // Near the top of the 3072-bit group: (N − 1)² ≡ 1 and (N − 1) + 2 ≡ 1.
+        let minusOne = CognitoSRP.n.minus(SRPNumber(1), modulus: CognitoSRP.n)
+        #expect(minusOne.times(minusOne, modulus: CognitoSRP.n) == SRPNumber(1))
+        #expect(minusOne.plus(SRPNumber(2), modulus: CognitoSRP.n) == SRPNumber(1))
+        #expect(try #require(SRPNumber(hex: "00" + CognitoSRP.nHex)).hex == CognitoSRP.nHex.lowercased())
+        #expect(SRPNumber(hex: "12g4") == nil)
+        #expect(SRPNumber(hex: "1" + String(repeating: "0", count: 768)) == nil, "more than 3072 bits")
+        #expect(SRPNumber(bytes: [0x01, 0x02, 0x03]).hex == "10203")
+    }
+
     @Test func paddingFollowsTheClientsSignSafeHex() {
-        #expect(CognitoSRP.padHex(BigUInt(0x7f)) == "7f")
-        #expect(CognitoSRP.padHex(BigUInt(0x80)) == "0080")
-        #expect(CognitoSRP.padHex(BigUInt(0xabc)) == "0abc")
+        #expect(CognitoSRP.padHex(SRPNumber(0x7f)) == "7f")
+        #expect(CognitoSRP.padHex(SRPNumber(0x80)) == "0080")
+        #expect(CognitoSRP.padHex(SRPNumber(0xabc)) == "0abc")
         #expect(CognitoSRP.padHex("F") == "0f")
         #expect(CognitoSRP.padHex("1234") == "1234")
     }
@@ -64,14 +82,15 @@ import Testing
 
     // MARK: End to end
 
-    /// The client side of SRP, from the protocol: what Amplify and pycognito compute.
+    /// The client side of SRP, from the protocol: what Amplify and pycognito compute. Its arithmetic is
+    /// `SRPNumber`'s (checked against pycognito above); the protocol steps are written out here.
     struct Client {
-        let a: BigUInt
-        var A: BigUInt { CognitoSRP.g.power(a, modulus: CognitoSRP.n) }
+        let a: SRPNumber
+        var A: SRPNumber { CognitoSRP.g.power(a, modulus: CognitoSRP.n) }
 
         static func hash(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
-        static func pad(_ value: BigUInt) -> [UInt8] {
-            var hex = String(value, radix: 16)
+        static func pad(_ value: SRPNumber) -> [UInt8] {
+            var hex = value.hex
             if hex.count % 2 == 1 { hex = "0" + hex } else if "89abcdef".contains(hex.first!) { hex = "00" + hex }
             return stride(from: 0, to: hex.count, by: 2).map { offset in
                 let start = hex.index(hex.startIndex, offsetBy: offset)
@@ -79,16 +98,16 @@ import Testing
             }
         }
 
-        func signature(poolId: String, userId: String, password: String, saltHex: String, B: BigUInt, secretBlock: [UInt8], timestamp: String) -> String {
+        func signature(poolId: String, userId: String, password: String, saltHex: String, B: SRPNumber, secretBlock: [UInt8], timestamp: String) -> String {
             let N = CognitoSRP.n, g = CognitoSRP.g
-            let k = BigUInt(Data(Self.hash(Self.pad(N) + Self.pad(g))))
+            let k = SRPNumber(bytes: Self.hash(Self.pad(N) + Self.pad(g)))
             let poolName = String(poolId.split(separator: "_")[1])
             let inner = Self.hash(Array("\(poolName)\(userId):\(password)".utf8))
-            let x = BigUInt(Data(Self.hash(Self.pad(BigUInt(saltHex, radix: 16)!) + inner)))
-            let u = BigUInt(Data(Self.hash(Self.pad(A) + Self.pad(B))))
-            let gx = g.power(x, modulus: N)
-            let base = (B + N * k - (k * gx) % N) % N
-            let S = base.power(a + u * x, modulus: N)
+            let x = SRPNumber(bytes: Self.hash(Self.pad(SRPNumber(hex: saltHex)!) + inner))
+            let u = SRPNumber(bytes: Self.hash(Self.pad(A) + Self.pad(B)))
+            // S = (B − k·g^x)^(a + u·x) = base^a · (base^x)^u, all mod N.
+            let base = B.minus(k.times(g.power(x, modulus: N), modulus: N), modulus: N)
+            let S = base.power(a, modulus: N).times(base.power(x, modulus: N).power(u, modulus: N), modulus: N)
             let prk = HMAC<SHA256>.authenticationCode(for: Self.pad(S), using: SymmetricKey(data: Self.pad(u)))
             let key = Array(HMAC<SHA256>.authenticationCode(for: Array("Caldera Derived Key".utf8) + [1], using: SymmetricKey(data: Data(prk))).prefix(16))
             let message = Array(poolName.utf8) + Array(userId.utf8) + secretBlock + Array(timestamp.utf8)
@@ -112,9 +131,9 @@ import Testing
 
     /// Starts USER_SRP_AUTH for alice and answers the challenge with `password`.
     static func signIn(_ client: FauxthTesting.Client, harness: Harness, password: String, replay: Bool = false) async throws -> [Reply] {
-        let srp = Client(a: BigUInt(Data(harness.emulator.generator.bytes(32))))
+        let srp = Client(a: SRPNumber(bytes: harness.emulator.generator.bytes(32)))
         let started = try await call(client, "InitiateAuth", ["ClientId": "fauxthlocalclient000000001", "AuthFlow": "USER_SRP_AUTH",
-                                                             "AuthParameters": ["USERNAME": "alice@example.com", "SRP_A": .string(String(srp.A, radix: 16))]])
+                                                             "AuthParameters": ["USERNAME": "alice@example.com", "SRP_A": .string(srp.A.hex)]])
         #expect(started.json["ChallengeName"] == "PASSWORD_VERIFIER")
         let parameters = try #require(started.json["ChallengeParameters"])
         let userId = try #require(parameters["USER_ID_FOR_SRP"]?.stringValue)
@@ -122,7 +141,7 @@ import Testing
         let stamp = timestamp(harness.emulator.clock.now)
         let signature = srp.signature(poolId: "us-east-1_fauxth001", userId: userId, password: password,
                                       saltHex: try #require(parameters["SALT"]?.stringValue),
-                                      B: try #require(parameters["SRP_B"]?.stringValue.flatMap { BigUInt($0, radix: 16) }),
+                                      B: try #require(parameters["SRP_B"]?.stringValue.flatMap { SRPNumber(hex: $0) }),
                                       secretBlock: Array(try #require(Data(base64Encoded: block))), timestamp: stamp)
         let answer: JSON = ["ClientId": "fauxthlocalclient000000001", "ChallengeName": "PASSWORD_VERIFIER", "ChallengeResponses": [
             "USERNAME": .string(userId), "PASSWORD_CLAIM_SECRET_BLOCK": .string(block), "PASSWORD_CLAIM_SIGNATURE": .string(signature),
@@ -161,9 +180,9 @@ import Testing
     @Test func aLateAnswerFindsTheChallengeExpired() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            let srp = Client(a: BigUInt(12345))
+            let srp = Client(a: SRPNumber(12345))
             let started = try await Self.call(client, "InitiateAuth", ["ClientId": "fauxthlocalclient000000001", "AuthFlow": "USER_SRP_AUTH",
-                                                                      "AuthParameters": ["USERNAME": "alice@example.com", "SRP_A": .string(String(srp.A, radix: 16))]])
+                                                                      "AuthParameters": ["USERNAME": "alice@example.com", "SRP_A": .string(srp.A.hex)]])
             let block = try #require(started.json["ChallengeParameters"]?["SECRET_BLOCK"]?.stringValue)
             harness.emulator.clock.advance(by: 181)
             let late = try await Self.call(client, "RespondToAuthChallenge", ["ClientId": "fauxthlocalclient000000001", "ChallengeName": "PASSWORD_VERIFIER",
