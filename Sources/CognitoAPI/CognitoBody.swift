@@ -33,10 +33,14 @@ struct CognitoBody: Sendable {
         }
     }
 
-    /// A member the operation cannot do without; Cognito's validation message names it.
+    /// A member the operation cannot do without; AWS's validation message names it.
     func required(_ key: String) throws -> String {
-        guard let value = try string(key), !value.isEmpty else {
-            throw CognitoError.invalid("1 validation error detected: Value at '\(key.prefix(1).lowercased() + key.dropFirst())' failed to satisfy constraint: Member must not be null")
+        let member = key.prefix(1).lowercased() + key.dropFirst()
+        guard let value = try string(key) else {
+            throw CognitoError.invalid("1 validation error detected: Value null at '\(member)' failed to satisfy constraint: Member must not be null")
+        }
+        guard !value.isEmpty else {
+            throw CognitoError.invalid("1 validation error detected: Value '' at '\(member)' failed to satisfy constraint: Member must have length greater than or equal to 1")
         }
         return value
     }

@@ -19,10 +19,12 @@ enum CognitoTokens {
     }
 
     /// What a sign-in session carries into every token it mints.
-    /// Hosted-UI sign-ins without the `openid` scope get no ID token, then or on refresh.
-    static func sessionClaims(client: CognitoClient, scope: String, emulator: Emulator, nonce: String? = nil) -> [String: JSON] {
+    /// Hosted-UI sign-ins without the `openid` scope get no ID token, then or on refresh; with it, the
+    /// ID token carries `at_hash` (`oauth`), as OpenID Connect has it.
+    static func sessionClaims(client: CognitoClient, scope: String, emulator: Emulator, nonce: String? = nil, oauth: Bool = false) -> [String: JSON] {
         var claims: [String: JSON] = ["client_id": .string(client.id), "scope": .string(scope), "event_id": .string(emulator.generator.uuid())]
         claims["nonce"] = nonce.map(JSON.string)
+        if oauth { claims["oauth"] = true }
         if scope != adminScope, !scope.split(separator: " ").contains("openid") { claims["no_id_token"] = true }
         return claims
     }
@@ -68,6 +70,10 @@ enum CognitoTokens {
         ]) { $1 }
         if !groups.isEmpty { id["cognito:groups"] = .array(groups.map(JSON.string)) }
         id["nonce"] = session.claims["nonce"]
+        if session.claims["oauth"] == true {
+            // The left half of the access token's SHA-256, base64url (OpenID Connect Core 3.1.3.6).
+            id["at_hash"] = .string(Base64URL.encode(Array(SHA256.hash(data: Array(accessToken.utf8)).prefix(16))))
+        }
         let idToken = try JWS.sign(id, with: try key(pool, "id", emulator: emulator))
         return Minted(accessToken: accessToken, idToken: idToken, expiresIn: Int(client.accessTokenLifetime))
     }
@@ -87,9 +93,10 @@ enum CognitoTokens {
 
     /// Opens a session for a signed-in user and mints its first tokens.
     static func issue(_ user: User, pool: CognitoPool, client: CognitoClient, firstFactor: String, mfa: String?, scope: String = adminScope,
-                      nonce: String? = nil, baseURL: String, emulator: Emulator, origin: RequestOrigin) throws -> (Minted, refreshToken: String) {
+                      nonce: String? = nil, oauth: Bool = false, baseURL: String, emulator: Emulator,
+                      origin: RequestOrigin) throws -> (Minted, refreshToken: String) {
         let issued = try emulator.startSession(for: user, aal: mfa == nil ? "aal1" : "aal2", method: firstFactor, origin: origin,
-                                               claims: sessionClaims(client: client, scope: scope, emulator: emulator, nonce: nonce),
+                                               claims: sessionClaims(client: client, scope: scope, emulator: emulator, nonce: nonce, oauth: oauth),
                                                refreshToken: newRefreshToken)
         return (try mint(user: user, pool: pool, client: client, session: issued.session, baseURL: baseURL, emulator: emulator), issued.refreshToken)
     }
@@ -130,7 +137,9 @@ enum CognitoTokens {
         guard emulator.clock.now.timeIntervalSince(session.createdAt) <= client.refreshTokenLifetime else {
             throw CognitoError(.notAuthorized, "Refresh Token has expired")
         }
-        let policy = RefreshPolicy(rotationEnabled: true, reuseInterval: client.refreshTokenRotation.grace)
+        // A replaced token works for the grace period only, and using it later does not end the session.
+        let policy = RefreshPolicy(rotationEnabled: true, reuseInterval: client.refreshTokenRotation.grace, parentOfLiveAllowed: false,
+                                   reuseRevokesSession: false)
         do {
             let (user, issued) = try emulator.refresh(in: pool.id, token: token, policy: policy, origin: origin, newToken: newRefreshToken)
             return (user, issued.session, issued.refreshToken)

@@ -60,11 +60,15 @@ enum CognitoUsers {
         return nil
     }
 
-    /// The same, or `UserNotFoundException`.
-    static func require(_ name: String, pool: CognitoPool, emulator: Emulator) throws -> User {
-        guard let user = try find(name, pool: pool, emulator: emulator) else { throw CognitoError.userDoesNotExist }
+    /// The same, or `UserNotFoundException` (or `hiding`, for a client that hides which users exist).
+    static func require(_ name: String, pool: CognitoPool, emulator: Emulator, hiding: CognitoError? = nil) throws -> User {
+        guard let user = try find(name, pool: pool, emulator: emulator) else { throw hiding ?? CognitoError.userDoesNotExist }
         return user
     }
+
+    /// What Cognito answers, for a client that hides which users exist, when a code would have gone to
+    /// an unknown user: a delivery that goes nowhere.
+    static func simulatedDelivery(_ name: String) -> JSON { delivery(name.contains("@") ? name : "+10000000000") }
 
     /// `AdminGetUser`'s and `ListUsers`' user shape, `Attributes` named as `attributeKey`.
     static func record(_ user: User, pool: CognitoPool, attributeKey: String = "Attributes", only: [String]? = nil) -> [String: JSON] {

@@ -145,7 +145,7 @@ struct HostedUI: Sendable {
         var parameters: [(String, String)]
         if a.implicit {
             let (minted, _) = try CognitoTokens.issue(user, pool: a.pool, client: a.client, firstFactor: firstFactor, mfa: mfa,
-                                                      scope: a.scopes.joined(separator: " "), nonce: a.request["nonce"], baseURL: a.baseURL,
+                                                      scope: a.scopes.joined(separator: " "), nonce: a.request["nonce"], oauth: true, baseURL: a.baseURL,
                                                       emulator: emulator, origin: origin)
             parameters = [("access_token", minted.accessToken)] + (minted.idToken.map { [("id_token", $0)] } ?? [])
                 + [("token_type", "Bearer"), ("expires_in", String(minted.expiresIn))]

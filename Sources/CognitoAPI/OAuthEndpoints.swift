@@ -94,7 +94,7 @@ struct OAuthEndpoints: Sendable {
             throw Failure(error: "invalid_grant", description: "The user can no longer sign in.")
         }
         let (minted, refreshToken) = try CognitoTokens.issue(user, pool: pool, client: client, firstFactor: grant.data["first_factor"]?.stringValue ?? "password",
-                                                             mfa: grant.data["mfa"]?.stringValue, scope: grant.scope, nonce: grant.nonce,
+                                                             mfa: grant.data["mfa"]?.stringValue, scope: grant.scope, nonce: grant.nonce, oauth: true,
                                                              baseURL: baseURL, emulator: emulator, origin: origin)
         return tokenAnswer(minted, refreshToken: refreshToken)
     }

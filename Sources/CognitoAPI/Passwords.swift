@@ -10,8 +10,7 @@ enum Passwords {
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
         guard let user = try CognitoUsers.find(username, pool: pool, emulator: call.emulator) else {
             guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
-            // What Cognito answers for a user it will not admit to: a delivery that goes nowhere.
-            return ["CodeDeliveryDetails": CognitoUsers.delivery(username.contains("@") ? username : "+10000000000")]
+            return ["CodeDeliveryDetails": CognitoUsers.simulatedDelivery(username)]
         }
         return ["CodeDeliveryDetails": try sendResetCode(user, pool: pool, emulator: call.emulator, origin: call.origin)]
     }
@@ -29,7 +28,7 @@ enum Passwords {
             switch mechanism {
             case "verified_phone_number": if let phone = user.phone, user.phoneVerifiedAt != nil { return phone }
             case "verified_email": if let email = user.email, user.emailVerifiedAt != nil { return email }
-            case "admin_only": throw CognitoError(.notAuthorized, "User password cannot be reset in the current state.")
+            case "admin_only": throw CognitoError(.notAuthorized, "Contact administrator to reset password.")
             default: continue
             }
         }
@@ -41,7 +40,7 @@ enum Passwords {
         let username = try call.body.required("Username")
         let code = try call.body.required("ConfirmationCode"), password = try call.body.required("Password")
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
-        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator)
+        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
         try reset(user, code: code, password: password, pool: pool, emulator: call.emulator, origin: call.origin)
         return [:]
     }
@@ -92,6 +91,7 @@ enum Passwords {
     static func adminReset(_ call: CognitoCall) async throws -> JSON {
         let pool = try call.pool()
         let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        guard CognitoUsers.status(user) != "UNCONFIRMED" else { throw CognitoError(.notAuthorized, "User password cannot be reset in the current state.") }
         let destination: String?
         do { destination = try recoveryDestination(user, pool: pool) } catch let error as CognitoError where error.kind == .notAuthorized {
             destination = nil // admin_only recovery: the administrator sets the next password.

@@ -202,6 +202,10 @@ struct SignInFlow {
             let attributes = responses.compactMap { key, value in
                 key.hasPrefix("userAttributes.") ? (name: String(key.dropFirst("userAttributes.".count)), value: value) : nil
             }
+            // The pool's required attributes the user lacks must come with the new password.
+            if let missing = missingRequiredAttributes(user).first(where: { name in !attributes.contains { $0.name == name && !$0.value.isEmpty } }) {
+                throw CognitoError.invalid("Invalid attributes given, \(missing) is missing")
+            }
             var changes = try CognitoUsers.changes(attributes, pool: pool)
             changes.password = password
             changes.appMetadata = [CognitoUsers.statusKey: "CONFIRMED"]

@@ -76,7 +76,8 @@ enum SignUp {
         let (pool, client) = try call.poolAndClient()
         let username = try call.body.required("Username"), code = try call.body.required("ConfirmationCode")
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
-        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator)
+        // A client that hides which users exist answers an unknown one as a wrong code.
+        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
         try confirm(user, code: code, pool: pool, emulator: call.emulator, origin: call.origin)
         return [:]
     }
@@ -102,7 +103,10 @@ enum SignUp {
         let (pool, client) = try call.poolAndClient()
         let username = try call.body.required("Username")
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
-        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator)
+        guard let user = try CognitoUsers.find(username, pool: pool, emulator: call.emulator) else {
+            guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
+            return ["CodeDeliveryDetails": CognitoUsers.simulatedDelivery(username)]
+        }
         return ["CodeDeliveryDetails": try resendCode(user, pool: pool, emulator: call.emulator, origin: call.origin)]
     }
 

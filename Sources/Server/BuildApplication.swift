@@ -145,6 +145,7 @@ private func defaultSupabaseProject(in emulator: Emulator) -> String {
 /// clients send `apikey`, `x-client-info` and `x-supabase-api-version`).
 private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: RouteFallbackMiddleware<FauxthContext>.Mode) {
     router.add(middleware: RouteFallbackMiddleware(mode: fallback))
+    router.add(middleware: ExposeHeadersMiddleware(headers: exposedHeaders))
     router.add(middleware: CORSMiddleware(
         allowOrigin: .originBased,
         allowHeaders: [.accept, .authorization, .contentType, .init("apikey")!, .init("x-client-info")!,
@@ -157,9 +158,25 @@ private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: Rou
                        .init("x-amz-content-sha256")!, .init("amz-sdk-invocation-id")!, .init("amz-sdk-request")!, .cacheControl],
         allowMethods: [.get, .post, .put, .patch, .delete, .options, .head],
         allowCredentials: true,
-        exposedHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code",
-                         // Amplify reads Cognito's error type from a header.
-                         "x-amzn-RequestId", "x-amzn-ErrorType", "x-amzn-ErrorMessage", "Date"]))
+        exposedHeaders: exposedHeaders))
+}
+
+/// The response headers browser clients read: GoTrue's, and Cognito's error type, which Amplify reads first.
+private let exposedHeaders = ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code",
+                              "x-amzn-RequestId", "x-amzn-ErrorType", "x-amzn-ErrorMessage", "Date"]
+
+/// `Access-Control-Expose-Headers` on the actual responses to cross-origin requests, where browsers read
+/// it; Hummingbird's CORS middleware sends it only on preflights.
+struct ExposeHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    let value: String
+
+    init(headers: [String]) { value = headers.joined(separator: ", ") }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        if request.method != .options, request.headers[.origin] != nil { response.headers[.accessControlExposeHeaders] = value }
+        return response
+    }
 }
 
 /// Checks every tenant's dialect settings; throws on a value the vendor would refuse, returns warnings.

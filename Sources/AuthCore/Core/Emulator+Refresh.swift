@@ -13,14 +13,23 @@ public struct RefreshPolicy: Sendable {
     public var inactivityTimeout: TimeInterval?
     /// Only the user's newest session may refresh (`GOTRUE_SESSIONS_SINGLE_PER_USER`).
     public var singlePerUser: Bool
+    /// The token the live one replaced still works, for a client that lost the last answer (GoTrue's
+    /// rule); without it only `reuseInterval` lets a replaced token through (Cognito's grace period).
+    public var parentOfLiveAllowed: Bool
+    /// A replaced token presented outside the grace rules ends the whole session (GoTrue's reuse
+    /// detection); without it the token is merely refused.
+    public var reuseRevokesSession: Bool
 
     public init(rotationEnabled: Bool = true, reuseInterval: TimeInterval = 0, timebox: TimeInterval? = nil,
-                inactivityTimeout: TimeInterval? = nil, singlePerUser: Bool = false) {
+                inactivityTimeout: TimeInterval? = nil, singlePerUser: Bool = false, parentOfLiveAllowed: Bool = true,
+                reuseRevokesSession: Bool = true) {
         self.rotationEnabled = rotationEnabled
         self.reuseInterval = reuseInterval
         self.timebox = timebox
         self.inactivityTimeout = inactivityTimeout
         self.singlePerUser = singlePerUser
+        self.parentOfLiveAllowed = parentOfLiveAllowed
+        self.reuseRevokesSession = reuseRevokesSession
     }
 
     /// Whether `session` may still be refreshed at `now`; `newest` is the user's latest sign-in.
@@ -59,11 +68,12 @@ extension Emulator {
             if let revokedAt = row.date("revoked_at") {
                 let live = try c.first("SELECT token_hash, parent_hash FROM refresh_tokens WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL",
                                        [.text(tenant), .text(sessionId)])
-                let isParentOfLive = live?.string("parent_hash") == parent
+                let isParentOfLive = policy.parentOfLiveAllowed && live?.string("parent_hash") == parent
                 let withinInterval = now.timeIntervalSince(revokedAt) < policy.reuseInterval
                 if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.string("token_hash") {
                     parent = liveHash
                 } else if policy.rotationEnabled {
+                    guard policy.reuseRevokesSession else { return .failure(.sessionNotFound) }
                     try c.run("UPDATE sessions SET revoked_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
                     try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
                               [SQLValue(now), .text(tenant), .text(sessionId)])
