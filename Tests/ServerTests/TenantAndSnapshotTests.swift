@@ -30,7 +30,7 @@ import Testing
             #expect(try await client.send(.get, "/_emu/v1/tenants/second").json["user_count"] == 1)
             #expect(try await client.send(.delete, "/_emu/v1/tenants/second/users/\(id)").status == .noContent)
             #expect(try await client.send(.get, "/_emu/v1/tenants/second/users/\(id)").status == .notFound)
-            #expect(try await client.send(.get, "/_emu/v1/tenants").json["tenants"]?.arrayValue?.map { $0["id"] } == ["default", "demo-fauxth", "second", "us-east-1_fauxth001"])
+            #expect(try await client.send(.get, "/_emu/v1/tenants").json["tenants"]?.arrayValue?.map { $0["id"] } == ["default", "demo-fauxth", "us-east-1_fauxth001", "second"])
             #expect(try await client.send(.delete, "/_emu/v1/tenants/second").status == .noContent)
             #expect(try await client.send(.get, "/_emu/v1/tenants/second").status == .notFound)
             #expect(try await client.send(.get, "/_emu/v1/tenants/nope/users").json["error"]?["code"] == "tenant_not_found")
