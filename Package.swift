@@ -33,13 +33,16 @@ let package = Package(
         .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto, cryptoExtras], swiftSettings: settings),
         // Cognito's SRP works modulo a 3072-bit prime; swift-crypto offers no big-integer arithmetic, and in a
         // debug build Swift's took a second per exponentiation, so a few lines of C do it.
+        .target(name: "IdentityProviders", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto], swiftSettings: settings),
         .target(name: "CModArith"),
-        .target(name: "CognitoAPI", dependencies: ["AuthCore", "HTTPSupport", "CModArith", hummingbird, crypto], swiftSettings: settings),
+        .target(name: "CognitoAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", "CModArith", hummingbird, crypto],
+                swiftSettings: settings),
         // openapi.json is compiled in through EmbeddedAssets.swift (scripts/embed-assets), not as a resource.
-        .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", hummingbird], exclude: ["openapi.json"], swiftSettings: settings),
+        .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird], exclude: ["openapi.json"],
+                swiftSettings: settings),
         .target(
             name: "Server",
-            dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "CognitoAPI", "Console", hummingbird,
+            dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "CognitoAPI", "IdentityProviders", "Console", hummingbird,
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: settings

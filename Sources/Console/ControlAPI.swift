@@ -1,6 +1,7 @@
 import AuthCore
 import Foundation
 import Hummingbird
+import IdentityProviders
 
 /// The control API under `/_emu/v1`: what the console and tests use to read and steer the emulator.
 /// One file per family (`ControlAPI+<Family>.swift`); this is the route table.
@@ -11,11 +12,16 @@ public struct ControlAPI: Sendable {
     /// `POST /export/firebase`: writes a Firebase emulator export directory (the dialect does the writing).
     let exportFirebase: @Sendable (_ directory: String, _ project: String?) throws -> JSON
 
+    /// The fake identity providers `/idp` steers.
+    let identityProviders: FakeIdentityProviders
+
     public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON,
-                exportFirebase: @escaping @Sendable (String, String?) throws -> JSON = { _, _ in .null }) {
+                exportFirebase: @escaping @Sendable (String, String?) throws -> JSON = { _, _ in .null },
+                identityProviders: FakeIdentityProviders? = nil) {
         self.emulator = emulator
         self.info = info
         self.exportFirebase = exportFirebase
+        self.identityProviders = identityProviders ?? FakeIdentityProviders(emulator: emulator, page: { _ in nil })
     }
 
     public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
@@ -30,6 +36,7 @@ public struct ControlAPI: Sendable {
         addEventRoutes(to: group.group("events"))
         addTenantRoutes(to: group.group("tenants"))
         addSnapshotRoutes(to: group.group("snapshots"))
+        addIdentityProviderRoutes(to: group.group("idp"))
         group.post("export/firebase") { request, _ in
             let body = try await ControlRequest(request: request).body()
             let directory = try body.string("dir", required: true) ?? ""
@@ -57,6 +64,7 @@ public struct ControlAPI: Sendable {
         "GET /tenants/{tenant}/users/{user}/sessions", "DELETE /tenants/{tenant}/users/{user}/sessions/{session}",
         "GET /snapshots", "POST /snapshots", "POST /snapshots/{name}/restore", "POST /snapshots/save", "POST /snapshots/load",
         "POST /export/firebase",
+        "GET /idp", "POST /idp", "POST /idp/{provider}/accounts", "POST /idp/{provider}/tokens", "POST /idp/{provider}/next",
     ]
 
     /// The server only listens once the seed and any snapshot are loaded, so answering at all means ready.
@@ -71,6 +79,7 @@ public struct ControlAPI: Sendable {
             throw AuthError.tenantNotFound(tenant)
         }
         try emulator.reset(tenant: tenant)
+        if tenant == nil { identityProviders.clearQueue() }
         return ControlJSON.response(["status": "reset", "tenant": JSON(tenant)])
     }
 

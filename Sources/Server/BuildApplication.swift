@@ -6,6 +6,7 @@ import Foundation
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
+import IdentityProviders
 import Logging
 import ServiceLifecycle
 import SupabaseAPI
@@ -62,6 +63,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let staticFiles = StaticFiles(webRoot: options.webRoot)
     let firebase = FirebaseDialect(emulator: emulator, defaultProject: defaultFirebaseProject(options, emulator: emulator),
                                    page: { path in staticFiles.text(path) })
+    let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
     let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) })
     if let directory = options.importFirebase {
         do { _ = try firebase.importEmulatorExport(from: directory) } catch {
@@ -81,11 +83,12 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     staticFiles.addRoutes(to: router.group("_emu"))
     firebase.addRoutes(to: router)
     cognito.addRoutes(to: router)
+    identityProviders.addRoutes(to: router)
     ControlAPI(emulator: emulator, info: { request in
         info(emulator, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs)
     }, exportFirebase: { directory, project in
         try firebase.exportEmulatorFormat(to: directory, project: project)
-    }).addRoutes(to: router.group("_emu/v1"))
+    }, identityProviders: identityProviders).addRoutes(to: router.group("_emu/v1"))
     let defaultProject = defaultSupabaseProject(in: emulator)
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
 

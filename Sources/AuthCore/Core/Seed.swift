@@ -40,16 +40,40 @@ public struct Seed: Sendable, Equatable {
         }
     }
 
+    /// A fake identity provider and its accounts.
+    public struct IdentityProviderSeed: Sendable, Equatable {
+        public var id: String
+        /// `google`, `apple` or `oidc`.
+        public var kind: String
+        public var name: String
+        /// Everything else in the provider object (issuer, claims every token carries…).
+        public var settings: [String: JSON]
+        /// Each account's claims; `sub` is generated when absent.
+        public var accounts: [[String: JSON]]
+
+        public init(id: String, kind: String, name: String, settings: [String: JSON] = [:], accounts: [[String: JSON]] = []) {
+            self.id = id; self.kind = kind; self.name = name; self.settings = settings; self.accounts = accounts
+        }
+    }
+
     public var tenants: [TenantSeed]
+    public var identityProviders: [IdentityProviderSeed]
 
-    public init(tenants: [TenantSeed] = []) { self.tenants = tenants }
+    public init(tenants: [TenantSeed] = [], identityProviders: [IdentityProviderSeed] = []) {
+        self.tenants = tenants
+        self.identityProviders = identityProviders
+    }
 
-    /// This seed with `other`'s tenants added; a tenant whose id is already here is replaced.
+    /// This seed with `other`'s tenants and providers added; one whose id is already here is replaced.
     public func merged(with other: Seed) -> Seed {
         var result = self
         for tenant in other.tenants {
             if let i = result.tenants.firstIndex(where: { $0.id == tenant.id }) { result.tenants[i] = tenant }
             else { result.tenants.append(tenant) }
+        }
+        for provider in other.identityProviders {
+            if let i = result.identityProviders.firstIndex(where: { $0.id == provider.id }) { result.identityProviders[i] = provider }
+            else { result.identityProviders.append(provider) }
         }
         return result
     }
@@ -123,16 +147,55 @@ private struct SeedReader {
 
     mutating func seed(_ json: JSON) throws -> Seed {
         let root = try object(json, "$")
-        for key in root.keys where !["tenants", "$schema", "description"].contains(key) {
-            throw fail("$.\(key)", "unknown key (expected tenants)")
+        for key in root.keys where !["tenants", "identity_providers", "$schema", "description"].contains(key) {
+            throw fail("$.\(key)", "unknown key (expected tenants or identity_providers)")
         }
         guard case .array(let items)? = root["tenants"] ?? .array([]) else { throw fail("$.tenants", "expected an array") }
         var seen = Set<String>()
-        return Seed(tenants: try items.enumerated().map { index, item in
+        let tenants = try items.enumerated().map { index, item in
             let tenant = try self.tenant(item, "$.tenants[\(index)]")
             guard seen.insert(tenant.id).inserted else { throw fail("$.tenants[\(index)].id", "duplicate tenant id \(tenant.id)") }
             return tenant
-        })
+        }
+        guard case .array(let providerItems)? = root["identity_providers"] ?? .array([]) else {
+            throw fail("$.identity_providers", "expected an array")
+        }
+        var seenProviders = Set<String>()
+        let providers = try providerItems.enumerated().map { index, item in
+            let provider = try identityProvider(item, "$.identity_providers[\(index)]")
+            guard seenProviders.insert(provider.id).inserted else {
+                throw fail("$.identity_providers[\(index)].id", "duplicate identity provider id \(provider.id)")
+            }
+            return provider
+        }
+        return Seed(tenants: tenants, identityProviders: providers)
+    }
+
+    /// `{"id", "kind"?, "name"?, "accounts"?: [{claims}], …settings}`; `google` and `apple` are of their
+    /// own kind, any other id a generic OIDC provider unless `kind` says otherwise.
+    func identityProvider(_ json: JSON, _ path: String) throws -> Seed.IdentityProviderSeed {
+        var o = try object(json, path)
+        guard let id = try string(o["id"], "\(path).id", required: true), id.wholeMatch(of: #/[a-z0-9][a-z0-9_-]{0,63}/#) != nil else {
+            throw fail("\(path).id", "must be 1-64 lowercase letters, digits, '_' or '-'")
+        }
+        let kind = try string(o["kind"], "\(path).kind") ?? (["google", "apple"].contains(id) ? id : "oidc")
+        guard ["google", "apple", "oidc"].contains(kind) else { throw fail("\(path).kind", "must be google, apple or oidc") }
+        let name = try string(o["name"], "\(path).name") ?? (["google": "Google", "apple": "Apple"][id] ?? id)
+        var accounts: [[String: JSON]] = []
+        switch o["accounts"] {
+        case nil, .null?: break
+        case .array(let items)?:
+            accounts = try items.enumerated().map { index, item in
+                let account = try object(item, "\(path).accounts[\(index)]")
+                if let sub = account["sub"], sub.stringValue?.isEmpty ?? true {
+                    throw fail("\(path).accounts[\(index)].sub", "expected a non-empty string")
+                }
+                return account
+            }
+        case let other?: throw fail("\(path).accounts", "expected an array, got \(other.typeName)")
+        }
+        for key in ["id", "kind", "name", "accounts"] { o.removeValue(forKey: key) }
+        return Seed.IdentityProviderSeed(id: id, kind: kind, name: name, settings: o, accounts: accounts)
     }
 
     func tenant(_ json: JSON, _ path: String) throws -> Seed.TenantSeed {
@@ -199,8 +262,14 @@ private struct SeedReader {
 }
 
 extension Emulator {
-    /// Creates the seed's tenants and users.
+    /// Creates the seed's identity providers with their accounts, then its tenants and users.
     func apply(_ seed: Seed) throws {
+        for provider in seed.identityProviders {
+            try saveIdentityProvider(IdentityProviderRecord(id: provider.id, kind: provider.kind, name: provider.name, settings: provider.settings))
+            for account in provider.accounts {
+                try saveIdentityProviderAccount(provider.id, sub: account["sub"]?.stringValue ?? generator.digits(21), claims: account)
+            }
+        }
         for tenant in seed.tenants {
             try createTenant(id: tenant.id, dialect: tenant.dialect, name: tenant.name, settings: tenant.settings)
             for user in tenant.users {

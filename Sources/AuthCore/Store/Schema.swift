@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 6
+    static let version = 7
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -97,6 +97,15 @@ enum Schema {
             session_id TEXT, data TEXT NOT NULL DEFAULT '{}', created_at REAL NOT NULL, expires_at REAL NOT NULL, used_at REAL,
             PRIMARY KEY (tenant, code_hash));
         CREATE INDEX codes_link_token ON codes (link_token);
+        """,
+        // 7: the fake identity providers and their accounts (their authorization codes live in
+        // authorization_codes under the tenant `idp:<provider>`).
+        """
+        CREATE TABLE idp_providers (
+            id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}', created_at REAL NOT NULL);
+        CREATE TABLE idp_accounts (
+            provider TEXT NOT NULL, sub TEXT NOT NULL, claims TEXT NOT NULL DEFAULT '{}', consented_clients TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL, PRIMARY KEY (provider, sub));
         """,
     ]
 
