@@ -3,6 +3,7 @@ import Foundation
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
+import IdentityProviders
 import Logging
 import NIOCore
 
@@ -13,12 +14,15 @@ public struct CognitoDialect: Sendable {
     let emulator: Emulator
     let pools: CognitoPools
     let pages: LoginPages
+    /// The fake providers federated sign-in goes through.
+    let identityProviders: FakeIdentityProviders?
 
     /// - Parameter page: the text of a file under `web/` (the hosted UI's templates).
-    public init(emulator: Emulator, page: @escaping @Sendable (String) -> String?) {
+    public init(emulator: Emulator, page: @escaping @Sendable (String) -> String?, identityProviders: FakeIdentityProviders? = nil) {
         self.emulator = emulator
         self.pools = CognitoPools(emulator: emulator)
         self.pages = LoginPages(page: page)
+        self.identityProviders = identityProviders
     }
 
     /// The SRP verifier every password of a Cognito pool implies, for `EmulatorOptions.credentialDerivers`.

@@ -100,6 +100,8 @@ struct CognitoClient: Sendable {
     func allows(_ flow: String) -> Bool { authFlows.contains(flow) }
 
     var callbackURLs: [String] { strings("CallbackURLs") }
+    /// `SupportedIdentityProviders`: `COGNITO` (the pool's own users) and the pool identity providers' names.
+    var identityProviders: [String] { strings("SupportedIdentityProviders") }
     var logoutURLs: [String] { strings("LogoutURLs") }
     var oauthFlows: [String] { strings("AllowedOAuthFlows") }
     var oauthScopes: [String] { strings("AllowedOAuthScopes") }

@@ -60,7 +60,12 @@ enum CognitoTokens {
         var id: [String: JSON] = [:]
         for attribute in CognitoUsers.attributes(user, only: client.readAttributes) {
             guard let name = attribute["Name"]?.stringValue, let value = attribute["Value"]?.stringValue else { continue }
-            id[name] = name.hasSuffix("_verified") ? .bool(value == "true") : .string(value)
+            switch name {
+            case _ where name.hasSuffix("_verified"): id[name] = .bool(value == "true")
+            // The token carries the federated identities as an array, where the attribute is its JSON text.
+            case "identities": id[name] = (try? JSON.parse(Array(value.utf8))) ?? .string(value)
+            default: id[name] = .string(value)
+            }
         }
         id.merge([
             "sub": .string(user.id), "iss": .string(issuer), "aud": .string(client.id), "cognito:username": .string(CognitoUsers.username(user, pool: pool)),

@@ -17,7 +17,25 @@ enum CognitoUsers {
     /// The name a user signs in with and Cognito answers as `Username`: the user id when the pool signs
     /// in by email or phone (`UsernameAttributes`), the chosen username otherwise.
     static func username(_ user: User, pool: CognitoPool) -> String {
-        pool.usernameAttributes.isEmpty ? (user.username ?? user.id) : user.id
+        // Federated users keep the name Cognito gives them (`Google_<sub>`) in any pool.
+        user.username ?? user.id
+    }
+
+    /// The providers that are not an address of the user's own: what Cognito lists in `identities`.
+    static func federatedIdentities(_ user: User) -> [Identity] {
+        user.identities.filter { !["email", "phone", "password", "anonymous"].contains($0.provider) }
+    }
+
+    /// The `identities` attribute: a JSON array of the user's federated identities, as Cognito writes it.
+    static func identitiesAttribute(_ user: User) -> String? {
+        let identities = federatedIdentities(user)
+        guard !identities.isEmpty else { return nil }
+        return JSON.array(identities.map { identity in
+            ["userId": .string(identity.subject), "providerName": .string(identity.provider),
+             "providerType": identity.data["providerType"] ?? .string(identity.provider), "issuer": identity.data["issuer"] ?? .null,
+             "primary": .string(identity.id == identities.first?.id ? "true" : "false"),
+             "dateCreated": .string(String(Int(identity.createdAt.timeIntervalSince1970 * 1000)))]
+        }).serialized()
     }
 
     static func status(_ user: User) -> String { user.appMetadata[statusKey]?.stringValue ?? "CONFIRMED" }
@@ -35,6 +53,7 @@ enum CognitoUsers {
             pairs += [("phone_number", phone), ("phone_number_verified", user.phoneVerifiedAt == nil ? "false" : "true")]
         }
         pairs += user.userMetadata.keys.sorted().compactMap { key in user.userMetadata[key]?.stringValue.map { (key, $0) } }
+        if let identities = identitiesAttribute(user) { pairs.append(("identities", identities)) }
         let allowed = only.map { Set($0 + ["sub"]) }
         return pairs.filter { allowed?.contains($0.0) ?? true }.map { ["Name": .string($0.0), "Value": .string($0.1)] }
     }
@@ -47,11 +66,9 @@ enum CognitoUsers {
            let user = try emulator.user(in: tenant, .email(name)) { return user }
         if pool.usernameAttributes.contains("phone_number"), name.hasPrefix("+"),
            let user = try emulator.user(in: tenant, .phone(name)) { return user }
-        if !pool.usernameAttributes.isEmpty, let user = try emulator.user(in: tenant, id: name) { return user }
-        if pool.usernameAttributes.isEmpty {
-            if let user = try emulator.user(in: tenant, .username(pool.caseSensitive ? name : name.lowercased())) { return user }
-            if let user = try emulator.user(in: tenant, id: name) { return user }
-        }
+        // A username: chosen in a username pool, given to a federated user (`google_<sub>`) in any pool.
+        if let user = try emulator.user(in: tenant, .username(pool.caseSensitive ? name : name.lowercased())) { return user }
+        if let user = try emulator.user(in: tenant, id: name) { return user }
         if pool.aliasAttributes.contains("email"), let user = try emulator.user(in: tenant, .email(name)), user.emailVerifiedAt != nil { return user }
         if pool.aliasAttributes.contains("phone_number"), let user = try emulator.user(in: tenant, .phone(name)), user.phoneVerifiedAt != nil { return user }
         if pool.aliasAttributes.contains("preferred_username") {

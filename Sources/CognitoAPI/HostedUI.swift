@@ -35,6 +35,8 @@ struct HostedUI: Sendable {
         router.post("confirmForgotPassword") { request, context in
             try await self.answering { try await self.confirmForgotPassword(request, origin: request.origin(context)) }
         }
+        router.get("oauth2/idpresponse") { request, context in try await self.idpResponse(request, origin: request.origin(context)) }
+        router.post("oauth2/idpresponse") { request, context in try await self.idpResponse(request, origin: request.origin(context)) }
         OAuthEndpoints(dialect: dialect).addRoutes(to: router)
     }
 
@@ -50,6 +52,8 @@ struct HostedUI: Sendable {
         let implicit: Bool
         let challenge: PKCEChallenge?
         let baseURL: String
+        /// The pool identity provider to sign in with instead of the pool's own users.
+        let identityProvider: String?
     }
 
     /// Why an authorization request cannot go on: a page for the person when the redirect URI cannot
@@ -95,16 +99,19 @@ struct HostedUI: Sendable {
         } else if !implicit, oauth["code_challenge_method"] != nil {
             throw refuse("invalid_request", "code_challenge_method needs a code_challenge.")
         }
-        let providers = (client.fields["SupportedIdentityProviders"]?.arrayValue ?? []).compactMap(\.stringValue)
-        if let provider = oauth["identity_provider"] ?? oauth["idp_identifier"], provider != "COGNITO" {
-            guard providers.contains(provider) else { throw refuse("invalid_request", "The identity provider \(provider) is not enabled for the client.") }
-            throw refuse("invalid_request", "Fauxth cannot sign in with \(provider) yet: federated sign-in needs its fake identity providers.")
-        }
-        guard providers.isEmpty || providers.contains("COGNITO") else {
-            throw refuse("invalid_request", "Login option is not available. Please try another one")
+        let providers = client.identityProviders
+        var federated: String?
+        if let named = oauth["identity_provider"] ?? oauth["idp_identifier"], named != "COGNITO" {
+            let provider = identityProvider(named: named, pool: pool)?["ProviderName"]?.stringValue ?? named
+            guard providers.contains(provider) else { throw refuse("invalid_request", "The identity provider \(named) is not enabled for the client.") }
+            federated = provider
+        } else if !providers.isEmpty, !providers.contains("COGNITO") {
+            // A client that only federates: with one provider the hosted UI goes straight to it.
+            guard providers.count == 1 else { throw refuse("invalid_request", "Login option is not available. Please try another one") }
+            federated = providers[0]
         }
         return Authorization(pool: pool, client: client, request: oauth, redirectURI: redirectURI, scopes: scopes, implicit: implicit,
-                             challenge: challenge, baseURL: baseURL)
+                             challenge: challenge, baseURL: baseURL, identityProvider: federated)
     }
 
     func render(_ refusal: Refusal) -> Response {
@@ -122,6 +129,7 @@ struct HostedUI: Sendable {
             if oauth["prompt"] != "login", let (user, firstFactor) = try signedIn(request, pool: authorization.pool) {
                 return try complete(user, firstFactor: firstFactor, mfa: nil, authorization, origin: origin)
             }
+            if let provider = authorization.identityProvider { return try startFederation(authorization, providerName: provider) }
             return Response(status: .found, headers: [.location: "/login?" + oauth.query])
         } catch let refusal as Refusal {
             return render(refusal)
@@ -190,6 +198,12 @@ struct HostedUI: Sendable {
         content.usernameLabel = a.pool.usernameAttributes == ["email"] ? "Email" : (a.pool.usernameAttributes.isEmpty ? "Username" : "Email or phone number")
         content.signUpAllowed = !a.pool.adminCreateUserOnly
         content.asksEmail = a.pool.usernameAttributes.isEmpty
+        // The client's other identity providers, each a link that starts its sign-in.
+        content.federation = a.client.identityProviders.filter { $0 != "COGNITO" }.map { name in
+            var parameters = a.request.fields.filter { $0.0 != "identity_provider" && $0.0 != "idp_identifier" }
+            parameters.append(("identity_provider", name))
+            return (name, "/oauth2/authorize?" + FormBody.encode(parameters))
+        }
         return content
     }
 

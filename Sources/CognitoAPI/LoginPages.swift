@@ -53,6 +53,8 @@ struct LoginPages: Sendable {
         var signUpAllowed = true
         /// Whether the sign-up form asks for an email besides the username.
         var asksEmail = false
+        /// The client's identity providers: name and the link that starts each one's sign-in.
+        var federation: [(name: String, link: String)] = []
     }
 
     func render(_ content: Content, status: HTTPResponse.Status = .ok, cookies: [String] = []) -> Response {
@@ -69,6 +71,9 @@ struct LoginPages: Sendable {
         let hidden = ((content.request?.fields ?? []) + [("_csrf", content.csrf)]).map { name, value in
             "<input type=\"hidden\" name=\"\(HTMLPage.escape(name))\" value=\"\(HTMLPage.escape(value))\">"
         }.joined(separator: "\n      ")
+        sections["federation"] = !content.federation.isEmpty && content.kind == .login
+        let federation = content.federation.map { "<a class=\"provider\" href=\"\(HTMLPage.escape($0.link))\">Continue with \(HTMLPage.escape($0.name))</a>" }
+            .joined(separator: "\n      ")
         let values = ["title": content.heading, "heading": content.heading, "appName": content.appName, "notice": content.notice ?? "",
                       "alert": content.alert ?? "", "message": content.message ?? "", "query": content.request?.query ?? "",
                       "username": content.username, "email": content.email, "usernameLabel": content.usernameLabel,
@@ -76,7 +81,8 @@ struct LoginPages: Sendable {
                       "class": content.kind == .error ? "error" : ""]
         var headers = HTTPFields()
         for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
-        return HTMLPage.response(HTMLPage.fill(template, values: values, markup: ["hidden": hidden], sections: sections), status: status, headers: headers,
+        return HTMLPage.response(HTMLPage.fill(template, values: values, markup: ["hidden": hidden, "providers": federation], sections: sections),
+                                 status: status, headers: headers,
                                  formsMayRedirect: true)
     }
 

@@ -98,13 +98,15 @@ enum UserAdmin {
         guard let provider = source["ProviderName"]?.stringValue, let subject = source["ProviderAttributeValue"]?.stringValue, !subject.isEmpty else {
             throw CognitoError.invalid("SourceUser.ProviderName and SourceUser.ProviderAttributeValue are required.")
         }
-        guard pool.identityProviders.contains(where: { $0["ProviderName"]?.stringValue == provider }) else {
+        guard let idp = pool.identityProviders.first(where: { $0["ProviderName"]?.stringValue == provider }) else {
             throw CognitoError.invalid("The identity provider \(provider) does not exist in the user pool.")
         }
         if let owner = try call.emulator.user(in: pool.id, provider: provider, subject: subject), owner.id != user.id {
             throw CognitoError(.aliasExists, "The source user is already linked to another user.")
         }
-        try call.emulator.linkIdentity(in: pool.id, userId: user.id, NewIdentity(provider: provider, subject: subject), origin: call.origin)
+        try call.emulator.linkIdentity(in: pool.id, userId: user.id, NewIdentity(provider: provider, subject: subject,
+                                                                                 data: ["providerType": idp["ProviderType"] ?? .string(provider)]),
+                                       origin: call.origin)
         return [:]
     }
 }

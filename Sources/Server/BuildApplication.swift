@@ -64,7 +64,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let firebase = FirebaseDialect(emulator: emulator, defaultProject: defaultFirebaseProject(options, emulator: emulator),
                                    page: { path in staticFiles.text(path) })
     let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
-    let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) })
+    let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) }, identityProviders: identityProviders)
     if let directory = options.importFirebase {
         do { _ = try firebase.importEmulatorExport(from: directory) } catch {
             throw SeedError(file: directory, path: "$", reason: "\(error)")
@@ -112,6 +112,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
             // A pool's own hosted-UI domain, as `https://<domain>.auth.<region>.amazoncognito.com` would be.
             addCommonMiddleware(to: projectRouter, fallback: .byPath)
             cognito.addHostedUIRoutes(to: projectRouter)
+            // Federated sign-in goes to the fake providers on the same host, as it leaves from it.
+            identityProviders.addRoutes(to: projectRouter)
         } else {
             addCommonMiddleware(to: projectRouter, fallback: .supabase)
             // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.

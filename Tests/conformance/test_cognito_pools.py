@@ -53,7 +53,7 @@ def test_the_seeded_app_client_has_its_flows_urls_and_scopes(cognito):
     assert set(client["AllowedOAuthFlows"]) == {"code", "implicit"}
     assert set(client["AllowedOAuthScopes"]) == {"openid", "email", "profile", "phone", "aws.cognito.signin.user.admin"}
     assert client["AllowedOAuthFlowsUserPoolClient"] is True
-    assert client["SupportedIdentityProviders"] == ["COGNITO"]
+    assert client["SupportedIdentityProviders"] == ["COGNITO", "Google", "SignInWithApple"]
     listed = cognito.idp.list_user_pool_clients(UserPoolId=COGNITO_POOL, MaxResults=60)["UserPoolClients"]
     assert {"ClientId": COGNITO_CLIENT, "UserPoolId": COGNITO_POOL, "ClientName": "local-app"} in listed
 

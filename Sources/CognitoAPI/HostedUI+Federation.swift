@@ -1,0 +1,155 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+import IdentityProviders
+
+/// Federated sign-in through the hosted UI: `/oauth2/authorize?identity_provider=Google` (or an
+/// `idp_identifier`) goes to the fake provider standing in for the pool's identity provider, which
+/// comes back to `/oauth2/idpresponse`; the provider's account becomes (or finds) a user named as
+/// Cognito names them (`google_<sub>`), its attributes mapped by the provider's `AttributeMapping`.
+extension HostedUI {
+    /// How long the round trip through the provider may take.
+    static let federationLifetime: TimeInterval = 600
+
+    /// The pool's identity provider a request names by `identity_provider` or `idp_identifier`.
+    func identityProvider(named name: String, pool: CognitoPool) -> [String: JSON]? {
+        pool.identityProviders.first { $0["ProviderName"]?.stringValue == name }
+            ?? pool.identityProviders.first { ($0["IdpIdentifiers"]?.arrayValue ?? []).contains(.string(name)) }
+    }
+
+    /// The fake provider standing in for a pool identity provider: Google's and Apple's types map to
+    /// `google` and `apple`; an OIDC provider to the fake provider its `oidc_issuer` points at (or that
+    /// has its name, lowercased).
+    func fakeProvider(for idp: [String: JSON]) throws -> FakeProvider? {
+        guard let providers = dialect.identityProviders else { return nil }
+        let name = idp["ProviderName"]?.stringValue ?? ""
+        switch idp["ProviderType"]?.stringValue {
+        case "Google"?: return try providers.provider("google")
+        case "SignInWithApple"?: return try providers.provider("apple")
+        default:
+            if let issuer = idp["ProviderDetails"]?["oidc_issuer"]?.stringValue, let range = issuer.range(of: "/_emu/idp/") {
+                return try providers.provider(String(issuer[range.upperBound...].prefix { $0 != "/" }))
+            }
+            return try providers.provider(name.lowercased())
+        }
+    }
+
+    /// Sends the browser to the fake provider, with the authorization request sealed into `state`.
+    func startFederation(_ a: Authorization, providerName: String) throws -> Response {
+        guard let idp = identityProvider(named: providerName, pool: a.pool) else {
+            throw Refusal.redirect(Self.redirect(a.redirectURI, [("error", "invalid_request"),
+                                                                 ("error_description", "The identity provider \(providerName) does not exist in the user pool.")]
+                                                     + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit))
+        }
+        let name = idp["ProviderName"]?.stringValue ?? providerName
+        guard let fake = try fakeProvider(for: idp) else {
+            throw Refusal.redirect(Self.redirect(a.redirectURI, [("error", "invalid_request"),
+                                                                 ("error_description", "Fauxth has no fake identity provider for \(name).")]
+                                                     + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit))
+        }
+        let details = idp["ProviderDetails"]?.objectValue ?? [:]
+        let clientId = details["client_id"]?.stringValue ?? a.client.id
+        let state = ChallengeSession(poolId: a.pool.id, clientId: a.client.id, userId: "", challenge: "IDP_STATE", firstFactor: "federated",
+                                     data: ["query": .string(a.request.query), "provider": .string(name), "fake": .string(fake.id),
+                                            "idp_client": .string(clientId)],
+                                     lifetime: Self.federationLifetime, emulator: emulator)
+        var parameters = [("client_id", clientId), ("redirect_uri", "\(a.baseURL)/oauth2/idpresponse"), ("response_type", "code"),
+                          ("scope", details["authorize_scopes"]?.stringValue ?? (fake.kind == "apple" ? "name email" : "openid email profile")),
+                          ("state", try state.sealed(emulator))]
+        // Apple answers by form_post when it is asked for the name or email, as Cognito asks it.
+        if fake.kind == "apple" { parameters.append(("response_mode", "form_post")) }
+        return Response(status: .found, headers: [.location: "\(fake.baseURL(a.baseURL))/authorize?" + FormBody.encode(parameters),
+                                                  .cacheControl: "no-store"])
+    }
+
+    /// `GET|POST /oauth2/idpresponse`: the provider's answer. A provider error goes back to the app as
+    /// an OAuth error; a code is exchanged in process and the hosted-UI sign-in completes.
+    func idpResponse(_ request: Request, origin: RequestOrigin) async throws -> Response {
+        var parameters = request.queryFields
+        if request.method == .post { parameters.merge(try await request.formFields()) { $1 } }
+        guard let providers = dialect.identityProviders, let sealed = parameters["state"],
+              let state = try? ChallengeSession.open(sealed, clientId: nil, emulator: emulator, replays: pools.replays),
+              state.challenge == "IDP_STATE", pools.replays.spend(state, now: emulator.clock.now) else {
+            return pages.error("This sign-in has expired or was already used. Start it again from the app.")
+        }
+        let a: Authorization
+        do {
+            a = try validate(AuthorizeRequest(FormBody.decode(state.data["query"]?.stringValue ?? "")), baseURL: request.baseURL)
+        } catch let refusal as Refusal {
+            return render(refusal)
+        }
+        func fail(_ error: String, _ description: String) -> Response {
+            render(.redirect(Self.redirect(a.redirectURI, [("error", error), ("error_description", description)]
+                                           + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit)))
+        }
+        if let error = parameters["error"], !error.isEmpty { return fail(error, parameters["error_description"] ?? error) }
+        guard let code = parameters["code"], !code.isEmpty, let fakeId = state.data["fake"]?.stringValue,
+              let providerName = state.data["provider"]?.stringValue, let idp = identityProvider(named: providerName, pool: a.pool) else {
+            return fail("invalid_request", "The identity provider's answer has no code.")
+        }
+        let tokens: FakeIdentityProviders.Tokens
+        do {
+            tokens = try providers.exchange(fakeId, code: code, clientId: state.data["idp_client"]?.stringValue ?? "",
+                                            redirectURI: "\(request.baseURL)/oauth2/idpresponse", verifier: nil, baseURL: request.baseURL)
+        } catch let error as ProviderError {
+            return fail("invalid_request", "The identity provider refused the code: \(error)")
+        }
+        var claims = tokens.claims
+        // Apple sends the name in the `user` form field of the first sign-in only.
+        if let user = parameters["user"], case .object(let fields)? = try? JSON.parse(Array(user.utf8)) {
+            claims["given_name"] = claims["given_name"] ?? fields["name"]?["firstName"]
+            claims["family_name"] = claims["family_name"] ?? fields["name"]?["lastName"]
+        }
+        let user = try federatedUser(claims, idp: idp, pool: a.pool, origin: origin)
+        guard !user.disabled else { return fail("invalid_request", "User is disabled.") }
+        return try complete(user, firstFactor: "federated", mfa: nil, a, origin: origin)
+    }
+
+    /// The user of a provider account: the one it is linked to (an earlier federated sign-in, or
+    /// `AdminLinkProviderForUser`), with its mapped attributes refreshed, or a new `EXTERNAL_PROVIDER` user.
+    func federatedUser(_ claims: [String: JSON], idp: [String: JSON], pool: CognitoPool, origin: RequestOrigin) throws -> User {
+        let name = idp["ProviderName"]?.stringValue ?? "Federated"
+        let subject = claims["sub"]?.stringValue ?? ""
+        // AttributeMapping is pool attribute → provider claim; a provider without one maps the email.
+        let mapping = idp["AttributeMapping"]?.objectValue?.compactMapValues(\.stringValue) ?? ["email": "email"]
+        var attributes: [(name: String, value: String)] = []
+        for (attribute, claim) in mapping.sorted(by: { $0.key < $1.key }) where attribute != "username" {
+            switch claims[claim] {
+            case .string(let text)?: attributes.append((attribute, text))
+            case .bool(let flag)?: attributes.append((attribute, flag ? "true" : "false"))
+            case .int(let number)?: attributes.append((attribute, String(number)))
+            default: continue
+            }
+        }
+        var changes = try CognitoUsers.changes(attributes, pool: pool)
+        if changes.email != nil, changes.emailVerified == nil { changes.emailVerified = false }
+        if let linked = try emulator.user(in: pool.id, provider: name, subject: subject) {
+            if (try? emulator.updateUser(in: pool.id, id: linked.id, changes, origin: origin)) == nil {
+                // The mapped email or phone is another user's: keep the rest of the refresh.
+                changes.email = nil
+                changes.phone = nil
+                try emulator.updateUser(in: pool.id, id: linked.id, changes, origin: origin)
+            }
+            return try emulator.requireUser(in: pool.id, id: linked.id)
+        }
+        let username = "\(name)_\(subject)"
+        var new = NewUser(id: emulator.generator.uuid(), email: changes.email, phone: changes.phone, username: pool.caseSensitive ? username : username.lowercased(),
+                          emailVerified: changes.emailVerified ?? false, phoneVerified: changes.phoneVerified ?? false,
+                          userMetadata: (changes.userMetadata ?? [:]).filter { !$0.value.isNull }, appMetadata: [CognitoUsers.statusKey: "EXTERNAL_PROVIDER"],
+                          addressIdentities: false,
+                          identities: [NewIdentity(provider: name, subject: subject, email: claims["email"]?.stringValue,
+                                                   data: claims.merging(["providerType": idp["ProviderType"] ?? .string(name)]) { $1 })])
+        do {
+            return try emulator.createUser(in: pool.id, new, origin: origin, event: .userSignedUp)
+        } catch AuthError.emailTaken {
+            // Core keeps addresses unique in a pool, where Cognito would let the federated user share one.
+            new.email = nil
+            return try emulator.createUser(in: pool.id, new, origin: origin, event: .userSignedUp)
+        } catch AuthError.phoneTaken {
+            new.phone = nil
+            return try emulator.createUser(in: pool.id, new, origin: origin, event: .userSignedUp)
+        }
+    }
+}
