@@ -29,7 +29,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "AuthCore", dependencies: ["CSQLite", crypto, cryptoExtras], swiftSettings: settings),
         .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird], swiftSettings: settings),
-        .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird], swiftSettings: settings),
+        .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird], swiftSettings: settings),
         .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto, cryptoExtras], swiftSettings: settings),
         // Cognito's SRP works modulo a 3072-bit prime; swift-crypto offers no big-integer arithmetic, and in a
         // debug build Swift's took a second per exponentiation, so a few lines of C do it.

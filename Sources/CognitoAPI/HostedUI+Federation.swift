@@ -96,12 +96,8 @@ extension HostedUI {
         } catch let error as ProviderError {
             return fail("invalid_request", "The identity provider refused the code: \(error)")
         }
-        var claims = tokens.claims
         // Apple sends the name in the `user` form field of the first sign-in only.
-        if let user = parameters["user"], case .object(let fields)? = try? JSON.parse(Array(user.utf8)) {
-            claims["given_name"] = claims["given_name"] ?? fields["name"]?["firstName"]
-            claims["family_name"] = claims["family_name"] ?? fields["name"]?["lastName"]
-        }
+        let claims = FakeIdentityProviders.addingAppleUser(parameters["user"], to: tokens.claims)
         let user = try federatedUser(claims, idp: idp, pool: a.pool, origin: origin)
         guard !user.disabled else { return fail("invalid_request", "User is disabled.") }
         return try complete(user, firstFactor: "federated", mfa: nil, a, origin: origin)

@@ -131,6 +131,16 @@ public struct FakeIdentityProviders: Sendable {
         return .object(user)
     }
 
+    /// Claims with the name from Apple's `user` form field (sent on the first consent only) added where
+    /// the token has none, as a relying party reads it.
+    public static func addingAppleUser(_ field: String?, to claims: [String: JSON]) -> [String: JSON] {
+        guard let field, case .object(let user)? = try? JSON.parse(Array(field.utf8)) else { return claims }
+        var claims = claims
+        claims["given_name"] = claims["given_name"] ?? user["name"]?["firstName"]
+        claims["family_name"] = claims["family_name"] ?? user["name"]?["lastName"]
+        return claims
+    }
+
     /// A single-use authorization code for `account`, ten minutes long; the account's claims at that
     /// moment go with it.
     func issueCode(_ provider: FakeProvider, account: IdentityProviderAccount, clientId: String, redirectURI: String, scope: String,

@@ -58,12 +58,11 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         }
     }
     let listeners = Listeners(expected: 1 + projectPorts.count, host: options.host)
-    let supabase = SupabaseDialect(emulator: emulator)
-
     let staticFiles = StaticFiles(webRoot: options.webRoot)
+    let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
+    let supabase = SupabaseDialect(emulator: emulator, identityProviders: identityProviders)
     let firebase = FirebaseDialect(emulator: emulator, defaultProject: defaultFirebaseProject(options, emulator: emulator),
                                    page: { path in staticFiles.text(path) })
-    let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
     let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) }, identityProviders: identityProviders)
     if let directory = options.importFirebase {
         do { _ = try firebase.importEmulatorExport(from: directory) } catch {
@@ -112,14 +111,14 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
             // A pool's own hosted-UI domain, as `https://<domain>.auth.<region>.amazoncognito.com` would be.
             addCommonMiddleware(to: projectRouter, fallback: .byPath)
             cognito.addHostedUIRoutes(to: projectRouter)
-            // Federated sign-in goes to the fake providers on the same host, as it leaves from it.
-            identityProviders.addRoutes(to: projectRouter)
         } else {
             addCommonMiddleware(to: projectRouter, fallback: .supabase)
             // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
             supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
             supabase.addRoutes(to: projectRouter.group()) { _ in tenant }
         }
+        // OAuth sign-in goes to the fake providers on the host it leaves from.
+        identityProviders.addRoutes(to: projectRouter)
         projects[tenant] = Application(
             router: projectRouter, configuration: .init(address: .hostname(options.host, port: port), serverName: "Fauxth"),
             onServerRunning: { channel in

@@ -1,7 +1,9 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import HTTPTypes
 import Hummingbird
+import IdentityProviders
 import NIOCore
 
 /// `GET /authorize` and `/callback` (`internal/api/external.go`): the OAuth round trip with an external
@@ -9,9 +11,10 @@ import NIOCore
 /// state and, like GoTrue, reports every failure by redirecting back to the app with `error`,
 /// `error_code` and `error_description` in the query and the fragment.
 ///
-/// The real providers cannot be reached from an offline emulator, so a callback carrying a code ends
-/// the way GoTrue ends when the exchange fails. The fake identity providers are where this flow is
-/// meant to complete.
+/// A provider Fauxth fakes (Google, Apple, or a declared OIDC provider with the same name) is served by
+/// the fake identity provider on this server, unless `GOTRUE_EXTERNAL_<NAME>_URL` points elsewhere: its
+/// code is exchanged in process and the sign-in completes as GoTrue's does. A real provider cannot be
+/// reached offline, so a callback for one ends the way GoTrue ends when the code exchange fails.
 enum External {
     static func authorize(_ call: Call) throws -> Response {
         Response(status: .found, headers: [.location: try providerURL(call, project: try call.project(), linkingTarget: nil)])
@@ -33,17 +36,32 @@ enum External {
         claims["code_challenge_method"] = challenge.map { .string($0.method.rawValue) }
         let state = try JWS.sign(claims, with: project.config.signingKey)
         var items = [URLQueryItem(name: "client_id", value: provider.clientID),
-                     URLQueryItem(name: "redirect_uri", value: provider.redirectURI.isEmpty ? call.mailer(project).externalURL + "/callback" : provider.redirectURI),
+                     URLQueryItem(name: "redirect_uri", value: callbackURL(call, provider: provider, project: project)),
                      URLQueryItem(name: "response_type", value: "code"),
                      URLQueryItem(name: "scope", value: [provider.defaultScopes, query.get("scopes") ?? ""].filter { !$0.isEmpty }.joined(separator: " ")),
                      URLQueryItem(name: "state", value: state)]
+        // Apple answers by form_post, as GoTrue's Apple provider asks it to.
+        if name == "apple" { items.append(URLQueryItem(name: "response_mode", value: "form_post")) }
         // Other parameters pass through to the provider; GoTrue strips its own and the reserved OAuth ones.
         let reserved: Set = ["provider", "scopes", "redirect_to", "code_challenge", "code_challenge_method", "client_id", "redirect_uri",
                              "response_type", "scope", "state"]
         items += query.filter { !reserved.contains(String($0.key)) }.map { URLQueryItem(name: String($0.key), value: String($0.value)) }
-        var components = URLComponents(string: provider.authorizeURL) ?? URLComponents()
+        let authorizeURL = try fakeProvider(call, provider: provider).map { "\($0.baseURL(call.request.baseURL))/authorize" } ?? provider.authorizeURL
+        var components = URLComponents(string: authorizeURL) ?? URLComponents()
         components.queryItems = (components.queryItems ?? []) + items
-        return components.string ?? provider.authorizeURL
+        return components.string ?? authorizeURL
+    }
+
+    /// The fake provider standing in for `provider`: one with its name, unless the project points the
+    /// provider at a URL of its own.
+    static func fakeProvider(_ call: Call, provider: ExternalProvider) throws -> FakeProvider? {
+        guard !provider.hasCustomURL, let providers = call.identityProviders else { return nil }
+        return try providers.provider(provider.name)
+    }
+
+    /// Where the provider sends the browser back: `GOTRUE_EXTERNAL_<NAME>_REDIRECT_URI`, else this server's `/callback`.
+    static func callbackURL(_ call: Call, provider: ExternalProvider, project: SupabaseProject) -> String {
+        provider.redirectURI.isEmpty ? call.mailer(project).externalURL + "/callback" : provider.redirectURI
     }
 
     /// `GET|POST /callback`: a missing or forged `state` is a JSON error (GoTrue checks it before it knows
@@ -61,6 +79,23 @@ enum External {
             failure = (error, nil, params["error_description"] ?? "")
         } else if (params["code"] ?? "").isEmpty {
             failure = ("invalid_request", SupabaseError.Code.badOAuthCallback.rawValue, "OAuth callback with missing authorization code missing")
+        } else if let name = claims["provider"]?.stringValue, let provider = project.config.externalProviders[name],
+                  let fake = try fakeProvider(call, provider: provider), let providers = call.identityProviders {
+            do {
+                let tokens = try providers.exchange(fake.id, code: params["code"] ?? "", clientId: provider.clientID,
+                                                    redirectURI: callbackURL(call, provider: provider, project: project), verifier: nil,
+                                                    baseURL: call.request.baseURL)
+                // Apple sends the name in the `user` form field of the first sign-in only.
+                let account = FakeIdentityProviders.addingAppleUser(params["user"], to: tokens.claims)
+                let user = try OAuthSignIn.user(for: account, provider: name, project: project, emulator: call.emulator, origin: call.origin,
+                                                linkingTarget: claims["linking_target_id"]?.stringValue)
+                return try signedIn(call, user: user, providerToken: tokens.accessToken, state: claims, referrer: referrer, project: project)
+            } catch let error as ProviderError {
+                failure = ("server_error", nil, "Unable to exchange external code: \(error)")
+            } catch let error as SupabaseError {
+                let denied: Set<SupabaseError.Code> = [.signupDisabled, .userBanned]
+                failure = (denied.contains(error.code) ? "access_denied" : "server_error", error.code.rawValue, error.message)
+            }
         } else {
             call.emulator.record(.signInFailed, tenant: project.tenant.id, origin: call.origin, detail: [
                 "method": "oauth", "provider": claims["provider"] ?? .null,
@@ -72,8 +107,30 @@ enum External {
         if let code = failure.code { pairs.append(("error_code", code)) }
         pairs.sort { $0.0 < $1.0 }
         let encoded = Verify.formEncode(pairs)
-        let location = referrer + (referrer.contains("?") ? "&" : "?") + encoded + "#" + encoded
-        if Emulator.isDeepLink(location) { try call.emulator.captureDeepLink(location, tenant: project.tenant.id, source: "callback") }
+        return try redirect(call, to: referrer + (referrer.contains("?") ? "&" : "?") + encoded + "#" + encoded, project: project, userId: nil)
+    }
+
+    /// Back to the app signed in: `?code=` for a PKCE flow (exchanged with `grant_type=pkce`, which hands
+    /// over the provider's token too), else the session in the fragment, as GoTrue writes it.
+    private static func signedIn(_ call: Call, user: User, providerToken: String, state: [String: JSON], referrer: String,
+                                 project: SupabaseProject) throws -> Response {
+        if let challenge = state["code_challenge"]?.stringValue,
+           let method = (state["code_challenge_method"]?.stringValue).flatMap({ PKCEChallenge.Method(rawValue: $0) }) {
+            try call.emulator.startFlow(in: project.tenant.id, userId: user.id, challenge: PKCEChallenge(challenge: challenge, method: method),
+                                        authenticationMethod: "oauth", providerToken: providerToken)
+            let code = try call.emulator.issueAuthCode(in: project.tenant.id, userId: user.id) ?? ""
+            return try redirect(call, to: referrer + (referrer.contains("?") ? "&" : "?") + Verify.formEncode([("code", code)]), project: project,
+                                userId: user.id)
+        }
+        let session = try call.emulator.goTrueSession(for: user, method: "oauth", project: project, origin: call.origin)
+        let pairs: [(String, String)] = [("access_token", session["access_token"]?.stringValue ?? ""), ("expires_at", session["expires_at"]?.serialized() ?? ""),
+                                         ("expires_in", session["expires_in"]?.serialized() ?? ""), ("provider_token", providerToken),
+                                         ("refresh_token", session["refresh_token"]?.stringValue ?? ""), ("sb", ""), ("token_type", "bearer")]
+        return try redirect(call, to: referrer + "#" + Verify.formEncode(pairs), project: project, userId: user.id)
+    }
+
+    private static func redirect(_ call: Call, to location: String, project: SupabaseProject, userId: String?) throws -> Response {
+        if Emulator.isDeepLink(location) { try call.emulator.captureDeepLink(location, tenant: project.tenant.id, source: "callback", userId: userId) }
         return Response(status: .found, headers: [.location: location])
     }
 

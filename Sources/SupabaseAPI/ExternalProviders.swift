@@ -12,6 +12,9 @@ struct ExternalProvider: Sendable {
     var authorizeURL: String
     /// What GoTrue asks for when the client names no scopes.
     var defaultScopes: String
+    /// Whether `GOTRUE_EXTERNAL_<NAME>_URL` points the provider somewhere (a self-hosted GitLab or
+    /// Keycloak), which Fauxth then leaves to it rather than to a fake provider.
+    var hasCustomURL: Bool
 
     /// Where each provider sends the browser, and the scopes GoTrue asks for by default. Providers a team
     /// self-hosts (GitLab, Keycloak, WorkOS…) take their base from `GOTRUE_EXTERNAL_<NAME>_URL`.
@@ -56,6 +59,7 @@ struct ExternalProvider: Sendable {
         let base = (env[prefix + "URL"].flatMap { $0.isEmpty ? nil : $0 } ?? entry.base ?? "")
         authorizeURL = entry.base == nil ? entry.path : base.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + entry.path
         defaultScopes = entry.scopes
+        hasCustomURL = !(env[prefix + "URL"] ?? "").isEmpty
     }
 
     /// GoTrue's `ValidateOAuth`: why the provider cannot be used, or nil.

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import IdentityProviders
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
@@ -13,6 +14,8 @@ struct Call: Sendable {
     let parameters: Parameters
     let emulator: Emulator
     let projects: SupabaseProjects
+    /// The fake providers OAuth sign-in goes through.
+    let identityProviders: FakeIdentityProviders?
 
     func parameter(_ name: String) throws -> String { try parameters.require(name) }
 

@@ -54,6 +54,8 @@ struct SupabaseConfig: Sendable {
     var externalProviders: [String: ExternalProvider]
     /// `GOTRUE_SECURITY_MANUAL_LINKING_ENABLED`: `/user/identities` answers only when on.
     var manualLinkingEnabled: Bool
+    /// `GOTRUE_EXTERNAL_IOS_BUNDLE_ID`: an audience Apple ID tokens from the native sheet may carry.
+    var iosBundleID: String?
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -67,7 +69,7 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", "GOTRUE_MFA_TOTP_ENROLL_ENABLED",
         "GOTRUE_MFA_TOTP_VERIFY_ENABLED", "GOTRUE_MFA_PHONE_ENROLL_ENABLED",
         "GOTRUE_MFA_PHONE_VERIFY_ENABLED", "GOTRUE_MFA_PHONE_MAX_FREQUENCY", "GOTRUE_MFA_PHONE_OTP_LENGTH", "GOTRUE_MFA_PHONE_TEMPLATE", "GOTRUE_MFA_MAX_ENROLLED_FACTORS",
-        "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED",
+        "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED", "GOTRUE_EXTERNAL_IOS_BUNDLE_ID",
         "GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", "GOTRUE_SESSIONS_SINGLE_PER_USER",
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
         "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED",
@@ -131,6 +133,7 @@ struct SupabaseConfig: Sendable {
             ExternalProvider(name: name, env: env).map { (name, $0) }
         })
         manualLinkingEnabled = try Self.bool(env, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", default: false)
+        iosBundleID = env["GOTRUE_EXTERNAL_IOS_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
         emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))
         smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600))
         rateLimitHeader = env["GOTRUE_RATE_LIMIT_HEADER"].flatMap { $0.isEmpty ? nil : $0 }

@@ -3,24 +3,28 @@ import Foundation
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
+import IdentityProviders
 
 /// The Supabase (GoTrue) dialect: what the server mounts under `/auth/v1`.
 public struct SupabaseDialect: Sendable {
     let emulator: Emulator
     let projects: SupabaseProjects
+    let identityProviders: FakeIdentityProviders?
 
-    public init(emulator: Emulator) {
+    public init(emulator: Emulator, identityProviders: FakeIdentityProviders? = nil) {
         self.emulator = emulator
         self.projects = SupabaseProjects(emulator: emulator)
+        self.identityProviders = identityProviders
     }
 
     /// Mounts the route table (`Routes.swift`). `tenant` picks the project a request is for.
     public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>, tenant: @escaping @Sendable (Request) -> String) {
         group.add(middleware: SupabaseErrorMiddleware<Context>())
         for endpoint in Self.endpoints {
-            group.on(RouterPath(endpoint.path), method: endpoint.method) { [emulator, projects] request, context in
+            group.on(RouterPath(endpoint.path), method: endpoint.method) { [emulator, projects, identityProviders] request, context in
                 try await endpoint.handle(Call(request: request, origin: request.origin(context), tenant: tenant(request),
-                                               parameters: context.parameters, emulator: emulator, projects: projects))
+                                               parameters: context.parameters, emulator: emulator, projects: projects,
+                                               identityProviders: identityProviders))
             }
         }
     }

@@ -1,6 +1,9 @@
 import AuthCore
+import Crypto
 import Foundation
+import HTTPSupport
 import Hummingbird
+import IdentityProviders
 
 /// `POST /token?grant_type=…` (`internal/api/token.go`): the password and refresh_token grants.
 struct Token {
@@ -16,6 +19,8 @@ struct Token {
             return try await refresh(call)
         case "pkce":
             return try await pkce(call)
+        case "id_token":
+            return try await idToken(call)
         case "web3":
             throw Disabled.web3()
         default:
@@ -47,7 +52,63 @@ struct Token {
         }
         let flow = try emulator.exchangeAuthCode(in: tenant, code: code, verifier: verifier, lifetime: project.config.flowStateExpiry)
         let user = try emulator.requireUser(in: tenant, id: flow.userId)
-        return try emulator.goTrueSession(for: user, method: flow.method, project: project, origin: origin)
+        var session = try emulator.goTrueSession(for: user, method: flow.method, project: project, origin: origin)
+        // An OAuth flow hands over the provider's access token with the session, as GoTrue's does.
+        if let providerToken = flow.providerToken, case .object(var fields) = session {
+            fields["provider_token"] = .string(providerToken)
+            session = .object(fields)
+        }
+        return session
+    }
+
+    /// `grant_type=id_token` (`api/token_oidc.go`): an ID token a native sign-in (Sign in with Apple,
+    /// Google Sign-In) gave the app, signed by one of the fake providers, for an enabled provider whose
+    /// client ids include its audience. A `nonce` must hash (hex SHA-256) to the token's. Signs in (or
+    /// with `link_identity` and a user's token, links) as `/callback` does.
+    private func idToken(_ call: Call) async throws -> JSON {
+        let origin = call.origin
+        let (body, project) = try await call.bodyAndProject()
+        func bad(_ error: String, _ description: String) -> SupabaseError {
+            SupabaseError(status: .badRequest, code: .validationFailed, message: description, oauthError: error)
+        }
+        let token = try body.string("id_token") ?? ""
+        guard !token.isEmpty else { throw bad("invalid request", "id_token required") }
+        let name = (try body.string("provider") ?? "").lowercased()
+        let clientId = try body.string("client_id")
+        guard !name.isEmpty || clientId != nil else { throw bad("invalid request", "provider or client_id and issuer required") }
+        guard let provider = project.config.externalProviders[name], let providers = call.identityProviders,
+              let fake = try providers.provider(name) else {
+            throw bad("invalid request", "Custom OIDC provider \"\(name)\" not allowed")
+        }
+        guard provider.enabled else { throw bad("invalid request", "Provider (issuer \"\(fake.issuer(baseURL: call.request.baseURL))\") is not enabled") }
+        // The client ids the provider accepts: GOTRUE_EXTERNAL_<NAME>_CLIENT_ID (comma-separated), and for
+        // Apple the iOS bundle id.
+        var audiences = provider.clientID.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        if name == "apple", let bundle = project.config.iosBundleID { audiences.append(bundle) }
+        let claims: [String: JSON]
+        do {
+            let verified = try providers.verify(token, audiences: nil, baseURL: call.request.baseURL)
+            guard verified.provider.id == fake.id else { throw bad("invalid request", "Bad ID token") }
+            claims = verified.claims
+        } catch is ProviderError {
+            throw bad("invalid request", "Bad ID token")
+        }
+        guard audiences.contains(claims["aud"]?.stringValue ?? "") else { throw bad("invalid request", "Unacceptable audience in id_token") }
+        let nonce = try body.string("nonce") ?? ""
+        let tokenNonce = claims["nonce"]?.stringValue ?? ""
+        if !nonce.isEmpty || !tokenNonce.isEmpty {
+            let hashed = SHA256.hash(data: Array(nonce.utf8)).hex
+            guard !nonce.isEmpty, constantTimeEquals(hashed, tokenNonce) else { throw bad("invalid nonce", "Nonces mismatch") }
+        }
+        var target: String?
+        if case .bool(true)? = body.fields["link_identity"] {
+            guard project.config.manualLinkingEnabled else {
+                throw SupabaseError(status: .notFound, code: .manualLinkingDisabled, message: "Manual linking is disabled")
+            }
+            target = try Authentication(emulator: emulator).require(call.request, project: project).user.id
+        }
+        let user = try OAuthSignIn.user(for: claims, provider: name, project: project, emulator: emulator, origin: origin, linkingTarget: target)
+        return try emulator.goTrueSession(for: user, method: "oauth", project: project, origin: origin)
     }
 
     /// Email or phone plus password. An unconfirmed email is refused with `email_not_confirmed`.

@@ -33,7 +33,8 @@ func queryItems(_ url: String) -> [String: String] {
         }
         #expect(reply.status == .found)
         let location = try #require(reply.headers[.location])
-        #expect(location.hasPrefix("https://accounts.google.com/o/oauth2/auth?"))
+        // Google is the emulator's fake Google, on the same host.
+        #expect(location.hasPrefix("http://localhost/_emu/idp/google/authorize?"))
         let items = queryItems(location)
         #expect(items["client_id"] == "web-client")
         #expect(items["redirect_uri"]?.hasSuffix("/auth/v1/callback") == true)
@@ -44,6 +45,19 @@ func queryItems(_ url: String) -> [String: String] {
         let state = try JWS.verify(stateToken, keys: [projectKey.verificationKey]).claims
         #expect(state["provider"] == "google")
         #expect(state["referrer"] == "myapp://done")
+    }
+
+    @Test func aProviderFauxthDoesNotFakeGoesToTheRealOne() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_EXTERNAL_GITHUB_ENABLED": "true", "GOTRUE_EXTERNAL_GITHUB_CLIENT_ID": "gh",
+                                                 "GOTRUE_EXTERNAL_GITHUB_SECRET": "shh", "GOTRUE_EXTERNAL_GITLAB_ENABLED": "true",
+                                                 "GOTRUE_EXTERNAL_GITLAB_CLIENT_ID": "gl", "GOTRUE_EXTERNAL_GITLAB_SECRET": "shh",
+                                                 "GOTRUE_EXTERNAL_GITLAB_URL": "https://gitlab.example.com"]))
+        try await harness.run { client in
+            let github = try await client.send(.get, "/auth/v1/authorize?provider=github")
+            #expect(github.headers[.location]?.hasPrefix("https://github.com/login/oauth/authorize?") == true)
+            let gitlab = try await client.send(.get, "/auth/v1/authorize?provider=gitlab")
+            #expect(gitlab.headers[.location]?.hasPrefix("https://gitlab.example.com/oauth/authorize?") == true)
+        }
     }
 
     @Test func callbackChecksTheStateThenRedirectsEveryFailureToTheApp() async throws {

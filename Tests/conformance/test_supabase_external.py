@@ -22,7 +22,8 @@ def test_sign_in_with_oauth_url_redirects_to_the_provider_and_the_callback_repor
     answer = requests.get(oauth.url, allow_redirects=False, timeout=10)
     assert answer.status_code == 302
     provider = urlparse(answer.headers["location"])
-    assert provider.netloc == "accounts.google.com"
+    # Google is served by Fauxth's fake Google, on the same server.
+    assert f"{provider.scheme}://{provider.netloc}" == fauxth.url and provider.path == "/_emu/idp/google/authorize"
     query = parse_qs(provider.query)
     assert query["client_id"] == ["web-client"]
     assert query["redirect_uri"] == [f"{fauxth.url}/auth/v1/callback"]
@@ -47,7 +48,7 @@ def test_link_identity_and_unlink_identity(supabase_project):
     auth = create_client(fauxth.url, ANON_KEY).auth
     auth.sign_in_with_password({"email": "both@example.com", "password": "secret123"})
     link = auth.link_identity({"provider": "google"})
-    assert urlparse(link.url).netloc == "accounts.google.com"
+    assert urlparse(link.url).path == "/_emu/idp/google/authorize"
     identities = auth.get_user_identities().identities
     assert {i.provider for i in identities} == {"email", "phone"}
     phone = next(i for i in identities if i.provider == "phone")
@@ -78,3 +79,105 @@ def test_features_gotrue_ships_off_answer_disabled(fauxth, method, path, code):
     assert answer.status_code == 404
     assert answer.json()["code"] == code
     assert answer.headers["x-sb-error-code"] == code
+
+
+def follow_to_the_app(fauxth, url, account=None, error=None, provider="google"):
+    """The browser's round trip: GoTrue's /authorize → the fake provider (its choice decided through the control API) →
+    /callback → the app's redirect_to, which is returned (and captured, for an app scheme)."""
+    fauxth.control("POST", f"/idp/{provider}/next", json={"error": error} if error else {"account": account})
+    location = url
+    for _ in range(4):
+        answer = requests.get(location, allow_redirects=False, timeout=10)
+        assert answer.status_code == 302, answer.text
+        location = answer.headers["location"]
+        if location.startswith("myapp://"):
+            return location
+    raise AssertionError(f"never reached the app: {location}")
+
+
+def test_google_sign_in_with_pkce_completes_with_exchange_code_for_session(fauxth):
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    oauth = auth.sign_in_with_oauth({"provider": "google", "options": {"redirect_to": "myapp://auth/callback"}})
+    location = follow_to_the_app(fauxth, oauth.url, account="dana@example.com")
+    code = parse_qs(urlparse(location).query)["code"][0]
+    captured = fauxth.control("GET", "/deeplinks/wait", params={"scheme": "myapp", "timeout": 5}).json()
+    assert captured["params"]["code"] == code
+    response = auth.exchange_code_for_session({"auth_code": code})
+    user = response.user
+    assert user.email == "dana@example.com" and user.app_metadata["provider"] == "google"
+    assert user.user_metadata["full_name"] == "Dana Google" and user.user_metadata["email_verified"] is True
+    assert [i.provider for i in user.identities] == ["google"] and user.identities[0].id == "100000000000000000002"
+    assert response.session.provider_token
+    assert user.email_confirmed_at
+    # The same Google account signs in as the same user.
+    again = follow_to_the_app(fauxth, auth.sign_in_with_oauth({"provider": "google", "options": {"redirect_to": "myapp://auth/callback"}}).url,
+                              account="dana@example.com")
+    assert auth.exchange_code_for_session({"auth_code": parse_qs(urlparse(again).query)["code"][0]}).user.id == user.id
+
+
+def test_a_verified_google_email_links_to_the_existing_user(fauxth):
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    password_user = auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"}).user
+    auth.sign_out()
+    location = follow_to_the_app(fauxth, auth.sign_in_with_oauth({"provider": "google", "options": {"redirect_to": "myapp://x"}}).url,
+                                 account="alice@example.com")
+    user = auth.exchange_code_for_session({"auth_code": parse_qs(urlparse(location).query)["code"][0]}).user
+    assert user.id == password_user.id
+    assert sorted(i.provider for i in user.identities) == ["email", "google"]
+    assert sorted(user.app_metadata["providers"]) == ["email", "google"]
+
+
+def test_the_implicit_flow_puts_the_session_in_the_fragment(fauxth):
+    from supabase import ClientOptions
+    auth = create_client(fauxth.url, ANON_KEY, options=ClientOptions(flow_type="implicit")).auth
+    url = auth.sign_in_with_oauth({"provider": "apple", "options": {"redirect_to": "myapp://signed-in"}}).url
+    fauxth.control("POST", "/idp/apple/next", json={"account": "000002.e41200000000000000000000000000e4.0002"})
+    answer = requests.get(url, allow_redirects=False, timeout=10)
+    provider_page = requests.get(answer.headers["location"], allow_redirects=False, timeout=10)
+    # Apple answers by form_post when asked for the name or email, as GoTrue asks it.
+    from conftest import Forms
+    [form] = Forms(provider_page.text).forms
+    back = requests.post(form["action"], data=form["fields"], allow_redirects=False, timeout=10)
+    location = back.headers["location"]
+    assert location.startswith("myapp://signed-in#")
+    fragment = parse_qs(urlparse(location).fragment)
+    assert fragment["token_type"] == ["bearer"] and fragment["provider_token"][0] and fragment["refresh_token"][0]
+    session = auth.set_session(fragment["access_token"][0], fragment["refresh_token"][0])
+    assert session.user.email.endswith("@privaterelay.appleid.com")
+    assert session.user.user_metadata["full_name"] == "Erin Private"
+
+
+def test_a_provider_error_or_a_disabled_signup_goes_back_to_the_app(supabase_project):
+    fauxth = supabase_project({**GOOGLE, "GOTRUE_DISABLE_SIGNUP": "true"})
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    cancelled = follow_to_the_app(fauxth, auth.sign_in_with_oauth({"provider": "google", "options": {"redirect_to": "myapp://done"}}).url,
+                                  error="access_denied")
+    assert parse_qs(urlparse(cancelled).query)["error"] == ["access_denied"]
+    refused = follow_to_the_app(fauxth, auth.sign_in_with_oauth({"provider": "google", "options": {"redirect_to": "myapp://done"}}).url,
+                                account="dana@example.com")
+    query = parse_qs(urlparse(refused).query)
+    assert query["error"] == ["access_denied"] and query["error_code"] == ["signup_disabled"]
+
+
+def test_sign_in_with_id_token_from_a_native_apple_sheet(fauxth):
+    import hashlib
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    raw_nonce = "raw-nonce-value"
+    minted = fauxth.control("POST", "/idp/apple/tokens", json={
+        "email": "native@example.com", "aud": "com.example.fauxth.ios", "nonce": hashlib.sha256(raw_nonce.encode()).hexdigest()}).json()
+    response = auth.sign_in_with_id_token({"provider": "apple", "token": minted["id_token"], "nonce": raw_nonce})
+    assert response.user.email == "native@example.com" and response.user.app_metadata["provider"] == "apple"
+    assert response.session.access_token
+    with pytest.raises(AuthApiError) as wrong_nonce:
+        auth.sign_in_with_id_token({"provider": "apple", "token": minted["id_token"], "nonce": "another"})
+    assert "Nonces mismatch" in str(wrong_nonce.value)
+    foreign = fauxth.control("POST", "/idp/apple/tokens", json={"email": "native@example.com", "aud": "com.someone.else"}).json()
+    with pytest.raises(AuthApiError) as wrong_audience:
+        auth.sign_in_with_id_token({"provider": "apple", "token": foreign["id_token"]})
+    assert "audience" in str(wrong_audience.value)
+    google_token = fauxth.control("POST", "/idp/google/tokens", json={"email": "native@example.com",
+                                                                      "aud": "fauxth-google-client.apps.googleusercontent.com"}).json()
+    with pytest.raises(AuthApiError) as wrong_provider:
+        auth.sign_in_with_id_token({"provider": "apple", "token": google_token["id_token"]})
+    assert "Bad ID token" in str(wrong_provider.value)
+    assert auth.sign_in_with_id_token({"provider": "google", "token": google_token["id_token"]}).user.id == response.user.id

@@ -29,13 +29,15 @@ public struct PKCEChallenge: Sendable, Equatable {
 
 extension Emulator {
     /// Opens a PKCE flow for a user; its id becomes the auth code once `issueAuthCode` is called.
-    public func startFlow(in tenant: String, userId: String, challenge: PKCEChallenge, authenticationMethod: String) throws {
+    /// `providerToken` is an identity provider's access token the session hands over (GoTrue's `provider_token`).
+    public func startFlow(in tenant: String, userId: String, challenge: PKCEChallenge, authenticationMethod: String,
+                          providerToken: String? = nil) throws {
         try db.withConnection { c in
             _ = try c.run("""
-                INSERT INTO flow_states (tenant, id, user_id, code_challenge, code_challenge_method, authentication_method, created_at)
-                VALUES (?,?,?,?,?,?,?)
+                INSERT INTO flow_states (tenant, id, user_id, code_challenge, code_challenge_method, authentication_method, created_at, provider_token)
+                VALUES (?,?,?,?,?,?,?,?)
                 """, [.text(tenant), .text(newID()), .text(userId), .text(challenge.challenge), .text(challenge.method.rawValue),
-                      .text(authenticationMethod), SQLValue(clock.now)])
+                      .text(authenticationMethod), SQLValue(clock.now), SQLValue(providerToken)])
         }
     }
 
@@ -52,9 +54,10 @@ extension Emulator {
 
     /// Exchanges an auth code and its verifier for the user id and how they authenticated. The flow is
     /// single use: it is deleted once the verifier matches.
-    public func exchangeAuthCode(in tenant: String, code: String, verifier: String, lifetime: TimeInterval) throws -> (userId: String, method: String) {
+    public func exchangeAuthCode(in tenant: String, code: String, verifier: String, lifetime: TimeInterval) throws
+        -> (userId: String, method: String, providerToken: String?) {
         let now = clock.now
-        let outcome: Result<(String, String), AuthError> = try db.transaction { c in
+        let outcome: Result<(String, String, String?), AuthError> = try db.transaction { c in
             guard let row = try c.first("SELECT * FROM flow_states WHERE tenant = ? AND id = ?", [.text(tenant), .text(code)]) else {
                 return .failure(.flowStateNotFound)
             }
@@ -64,7 +67,7 @@ extension Emulator {
                                           method: PKCEChallenge.Method(rawValue: row.string("code_challenge_method") ?? "") ?? .s256)
             guard challenge.isAnswered(by: verifier) else { return .failure(.badCodeVerifier) }
             try c.run("DELETE FROM flow_states WHERE tenant = ? AND id = ?", [.text(tenant), .text(code)])
-            return .success((row.string("user_id") ?? "", row.string("authentication_method") ?? "otp"))
+            return .success((row.string("user_id") ?? "", row.string("authentication_method") ?? "otp", row.string("provider_token")))
         }
         return try outcome.get()
     }

@@ -99,13 +99,15 @@ enum Schema {
         CREATE INDEX codes_link_token ON codes (link_token);
         """,
         // 7: the fake identity providers and their accounts (their authorization codes live in
-        // authorization_codes under the tenant `idp:<provider>`).
+        // authorization_codes under the tenant `idp:<provider>`), and the provider's access token a PKCE
+        // flow hands over with the session.
         """
         CREATE TABLE idp_providers (
             id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '{}', created_at REAL NOT NULL);
         CREATE TABLE idp_accounts (
             provider TEXT NOT NULL, sub TEXT NOT NULL, claims TEXT NOT NULL DEFAULT '{}', consented_clients TEXT NOT NULL DEFAULT '[]',
             created_at REAL NOT NULL, PRIMARY KEY (provider, sub));
+        ALTER TABLE flow_states ADD COLUMN provider_token TEXT;
         """,
     ]
 
