@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "AuthCore", dependencies: ["CSQLite", crypto, cryptoExtras], swiftSettings: settings),
         .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird], swiftSettings: settings),
         .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird], swiftSettings: settings),
-        .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto, cryptoExtras], swiftSettings: settings),
+        .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird, crypto, cryptoExtras], swiftSettings: settings),
         // Cognito's SRP works modulo a 3072-bit prime; swift-crypto offers no big-integer arithmetic, and in a
         // debug build Swift's took a second per exponentiation, so a few lines of C do it.
         .target(name: "IdentityProviders", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto], swiftSettings: settings),

@@ -172,9 +172,7 @@ struct HostedUI: Sendable {
 
     /// A 302; a location on an app's own scheme is also captured as the deep link the app would get.
     func redirect(to location: String, pool: CognitoPool?, userId: String?, cookies: [String] = []) -> Response {
-        if Emulator.isDeepLink(location) {
-            _ = try? emulator.captureDeepLink(location, tenant: pool?.id ?? "", source: "cognito-hosted-ui", userId: userId)
-        }
+        _ = try? emulator.captureIfAppLink(location, tenant: pool?.id ?? "", source: "cognito-hosted-ui", userId: userId)
         var headers: HTTPFields = [.location: location, .cacheControl: "no-store"]
         for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
         return Response(status: .found, headers: headers)

@@ -23,5 +23,10 @@ extension ControlAPI {
             guard let found else { throw ControlError(.requestTimeout, "timeout", "no matching deep link arrived in time") }
             return ControlJSON.response(ControlJSON.deepLink(found))
         }
+        group.get(":id") { _, context in
+            let id = try context.parameters.require("id")
+            guard let link = try emulator.deepLink(id: id) else { throw ControlError.notFound("no deep link \(id)") }
+            return ControlJSON.response(ControlJSON.deepLink(link))
+        }
     }
 }

@@ -56,7 +56,7 @@ public struct ControlAPI: Sendable {
         "GET /health", "GET /info", "GET /openapi.json", "POST /reset",
         "GET /clock", "POST /clock/advance", "POST /clock/freeze", "POST /clock/resume",
         "GET /messages", "DELETE /messages", "GET /messages/wait", "GET /messages/{id}",
-        "GET /deeplinks", "GET /deeplinks/wait",
+        "GET /deeplinks", "GET /deeplinks/wait", "GET /deeplinks/{id}",
         "GET /events", "GET /events/stream",
         "GET /tenants", "POST /tenants", "GET /tenants/{tenant}", "DELETE /tenants/{tenant}",
         "GET /tenants/{tenant}/users", "POST /tenants/{tenant}/users",

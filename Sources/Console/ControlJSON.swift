@@ -20,7 +20,9 @@ enum ControlJSON {
     }
 
     static func deepLink(_ d: DeepLink) -> JSON {
-        ["id": .string(d.id), "url": .string(d.url), "scheme": .string(d.scheme), "params": .object(d.params.mapValues(JSON.string)),
+        let components = URLComponents(string: d.url)
+        return ["id": .string(d.id), "url": .string(d.url), "scheme": .string(d.scheme), "host": JSON(components?.host),
+         "path": .string(components?.path ?? ""), "params": .object(d.params.mapValues(JSON.string)),
          "source": .string(d.source), "tenant": .string(d.tenant), "user_id": JSON(d.userId), "created_at": time(d.createdAt)]
     }
 

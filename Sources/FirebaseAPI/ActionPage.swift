@@ -79,9 +79,7 @@ enum ActionPage {
                 let copied = ["mode", "oobCode", "apiKey", "lang", "tenantId"].compactMap { key in params[key].map { URLQueryItem(name: key, value: $0) } }
                 components.queryItems = (components.queryItems ?? []) + copied
                 let location = components.string ?? continueURL
-                if Emulator.isDeepLink(location) {
-                    try call.emulator.captureDeepLink(location, tenant: scope.coreTenant, source: "firebase-action", userId: record.userId)
-                }
+                try call.emulator.captureIfAppLink(location, tenant: scope.coreTenant, source: "firebase-action", userId: record.userId)
                 return Response(status: .seeOther, headers: [.location: location])
             }
         } catch let error as FirebaseError where [.invalidOOBCode, .expiredOOBCode, .userNotFound, .userDisabled, .weakPassword].contains(error.code) {
@@ -104,9 +102,7 @@ enum ActionPage {
 
     private static func done(_ call: FirebaseCall, scope: FirebaseScope, title: String, message: String, email: String?, userId: String,
                              continueURL: String?, json: Bool, redirect: Bool) throws -> Response {
-        if let continueURL, Emulator.isDeepLink(continueURL) {
-            try call.emulator.captureDeepLink(continueURL, tenant: scope.coreTenant, source: "firebase-action", userId: userId)
-        }
+        if let continueURL { try call.emulator.captureIfAppLink(continueURL, tenant: scope.coreTenant, source: "firebase-action", userId: userId) }
         if let continueURL, redirect { return Response(status: .seeOther, headers: [.location: continueURL]) }
         if json { return .json(["authEmulator": ["success": .string(message), "email": email.map(JSON.string) ?? .null]]) }
         return call.pages.render(.init(title: title, message: message, detail: email ?? "", continueURL: continueURL))

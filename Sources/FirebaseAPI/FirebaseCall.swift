@@ -3,6 +3,7 @@ import Foundation
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
+import IdentityProviders
 
 /// One Firebase request as a handler sees it: the route, the normalised body, who is calling and with
 /// which API key.
@@ -14,6 +15,8 @@ struct FirebaseCall: Sendable {
     let emulator: Emulator
     let projects: FirebaseProjects
     let pages: ActionPages
+    /// The fake Google, Apple and OIDC providers the sign-in widget and `createAuthUri` send people to.
+    let identityProviders: FakeIdentityProviders?
     /// `Authorization: Bearer owner` (or a Google OAuth token): an admin caller, as the emulator treats it.
     let isOwner: Bool
     let apiKey: String?

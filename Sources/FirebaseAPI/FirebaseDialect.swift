@@ -3,6 +3,7 @@ import Foundation
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
+import IdentityProviders
 import Logging
 
 /// The Firebase dialect: Identity Toolkit, Secure Token, the Auth emulator's own endpoints and the
@@ -12,14 +13,18 @@ public struct FirebaseDialect: Sendable {
     let emulator: Emulator
     let projects: FirebaseProjects
     let pages: ActionPages
+    let identityProviders: FakeIdentityProviders?
 
     /// - Parameters:
     ///   - defaultProject: the project API keys that no project lists belong to.
-    ///   - page: the text of a file under `web/` (the action page's template).
-    public init(emulator: Emulator, defaultProject: String, page: @escaping @Sendable (String) -> String?) {
+    ///   - page: the text of a file under `web/` (the action page's and sign-in widget's templates).
+    ///   - identityProviders: the fake providers the sign-in widget and `createAuthUri` send people to.
+    public init(emulator: Emulator, defaultProject: String, page: @escaping @Sendable (String) -> String?,
+                identityProviders: FakeIdentityProviders? = nil) {
         self.emulator = emulator
         self.projects = FirebaseProjects(emulator: emulator, defaultProject: defaultProject)
         self.pages = ActionPages(page: page)
+        self.identityProviders = identityProviders
     }
 
     /// The first path segments the dialect owns.
@@ -50,7 +55,7 @@ public struct FirebaseDialect: Sendable {
         if Self.needsKey(route.operation), !isOwner, apiKey == nil { throw FirebaseError.missingAPIKey }
         let body = request.method == .get ? FirebaseBody.empty : try await FirebaseBody.read(request)
         let call = FirebaseCall(request: request, route: route, body: Self.enumsNamed(body), origin: origin, emulator: emulator,
-                                projects: projects, pages: pages, isOwner: isOwner, apiKey: apiKey)
+                                projects: projects, pages: pages, identityProviders: identityProviders, isOwner: isOwner, apiKey: apiKey)
         return try await Self.handler(for: route.operation)(call)
     }
 
@@ -58,7 +63,7 @@ public struct FirebaseDialect: Sendable {
     static func needsKey(_ operation: FirebaseOperation) -> Bool {
         switch operation {
         case .emulatorDeleteAccounts, .emulatorGetConfig, .emulatorUpdateConfig, .emulatorOobCodes, .emulatorVerificationCodes,
-             .action, .publicKeysX509, .publicKeysJWKS:
+             .action, .authHandler, .authIframe, .publicKeysX509, .publicKeysJWKS:
             false
         default:
             true

@@ -45,6 +45,8 @@ enum FirebaseOperation: String, CaseIterable, Sendable {
     case emulatorOobCodes = "emulator.oobCodes"
     case emulatorVerificationCodes = "emulator.verificationCodes"
     case action = "emulator.action"
+    case authHandler = "emulator.authHandler"
+    case authIframe = "emulator.authIframe"
     case publicKeysX509 = "publicKeys.x509"
     case publicKeysJWKS = "publicKeys.jwks"
 }
@@ -136,6 +138,8 @@ struct FirebaseRoute: Equatable {
 
     private static func emulator(_ method: HTTPRequest.Method, _ segments: [String]) -> FirebaseRoute? {
         if segments == ["action"], method == .get || method == .post { return FirebaseRoute(operation: .action) }
+        if segments == ["auth", "handler"], method == .get || method == .post { return FirebaseRoute(operation: .authHandler) }
+        if segments == ["auth", "iframe"], method == .get { return FirebaseRoute(operation: .authIframe) }
         guard segments.count >= 4, segments[0] == "v1", segments[1] == "projects" else { return nil }
         var route = FirebaseRoute(operation: .lookup, project: segments[2])
         var rest = Array(segments.dropFirst(3))

@@ -45,6 +45,8 @@ extension FirebaseDialect {
         case .emulatorOobCodes: EmulatorEndpoints.oobCodes
         case .emulatorVerificationCodes: EmulatorEndpoints.verificationCodes
         case .action: ActionPage.handle
+        case .authHandler: ProviderWidget.handle
+        case .authIframe: ProviderWidget.helperFrame
         case .publicKeysX509: PublicKeys.x509
         case .publicKeysJWKS: PublicKeys.jwks
         }

@@ -58,10 +58,10 @@ enum Lookup {
     /// Which sign-in methods an email has (`fetchSignInMethodsForEmail`); with email enumeration protection
     /// on, nothing about the address is said.
     static func createAuthUri(_ call: FirebaseCall) async throws -> Response {
+        if let providerId = try call.body.string("providerId"), !providerId.isEmpty { return try ProviderWidget.authUri(call, providerId: providerId.lowercased()) }
         let scope = try call.scope()
         guard let identifier = try call.body.string("identifier"), !identifier.isEmpty else { throw FirebaseError(.missingIdentifier) }
         guard identifier.contains("@") else { throw FirebaseError(.invalidIdentifier) }
-        if try call.body.string("providerId") != nil { throw FirebaseError(.notImplemented, status: .notImplemented, googleStatus: "NOT_IMPLEMENTED") }
         let sessionId = call.emulator.generator.string(27, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         var answer: [String: JSON] = ["kind": "identitytoolkit#CreateAuthUriResponse", "sessionId": .string(sessionId)]
         if scope.settings.improvedEmailPrivacy { return .json(.object(answer)) }

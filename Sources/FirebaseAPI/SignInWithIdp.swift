@@ -58,8 +58,15 @@ enum SignInWithIdp {
         for item in components.queryItems ?? [] { params[item.name] = item.value ?? "" }
         for (key, value) in FirebaseBody.form(components.fragment ?? "") { params[key] = value.stringValue }
         for (key, value) in FirebaseBody.form(try call.body.string("postBody") ?? "") { params[key] = value.stringValue }
+        let sessionId = try call.body.string("sessionId") ?? ""
+        if params["providerId"] == nil, let session = ProviderWidget.session(call, sessionId) { params["providerId"] = session["providerId"]?.stringValue }
         guard let provider = params["providerId"]?.lowercased(), !provider.isEmpty else {
             throw FirebaseError(.invalidCredentialOrProviderID, "Invalid IdP response/credential: \(requestUri)")
+        }
+        // A code the provider sent to createAuthUri's continueUri: exchanged here, as Identity Toolkit does.
+        if params["id_token"] == nil, let code = params["code"], !code.isEmpty,
+           let exchanged = try ProviderWidget.idToken(call, code: code, sessionId: sessionId, providerId: provider) {
+            params["id_token"] = exchanged
         }
         guard let idToken = params["id_token"], !idToken.isEmpty else {
             if params["access_token"] != nil {

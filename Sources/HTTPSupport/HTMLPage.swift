@@ -38,12 +38,13 @@ public enum HTMLPage {
     /// An HTML response that may load nothing from elsewhere, nor be framed. Its forms post only to this
     /// server unless `formsMayRedirect`: browsers apply `form-action` to the redirects that follow a
     /// post too, and a sign-in page's post ends on the app's callback URL.
+    /// A page that must run a script or load something gives its own `contentSecurityPolicy`.
     public static func response(_ html: String, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:],
-                                formsMayRedirect: Bool = false) -> Response {
+                                formsMayRedirect: Bool = false, contentSecurityPolicy: String? = nil) -> Response {
         var headers = extra
         headers[.contentType] = "text/html; charset=utf-8"
-        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'"
-            + (formsMayRedirect ? "" : "; form-action 'self'")
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
+            ?? "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'" + (formsMayRedirect ? "" : "; form-action 'self'")
         headers[.cacheControl] = "no-store"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }

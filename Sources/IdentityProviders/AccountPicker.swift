@@ -6,35 +6,56 @@ import Hummingbird
 
 /// The fake provider's sign-in page, from `web/idp-authorize.html`: the accounts to pick from, a form for
 /// a new one, and buttons that end the sign-in the way real providers fail.
-struct AccountPicker {
+public struct AccountPicker: Sendable {
     let page: @Sendable (String) -> String?
+
+    public init(page: @escaping @Sendable (String) -> String?) { self.page = page }
+
+    /// An account as the page lists it: what picking it posts, and how it is shown.
+    public struct Choice: Sendable {
+        public var value: String
+        public var name: String
+        public var detail: String
+
+        public init(value: String, name: String, detail: String) { self.value = value; self.name = name; self.detail = detail }
+    }
 
     var template: String {
         page("web/idp-authorize.html") ?? "<!doctype html><title>{{title}}</title><h1>{{heading}}</h1><p>{{message}}</p>{{accounts}}"
     }
 
     func render(_ provider: FakeProvider, request: FakeIdentityProviders.AuthorizationRequest, accounts: [IdentityProviderAccount]) -> Response {
-        let action = "/_emu/idp/\(provider.id)/authorize"
-        let hidden = FakeIdentityProviders.AuthorizationRequest.names.compactMap { name in
-            request.parameters[name].map { "<input type=\"hidden\" name=\"\(name)\" value=\"\(HTMLPage.escape($0))\">" }
-        }.joined(separator: "\n      ")
+        let hidden = FakeIdentityProviders.AuthorizationRequest.names.compactMap { name in request.parameters[name].map { (name, $0) } }
+        let choices = accounts.map { account in
+            Choice(value: account.sub, name: account.claims["name"]?.stringValue ?? account.email ?? account.sub, detail: account.email ?? account.sub)
+        }
+        return render(providerName: provider.name, action: "/_emu/idp/\(provider.id)/authorize", hidden: hidden, accounts: choices,
+                      audience: request.clientId, privateRelay: provider.kind == "apple")
+    }
+
+    /// The page for any sign-in that picks an account: each choice posts `account=<value>` with the hidden
+    /// fields to `action`; the form for a new account posts `email`, `name`, `email_verified` (and
+    /// `private_email` with `privateRelay`); the failure buttons post `error`.
+    public func render(providerName: String, action: String, hidden: [(String, String)], accounts: [Choice], audience: String,
+                       privateRelay: Bool) -> Response {
+        let fields = hidden.map { "<input type=\"hidden\" name=\"\(HTMLPage.escape($0.0))\" value=\"\(HTMLPage.escape($0.1))\">" }
+            .joined(separator: "\n      ")
         let items = accounts.map { account in
-            let who = account.claims["name"]?.stringValue ?? account.email ?? account.sub
-            return """
-                <li><form method="post" action="\(action)">\(hidden)<button type="submit" name="account" value="\(HTMLPage.escape(account.sub))">\
-                <span class="who">\(HTMLPage.escape(who))</span><span class="email">\(HTMLPage.escape(account.email ?? account.sub))</span></button></form></li>
-                """
+            """
+            <li><form method="post" action="\(HTMLPage.escape(action))">\(fields)<button type="submit" name="account" value="\(HTMLPage.escape(account.value))">\
+            <span class="who">\(HTMLPage.escape(account.name))</span><span class="email">\(HTMLPage.escape(account.detail))</span></button></form></li>
+            """
         }.joined(separator: "\n      ")
         let html = HTMLPage.fill(template, values: [
-            "title": "Sign in with \(provider.name)", "heading": "Sign in with \(provider.name)", "provider": provider.name, "action": action,
-            "message": accounts.isEmpty ? "No \(provider.name) accounts yet: make one below."
-                : "Choose an account to continue to \(request.clientId).",
-        ], markup: ["accounts": items, "hidden": hidden], sections: ["picker": true, "apple": provider.kind == "apple"])
+            "title": "Sign in with \(providerName)", "heading": "Sign in with \(providerName)", "provider": providerName, "action": action,
+            "message": accounts.isEmpty ? "No \(providerName) accounts yet: make one below." : "Choose an account to continue to \(audience).",
+        ], markup: ["accounts": items, "hidden": fields], sections: ["picker": true, "apple": privateRelay])
         // The page's forms end in a redirect to the client, which form-action would have to allow.
         return HTMLPage.response(html, formsMayRedirect: true)
     }
 
-    func error(_ message: String, status: HTTPResponse.Status) -> Response {
+    /// A page that says why the sign-in cannot go on.
+    public func error(_ message: String, status: HTTPResponse.Status) -> Response {
         HTMLPage.response(HTMLPage.fill(template, values: ["title": "Sign-in error", "heading": "Sign-in error", "message": message, "class": "error",
                                                            "provider": "identity provider"], sections: ["picker": false]), status: status)
     }
@@ -48,11 +69,7 @@ struct AccountPicker {
             <body onload="document.forms[0].submit()"><form method="post" action="\(HTMLPage.escape(target))">\(fields)
             <noscript><button type="submit">Continue</button></noscript></form></body></html>
             """
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
         // The inline onload submits the form; nothing else may run or load.
-        headers[.contentSecurityPolicy] = "default-src 'none'; script-src 'unsafe-inline'; frame-ancestors 'none'"
-        headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return HTMLPage.response(html, contentSecurityPolicy: "default-src 'none'; script-src 'unsafe-inline'; frame-ancestors 'none'")
     }
 }

@@ -176,15 +176,13 @@ extension FakeIdentityProviders {
 
     func back(_ provider: FakeProvider, request: AuthorizationRequest, parameters: [(String, String)]) throws -> Response {
         if request.responseMode == "form_post" {
-            if Emulator.isDeepLink(request.redirectURI) {
-                try emulator.captureDeepLink(request.redirectURI + "?" + FormBody.encode(parameters), tenant: "idp:\(provider.id)", source: "idp")
-            }
+            try emulator.captureIfAppLink(request.redirectURI + "?" + FormBody.encode(parameters), tenant: "idp:\(provider.id)", source: "idp")
             return AccountPicker(page: page).formPost(to: request.redirectURI, parameters: parameters)
         }
         let encoded = FormBody.encode(parameters)
         let location = request.responseMode == "fragment" ? request.redirectURI + "#" + encoded
             : request.redirectURI + (request.redirectURI.contains("?") ? "&" : "?") + encoded
-        if Emulator.isDeepLink(location) { try emulator.captureDeepLink(location, tenant: "idp:\(provider.id)", source: "idp") }
+        try emulator.captureIfAppLink(location, tenant: "idp:\(provider.id)", source: "idp")
         return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
     }
 

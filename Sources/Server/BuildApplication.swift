@@ -62,7 +62,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
     let supabase = SupabaseDialect(emulator: emulator, identityProviders: identityProviders)
     let firebase = FirebaseDialect(emulator: emulator, defaultProject: defaultFirebaseProject(options, emulator: emulator),
-                                   page: { path in staticFiles.text(path) })
+                                   page: { path in staticFiles.text(path) }, identityProviders: identityProviders)
     let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) }, identityProviders: identityProviders)
     if let directory = options.importFirebase {
         do { _ = try firebase.importEmulatorExport(from: directory) } catch {
@@ -72,7 +72,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     }
 
     let router = Router(context: FauxthContext.self)
-    addCommonMiddleware(to: router, fallback: .byPath)
+    addCommonMiddleware(to: router, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
     router.get("/") { request, _ in
         // People go to the console; a client asking for JSON gets the Firebase emulator's health answer.
         let accept = request.headers[.accept] ?? ""
@@ -109,10 +109,10 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         let projectRouter = Router(context: FauxthContext.self)
         if dialect == .cognito {
             // A pool's own hosted-UI domain, as `https://<domain>.auth.<region>.amazoncognito.com` would be.
-            addCommonMiddleware(to: projectRouter, fallback: .byPath)
+            addCommonMiddleware(to: projectRouter, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
             cognito.addHostedUIRoutes(to: projectRouter)
         } else {
-            addCommonMiddleware(to: projectRouter, fallback: .supabase)
+            addCommonMiddleware(to: projectRouter, fallback: .supabase, emulator: emulator, staticFiles: staticFiles)
             // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
             supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
             supabase.addRoutes(to: projectRouter.group()) { _ in tenant }
@@ -147,8 +147,10 @@ private func defaultSupabaseProject(in emulator: Emulator) -> String {
 
 /// Unknown routes answered in their owner's format, and CORS as the Supabase gateway does it (browser
 /// clients send `apikey`, `x-client-info` and `x-supabase-api-version`).
-private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: RouteFallbackMiddleware<FauxthContext>.Mode) {
+private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: RouteFallbackMiddleware<FauxthContext>.Mode,
+                                  emulator: Emulator, staticFiles: StaticFiles) {
     router.add(middleware: RouteFallbackMiddleware(mode: fallback))
+    router.add(middleware: DeepLinkInterstitialMiddleware(emulator: emulator, page: { path in staticFiles.text(path) }))
     router.add(middleware: ExposeHeadersMiddleware(headers: exposedHeaders))
     router.add(middleware: CORSMiddleware(
         allowOrigin: .originBased,

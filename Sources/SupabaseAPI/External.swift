@@ -130,7 +130,7 @@ enum External {
     }
 
     private static func redirect(_ call: Call, to location: String, project: SupabaseProject, userId: String?) throws -> Response {
-        if Emulator.isDeepLink(location) { try call.emulator.captureDeepLink(location, tenant: project.tenant.id, source: "callback", userId: userId) }
+        try call.emulator.captureIfAppLink(location, tenant: project.tenant.id, source: "callback", userId: userId)
         return Response(status: .found, headers: [.location: location])
     }
 

@@ -31,24 +31,7 @@ enum Redirects {
             return true
         }
         let withoutFragment = url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? url
-        return config.uriAllowList.contains { glob($0, matches: withoutFragment) }
-    }
-
-    /// Glob match where `*` stops at `.` and `/` and `**` crosses them (gobwas/glob with those
-    /// separators, as GoTrue compiles the allow list).
-    static func glob(_ pattern: String, matches text: String) -> Bool {
-        var regex = "^"
-        var chars = Array(pattern)[...]
-        while let c = chars.popFirst() {
-            if c == "*" {
-                if chars.first == "*" { chars.removeFirst(); regex += ".*" } else { regex += "[^./]*" }
-            } else if c == "?" {
-                regex += "[^./]"
-            } else {
-                regex += NSRegularExpression.escapedPattern(for: String(c))
-            }
-        }
-        return (try? NSRegularExpression(pattern: regex + "$"))?.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        return config.uriAllowList.contains { Glob.matches($0, withoutFragment) }
     }
 }
 

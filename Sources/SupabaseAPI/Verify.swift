@@ -81,9 +81,7 @@ struct Verify {
             // With PKCE GoTrue puts the error in the query as well, where server-side handlers read it.
             location = isPKCE ? redirect + (redirect.contains("?") ? "&" : "?") + error + "#" + error : redirect + "#" + error
         }
-        if Emulator.isDeepLink(location) {
-            try emulator.captureDeepLink(location, tenant: tenant, source: "verify", userId: userId)
-        }
+        try emulator.captureIfAppLink(location, tenant: tenant, source: "verify", userId: userId)
         return Response(status: .seeOther, headers: [.location: location])
     }
 

@@ -134,9 +134,13 @@ class Forms(HTMLParser):
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag == "form":
-            self.forms.append({"action": attrs.get("action") or "", "method": (attrs.get("method") or "get").lower(), "fields": {}})
+            self.forms.append({"action": attrs.get("action") or "", "method": (attrs.get("method") or "get").lower(), "fields": {},
+                               "buttons": []})
         elif tag in ("input", "select", "textarea") and self.forms and attrs.get("name"):
             self.forms[-1]["fields"][attrs["name"]] = attrs.get("value") or ""
+        elif tag == "button" and self.forms and attrs.get("name"):
+            # A named submit button adds its own name and value to what the form posts.
+            self.forms[-1]["buttons"].append((attrs["name"], attrs.get("value") or ""))
 
 
 def query(link):

@@ -101,3 +101,37 @@ def test_the_cognito_hosted_ui_signs_up_confirms_and_returns_to_the_app(fauxth, 
         "grant_type": "authorization_code", "client_id": client_id, "code": seen[0]["code"][0], "redirect_uri": callback})
     assert exchanged.status_code == 200, exchanged.text
     assert "id_token" in exchanged.json()
+
+
+def test_firebase_web_redirect_sign_in_leaves_the_event_in_session_storage(fauxth, browser):
+    """The /emulator/auth/handler flow as the JS SDK's signInWithRedirect opens it: pick an account at the fake Google,
+    and the event the SDK reads is in session storage on the emulator's origin when the app page loads again."""
+    import json
+    import urllib.parse
+    back_to_app = f"{fauxth.url}/_emu/v1/health"
+    params = {"apiKey": "fake-api-key", "appName": "[DEFAULT]", "authType": "signInViaRedirect", "providerId": "google.com",
+              "redirectUrl": back_to_app, "eventId": "ev-browser"}
+    browser.get(f"{fauxth.url}/emulator/auth/handler?{urllib.parse.urlencode(params)}")
+    wait = WebDriverWait(browser, 15)
+    wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "button[name=account][value='100000000000000000001']"))).click()
+    wait.until(EC.url_to_be(back_to_app))
+    stored = browser.execute_script("return sessionStorage.getItem('firebase:redirectEvent:fake-api-key:[DEFAULT]')")
+    event = json.loads(stored)
+    assert event["type"] == "signInViaRedirect" and event["eventId"] == "ev-browser" and event["error"] is None
+    signed_in = requests.post(f"{fauxth.url}/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp", params={"key": "fake-api-key"},
+                              json={"requestUri": event["urlResponse"], "returnSecureToken": True}, timeout=30)
+    assert signed_in.status_code == 200 and signed_in.json()["email"] == "alice@example.com"
+
+
+def test_the_deep_link_interstitial_shows_the_link_an_android_app_would_get(fauxth, browser):
+    import urllib.parse
+    params = {"apiKey": "fake-api-key", "authType": "signInViaRedirect", "providerId": "google.com", "apn": "com.example.app",
+              "fauxth_interstitial": "1"}
+    browser.get(f"{fauxth.url}/emulator/auth/handler?{urllib.parse.urlencode(params)}")
+    wait = WebDriverWait(browser, 15)
+    wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "button[name=account][value='100000000000000000001']"))).click()
+    shown = wait.until(EC.presence_of_element_located((By.ID, "url"))).get_attribute("value")
+    assert shown.startswith("intent://firebase.auth/#Intent;scheme=genericidp;package=com.example.app;")
+    assert browser.find_element(By.ID, "android").get_attribute("value").startswith("adb shell am start -W -a android.intent.action.VIEW -d 'intent://")
+    captured = fauxth.control("GET", "/deeplinks", params={"scheme": "intent"}).json()["deeplinks"]
+    assert captured[0]["url"] == shown

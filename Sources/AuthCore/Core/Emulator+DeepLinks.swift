@@ -25,6 +25,11 @@ extension Emulator {
         return link
     }
 
+    /// One captured deep link.
+    public func deepLink(id: String) throws -> DeepLink? {
+        try db.withConnection { try $0.first("SELECT * FROM deeplinks WHERE id = ?", [.text(id)]).map(DeepLink.init(row:)) }
+    }
+
     /// Captured deep links, newest first.
     public func deepLinks(scheme: String? = nil, filter: ListFilter = ListFilter()) throws -> [DeepLink] {
         var clauses = cursorClauses(table: "deeplinks", filter)
@@ -34,9 +39,26 @@ extension Emulator {
         }
     }
 
-    /// Whether a redirect target is an app link to capture: any scheme but http(s).
+    /// Whether a redirect target is an app's own link: any scheme but http(s).
     public static func isDeepLink(_ url: String) -> Bool {
         guard let scheme = URLComponents(string: url)?.scheme?.lowercased() else { return false }
         return scheme != "http" && scheme != "https"
+    }
+
+    /// Whether `url` would open an app rather than a web page: any scheme but http(s), or an http(s) URL
+    /// the tenant registered as an app's (iOS universal links, Android App Links) in its `app_links`
+    /// globs, matched without the query and fragment.
+    public func opensApp(_ url: String, tenant: String) -> Bool {
+        if Self.isDeepLink(url) { return true }
+        guard let patterns = (try? self.tenant(tenant))??.settings["app_links"]?.arrayValue, !patterns.isEmpty else { return false }
+        let page = String(url.prefix { $0 != "?" && $0 != "#" })
+        return patterns.contains { $0.stringValue.map { Glob.matches($0, page) } ?? false }
+    }
+
+    /// Captures a redirect target or a link in a message when it opens an app (see `opensApp`).
+    @discardableResult
+    public func captureIfAppLink(_ url: String, tenant: String, source: String, userId: String? = nil) throws -> DeepLink? {
+        guard opensApp(url, tenant: tenant) else { return nil }
+        return try captureDeepLink(url, tenant: tenant, source: source, userId: userId)
     }
 }

@@ -50,6 +50,14 @@ extension Emulator {
         }
     }
 
+    /// A tenant's accounts at one provider, oldest first (the Firebase sign-in widget lists them).
+    public func identities(in tenant: String, provider: String, limit: Int = 200) throws -> [Identity] {
+        try db.withConnection { c in
+            try c.query("SELECT * FROM identities WHERE tenant = ? AND provider = ? ORDER BY created_at, rowid LIMIT ?",
+                        [.text(tenant), .text(provider), .int(Int64(max(1, limit)))]).map(Identity.init(row:))
+        }
+    }
+
     /// Links a provider account to a user, or refreshes what the provider said if it is linked already;
     /// `identityTaken` when it belongs to another user.
     @discardableResult

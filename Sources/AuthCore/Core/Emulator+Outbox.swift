@@ -41,6 +41,8 @@ extension Emulator {
         }
         guard let message else { throw AuthError.invalidInput(field: "message", reason: "could not be stored") }
         feed.publish(.message(message))
+        // A link in a message that opens an app is a deep link the app would be opened with.
+        for link in links { _ = try? captureIfAppLink(link, tenant: outgoing.tenant, source: "message", userId: userId) }
         record(status == .sent ? .messageSent : .messageSuppressed, tenant: outgoing.tenant, userId: userId,
                detail: ["message_id": .string(id), "channel": .string(outgoing.channel.rawValue), "to": .string(outgoing.to),
                         "purpose": .string(outgoing.purpose.rawValue), "reason": JSON(outgoing.suppressedReason)])
