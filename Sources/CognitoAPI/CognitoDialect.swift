@@ -84,11 +84,15 @@ public struct CognitoDialect: Sendable {
             failure = CognitoError(.internalError, "Internal error: \(error)")
         }
         let status: HTTPResponse.Status = failure.kind == .internalError ? .internalServerError : .badRequest
-        var headers: HTTPFields = [.amznRequestId: requestId, .amznErrorType: failure.kind.rawValue + ":"]
+        return Self.failure(type: failure.kind.rawValue, message: failure.message, status: status, requestId: requestId)
+    }
+
+    /// The JSON 1.1 error answer for any exception type (a fault rule may name one Fauxth never raises).
+    static func failure(type: String, message: String, status: HTTPResponse.Status, requestId: String) -> Response {
+        var headers: HTTPFields = [.amznRequestId: requestId, .amznErrorType: type + ":"]
         // Header values must be one line of visible ASCII.
-        headers[.amznErrorMessage] = String(failure.message.map { $0.isASCII && !$0.isNewline ? $0 : " " })
-        return .json(["__type": .string(failure.kind.rawValue), "message": .string(failure.message)], status: status, headers: headers,
-                     contentType: "application/x-amz-json-1.1")
+        headers[.amznErrorMessage] = String(message.map { $0.isASCII && !$0.isNewline ? $0 : " " })
+        return .json(["__type": .string(type), "message": .string(message)], status: status, headers: headers, contentType: "application/x-amz-json-1.1")
     }
 
     /// Checks a Cognito tenant's settings; throws what Fauxth cannot use.

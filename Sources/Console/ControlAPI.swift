@@ -14,11 +14,14 @@ public struct ControlAPI: Sendable {
 
     /// The fake identity providers `/idp` steers.
     let identityProviders: FakeIdentityProviders
+    /// Every dialect's canonical operation names, which fault rules match.
+    let faultOperations: [String]
 
     public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON,
                 exportFirebase: @escaping @Sendable (String, String?) throws -> JSON = { _, _ in .null },
-                identityProviders: FakeIdentityProviders? = nil) {
+                identityProviders: FakeIdentityProviders? = nil, faultOperations: [String] = []) {
         self.emulator = emulator
+        self.faultOperations = faultOperations
         self.info = info
         self.exportFirebase = exportFirebase
         self.identityProviders = identityProviders ?? FakeIdentityProviders(emulator: emulator, page: { _ in nil })
@@ -37,6 +40,7 @@ public struct ControlAPI: Sendable {
         addTenantRoutes(to: group.group("tenants"))
         addSnapshotRoutes(to: group.group("snapshots"))
         addIdentityProviderRoutes(to: group.group("idp"))
+        addFaultRoutes(to: group.group("faults"))
         group.post("export/firebase") { request, _ in
             let body = try await ControlRequest(request: request).body()
             let directory = try body.string("dir", required: true) ?? ""
@@ -57,6 +61,7 @@ public struct ControlAPI: Sendable {
         "GET /clock", "POST /clock/advance", "POST /clock/freeze", "POST /clock/resume",
         "GET /messages", "DELETE /messages", "GET /messages/wait", "GET /messages/{id}",
         "GET /deeplinks", "GET /deeplinks/wait", "GET /deeplinks/{id}",
+        "GET /faults", "POST /faults", "DELETE /faults", "DELETE /faults/{id}", "GET /faults/journal", "GET /faults/operations",
         "GET /events", "GET /events/stream",
         "GET /tenants", "POST /tenants", "GET /tenants/{tenant}", "DELETE /tenants/{tenant}",
         "GET /tenants/{tenant}/users", "POST /tenants/{tenant}/users",

@@ -73,6 +73,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
 
     let router = Router(context: FauxthContext.self)
     addCommonMiddleware(to: router, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
+    let defaultProject = defaultSupabaseProject(in: emulator)
+    router.add(middleware: FaultMiddleware.main(emulator: emulator, supabase: defaultProject, firebase: firebase, cognito: cognito))
     router.get("/") { request, _ in
         // People go to the console; a client asking for JSON gets the Firebase emulator's health answer.
         let accept = request.headers[.accept] ?? ""
@@ -87,8 +89,9 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         info(emulator, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs)
     }, exportFirebase: { directory, project in
         try firebase.exportEmulatorFormat(to: directory, project: project)
-    }, identityProviders: identityProviders).addRoutes(to: router.group("_emu/v1"))
-    let defaultProject = defaultSupabaseProject(in: emulator)
+    }, identityProviders: identityProviders,
+       faultOperations: SupabaseDialect.faultOperations + FirebaseDialect.faultOperations + CognitoDialect.faultOperations)
+        .addRoutes(to: router.group("_emu/v1"))
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
 
     var services: [any Service] = []
@@ -110,9 +113,11 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         if dialect == .cognito {
             // A pool's own hosted-UI domain, as `https://<domain>.auth.<region>.amazoncognito.com` would be.
             addCommonMiddleware(to: projectRouter, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
+            projectRouter.add(middleware: FaultMiddleware.cognitoPool(emulator: emulator, cognito: cognito, pool: tenant))
             cognito.addHostedUIRoutes(to: projectRouter)
         } else {
             addCommonMiddleware(to: projectRouter, fallback: .supabase, emulator: emulator, staticFiles: staticFiles)
+            projectRouter.add(middleware: FaultMiddleware.supabaseProject(emulator: emulator, tenant: tenant))
             // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
             supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
             supabase.addRoutes(to: projectRouter.group()) { _ in tenant }

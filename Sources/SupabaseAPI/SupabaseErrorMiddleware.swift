@@ -36,22 +36,29 @@ struct SupabaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// GoTrue's two error shapes: `{code,message}` with an echoed version header for clients that send
     /// `X-Supabase-Api-Version` ≥ 2024-01-01, and the legacy `{code:<status>,error_code,msg}` otherwise.
     static func response(for failure: SupabaseError, apiVersion: String?) -> Response {
+        var extra: [String: JSON] = [:]
+        if let reasons = failure.weakPasswordReasons { extra["weak_password"] = ["reasons": .array(reasons.map(JSON.string))] }
+        return response(status: failure.status, code: failure.code.rawValue, message: failure.message, retryAfter: failure.retryAfter,
+                        oauthError: failure.oauthError, apiVersion: apiVersion, extra: extra)
+    }
+
+    /// GoTrue's error body for any error code (a fault rule may name one Fauxth never raises itself).
+    static func response(status: HTTPResponse.Status, code: String, message: String, retryAfter: Int?, oauthError: String? = nil,
+                         apiVersion: String?, extra: [String: JSON] = [:]) -> Response {
         var headers = HTTPFields()
-        headers[.supabaseErrorCode] = failure.code.rawValue
-        if let retry = failure.retryAfter { headers[.retryAfter] = String(retry) }
+        headers[.supabaseErrorCode] = code
+        if let retry = retryAfter { headers[.retryAfter] = String(retry) }
         var body: [String: JSON]
-        if let oauth = failure.oauthError {
-            body = ["error": .string(oauth), "error_description": .string(failure.message)]
+        if let oauth = oauthError {
+            body = ["error": .string(oauth), "error_description": .string(message)]
         } else if let version = apiVersion.flatMap(SupabaseAPIVersion.init), version >= .v20240101 {
             headers[.supabaseAPIVersion] = SupabaseAPIVersion.v20240101.rawValue
-            body = ["code": .string(failure.code.rawValue), "message": .string(failure.message)]
+            body = ["code": .string(code), "message": .string(message)]
         } else {
-            body = ["code": .int(Int(failure.status.code)), "error_code": .string(failure.code.rawValue), "msg": .string(failure.message)]
+            body = ["code": .int(Int(status.code)), "error_code": .string(code), "msg": .string(message)]
         }
-        if let reasons = failure.weakPasswordReasons {
-            body["weak_password"] = ["reasons": .array(reasons.map(JSON.string))]
-        }
-        return .json(.object(body), status: failure.status, headers: headers)
+        body.merge(extra) { $1 }
+        return .json(.object(body), status: status, headers: headers)
     }
 }
 

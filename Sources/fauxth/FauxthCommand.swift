@@ -66,6 +66,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve the console from this folder instead of the embedded copy (for console development).", valueName: "path"))
     var webRoot: String?
 
+    @Option(name: .customLong("faults"), help: ArgumentHelp("Fault rules to load at start (and after every reset): a JSON file ({\"rules\": [...]}) or the name of a scenario in seed/scenarios (repeatable).", valueName: "file|scenario"))
+    var faults: [String] = []
+
     func validate() throws {
         if let clock, EmulatorClock.parse(clock) == nil {
             throw ValidationError("--clock: expected real, frozen, frozen@<RFC 3339> or offset@<seconds>, got \(clock)")
@@ -107,6 +110,13 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         } catch let error as SnapshotError {
             printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        do {
+            let rules = try faults.flatMap { try FaultScenarios.load($0) }.map(app.emulator.faults.parse)
+            app.emulator.faults.setStartupRules(rules)
+        } catch {
+            printError("error: invalid --faults: \(error)")
             throw ExitCode(2)
         }
         for warning in app.warnings { printError("warning: \(warning)") }

@@ -38,6 +38,8 @@ public final class Emulator: Sendable {
     public let rateLimiter = RateLimiter()
     /// RSA keys the dialects sign with.
     public let keyring = Keyring()
+    /// Fault rules the server applies to the dialects' requests.
+    public let faults: FaultEngine
     let credentialDerivers: [Dialect: CredentialDeriver]
 
     let db: Database
@@ -53,6 +55,7 @@ public final class Emulator: Sendable {
         passwordHasher = options.passwordHasher
         seed = options.seed
         credentialDerivers = options.credentialDerivers
+        faults = FaultEngine(clock: options.clock, generator: options.generator)
         db = try Database()
         seedStateURI = "file:fauxth-seed-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?mode=memory&cache=shared"
         seedState = try Database(path: seedStateURI)
@@ -77,6 +80,8 @@ public final class Emulator: Sendable {
             try resetTenant(tenant)
         } else {
             try seedState.copy(into: db)
+            // Rules a test added go; the ones the server started with come back with fresh counters.
+            faults.restoreStartupRules()
         }
         rateLimiter.clear()
         record(.emulatorReset, tenant: tenant)

@@ -25,6 +25,8 @@ public enum EventType: String, Sendable, Codable, CaseIterable {
     case snapshotTaken = "snapshot.taken"
     case snapshotRestored = "snapshot.restored"
     case emulatorReset = "emulator.reset"
+    /// A fault rule fired on a request.
+    case faultFired = "fault.fired"
 }
 
 /// One entry of the audit trail.

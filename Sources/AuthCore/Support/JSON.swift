@@ -32,6 +32,13 @@ public enum JSON: Sendable, Hashable {
         default: nil
         }
     }
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let i): Double(i)
+        case .double(let d): d
+        default: nil
+        }
+    }
     public var isNull: Bool { self == .null }
 
     /// The JSON type name, for error messages ("expected a string, got a number").

@@ -1,0 +1,94 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import Hummingbird
+
+/// `/_emu/v1/faults`: the fault rules, in order; the scenarios ready to load; the canonical operation
+/// names rules match; and the journal of firings.
+extension ControlAPI {
+    func addFaultRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
+        group.get { _, _ in ControlJSON.response(["rules": .array(emulator.faults.rules().map(Self.rule))]) }
+        group.post { request, _ in
+            let body = try await ControlRequest(request: request).body()
+            let rules = try Self.rules(in: body, engine: emulator.faults)
+            emulator.faults.add(rules)
+            let ids = Set(rules.map(\.id))
+            return ControlJSON.response(["rules": .array(emulator.faults.rules().filter { ids.contains($0.rule.id) }.map(Self.rule))], status: .created)
+        }
+        group.delete { _, _ in
+            emulator.faults.removeAll()
+            return Response(status: .noContent)
+        }
+        group.get("journal") { _, _ in
+            ControlJSON.response(["firings": .array(emulator.faults.journal().map(Self.firing))])
+        }
+        group.get("operations") { _, _ in
+            ControlJSON.response(["operations": .array(faultOperations.map(JSON.string)), "meanings": .array(FaultRule.meanings.map(JSON.string)),
+                                  "scenarios": .array(FaultScenarios.all.map { ["name": .string($0.name), "description": .string($0.description)] })])
+        }
+        group.delete(":id") { _, context in
+            let id = try context.parameters.require("id")
+            guard emulator.faults.remove(id) else { throw ControlError.notFound("no fault rule \(id)") }
+            return Response(status: .noContent)
+        }
+    }
+
+    /// A body of one rule, `{"rules": [...]}`, or `{"scenario": "<name>"}`.
+    static func rules(in body: [String: JSON], engine: FaultEngine) throws -> [FaultRule] {
+        if let name = body["scenario"]?.stringValue {
+            guard let rules = FaultScenarios.rules(named: name) else {
+                throw ControlError.badRequest("scenario: no scenario \(name) (\(FaultScenarios.all.map(\.name).joined(separator: ", ")))")
+            }
+            return try rules.map(engine.parse)
+        }
+        if let list = body["rules"] {
+            guard let items = list.arrayValue else { throw ControlError.badRequest("rules: expected an array") }
+            return try items.map(engine.parse)
+        }
+        return [try engine.parse(.object(body))]
+    }
+
+    static func rule(_ entry: (rule: FaultRule, matched: Int, fired: Int, retired: Bool, expiresAt: Date?)) -> JSON {
+        guard case .object(var o) = entry.rule.json else { return entry.rule.json }
+        o["state"] = ["matched": .int(entry.matched), "fired": .int(entry.fired), "retired": .bool(entry.retired),
+                      "expires_at": entry.expiresAt.map(ControlJSON.time) ?? .null]
+        return .object(o)
+    }
+
+    static func firing(_ f: FaultEngine.Firing) -> JSON {
+        ["id": .string(f.id), "rule": .string(f.rule.id), "effect": .string(f.rule.effect.type), "dialect": .string(f.target.dialect.rawValue),
+         "operation": .string(f.target.operation), "tenant": JSON(f.target.tenant), "identifier": JSON(f.target.identifier),
+         "client_id": JSON(f.target.clientId), "method": .string(f.target.method), "path": .string(f.target.path), "at": ControlJSON.time(f.at)]
+    }
+}
+
+/// The ready-made fault scenarios in `seed/scenarios/`, compiled into the binary.
+public enum FaultScenarios {
+    public static var all: [(name: String, description: String)] {
+        EmbeddedAssets.paths.filter { $0.hasPrefix("seed/scenarios/") && $0.hasSuffix(".json") }.map { path in
+            let name = String(path.dropFirst("seed/scenarios/".count).dropLast(".json".count))
+            return (name, document(name)?["description"]?.stringValue ?? "")
+        }
+    }
+
+    /// A scenario's rules, by name (`flaky-network`).
+    public static func rules(named name: String) -> [JSON]? { document(name)?["rules"]?.arrayValue }
+
+    static func document(_ name: String) -> JSON? {
+        EmbeddedAssets.file("seed/scenarios/\(name).json").flatMap { try? JSON.parse($0) }
+    }
+
+    /// Rules from a file (`{"rules": [...]}` or an array of rules) or a scenario's name.
+    public static func load(_ pathOrName: String) throws -> [JSON] {
+        if FileManager.default.fileExists(atPath: pathOrName) {
+            let data = try Data(contentsOf: URL(fileURLWithPath: pathOrName))
+            let json = try JSON.parse(Array(data))
+            if let rules = json.arrayValue ?? json["rules"]?.arrayValue { return rules }
+            throw AuthError.invalidInput(field: pathOrName, reason: "expected {\"rules\": [...]} or an array of rules")
+        }
+        guard let rules = rules(named: pathOrName) else {
+            throw AuthError.invalidInput(field: "--faults", reason: "\(pathOrName) is neither a file nor a scenario (\(all.map(\.name).joined(separator: ", ")))")
+        }
+        return rules
+    }
+}
