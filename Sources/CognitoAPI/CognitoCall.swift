@@ -71,6 +71,20 @@ struct CognitoCall: Sendable {
         return (pool, client)
     }
 
+    /// `ForgotPassword` and `ResendConfirmationCode`: sends the code to the user `Username` names and
+    /// answers its `CodeDeliveryDetails`; for an unknown user, a made-up delivery when the client hides
+    /// which users exist (`PreventUserExistenceErrors`), else `UserNotFoundException`.
+    func deliverCode(_ send: (User, CognitoPool) throws -> JSON) throws -> JSON {
+        let (pool, client) = try poolAndClient()
+        let username = try body.required("Username")
+        try checkSecretHash(try body.string("SecretHash"), usernames: [username], client: client)
+        guard let user = try CognitoUsers.find(username, pool: pool, emulator: emulator) else {
+            guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
+            return ["CodeDeliveryDetails": CognitoUsers.simulatedDelivery(username)]
+        }
+        return ["CodeDeliveryDetails": try send(user, pool)]
+    }
+
     /// `SECRET_HASH` (`base64(HMAC-SHA256(secret, username ‖ clientId))`), required and checked in
     /// constant time for a client with a secret. Any of `usernames` may be the one hashed: the name
     /// the user typed, or the internal username a challenge or a refresh token stands for.

@@ -5,14 +5,7 @@ import Foundation
 /// `AdminResetUserPassword`.
 enum Passwords {
     static func forgot(_ call: CognitoCall) async throws -> JSON {
-        let (pool, client) = try call.poolAndClient()
-        let username = try call.body.required("Username")
-        try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
-        guard let user = try CognitoUsers.find(username, pool: pool, emulator: call.emulator) else {
-            guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
-            return ["CodeDeliveryDetails": CognitoUsers.simulatedDelivery(username)]
-        }
-        return ["CodeDeliveryDetails": try sendResetCode(user, pool: pool, emulator: call.emulator, origin: call.origin)]
+        try call.deliverCode { user, pool in try sendResetCode(user, pool: pool, emulator: call.emulator, origin: call.origin) }
     }
 
     /// A reset code to the user's recovery address; its `CodeDeliveryDetails`.

@@ -100,14 +100,7 @@ enum SignUp {
     }
 
     static func resend(_ call: CognitoCall) async throws -> JSON {
-        let (pool, client) = try call.poolAndClient()
-        let username = try call.body.required("Username")
-        try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
-        guard let user = try CognitoUsers.find(username, pool: pool, emulator: call.emulator) else {
-            guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
-            return ["CodeDeliveryDetails": CognitoUsers.simulatedDelivery(username)]
-        }
-        return ["CodeDeliveryDetails": try resendCode(user, pool: pool, emulator: call.emulator, origin: call.origin)]
+        try call.deliverCode { user, pool in try resendCode(user, pool: pool, emulator: call.emulator, origin: call.origin) }
     }
 
     /// A new confirmation code for an `UNCONFIRMED` user; the old one stops working.

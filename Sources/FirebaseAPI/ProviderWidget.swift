@@ -34,7 +34,7 @@ enum ProviderWidget {
         guard ["appName", "clientId", "appId", "apn", "ibi"].contains(where: { widget[$0] != nil }) else {
             return picker(call).error("Missing one of appName / clientId / appId / apn / ibi query params.", status: .badRequest)
         }
-        let scope = try call.projects.scope(project: try call.projects.project(forAPIKey: apiKey), tenant: widget["tid"] ?? widget["tenantId"])
+        let scope = try self.scope(call, widget: widget)
         if let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers) {
             return try toProvider(call, fake: fake, widget: widget, scope: scope)
         }
@@ -57,6 +57,11 @@ enum ProviderWidget {
     /// The client id the project signs in with at a fake provider (Firebase keeps it in the provider's
     /// configuration, which Fauxth does not model): any id does, as the handler exchanges the code itself.
     static func clientId(_ scope: FirebaseScope) -> String { "fauxth-firebase-\(scope.projectId)" }
+
+    /// The project (and Identity Platform tenant) the SDK's API key and `tid` name.
+    static func scope(_ call: FirebaseCall, widget: [String: String]) throws -> FirebaseScope {
+        try call.projects.scope(project: try call.projects.project(forAPIKey: widget["apiKey"] ?? ""), tenant: widget["tid"] ?? widget["tenantId"])
+    }
 
     static func callbackURL(_ call: FirebaseCall) -> String { "\(call.request.baseURL)/emulator/auth/handler" }
 
@@ -91,7 +96,7 @@ enum ProviderWidget {
         guard let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers) else {
             return picker(call).error("No identity provider stands in for \(providerId).", status: .badRequest)
         }
-        let scope = try call.projects.scope(project: try call.projects.project(forAPIKey: widget["apiKey"] ?? ""), tenant: widget["tid"] ?? widget["tenantId"])
+        let scope = try self.scope(call, widget: widget)
         let tokens: FakeIdentityProviders.Tokens
         do {
             tokens = try providers.exchange(fake.id, code: params["code"] ?? "", clientId: clientId(scope), redirectURI: callbackURL(call),
@@ -165,8 +170,7 @@ enum ProviderWidget {
                 return picker(call).error("The sign-in ended with \(event["error"]?["message"]?.stringValue ?? "an error"). Close this page: the app sees a cancelled sign-in.",
                                           status: .ok)
             }
-            let tenant = (try? call.projects.scope(project: try call.projects.project(forAPIKey: widget["apiKey"] ?? ""),
-                                                   tenant: widget["tid"] ?? widget["tenantId"]).coreTenant) ?? ""
+            let tenant = (try? scope(call, widget: widget).coreTenant) ?? ""
             try call.emulator.captureIfAppLink(link, tenant: tenant, source: "auth_handler")
             return Response(status: .seeOther, headers: [.location: link, .cacheControl: "no-store"])
         }
@@ -184,7 +188,8 @@ enum ProviderWidget {
         let urlResponse = event["urlResponse"]?.stringValue ?? ""
         let authType = authType(widget)
         if let package = widget["apn"] {
-            var fallback = URLComponents(string: "\(callbackURL(call))")!
+            // The Host header shapes this URL; one URLComponents cannot read still gets a relative fallback.
+            var fallback = URLComponents(string: callbackURL(call)) ?? URLComponents(string: "/emulator/auth/handler") ?? URLComponents()
             fallback.queryItems = widget.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
                 + [URLQueryItem(name: "error", value: "App not found for intent")]
             var link = "intent://firebase.auth/#Intent;scheme=genericidp;package=\(package);S.authType=\(authType);"

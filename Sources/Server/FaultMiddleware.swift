@@ -40,7 +40,8 @@ struct FaultMiddleware: RouterMiddleware {
     static let bodyLimit = 8 << 20
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard emulator.faults.isArmed else { return try await next(request, context) }
+        // The control API, the console and the fake providers are never faulted: leave their bodies unread.
+        guard emulator.faults.isArmed, !request.uri.path.hasPrefix("/_emu/") else { return try await next(request, context) }
         var request = request
         var parts = Parts(method: request.method, path: request.uri.path, query: request.queryFields, headers: [:], json: nil, form: [:])
         for field in request.headers { parts.headers[field.name.canonicalName] = field.value }

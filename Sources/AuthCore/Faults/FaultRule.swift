@@ -51,7 +51,7 @@ public struct FaultRule: Sendable, Equatable {
             if !operations.isEmpty, !operations.contains(where: { Glob.matches($0, target.operation, separators: ":") }) { return false }
             if let tenant, tenant != target.tenant { return false }
             // `*` matches anything in an identifier (`*@example.com`, `+1555*`).
-            if let identifier, !Glob.matches(identifier.lowercased(), target.identifier?.lowercased() ?? "", separators: "\u{1}") { return false }
+            if let identifier, !Glob.matches(identifier.lowercased(), target.identifier?.lowercased() ?? "", separators: "") { return false }
             if let clientId, clientId != target.clientId { return false }
             if let method, method.uppercased() != target.method.uppercased() { return false }
             if let path, !Glob.matches(path, target.path, separators: "/") { return false }

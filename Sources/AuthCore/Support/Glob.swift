@@ -4,8 +4,9 @@ import Foundation
 /// (it stops at `separators`), `**` crosses them, `?` is one character of a segment. Redirect allow
 /// lists, app-link patterns and fault rules' paths all use it.
 public enum Glob {
+    /// With no `separators`, `*` matches anything.
     public static func matches(_ pattern: String, _ text: String, separators: String = "./") -> Bool {
-        let segment = "[^" + NSRegularExpression.escapedPattern(for: separators) + "]"
+        let segment = separators.isEmpty ? "." : "[^" + NSRegularExpression.escapedPattern(for: separators) + "]"
         var regex = "^"
         var chars = Array(pattern)[...]
         while let c = chars.popFirst() {
