@@ -97,4 +97,14 @@ enum CognitoAction: String, CaseIterable, Sendable {
         case .listUsers: ListUsers.handle
         }
     }
+
+    /// The per-IP policy the action counts against: sign-ins and token requests, and the actions that
+    /// check a code.
+    var requestLimit: PolicyLimit? {
+        switch self {
+        case .initiateAuth, .adminInitiateAuth, .respondToAuthChallenge, .adminRespondToAuthChallenge, .getTokensFromRefreshToken: .tokenPerIP
+        case .confirmSignUp, .confirmForgotPassword, .verifyUserAttribute, .verifySoftwareToken: .verifyPerIP
+        default: nil
+        }
+    }
 }

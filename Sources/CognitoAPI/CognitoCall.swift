@@ -58,10 +58,13 @@ struct CognitoCall: Sendable {
     var baseURL: String { request.baseURL }
 
     /// The pool `UserPoolId` names.
-    func pool() throws -> CognitoPool { try pools.pool(try body.required("UserPoolId")) }
+    func pool() throws -> CognitoPool { try limited(try pools.pool(try body.required("UserPoolId"))) }
 
     /// The pool and client `ClientId` names.
-    func poolAndClient() throws -> (CognitoPool, CognitoClient) { try pools.pool(clientId: try body.required("ClientId")) }
+    func poolAndClient() throws -> (CognitoPool, CognitoClient) {
+        let (pool, client) = try pools.pool(clientId: try body.required("ClientId"))
+        return (try limited(pool), client)
+    }
 
     /// The pool `UserPoolId` names and its client `ClientId` names (the admin sign-in operations).
     func poolAndItsClient() throws -> (CognitoPool, CognitoClient) {
@@ -69,6 +72,12 @@ struct CognitoCall: Sendable {
         let id = try body.required("ClientId")
         guard let client = pool.client(id) else { throw CognitoError(.resourceNotFound, "User pool client \(id) does not exist.") }
         return (pool, client)
+    }
+
+    /// Counts the call against the pool's per-IP policy for its action (`TooManyRequestsException`).
+    private func limited(_ pool: CognitoPool) throws -> CognitoPool {
+        if let limit = action.requestLimit { try emulator.checkRequestLimit(limit, in: pool.tenant, ip: origin.ip) }
+        return pool
     }
 
     /// `ForgotPassword` and `ResendConfirmationCode`: sends the code to the user `Username` names and

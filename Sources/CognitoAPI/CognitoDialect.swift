@@ -32,6 +32,14 @@ public struct CognitoDialect: Sendable {
         return ["srp": CognitoSRP.credential(poolId: tenant.id, userId: srpUser, password: password, generator: generator)]
     }
 
+    /// Cognito's own protections as a pool's policies: the sign-in lockout every pool has, and a limit
+    /// on code messages to one recipient (`LimitExceededException` on the sixth within an hour).
+    public static let policyDeriver: PolicyDeriver = { _ in
+        VendorPolicies(base: TenantPolicies(lockouts: [.password: TenantPolicies.cognitoSignInLockout],
+                                            limits: [.codeDeliveries: RateLimit(count: 5, window: 3600)]),
+                       applied: Set(PolicyLimit.allCases))
+    }
+
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.post("/") { request, context in
             await dispatch(request, origin: request.origin(context), logger: context.logger)

@@ -68,8 +68,14 @@ struct CognitoError: Error, Equatable {
         case .userNotFound: self = .userDoesNotExist
         case .tenantNotFound(let id): self.init(.resourceNotFound, "User pool \(id) does not exist.")
         case .tenantExists(let id): self.init(.invalidParameter, "User pool \(id) already exists.")
-        case .lockedOut: self.init(.notAuthorized, "Password attempts exceeded")
+        case .lockedOut(.password, _, _): self.init(.notAuthorized, "Password attempts exceeded")
+        case .lockedOut(.code, _, _): self.init(.tooManyFailedAttempts, "Too many failed attempts, please try after some time.")
+        case .lockedOut(.mfa, _, _): self.init(.notAuthorized, "Too many invalid MFA codes, please try after some time.")
         case .rateLimited: self.init(.tooManyRequests, "Too many requests")
+        case .sendLimited(.emailSent, _):
+            self.init(.limitExceeded, "Exceeded daily email limit for the operation or the account. "
+                      + "If a higher limit is required, please configure your user pool to use your own Amazon SES configuration for sending email.")
+        case .sendLimited: self.init(.limitExceeded, "Attempt limit exceeded, please try after some time.")
         case .refreshTokenNotFound: self.init(.notAuthorized, "Invalid Refresh Token")
         case .refreshTokenReused, .sessionNotFound: self.init(.notAuthorized, "Refresh Token has been revoked")
         case .sessionExpired: self.init(.notAuthorized, "Refresh Token has expired")

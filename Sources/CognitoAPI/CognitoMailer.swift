@@ -33,9 +33,14 @@ struct CognitoMailer {
     @discardableResult
     func send(_ kind: Kind, to destination: String, user: User, origin: RequestOrigin = RequestOrigin()) throws -> JSON {
         let channel: Channel = destination.contains("@") ? .email : .sms
+        let (subject, template) = self.template(kind, channel: channel)
+        // Codes a user can ask for again count per recipient (Cognito's LimitExceededException on
+        // resends); sign-in and MFA codes only against the pool's sending quota.
+        try emulator.admitSend(OutgoingMessage(tenant: pool.id, channel: channel, to: destination, from: channel == .email ? sender : "AWS",
+                                               subject: channel == .email ? subject : nil, text: "", purpose: kind.purpose(channel)),
+                               userId: user.id, perRecipient: kind != .mfa && kind != .signIn)
         let issued = try emulator.issueCode(in: pool.id, CodeRequest(userId: user.id, purpose: kind.purpose(channel), channel: channel, target: destination,
                                                                      lifetime: kind.lifetime, fixedCode: pool.fixedCode), origin: origin)
-        let (subject, template) = self.template(kind, channel: channel)
         deliverText(template, subject: subject, code: issued.code, to: destination, channel: channel, purpose: kind.purpose(channel), user: user)
         return CognitoUsers.delivery(destination)
     }
@@ -82,11 +87,13 @@ struct CognitoMailer {
     private func deliverText(_ template: String, subject: String, code: String, to destination: String, channel: Channel,
                              purpose: MessagePurpose, user: User) {
         let text = template.replacingOccurrences(of: "{####}", with: code)
-        let sender = pool.pool["EmailConfiguration"]?["From"]?.stringValue ?? "no-reply@verificationemail.com"
         _ = try? emulator.deliver(OutgoingMessage(tenant: pool.id, channel: channel, to: destination, from: channel == .email ? sender : "AWS",
                                                   subject: channel == .email ? subject : nil, text: text, purpose: purpose, codes: [code]),
                                   userId: user.id)
     }
+
+    /// The address the pool's emails come from.
+    var sender: String { pool.pool["EmailConfiguration"]?["From"]?.stringValue ?? "no-reply@verificationemail.com" }
 
     /// A temporary password that satisfies the pool's policy.
     static func temporaryPassword(_ generator: Generator, policy: [String: JSON]) -> String {

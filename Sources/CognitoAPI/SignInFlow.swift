@@ -35,7 +35,9 @@ struct SignInFlow {
     /// A password sign-in (`USER_PASSWORD_AUTH`, `ADMIN_USER_PASSWORD_AUTH`, `USER_AUTH`'s `PASSWORD`, the hosted UI).
     func password(_ user: User?, _ password: String) throws -> SignInStep {
         guard let user else { throw CognitoError.incorrectCredentials }
-        guard try emulator.checkPassword(password, in: pool.id, userId: user.id) else {
+        guard try emulator.attempt(.password, in: pool.id, subject: user.id, userId: user.id, origin: origin, {
+            try emulator.checkPassword(password, in: pool.id, userId: user.id)
+        }) else {
             emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "wrong_password", "method": "password"])
             throw CognitoError.incorrectCredentials
         }
@@ -79,9 +81,11 @@ struct SignInFlow {
             throw CognitoError.incorrectCredentials
         }
         let B = CognitoSRP.publicKey(b: b, verifier: verifier)
-        guard let expected = CognitoSRP.expectedSignature(poolId: pool.id, userId: srpUser, secretBlock: Array(block), timestamp: timestamp,
-                                                          A: A, B: B, b: b, verifier: verifier),
-              constantTimeEquals(expected, Array(signature)) else {
+        guard try emulator.attempt(.password, in: pool.id, subject: user.id, userId: user.id, origin: origin, {
+            guard let expected = CognitoSRP.expectedSignature(poolId: pool.id, userId: srpUser, secretBlock: Array(block), timestamp: timestamp,
+                                                              A: A, B: B, b: b, verifier: verifier) else { return false }
+            return constantTimeEquals(expected, Array(signature))
+        }) else {
             emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "wrong_password", "method": "srp"])
             throw CognitoError.incorrectCredentials
         }
@@ -234,7 +238,11 @@ struct SignInFlow {
                   let secret = factor.secret.flatMap(Base32.decode) else {
                 throw CognitoError(.softwareTokenMFANotFound, "Software Token MFA has not been set up for the user.")
             }
-            guard let step = TOTP(secret: secret).matchingStep(code, at: now) else {
+            var matched: UInt64?
+            guard try emulator.attempt(.mfa, in: pool.id, subject: user.id, userId: user.id, origin: origin, {
+                matched = TOTP(secret: secret).matchingStep(code, at: now)
+                return matched != nil
+            }), let step = matched else {
                 pools.replays.fail(session, now: now)
                 emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "mfa_code_invalid"])
                 throw CognitoError(.codeMismatch, "Invalid code received for user")

@@ -45,7 +45,11 @@ enum SoftwareToken {
         guard let factor = factors.last(where: { !$0.verified }), let secret = factor.secret.flatMap(Base32.decode) else {
             throw CognitoError(.softwareTokenMFANotFound, "Software Token MFA has not been associated with the user.")
         }
-        guard let step = TOTP(secret: secret).matchingStep(code, at: call.emulator.clock.now) else {
+        var matched: UInt64?
+        guard try call.emulator.attempt(.mfa, in: pool.id, subject: user.id, userId: user.id, origin: call.origin, {
+            matched = TOTP(secret: secret).matchingStep(code, at: call.emulator.clock.now)
+            return matched != nil
+        }), let step = matched else {
             throw CognitoError(.enableSoftwareTokenMFA, "Code mismatch")
         }
         let name = try call.body.string("FriendlyDeviceName")

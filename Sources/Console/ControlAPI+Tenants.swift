@@ -29,6 +29,7 @@ extension ControlAPI {
             try emulator.deleteTenant(try context.parameters.require("tenant"))
             return Response(status: .noContent)
         }
+        addPolicyRoutes(to: group)
         addUserRoutes(to: group.group(":tenant/users"))
     }
 

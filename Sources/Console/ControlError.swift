@@ -38,6 +38,7 @@ public struct ControlError: Error, Equatable {
         case .tenantExists(let id): self.init(.conflict, "tenant_exists", "tenant \(id) already exists")
         case .lockedOut: self.init(.tooManyRequests, "locked_out", "locked out")
         case .rateLimited: self.init(.tooManyRequests, "rate_limited", "rate limited")
+        case .sendLimited(let limit, _): self.init(.tooManyRequests, "send_limited", "the tenant's \(limit.rawValue) limit refused the message")
         case .refreshTokenNotFound: self.init(.notFound, "refresh_token_not_found", "no such refresh token")
         case .refreshTokenReused: self.init(.conflict, "refresh_token_reused", "refresh token already used")
         case .sessionNotFound: self.init(.notFound, "session_not_found", "no such session")

@@ -56,7 +56,20 @@ public struct FirebaseDialect: Sendable {
         let body = request.method == .get ? FirebaseBody.empty : try await FirebaseBody.read(request)
         let call = FirebaseCall(request: request, route: route, body: Self.enumsNamed(body), origin: origin, emulator: emulator,
                                 projects: projects, pages: pages, identityProviders: identityProviders, isOwner: isOwner, apiKey: apiKey)
+        if let limit = Self.requestLimit(route.operation), let scope = try? call.scope() {
+            try emulator.checkRequestLimit(limit, in: try emulator.requireTenant(scope.coreTenant), ip: origin.ip)
+        }
         return try await Self.handler(for: route.operation)(call)
+    }
+
+    /// The per-IP policy an operation counts against: sign-ins and token refreshes, and the
+    /// operations that check a code (both, for those that do both).
+    static func requestLimit(_ operation: FirebaseOperation) -> PolicyLimit? {
+        switch operation {
+        case .signUp, .signInWithPassword, .signInWithCustomToken, .signInWithIdp, .refresh: .tokenPerIP
+        case .signInWithPhoneNumber, .signInWithEmailLink, .resetPassword, .mfaEnrollmentFinalize, .mfaSignInFinalize: .verifyPerIP
+        default: nil
+        }
     }
 
     /// Emulator-only endpoints, the action page and Google's public keys need no API key.

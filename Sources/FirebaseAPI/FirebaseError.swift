@@ -127,6 +127,8 @@ struct FirebaseError: Error, Equatable {
     static let missingAPIKey = FirebaseError(.permissionDenied, status: .forbidden, googleStatus: "PERMISSION_DENIED")
         .withMessage("The request is missing a valid API key.")
     static let notOwner = FirebaseError(.insufficientPermission)
+    static let passwordLockout = "Access to this account has been temporarily disabled due to many failed login attempts. "
+        + "You can immediately restore it by resetting your password or you can try again later."
 }
 
 extension FirebaseError {
@@ -147,8 +149,15 @@ extension FirebaseError {
         case .userNotFound: self.init(.userNotFound)
         case .tenantNotFound: self.init(.tenantNotFound)
         case .tenantExists: self.init(.invalidTenantID, "A tenant with this id exists.")
-        case .lockedOut(_, let retryAfter), .rateLimited(let retryAfter):
+        case .lockedOut(let kind, _, let retryAfter):
+            // Production's wording for a password lockout; codes get the bare code, as there.
+            self.init(.tooManyAttempts, kind == .password ? Self.passwordLockout : nil, retryAfter: max(1, Int(retryAfter.rounded(.up))))
+        case .rateLimited(let retryAfter):
             self.init(.tooManyAttempts, retryAfter: max(1, Int(retryAfter.rounded(.up))))
+        case .sendLimited(let limit, let retryAfter):
+            // The project's SMS quota is QUOTA_EXCEEDED (auth/quota-exceeded); every other send limit is
+            // TOO_MANY_ATTEMPTS_TRY_LATER (auth/too-many-requests).
+            self.init(limit == .smsSent ? .quotaExceeded : .tooManyAttempts, retryAfter: max(1, Int(retryAfter.rounded(.up))))
         case .refreshTokenNotFound: self.init(.invalidRefreshToken)
         case .refreshTokenReused, .sessionNotFound, .sessionExpired: self.init(.tokenExpired)
         case .codeInvalid: self.init(.invalidOOBCode)

@@ -53,7 +53,10 @@ enum MFA {
                   claims["sub"]?.stringValue == userId, let secret = claims["secret"]?.stringValue,
                   let secretBytes = Base32.decode(secret) else { throw FirebaseError(.invalidSessionInfo) }
             guard let exp = claims["exp"]?.intValue, Double(exp) > call.emulator.clock.now.timeIntervalSince1970 else { throw FirebaseError(.sessionExpired) }
-            guard let code = try totpInfo.string("verificationCode"), TOTP(secret: secretBytes).verify(code, at: call.emulator.clock.now) else {
+            let code = try totpInfo.string("verificationCode")
+            guard try call.emulator.attempt(.mfa, in: tenant, subject: userId, userId: userId, origin: call.origin, {
+                code.map { TOTP(secret: secretBytes).verify($0, at: call.emulator.clock.now) } ?? false
+            }) else {
                 throw FirebaseError(.invalidCode)
             }
             let factor = try call.emulator.enrollTOTP(in: tenant, userId: userId, friendlyName: nil, maxFactors: maxFactors, secret: secret)
@@ -103,7 +106,10 @@ enum MFA {
             guard let id = try call.body.string("mfaEnrollmentId"), let match = factors.first(where: { $0.id == id && $0.kind == "totp" }) else {
                 throw FirebaseError(.mfaEnrollmentNotFound)
             }
-            guard let code = try totpInfo.string("verificationCode"), match.totp?.verify(code, at: call.emulator.clock.now) == true else {
+            let code = try totpInfo.string("verificationCode")
+            guard try call.emulator.attempt(.mfa, in: scope.coreTenant, subject: user.id, userId: user.id, origin: call.origin, {
+                code.map { match.totp?.verify($0, at: call.emulator.clock.now) == true } ?? false
+            }) else {
                 call.emulator.record(.signInFailed, tenant: scope.coreTenant, userId: user.id, origin: call.origin, detail: ["reason": "mfa_code_invalid"])
                 throw FirebaseError(.invalidCode)
             }

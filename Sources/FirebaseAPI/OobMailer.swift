@@ -89,6 +89,11 @@ struct OobMailer {
         let oobCode = emulator.generator.string(54, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         let lifetime = scope.settings.oobCodeTTL ?? type.defaultLifetime
         let target = type == .verifyAndChangeEmail ? (newEmail ?? email) : email
+        if send {
+            try emulator.admitSend(OutgoingMessage(tenant: scope.coreTenant, channel: .email, to: target, from: sender,
+                                                   subject: type.template.subject.replacingOccurrences(of: "%APP_NAME%", with: scope.displayName),
+                                                   text: "", purpose: type.purpose), userId: user?.id)
+        }
         _ = try emulator.issueCode(in: scope.coreTenant, CodeRequest(userId: user?.id, purpose: type.purpose, channel: .email, target: target,
                                                                      lifetime: lifetime, linkToken: { $0 }, fixedCode: oobCode), origin: call.origin)
         let link = self.link(type, code: oobCode, continueURL: continueURL)
@@ -118,9 +123,12 @@ struct OobMailer {
             paragraph == link ? "<a href=\"\(HTMLPage.escape(link))\">\(HTMLPage.escape(link))</a>" : HTMLPage.escape(String(paragraph))
         }.joined(separator: "</p><p>") + "</p>"
         try call.emulator.deliver(OutgoingMessage(tenant: scope.coreTenant, channel: .email, to: recipient,
-                                                  from: "noreply@\(scope.projectId).firebaseapp.com", subject: fill(type.template.subject),
+                                                  from: sender, subject: fill(type.template.subject),
                                                   text: text, html: html, purpose: type.purpose, codes: [code]), userId: user?.id)
     }
+
+    /// The address Firebase's emails come from.
+    var sender: String { "noreply@\(scope.projectId).firebaseapp.com" }
 
     static func encode(_ value: String) -> String {
         var allowed = CharacterSet.alphanumerics

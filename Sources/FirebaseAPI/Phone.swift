@@ -44,6 +44,10 @@ enum Phone {
                 throw FirebaseError(.tooManyAttempts, retryAfter: max(1, Int(retryAfter.rounded(.up))))
             }
         }
+        if fixed == nil {
+            try emulator.admitSend(OutgoingMessage(tenant: scope.coreTenant, channel: .sms, to: phone, from: "Firebase", text: "", purpose: purpose),
+                                   userId: userId, scope: flow)
+        }
         let sessionInfo = emulator.generator.string(200, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         let issued = try emulator.issueCode(in: scope.coreTenant, CodeRequest(userId: userId, purpose: purpose, channel: .sms, target: phone,
                                                                               lifetime: scope.settings.phoneCodeTTL, linkToken: { _ in sessionInfo },

@@ -43,7 +43,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
                              onReady: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> FauxthApplication {
     let emulator = try Emulator(EmulatorOptions(clock: options.clock, generator: options.generator,
                                                 passwordHasher: options.passwordHasher, seed: options.seed,
-                                                credentialDerivers: [.cognito: CognitoDialect.credentialDeriver]))
+                                                credentialDerivers: [.cognito: CognitoDialect.credentialDeriver],
+                                                policyDerivers: [.supabase: SupabaseDialect.policyDeriver, .cognito: CognitoDialect.policyDeriver]))
     var warnings = try validateTenants(emulator)
     if let path = options.snapshotPath, FileManager.default.fileExists(atPath: path) {
         try emulator.loadSnapshot(from: path)
@@ -194,6 +195,9 @@ struct ExposeHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 private func validateTenants(_ emulator: Emulator) throws -> [String] {
     var warnings: [String] = []
     for tenant in try emulator.tenants() {
+        do { _ = try emulator.policies(for: tenant) } catch {
+            throw SeedError(file: "tenant \(tenant.id)", path: "policies", reason: "\(error)")
+        }
         switch tenant.dialect {
         case .supabase:
             do {

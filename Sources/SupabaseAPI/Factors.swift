@@ -104,7 +104,7 @@ struct Factors {
                                              ip: call.origin.ip, expiry: project.config.mfaChallengeExpiry) { factor in
                 if factor.kind == "phone" {
                     // The texted code is bound to its challenge; a wrong one leaves it usable for another try.
-                    return (try? emulator.consumeCode(in: call.tenant, purposes: [.mfa], .code(code, target: challengeId))) != nil
+                    return (try? emulator.consumeCode(in: call.tenant, purposes: [.mfa], .code(code, target: challengeId), lockout: false)) != nil
                 }
                 return factor.totp?.verify(code, at: now) ?? false
             }

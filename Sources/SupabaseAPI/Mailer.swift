@@ -87,7 +87,7 @@ struct Mailer {
     func send(_ kind: Kind, to user: User, address: String? = nil, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) throws {
         guard let email = address ?? user.email else { return }
         let config = project.config
-        try checkProjectLimit(kind, to: user)
+        try checkProjectLimit(kind, to: user, address: email)
         let prepared = try prepare(kind, for: user, address: email, redirectTo: redirectTo, origin: origin, pkce: pkce)
         let (code, link) = (prepared.code, prepared.link)
         let t = kind.template
@@ -121,23 +121,13 @@ struct Mailer {
         try send(kind, to: user, redirectTo: redirectTo, origin: origin, pkce: challenge != nil)
     }
 
-    /// `GOTRUE_RATE_LIMIT_EMAIL_SENT`: emails per project per window, not counted under autoconfirm (as
-    /// in GoTrue). A refused email is kept in the outbox as suppressed, without a code (none was issued).
-    private func checkProjectLimit(_ kind: Kind, to user: User) throws {
-        let config = project.config
-        guard !config.mailerAutoconfirm, let email = user.email else { return }
-        do {
-            try emulator.rateLimiter.consume("\(user.tenant):email_sent", limit: config.emailSentLimit, at: emulator.clock.now)
-        } catch AuthError.rateLimited(let retryAfter) {
-            let limit = config.emailSentLimit
-            try emulator.deliver(OutgoingMessage(
-                tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: kind.template.subject,
-                text: "\(kind.template.heading)\n\n(Not sent, so no code or link was issued.)\n", purpose: kind.purpose,
-                suppressedReason: "GOTRUE_RATE_LIMIT_EMAIL_SENT: \(limit.count) emails per \(Int(limit.window)) s reached for this project"),
-                userId: user.id)
-            throw SupabaseError(status: .tooManyRequests, code: .overEmailSendRateLimit, message: "email rate limit exceeded",
-                                retryAfter: Int(retryAfter.rounded(.up)))
-        }
+    /// `GOTRUE_RATE_LIMIT_EMAIL_SENT` (the project's `email_sent` policy): emails per project per
+    /// window, not counted under autoconfirm (as in GoTrue). A refused email is kept in the outbox as
+    /// suppressed, without a code (none was issued).
+    private func checkProjectLimit(_ kind: Kind, to user: User, address email: String) throws {
+        try emulator.admitSend(OutgoingMessage(tenant: user.tenant, channel: .email, to: email, from: project.config.senderAddress,
+                                               subject: kind.template.subject, text: kind.template.heading, purpose: kind.purpose),
+                               userId: user.id, perRecipient: false)
     }
 
     /// Refuses a send within `GOTRUE_SMTP_MAX_FREQUENCY` of the last one of the same kind to this user
@@ -154,6 +144,11 @@ struct Mailer {
         let wait = project.config.smtpMaxFrequency - emulator.clock.now.timeIntervalSince(last)
         guard wait > 0 else { return }
         let seconds = Int(wait.rounded(.up))
+        if let email = user.email {
+            try emulator.suppress(OutgoingMessage(tenant: user.tenant, channel: .email, to: email, from: project.config.senderAddress,
+                                                  subject: kind.template.subject, text: "", purpose: kind.purpose), userId: user.id,
+                                  reason: "GOTRUE_SMTP_MAX_FREQUENCY: the last one went less than \(Int(project.config.smtpMaxFrequency)) s ago")
+        }
         throw SupabaseError(status: .tooManyRequests, code: .overEmailSendRateLimit,
                             message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
     }

@@ -33,14 +33,24 @@ struct Call: Sendable {
     }
 
     /// GoTrue's per-client limit for this kind of request: counted per value of the
-    /// `GOTRUE_RATE_LIMIT_HEADER` header, and only when that variable names one, as in GoTrue.
+    /// `GOTRUE_RATE_LIMIT_HEADER` header, and only when that variable names one, as in GoTrue. The
+    /// token and verify limits are the project's `token_per_ip` and `verify_per_ip` policies; set
+    /// there without the header, they count per client IP.
     func checkRequestLimit(_ kind: RequestLimit) throws {
-        let config = try projects.project(tenant).config
-        guard let header = config.rateLimitHeader, let name = HTTPField.Name(header),
-              let client = request.headers[name]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces),
-              let limit = config.requestLimits[kind] else { return }
+        let project = try projects.project(tenant)
+        let config = project.config
+        let client = config.rateLimitHeader.flatMap { HTTPField.Name($0) }.flatMap { request.headers[$0] }?
+            .split(separator: ",").first?.trimmingCharacters(in: .whitespaces)
+        let limit: RateLimit?
+        switch kind {
+        case .token: limit = try emulator.policies(for: project.tenant).limits[.tokenPerIP]
+        case .verify: limit = try emulator.policies(for: project.tenant).limits[.verifyPerIP]
+        case .otp, .anonymous: limit = client == nil ? nil : config.requestLimits[kind]
+        }
+        // With the header configured, a request without it is not limited, as in GoTrue.
+        guard let limit, let key = config.rateLimitHeader == nil ? origin.ip ?? "-" : client else { return }
         do {
-            try emulator.rateLimiter.consume("\(tenant):\(kind.rawValue):\(client)", limit: limit, at: emulator.clock.now)
+            try emulator.rateLimiter.consume("\(tenant):\(kind.rawValue):\(key)", limit: limit, at: emulator.clock.now)
         } catch AuthError.rateLimited(let retryAfter) {
             throw SupabaseError(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
                                 retryAfter: Int(retryAfter.rounded(.up)))

@@ -16,7 +16,7 @@ struct SmsSender {
         guard let phone = address ?? user.phone else { return "" }
         let config = project.config
         let testCode = config.smsTestOTP[GoTrueJSON.phone(phone)]
-        if testCode == nil, !config.phoneAutoconfirm { try checkProjectLimit(to: user, phone: phone) }
+        if testCode == nil, !config.phoneAutoconfirm { try checkProjectLimit(to: user, phone: phone, purpose: purpose) }
         let code = try emulator.issueCode(in: user.tenant, CodeRequest(
             userId: user.id, purpose: purpose, channel: .sms, target: phone, length: config.smsOTPLength,
             lifetime: config.smsOTPExpiry, fixedCode: testCode), origin: origin)
@@ -42,19 +42,11 @@ struct SmsSender {
             userId: user.id)
     }
 
-    /// `GOTRUE_RATE_LIMIT_SMS_SENT`: texts per project per window; a refused one is kept as suppressed.
-    private func checkProjectLimit(to user: User, phone: String) throws {
-        let limit = project.config.smsSentLimit
-        do {
-            try emulator.rateLimiter.consume("\(user.tenant):sms_sent", limit: limit, at: emulator.clock.now)
-        } catch AuthError.rateLimited(let retryAfter) {
-            try emulator.deliver(OutgoingMessage(
-                tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: "(Not sent, so no code was issued.)", purpose: .otp,
-                suppressedReason: "GOTRUE_RATE_LIMIT_SMS_SENT: \(limit.count) texts per \(Int(limit.window)) s reached for this project"),
-                userId: user.id)
-            throw SupabaseError(status: .tooManyRequests, code: .overSMSSendRateLimit, message: "SMS rate limit exceeded",
-                                retryAfter: Int(retryAfter.rounded(.up)))
-        }
+    /// `GOTRUE_RATE_LIMIT_SMS_SENT` (the project's `sms_sent` policy): texts per project per window;
+    /// a refused one is kept as suppressed.
+    private func checkProjectLimit(to user: User, phone: String, purpose: MessagePurpose) throws {
+        try emulator.admitSend(OutgoingMessage(tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: "", purpose: purpose),
+                               userId: user.id, perRecipient: false)
     }
 
     /// GoTrue's per-user SMS cooldown (`GOTRUE_SMS_MAX_FREQUENCY`).
@@ -63,6 +55,11 @@ struct SmsSender {
         let wait = project.config.smsMaxFrequency - emulator.clock.now.timeIntervalSince(last)
         guard wait > 0 else { return }
         let seconds = Int(wait.rounded(.up))
+        if let phone = user.phone {
+            try emulator.suppress(OutgoingMessage(tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: "", purpose: .otp),
+                                  userId: user.id,
+                                  reason: "GOTRUE_SMS_MAX_FREQUENCY: the last code went less than \(Int(project.config.smsMaxFrequency)) s ago")
+        }
         throw SupabaseError(status: .tooManyRequests, code: .overSMSSendRateLimit,
                             message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
     }

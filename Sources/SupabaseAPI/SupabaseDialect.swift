@@ -50,6 +50,25 @@ public struct SupabaseDialect: Sendable {
         return env.keys.filter { !SupabaseConfig.isKnown($0) }.sorted()
     }
 
+    /// GoTrue's own limits as the project's policies: `GOTRUE_RATE_LIMIT_EMAIL_SENT` (not under
+    /// autoconfirm) and `_SMS_SENT`, and the token and verify limiters when `GOTRUE_RATE_LIMIT_HEADER`
+    /// turns them on. GoTrue has no lockout; a project's `policies` setting can add one.
+    public static let policyDeriver: PolicyDeriver = { tenant in
+        let applied: Set<PolicyLimit> = [.emailSent, .smsSent, .tokenPerIP, .verifyPerIP]
+        guard let config = try? SupabaseConfig(env: SupabaseProject.environment(of: tenant)) else {
+            return VendorPolicies(base: TenantPolicies(), applied: applied)
+        }
+        var limits: [PolicyLimit: RateLimit] = [.smsSent: config.smsSentLimit]
+        if !config.mailerAutoconfirm { limits[.emailSent] = config.emailSentLimit }
+        if config.rateLimitHeader != nil {
+            limits[.tokenPerIP] = config.requestLimits[.token]
+            limits[.verifyPerIP] = config.requestLimits[.verify]
+        }
+        let sources: [PolicyLimit: String] = [.emailSent: "GOTRUE_RATE_LIMIT_EMAIL_SENT", .smsSent: "GOTRUE_RATE_LIMIT_SMS_SENT",
+                                              .tokenPerIP: "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", .verifyPerIP: "GOTRUE_RATE_LIMIT_VERIFY"]
+        return VendorPolicies(base: TenantPolicies(limits: limits, sources: sources), applied: applied)
+    }
+
     /// What a user sets to point a Supabase client at this project: the URL and the well-known-style
     /// anon and service_role keys signed with the project's JWT secret.
     public static func connectionHints(for tenant: Tenant, baseURL: String) -> [String: String] {

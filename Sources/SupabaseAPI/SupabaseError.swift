@@ -123,9 +123,26 @@ extension SupabaseError {
             self.init(status: .notFound, code: .notFound, message: "No Supabase project \(id)")
         case .tenantExists(let id):
             self.init(status: .unprocessableContent, code: .validationFailed, message: "Project \(id) already exists")
-        case .lockedOut(_, let retryAfter):
-            self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
-                      retryAfter: max(1, Int(retryAfter.rounded(.up))))
+        case .lockedOut(let kind, _, let retryAfter):
+            // GoTrue has no lockout of its own; a project that turns one on answers like its rate limiters.
+            let seconds = max(1, Int(retryAfter.rounded(.up)))
+            let what = switch kind {
+            case .password: "sign-in attempts"
+            case .code: "verification attempts"
+            case .mfa: "MFA verification attempts"
+            }
+            self.init(status: .tooManyRequests, code: .overRequestRateLimit,
+                      message: "Too many failed \(what). For security purposes, you can only try again after \(seconds) seconds.",
+                      retryAfter: seconds)
+        case .sendLimited(let limit, let retryAfter):
+            let seconds = max(1, Int(retryAfter.rounded(.up)))
+            switch limit {
+            case .emailSent: self.init(status: .tooManyRequests, code: .overEmailSendRateLimit, message: "email rate limit exceeded", retryAfter: seconds)
+            case .smsSent: self.init(status: .tooManyRequests, code: .overSMSSendRateLimit, message: "SMS rate limit exceeded", retryAfter: seconds)
+            case .codeDeliveries, .resendCooldown, .tokenPerIP, .verifyPerIP:
+                self.init(status: .tooManyRequests, code: .overRequestRateLimit,
+                          message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
+            }
         case .refreshTokenNotFound:
             self.init(status: .badRequest, code: .refreshTokenNotFound, message: "Invalid Refresh Token: Refresh Token Not Found")
         case .refreshTokenReused:

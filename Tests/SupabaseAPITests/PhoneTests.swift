@@ -38,7 +38,11 @@ import Testing
             let tooSoon = try await client.send(.post, "/auth/v1/otp", json: ["phone": "+15550100001"], headers: .supabaseClient)
             #expect(tooSoon.status == .tooManyRequests)
             #expect(tooSoon.json["code"] == "over_sms_send_rate_limit")
-            let code = try #require(try harness.emulator.messages().first?.codes.first)
+            // The refused one is kept too, as suppressed and with no code.
+            let messages = try harness.emulator.messages()
+            #expect(messages.map(\.status) == [.suppressed, .sent])
+            #expect(messages[0].reason?.hasPrefix("GOTRUE_SMS_MAX_FREQUENCY") == true)
+            let code = try #require(messages.last?.codes.first)
             harness.emulator.clock.advance(by: 61)
             let expired = try await client.send(.post, "/auth/v1/verify", json: ["type": "sms", "phone": "+15550100001", "token": .string(code)])
             #expect(expired.status == .forbidden)

@@ -23,8 +23,11 @@ public enum AuthError: Error, Equatable, Sendable {
     case tenantNotFound(String)
     case tenantExists(String)
     /// `retryAfter` is computed by the core from the emulator clock, so renderers never read the wall clock.
-    case lockedOut(until: Date, retryAfter: TimeInterval)
+    /// Too many failed attempts at a `LockoutKind` secret; the tenant's lockout policy is on.
+    case lockedOut(LockoutKind, until: Date, retryAfter: TimeInterval)
     case rateLimited(retryAfter: TimeInterval)
+    /// A message the tenant's send limits refused (kept in the outbox as suppressed).
+    case sendLimited(PolicyLimit, retryAfter: TimeInterval)
     /// No refresh token with this value exists.
     case refreshTokenNotFound
     /// A revoked refresh token was presented outside the reuse rules; its whole family is now revoked.

@@ -98,7 +98,7 @@ extension Emulator {
         guard let row, let created = row.date("created_at") else { throw AuthError.factorNotFound }
         guard now.timeIntervalSince(created) <= expiry else { throw AuthError.mfaChallengeExpired }
         guard row.string("ip") == ip else { throw AuthError.mfaIPMismatch }
-        guard try isValid(factor) else {
+        guard try attempt(.mfa, in: tenant, subject: factor.userId, userId: factor.userId, { try isValid(factor) }) else {
             record(.signInFailed, tenant: tenant, userId: factor.userId, detail: ["reason": "mfa_code_invalid", "factor_id": .string(factor.id)])
             throw AuthError.mfaVerificationFailed
         }

@@ -18,8 +18,15 @@ extension Emulator {
     public func authenticate(in tenant: String, _ attempt: PasswordSignIn, origin: RequestOrigin = RequestOrigin()) throws -> User {
         let user = try user(in: tenant, attempt.identifier)
         let hash = try user.flatMap { try passwordHash(in: tenant, userId: $0.id) }
-        // An unknown user still costs one hash, so response time does not reveal which emails exist.
-        let matches = passwordHasher.verify(attempt.password, against: hash ?? Emulator.decoyHash)
+        let matches: Bool
+        if let user, let hash {
+            matches = try self.attempt(.password, in: tenant, subject: user.id, userId: user.id, origin: origin) {
+                passwordHasher.verify(attempt.password, against: hash)
+            }
+        } else {
+            // An unknown user still costs one hash, so response time does not reveal which emails exist.
+            matches = passwordHasher.verify(attempt.password, against: Emulator.decoyHash) && false
+        }
         guard let user, hash != nil, matches else {
             let reason = user == nil ? "unknown_user" : (hash == nil ? "no_password" : "wrong_password")
             record(.signInFailed, tenant: tenant, userId: user?.id, origin: origin, detail: ["reason": .string(reason), "method": "password"])

@@ -14,6 +14,8 @@ extension Emulator {
     public func restoreSnapshot(named name: String) throws {
         guard let snapshot = namedSnapshots.withLock({ $0[name] }) else { throw SnapshotError.unknownName(name) }
         try snapshot.copy(into: db)
+        // Lockouts and rate-limit windows belong to the state left behind, as they do on a reset.
+        clearTransientState()
         record(.snapshotRestored, detail: ["name": .string(name)])
     }
 
@@ -52,6 +54,7 @@ extension Emulator {
         }
         try staged.withConnection { try Schema.migrate($0, source: path) }
         try staged.copy(into: db)
+        clearTransientState()
         record(.snapshotRestored, detail: ["path": .string(path)])
     }
 }

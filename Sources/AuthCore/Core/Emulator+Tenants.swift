@@ -16,6 +16,7 @@ extension Emulator {
     public func createTenant(id: String, dialect: Dialect, name: String? = nil, settings: [String: JSON] = [:]) throws -> Tenant {
         guard !id.isEmpty else { throw AuthError.invalidInput(field: "id", reason: "must not be empty") }
         let tenant = Tenant(id: id, dialect: dialect, name: name ?? id, settings: settings, createdAt: clock.now)
+        _ = try policies(for: tenant) // a malformed `policies` setting is refused here, not at the first sign-in
         do {
             _ = try db.withConnection { c in
                 try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES (?,?,?,?,?)",
@@ -51,7 +52,9 @@ extension Emulator {
     /// Replaces a tenant's name and settings (the vendor's configuration APIs).
     @discardableResult
     public func updateTenant(_ id: String, name: String? = nil, settings: [String: JSON]) throws -> Tenant {
-        let tenant = try requireTenant(id)
+        var tenant = try requireTenant(id)
+        tenant.settings = settings
+        _ = try policies(for: tenant)
         try db.withConnection { c in
             _ = try c.run("UPDATE tenants SET name = ?, settings = ? WHERE id = ?",
                           [.text(name ?? tenant.name), SQLValue(JSON.object(settings)), .text(id)])

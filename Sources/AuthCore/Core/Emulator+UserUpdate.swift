@@ -60,6 +60,8 @@ extension Emulator {
         }
         record(.userUpdated, tenant: tenant, userId: id, origin: origin,
                detail: ["password_changed": .bool(secret != nil), "email": JSON(email), "phone": JSON(phone)])
+        // A new password lifts a password lockout at once, as Firebase's lockout message promises.
+        if secret != nil { clearLockouts(in: tenant, kinds: [.password], userId: id, reason: "password_changed") }
         return try requireUser(in: tenant, id: id)
     }
 

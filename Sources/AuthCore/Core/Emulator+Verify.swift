@@ -15,11 +15,20 @@ extension Emulator {
     ///
     /// A typed code that is wrong while a code is live is `wrongCode` and counts an attempt; with
     /// `maxAttempts`, the attempt that reaches it retires the code (`tooManyAttempts`).
+    ///
+    /// Typed codes also fall under the tenant's code lockout (`mfa_lockout` for MFA codes), counted
+    /// per address the code went to; `lockout: false` leaves that to a caller that counts itself.
     public func consumeCode(in tenant: String, purposes: [MessagePurpose], _ proof: CodeProof, maxAttempts: Int? = nil,
-                            origin: RequestOrigin = RequestOrigin()) throws -> (userId: String?, purpose: MessagePurpose, target: String) {
+                            lockout: Bool = true, origin: RequestOrigin = RequestOrigin())
+        throws -> (userId: String?, purpose: MessagePurpose, target: String) {
         let now = clock.now
         let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
         let purposeArgs = purposes.map { SQLValue.text($0.rawValue) }
+        let guarded = lockout ? try lockoutSubject(in: tenant, proof, purposes: purposes) : nil
+        if let guarded, try !lockoutAllows(guarded.kind, in: tenant, subject: guarded.subject, userId: nil, origin: origin) {
+            throw AuthError.wrongCode
+        }
+        var attemptedBy: String?
         let found: Result<Row, AuthError> = try db.transaction { c in
             let candidates: [Row]
             switch proof {
@@ -30,7 +39,10 @@ extension Emulator {
                 let hash = Array(Self.codeHash(code).utf8)
                 candidates = rows.filter { constantTimeEquals(Array(($0.string("value_hash") ?? "").utf8), hash) }
                 let live = rows.filter { ($0.date("expires_at") ?? .distantPast) > now }
-                if candidates.isEmpty, !live.isEmpty { return .failure(try Self.countAttempt(c, live, tenant: tenant, now: now, maxAttempts: maxAttempts)) }
+                if candidates.isEmpty, !live.isEmpty {
+                    attemptedBy = live.lazy.compactMap { $0.string("user_id") }.first
+                    return .failure(try Self.countAttempt(c, live, tenant: tenant, now: now, maxAttempts: maxAttempts))
+                }
             case .linkToken(let token):
                 candidates = try c.query("""
                     SELECT * FROM codes WHERE tenant = ? AND link_token = ? AND purpose IN (\(placeholders)) AND used_at IS NULL
@@ -44,6 +56,7 @@ extension Emulator {
                 candidates = rows.filter { constantTimeEquals(Array(($0.string("value_hash") ?? "").utf8), hash) }
                 if candidates.isEmpty {
                     if let expires = rows[0].date("expires_at"), expires <= now { return .failure(.codeExpired) }
+                    attemptedBy = rows[0].string("user_id")
                     return .failure(try Self.countAttempt(c, rows, tenant: tenant, now: now, maxAttempts: maxAttempts))
                 }
             }
@@ -60,13 +73,32 @@ extension Emulator {
             case .tooManyAttempts: "too_many_attempts"
             default: "code_invalid"
             }
-            record(.signInFailed, tenant: tenant, origin: origin, detail: ["reason": .string(reason), "method": "otp"])
+            record(.signInFailed, tenant: tenant, userId: attemptedBy, origin: origin, detail: ["reason": .string(reason), "method": "otp"])
+            if let guarded, error == .wrongCode || error == .tooManyAttempts {
+                try countAttempt(guarded.kind, in: tenant, subject: guarded.subject, userId: attemptedBy, passed: false, origin: origin)
+            }
             throw error
         }
         let userId = found.string("user_id")
+        if let guarded { try countAttempt(guarded.kind, in: tenant, subject: guarded.subject, userId: userId, passed: true, origin: origin) }
         record(.codeUsed, tenant: tenant, userId: userId, origin: origin,
                detail: ["purpose": .string(purpose.rawValue), "code_id": .string(found.string("id") ?? "")])
         return (userId, purpose, found.string("target") ?? "")
+    }
+
+    /// Which lockout a typed code falls under, and whose: the address it went to (a link's token is
+    /// not typed, so links are not counted).
+    private func lockoutSubject(in tenant: String, _ proof: CodeProof, purposes: [MessagePurpose]) throws -> (kind: LockoutKind, subject: String)? {
+        let kind: LockoutKind = purposes.contains(.mfa) ? .mfa : .code
+        switch proof {
+        case .code(_, let target): return (kind, target)
+        case .linkToken: return nil
+        case .codeWithHandle(_, let handle):
+            let target = try db.withConnection { c in
+                try c.first("SELECT target FROM codes WHERE tenant = ? AND link_token = ? LIMIT 1", [.text(tenant), .text(handle)])?.string("target")
+            }
+            return target.map { (kind, $0) }
+        }
     }
 
     /// A wrong code against live ones: one more attempt on each, and those that reach `maxAttempts` are

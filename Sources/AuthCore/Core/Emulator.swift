@@ -10,12 +10,15 @@ public struct EmulatorOptions: Sendable {
     /// Per dialect, the extra credentials a password implies (Cognito's SRP verifier), stored whenever a
     /// password is set, seeds included.
     public var credentialDerivers: [Dialect: CredentialDeriver]
+    /// Per dialect, the vendor's own lockout and rate-limit behaviour for a tenant, under its
+    /// `policies` setting. A dialect without one gets only what the setting asks for.
+    public var policyDerivers: [Dialect: PolicyDeriver]
 
     public init(clock: EmulatorClock = EmulatorClock(), generator: Generator = Generator(),
                 passwordHasher: PasswordHasher = PasswordHasher(), seed: Seed = Seed(),
-                credentialDerivers: [Dialect: CredentialDeriver] = [:]) {
+                credentialDerivers: [Dialect: CredentialDeriver] = [:], policyDerivers: [Dialect: PolicyDeriver] = [:]) {
         self.clock = clock; self.generator = generator; self.passwordHasher = passwordHasher; self.seed = seed
-        self.credentialDerivers = credentialDerivers
+        self.credentialDerivers = credentialDerivers; self.policyDerivers = policyDerivers
     }
 }
 
@@ -36,11 +39,15 @@ public final class Emulator: Sendable {
     public let seed: Seed
     /// Rate-limit windows on the emulator clock.
     public let rateLimiter = RateLimiter()
+    /// Failed attempts and lockouts on the emulator clock.
+    public let lockouts = LockoutBook()
     /// RSA keys the dialects sign with.
     public let keyring = Keyring()
     /// Fault rules the server applies to the dialects' requests.
     public let faults: FaultEngine
     let credentialDerivers: [Dialect: CredentialDeriver]
+    let policyDerivers: [Dialect: PolicyDeriver]
+    let policyCache = Mutex<[String: (settings: [String: JSON], policies: TenantPolicies)]>([:])
 
     let db: Database
     /// The state right after seeding, in a shared-cache in-memory database so a tenant-scoped reset can
@@ -55,6 +62,7 @@ public final class Emulator: Sendable {
         passwordHasher = options.passwordHasher
         seed = options.seed
         credentialDerivers = options.credentialDerivers
+        policyDerivers = options.policyDerivers
         faults = FaultEngine(clock: options.clock, generator: options.generator)
         db = try Database()
         seedStateURI = "file:fauxth-seed-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?mode=memory&cache=shared"
@@ -83,7 +91,7 @@ public final class Emulator: Sendable {
             // Rules a test added go; the ones the server started with come back with fresh counters.
             faults.restoreStartupRules()
         }
-        rateLimiter.clear()
+        clearTransientState()
         record(.emulatorReset, tenant: tenant)
     }
 

@@ -52,5 +52,18 @@ public final class RateLimiter: Sendable {
         if case .limited(let retryAfter) = decision { throw AuthError.rateLimited(retryAfter: retryAfter) }
     }
 
+    /// Counts one event under every key when all their limits allow it; otherwise counts none and
+    /// answers the first that refused, with when to retry.
+    public func consumeAll(_ checks: [(key: String, limit: RateLimit)], at now: Date) -> (index: Int, retryAfter: TimeInterval)? {
+        windows.withLock { windows in
+            for (index, check) in checks.enumerated() {
+                var probe = windows[check.key, default: RateWindow()]
+                if case .limited(let retryAfter) = probe.record(at: now, limit: check.limit) { return (index, retryAfter) }
+            }
+            for check in checks { _ = windows[check.key, default: RateWindow()].record(at: now, limit: check.limit) }
+            return nil
+        }
+    }
+
     func clear() { windows.withLock { $0.removeAll() } }
 }

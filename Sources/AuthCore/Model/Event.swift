@@ -27,6 +27,10 @@ public enum EventType: String, Sendable, Codable, CaseIterable {
     case emulatorReset = "emulator.reset"
     /// A fault rule fired on a request.
     case faultFired = "fault.fired"
+    /// Failed attempts started a lockout under the tenant's policy.
+    case lockoutStarted = "lockout.started"
+    /// A lockout was lifted before it ended (a success, a password reset, the control API).
+    case lockoutCleared = "lockout.cleared"
 }
 
 /// One entry of the audit trail.

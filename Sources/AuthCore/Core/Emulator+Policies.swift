@@ -1,0 +1,104 @@
+import Foundation
+import Synchronization
+
+/// A dialect's share in a tenant's policies: the vendor's own behaviour (defaults and the tenant's
+/// vendor settings), and which rate limits the dialect applies.
+public struct VendorPolicies: Sendable {
+    public var base: TenantPolicies
+    public var applied: Set<PolicyLimit>
+
+    public init(base: TenantPolicies, applied: Set<PolicyLimit>) { self.base = base; self.applied = applied }
+}
+
+/// Derives a tenant's vendor policies, for `EmulatorOptions.policyDerivers`.
+public typealias PolicyDeriver = @Sendable (Tenant) -> VendorPolicies
+
+extension Emulator {
+    /// The tenant's effective policies: its vendor's, with its `policies` setting laid over them.
+    /// Cached per tenant and worked out again when the tenant's settings change.
+    public func policies(for tenant: Tenant) throws -> TenantPolicies {
+        if let cached = policyCache.withLock({ $0[tenant.id] }), cached.settings == tenant.settings { return cached.policies }
+        let vendor = policyDerivers[tenant.dialect]?(tenant) ?? VendorPolicies(base: TenantPolicies(), applied: Set(PolicyLimit.allCases))
+        let policies = try vendor.base.overlaid(with: tenant.settings["policies"], allowed: vendor.applied)
+        policyCache.withLock { $0[tenant.id] = (tenant.settings, policies) }
+        return policies
+    }
+
+    /// The effective policies of the tenant with `id`.
+    public func policies(in id: String) throws -> TenantPolicies { try policies(for: try requireTenant(id)) }
+
+    /// Replaces a tenant's `policies` setting (checked first; nothing changes when it is refused) and
+    /// answers the effective policies. Lockouts and counts already running keep running.
+    @discardableResult
+    public func setPolicies(in id: String, _ setting: JSON) throws -> TenantPolicies {
+        var tenant = try requireTenant(id)
+        tenant.settings["policies"] = setting.isNull ? nil : setting
+        let policies = try policies(for: tenant)
+        _ = try updateTenant(id, settings: tenant.settings)
+        return policies
+    }
+
+    // MARK: Rate limits
+
+    /// Counts a request against a per-IP limit of the tenant (`token_per_ip`, `verify_per_ip`), or
+    /// throws `rateLimited`. A request with no known address counts as one client.
+    public func checkRequestLimit(_ limit: PolicyLimit, in tenant: Tenant, ip: String?) throws {
+        guard let rate = try policies(for: tenant).limits[limit] else { return }
+        try rateLimiter.consume("\(tenant.id):policy:\(limit.rawValue):\(ip ?? "-")", limit: rate, at: clock.now)
+    }
+
+    /// Admits one code message under the tenant's send limits (`resend_cooldown` and `code_deliveries`
+    /// per recipient, then `email_sent` or `sms_sent` per tenant), counting it against each only when
+    /// all allow it. A refused message is kept in the outbox as suppressed, with the limit that
+    /// refused it, and `sendLimited` is thrown: no code is issued for it. `scope` groups the codes a
+    /// cooldown spans (by default the message's purpose); `perRecipient: false` counts the message
+    /// against the tenant's quota only (codes the user cannot ask for again, such as MFA codes).
+    public func admitSend(_ message: OutgoingMessage, userId: String?, scope: String? = nil, perRecipient: Bool = true) throws {
+        let tenant = try requireTenant(message.tenant)
+        let policies = try policies(for: tenant)
+        let limits = policies.limits
+        let recipient = message.to.lowercased()
+        let quota: PolicyLimit = message.channel == .email ? .emailSent : .smsSent
+        let checks: [(PolicyLimit, String)] = [
+            (.resendCooldown, "\(tenant.id):policy:resend_cooldown:\(scope ?? message.purpose.rawValue):\(recipient)"),
+            (.codeDeliveries, "\(tenant.id):policy:code_deliveries:\(recipient)"),
+            (quota, "\(tenant.id):policy:\(quota.rawValue)"),
+        ]
+        let counted = checks.compactMap { limit, key in
+            perRecipient || !limit.isPerRecipient ? limits[limit].map { (limit, key, $0) } : nil
+        }
+        guard !counted.isEmpty else { return }
+        guard let refused = rateLimiter.consumeAll(counted.map { ($0.1, $0.2) }, at: clock.now) else { return }
+        let (limit, _, rate) = counted[refused.index]
+        try suppress(message, userId: userId, reason: Self.describe(limit, rate, source: policies.sources[limit]))
+        throw AuthError.sendLimited(limit, retryAfter: refused.retryAfter)
+    }
+
+    /// Keeps a message the vendor refused to send (a per-user frequency, say) in the outbox, with why.
+    public func suppress(_ message: OutgoingMessage, userId: String?, reason: String) throws {
+        var suppressed = message
+        suppressed.text = "(Not sent, so no code or link was issued.)"
+        suppressed.html = nil
+        suppressed.codes = []
+        suppressed.suppressedReason = reason
+        try deliver(suppressed, userId: userId)
+    }
+
+    private static func describe(_ limit: PolicyLimit, _ rate: RateLimit, source: String?) -> String {
+        let name = source ?? limit.rawValue
+        return switch limit {
+        case .resendCooldown: "\(name): another code was sent to this recipient less than \(Int(rate.window)) s ago"
+        case .codeDeliveries: "\(name): \(rate.count) codes per \(Int(rate.window)) s reached for this recipient"
+        case .emailSent: "\(name): \(rate.count) emails per \(Int(rate.window)) s reached for this tenant"
+        case .smsSent: "\(name): \(rate.count) texts per \(Int(rate.window)) s reached for this tenant"
+        case .tokenPerIP, .verifyPerIP: "\(name): \(rate.count) requests per \(Int(rate.window)) s reached"
+        }
+    }
+
+    /// Forgets lockouts, rate-limit windows and cached policies: state that lives beside the database.
+    func clearTransientState() {
+        rateLimiter.clear()
+        lockouts.removeAll()
+        policyCache.withLock { $0.removeAll() }
+    }
+}
