@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         // Already in the graph through Hummingbird; named so the server can run its autosave as a Service.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // Already in the graph through Hummingbird; named for the SMTP sink's own listener.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -40,9 +42,14 @@ let package = Package(
         // openapi.json is compiled in through EmbeddedAssets.swift (scripts/embed-assets), not as a resource.
         .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird], exclude: ["openapi.json"],
                 swiftSettings: settings),
+        // The app's own messages: an SMTP server and a Twilio-shaped SMS endpoint feeding the outbox.
+        .target(name: "Sinks", dependencies: ["AuthCore", "HTTPSupport", hummingbird,
+                                              .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                                              .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                swiftSettings: settings),
         .target(
             name: "Server",
-            dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "CognitoAPI", "IdentityProviders", "Console", hummingbird,
+            dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "CognitoAPI", "IdentityProviders", "Console", "Sinks", hummingbird,
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: settings
@@ -59,6 +66,7 @@ let package = Package(
             swiftSettings: settings
         ),
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore"], swiftSettings: settings),
+        .testTarget(name: "SinksTests", dependencies: ["Sinks", "AuthCore"], swiftSettings: settings),
         .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
         .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
         .testTarget(name: "CognitoAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "CognitoAPI", hummingbird, crypto],

@@ -9,6 +9,7 @@ import Hummingbird
 import IdentityProviders
 import Logging
 import ServiceLifecycle
+import Sinks
 import SupabaseAPI
 import UnixSignals
 
@@ -58,7 +59,9 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         case .firebase: nil
         }
     }
-    let listeners = Listeners(expected: 1 + projectPorts.count, host: options.host)
+    // The SMTP sink binds first, so its port is known (and taken) before anything says it is ready.
+    let smtp = try options.smtpPort.map { try SMTPServer(host: options.host, port: $0, emulator: emulator, logger: logger) }
+    let listeners = Listeners(expected: 1 + projectPorts.count, host: options.host, smtpPort: smtp?.port)
     let staticFiles = StaticFiles(webRoot: options.webRoot)
     let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
     let supabase = SupabaseDialect(emulator: emulator, identityProviders: identityProviders)
@@ -87,15 +90,17 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     cognito.addRoutes(to: router)
     identityProviders.addRoutes(to: router)
     ControlAPI(emulator: emulator, info: { request in
-        info(emulator, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs)
+        info(emulator, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs, smtp: listeners.smtpAddress)
     }, exportFirebase: { directory, project in
         try firebase.exportEmulatorFormat(to: directory, project: project)
     }, identityProviders: identityProviders,
        faultOperations: SupabaseDialect.faultOperations + FirebaseDialect.faultOperations + CognitoDialect.faultOperations)
         .addRoutes(to: router.group("_emu/v1"))
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
+    TwilioMessages(emulator: emulator).addRoutes(to: router)
 
     var services: [any Service] = []
+    if let smtp { services.append(smtp) }
     if let path = options.snapshotPath, let seconds = options.autosaveSeconds, seconds > 0 {
         services.append(AutosaveService(emulator: emulator, path: path, interval: seconds, logger: logger))
     }

@@ -7,7 +7,7 @@ import SupabaseAPI
 
 /// `/_emu/v1/info`: the version, where things are, and how to point each SDK at each tenant. A project
 /// with its own port is reached there; the others through `baseURL`.
-func info(_ emulator: Emulator, baseURL: String, listeners: [String] = [], projectURLs: [String: String] = [:]) -> JSON {
+func info(_ emulator: Emulator, baseURL: String, listeners: [String] = [], projectURLs: [String: String] = [:], smtp: String? = nil) -> JSON {
     let tenants = ((try? emulator.tenants()) ?? []).map { tenant -> JSON in
         var hints: [String: String] = [:]
         switch tenant.dialect {
@@ -23,13 +23,15 @@ func info(_ emulator: Emulator, baseURL: String, listeners: [String] = [], proje
             "control_url": .string(baseURL + "/_emu/v1"), "deterministic": .bool(emulator.generator.isDeterministic),
             "clock": ["now": .string(RFC3339.string(from: emulator.clock.now)), "mode": .string(emulator.clock.mode.rawValue)],
             "schema_version": .int(Emulator.schemaVersion), "listeners": .array(listeners.map(JSON.string)),
+            "smtp": smtp.map(JSON.string) ?? .null, "sms_url": .string(baseURL + "/2010-04-01/Accounts/{AccountSid}/Messages.json"),
             "tenants": .array(tenants)]
 }
 
 /// The start-up banner: where the console is, and what to set for each tenant.
-public func banner(_ emulator: Emulator, baseURL: String, projectURLs: [String: String] = [:]) -> String {
+public func banner(_ emulator: Emulator, baseURL: String, projectURLs: [String: String] = [:], smtp: String? = nil) -> String {
     var lines = ["Fauxth \(fauxthVersion) is listening on \(baseURL)", "  console:     \(baseURL)/_emu/",
                  "  control API: \(baseURL)/_emu/v1 (OpenAPI: \(baseURL)/_emu/v1/openapi.json)"]
+    if let smtp { lines.append("  SMTP sink:   \(smtp) (the app's own mail lands in the inbox)") }
     for tenant in info(emulator, baseURL: baseURL, projectURLs: projectURLs)["tenants"]?.arrayValue ?? [] {
         lines.append("  \(tenant["dialect"]?.stringValue ?? "") tenant \"\(tenant["id"]?.stringValue ?? "")\":")
         for (key, value) in (tenant["hints"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -49,11 +51,17 @@ public final class Listeners: Sendable {
     private let state = Mutex(State())
     private let expected: Int
     private let host: String
+    /// The SMTP sink's port, when one runs.
+    public let smtpPort: Int?
 
-    init(expected: Int, host: String) {
+    init(expected: Int, host: String, smtpPort: Int? = nil) {
         self.expected = expected
         self.host = host
+        self.smtpPort = smtpPort
     }
+
+    /// `host:port` of the SMTP sink.
+    public var smtpAddress: String? { smtpPort.map { "\(host.contains(":") ? "[\(host)]" : host):\($0)" } }
 
     func url(_ port: Int) -> String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 

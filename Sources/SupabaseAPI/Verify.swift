@@ -114,7 +114,7 @@ struct Verify {
             guard let newPhone = user.pendingPhone, newPhone == used.target else { throw AuthError.codeInvalid }
             try emulator.setPendingPhone(in: tenant, userId: userId, nil)
             return .signIn(try emulator.updateUser(in: tenant, id: userId, UserChanges(phone: newPhone, phoneVerified: true), origin: origin))
-        case .mfa, .reauthentication, .notification, .recoverEmail:
+        case .mfa, .reauthentication, .notification, .recoverEmail, .app:
             return .signIn(user)
         }
     }

@@ -66,6 +66,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve the console from this folder instead of the embedded copy (for console development).", valueName: "path"))
     var webRoot: String?
 
+    @Option(name: .customLong("smtp-port"), help: ArgumentHelp("Also run an SMTP server on this port (e.g. 2500; 0 picks a free one): mail the app sends itself lands in the inbox.", valueName: "N"))
+    var smtpPort: Int?
+
     @Option(name: .customLong("faults"), help: ArgumentHelp("Fault rules to load at start (and after every reset): a JSON file ({\"rules\": [...]}) or the name of a scenario in seed/scenarios (repeatable).", valueName: "file|scenario"))
     var faults: [String] = []
 
@@ -79,6 +82,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("each --supabase-env needs a --supabase-port (got \(supabaseEnvFiles.count) files and \(supabasePorts.count) ports)")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port: expected 0-65535") }
+        if let smtpPort, !(0...65535).contains(smtpPort) { throw ValidationError("--smtp-port: expected 0-65535") }
     }
 
     func run() async throws {
@@ -90,7 +94,7 @@ struct Serve: AsyncParsableCommand {
                 clock: clock.flatMap(EmulatorClock.parse) ?? EmulatorClock(),
                 generator: deterministic.map { Generator(seed: $0) } ?? Generator(),
                 snapshotPath: snapshot, autosaveSeconds: autosave, webRoot: webRoot, firebaseProject: firebaseProject,
-                importFirebase: importFirebase)
+                importFirebase: importFirebase, smtpPort: smtpPort)
         } catch let error as SeedError {
             printError("error: invalid seed: \(error)")
             throw ExitCode(2)
@@ -140,7 +144,7 @@ struct Serve: AsyncParsableCommand {
         guard let emulator = ReadyState.shared.emulator, let listeners = ReadyState.shared.listeners else { return }
         switch format {
         case .text:
-            printOut(banner(emulator, baseURL: baseURL, projectURLs: listeners.projectURLs))
+            printOut(banner(emulator, baseURL: baseURL, projectURLs: listeners.projectURLs, smtp: listeners.smtpAddress))
             printOut("ready \(baseURL)")
         case .json:
             printOut(#"{"kind":"ready","base_url":"\#(baseURL)","console_url":"\#(baseURL)/_emu/"}"#)

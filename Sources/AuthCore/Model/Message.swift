@@ -16,6 +16,8 @@ public enum MessagePurpose: String, Sendable, Codable, CaseIterable {
     case recoverEmail = "recover_email"
     case phoneChange = "phone_change"
     case reauthentication, notification
+    /// The app's own mail or text, through the SMTP sink or the SMS endpoint.
+    case app
 }
 
 /// Whether the message would have reached its recipient.
