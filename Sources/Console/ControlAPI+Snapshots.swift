@@ -16,6 +16,16 @@ extension ControlAPI {
             try emulator.takeSnapshot(named: name)
             return ControlJSON.response(["name": .string(name)], status: .created)
         }
+        group.get("download") { _, _ in
+            // The whole state as a SQLite file, written through the same atomic save as --snapshot.
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-download-\(UUID().uuidString).sqlite").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try emulator.saveSnapshot(to: path)
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return Response(status: .ok, headers: [.contentType: "application/vnd.sqlite3", .cacheControl: "no-store",
+                                                   .contentDisposition: "attachment; filename=\"fauxth-snapshot.sqlite\""],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        }
         group.post(":name/restore") { _, context in
             let name = try context.parameters.require("name")
             try emulator.restoreSnapshot(named: name)

@@ -30,7 +30,34 @@ extension ControlAPI {
             return Response(status: .noContent)
         }
         addPolicyRoutes(to: group)
+        group.get(":tenant/sessions") { request, context in
+            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let limit = try ControlRequest(request: request).listFilter().limit
+            let sessions = try emulator.activeSessions(in: tenant, limit: limit)
+            var people: [String: User] = [:]
+            for id in Set(sessions.map(\.userId)) { people[id] = try emulator.user(in: tenant, id: id) }
+            return ControlJSON.response(["sessions": .array(sessions.map { session in
+                guard case .object(var o) = ControlJSON.session(session) else { return .null }
+                let user = people[session.userId]
+                o["user"] = ["id": .string(session.userId), "email": JSON(user?.email), "phone": JSON(user?.phone), "username": JSON(user?.username)]
+                return .object(o)
+            })])
+        }
+        group.delete(":tenant/sessions") { request, context in
+            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            return ControlJSON.response(["revoked": .int(try emulator.revokeAllSessions(in: tenant, reason: "control_api", origin: request.origin(context)))])
+        }
         addUserRoutes(to: group.group(":tenant/users"))
+    }
+
+    /// A user with their second factors (no secrets), as the console's user page shows them.
+    private func userDetail(in tenant: String, id: String) throws -> JSON {
+        guard case .object(var o) = ControlJSON.user(try emulator.requireUser(in: tenant, id: id)) else { return .null }
+        o["factors"] = .array(try emulator.factors(in: tenant, userId: id).map { f in
+            ["id": .string(f.id), "kind": .string(f.kind), "status": .string(f.verified ? "verified" : "unverified"),
+             "friendly_name": JSON(f.friendlyName), "phone": JSON(f.phone), "created_at": ControlJSON.time(f.createdAt)]
+        })
+        return .object(o)
     }
 
     private func addUserRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
@@ -61,7 +88,30 @@ extension ControlAPI {
         group.get(":user") { _, context in
             let tenant = try context.parameters.require("tenant")
             _ = try emulator.requireTenant(tenant)
-            return ControlJSON.response(ControlJSON.user(try emulator.requireUser(in: tenant, id: try context.parameters.require("user"))))
+            return ControlJSON.response(try userDetail(in: tenant, id: try context.parameters.require("user")))
+        }
+        group.patch(":user") { request, context in
+            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let id = try context.parameters.require("user")
+            let body = try await ControlRequest(request: request).body()
+            let known: Set<String> = ["email_verified", "phone_verified", "disabled", "password", "user_metadata", "app_metadata"]
+            if let unknown = body.keys.sorted().first(where: { !known.contains($0) }) {
+                throw ControlError.badRequest("\(unknown): not a field this route changes (\(known.sorted().joined(separator: ", ")))")
+            }
+            // A tester's password skips the tenant's policy on purpose: the console sets what a test needs.
+            if let password = try body.string("password"), password.isEmpty { throw ControlError.badRequest("password: must not be empty") }
+            try emulator.updateUser(in: tenant, id: id, UserChanges(
+                password: try body.string("password"), emailVerified: try body.change("email_verified"), phoneVerified: try body.change("phone_verified"),
+                userMetadata: try body.changedObject("user_metadata"), appMetadata: try body.changedObject("app_metadata"),
+                disabled: try body.change("disabled")),
+                origin: request.origin(context))
+            return ControlJSON.response(try userDetail(in: tenant, id: id))
+        }
+        group.delete(":user/sessions") { request, context in
+            let tenant = try context.parameters.require("tenant"), userId = try context.parameters.require("user")
+            _ = try emulator.requireUser(in: tenant, id: userId)
+            let revoked = try emulator.revokeSessions(in: tenant, userId: userId, .all, reason: "control_api", origin: request.origin(context))
+            return ControlJSON.response(["revoked": .int(revoked)])
         }
         group.get(":user/sessions") { _, context in
             let tenant = try context.parameters.require("tenant"), userId = try context.parameters.require("user")

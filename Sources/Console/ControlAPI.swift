@@ -61,6 +61,8 @@ public struct ControlAPI: Sendable {
         "GET /clock", "POST /clock/advance", "POST /clock/freeze", "POST /clock/resume",
         "GET /messages", "DELETE /messages", "GET /messages/wait", "GET /messages/{id}",
         "GET /deeplinks", "GET /deeplinks/wait", "GET /deeplinks/{id}",
+        "GET /tenants/{tenant}/sessions", "DELETE /tenants/{tenant}/sessions", "PATCH /tenants/{tenant}/users/{user}",
+        "DELETE /tenants/{tenant}/users/{user}/sessions", "PATCH /faults/{id}", "GET /snapshots/download",
         "GET /tenants/{tenant}/policies", "PUT /tenants/{tenant}/policies", "GET /tenants/{tenant}/lockouts", "DELETE /tenants/{tenant}/lockouts",
         "GET /faults", "POST /faults", "DELETE /faults", "DELETE /faults/{id}", "GET /faults/journal", "GET /faults/operations",
         "GET /events", "GET /events/stream",

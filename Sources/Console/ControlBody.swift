@@ -66,6 +66,12 @@ extension [String: JSON] {
         }
     }
 
+    /// A boolean only when the body has one: for changes, where absent means "leave it".
+    func change(_ key: String) throws -> Bool? { self[key] == nil || self[key] == .null ? nil : try bool(key) }
+
+    /// An object only when the body has one.
+    func changedObject(_ key: String) throws -> [String: JSON]? { self[key] == nil || self[key] == .null ? nil : try object(key) }
+
     func object(_ key: String) throws -> [String: JSON] {
         switch self[key] {
         case nil, .null?: return [:]

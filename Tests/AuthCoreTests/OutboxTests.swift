@@ -52,5 +52,6 @@ import Testing
         #expect(try emulator.deepLinks(scheme: "GROWBRO").map(\.id) == [link.id])
         #expect(Emulator.isDeepLink("myapp://x"))
         #expect(!Emulator.isDeepLink("https://example.com"))
+        #expect(!Emulator.isDeepLink("javascript:alert(1)") && !Emulator.isDeepLink("mailto:a@example.com"))
     }
 }

@@ -42,7 +42,8 @@ extension Emulator {
     /// Whether a redirect target is an app's own link: any scheme but http(s).
     public static func isDeepLink(_ url: String) -> Bool {
         guard let scheme = URLComponents(string: url)?.scheme?.lowercased() else { return false }
-        return scheme != "http" && scheme != "https"
+        // Browser-internal schemes open no app; mailto/tel/sms open the system's own handlers, not the app.
+        return !["http", "https", "javascript", "data", "vbscript", "about", "blob", "file", "mailto", "tel", "sms"].contains(scheme)
     }
 
     /// Whether `url` would open an app rather than a web page: any scheme but http(s), or an http(s) URL

@@ -37,6 +37,23 @@ extension Emulator {
         }
     }
 
+    /// A tenant's live sessions across users, newest first (at most `limit`).
+    public func activeSessions(in tenant: String, limit: Int = 500) throws -> [Session] {
+        try db.withConnection { c in
+            try c.query("SELECT * FROM sessions WHERE tenant = ? AND revoked_at IS NULL ORDER BY created_at DESC, id LIMIT ?",
+                        [.text(tenant), .int(Int64(limit))]).map(Session.init(row:))
+        }
+    }
+
+    /// Ends every live session of a tenant; returns how many.
+    @discardableResult
+    public func revokeAllSessions(in tenant: String, reason: String, origin: RequestOrigin = RequestOrigin()) throws -> Int {
+        let users = try db.withConnection { c in
+            try c.query("SELECT DISTINCT user_id FROM sessions WHERE tenant = ? AND revoked_at IS NULL", [.text(tenant)]).compactMap { $0.string("user_id") }
+        }
+        return try users.reduce(0) { $0 + (try revokeSessions(in: tenant, userId: $1, .all, reason: reason, origin: origin)) }
+    }
+
     /// How refresh tokens are stored: hex SHA-256, so a snapshot never holds a usable token.
     static func tokenHash(_ token: String) -> String { SHA256.hash(data: Array(token.utf8)).hex }
 }

@@ -87,6 +87,16 @@ public final class FaultEngine: Sendable {
 
     public func removeAll() { state.withLock { $0.entries = [] } }
 
+    /// Turns a rule on or off in place, keeping its counters; false when no rule has `id`.
+    @discardableResult
+    public func setEnabled(_ id: String, _ enabled: Bool) -> Bool {
+        state.withLock { s in
+            guard let index = s.entries.firstIndex(where: { $0.rule.id == id }) else { return false }
+            s.entries[index].rule.enabled = enabled
+            return true
+        }
+    }
+
     /// The rules in order, each with its counters.
     public func rules() -> [(rule: FaultRule, matched: Int, fired: Int, retired: Bool, expiresAt: Date?)] {
         state.withLock { s in

@@ -1,0 +1,176 @@
+"""The console's views in a real headless Chromium against a running binary: each flow a tester clicks through, checked
+against the emulator's state and the official SDKs, with a screenshot of every view in light and dark saved as an
+artifact (.build/console-screenshots/)."""
+import pathlib
+import shutil
+import urllib.parse
+
+import pytest
+import requests
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+from supabase import create_client
+from supabase_auth.errors import AuthApiError, AuthError
+
+from conftest import ROOT
+
+ANON_KEY = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9."
+    "CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0"
+)
+ALICE = "00000000-0000-4000-8000-00000000a11c"
+SCREENSHOTS = ROOT / ".build" / "console-screenshots"
+VIEWS = ["inbox", "deeplinks", "users", "sessions", "events", "faults", "clock", "connect"]
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,860"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    chromium = shutil.which("chromium")
+    if chromium:
+        options.binary_location = chromium
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    yield driver
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
+    driver.quit()
+    assert not errors, f"the console logged errors: {errors}"
+
+
+def open_view(browser, fauxth, view):
+    browser.get(f"{fauxth.url}/_emu/#{view}")
+    section = WebDriverWait(browser, 15).until(EC.visibility_of_element_located((By.ID, f"view-{view.split('/')[0]}")))
+    return section
+
+
+def wait(browser, seconds=15):
+    return WebDriverWait(browser, seconds)
+
+
+def sign_up(fauxth, email):
+    return create_client(fauxth.url, ANON_KEY).auth.sign_up({"email": email, "password": "secret123"})
+
+
+def test_a_sign_up_appears_live_and_its_code_chip_copies_the_code(fauxth, browser):
+    open_view(browser, fauxth, "inbox")
+    browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": fauxth.url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    sign_up(fauxth, "live@example.com")
+    item = wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#message-list li.message")))
+    assert "live@example.com" in item.text
+    assert browser.find_element(By.ID, "unread-count").text == "1" and browser.title.startswith("(1)")
+    item.click()
+    code = fauxth.control("GET", "/messages", params={"to": "live@example.com"}).json()["messages"][0]["codes"][0]
+    chip = wait(browser).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#message-detail .code-chip")))
+    assert chip.text == code
+    chip.find_element(By.XPATH, "following-sibling::button").click()
+    copied = browser.execute_async_script("navigator.clipboard.readText().then(arguments[0], () => arguments[0](null))")
+    assert copied == code
+
+
+def test_following_the_verification_link_verifies_the_user(fauxth, browser):
+    sign_up(fauxth, "follow@example.com")
+    [user] = fauxth.control("GET", "/tenants/default/users", params={"email": "follow@example.com"}).json()["users"]
+    assert not user["email_verified"]
+    open_view(browser, fauxth, "inbox")
+    wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#message-list li.message"))).click()
+    follow = wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#message-detail a.follow")))
+    assert "/auth/v1/verify?token=" in follow.get_attribute("href")
+    follow.click()
+    wait(browser).until(lambda _: fauxth.control("GET", f"/tenants/default/users/{user['id']}").json()["email_verified"])
+
+
+def test_the_deep_link_view_shows_a_captured_redirect_with_its_parameters(fauxth, browser):
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    auth.sign_up({"email": "deep@example.com", "password": "secret123", "options": {"email_redirect_to": "myapp://auth/callback"}})
+    link = next(l for l in fauxth.wait_message("deep@example.com")["links"] if "/auth/v1/verify" in l)
+    requests.get(link, allow_redirects=False, timeout=10)
+    open_view(browser, fauxth, "deeplinks")
+    item = wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#deeplink-list li.deeplink")))
+    assert "myapp" in item.text
+    item.click()
+    detail = wait(browser).until(EC.visibility_of_element_located((By.ID, "deeplink-detail")))
+    params = [row.text for row in detail.find_elements(By.CSS_SELECTOR, "tr.param-row")]
+    assert any("access_token" in p for p in params) or any("code" in p for p in params), params
+    commands = [c.text for c in detail.find_elements(By.CSS_SELECTOR, "code.sim-command")]
+    assert any(c.startswith("xcrun simctl openurl booted 'myapp://auth/callback") for c in commands)
+    assert any(c.startswith("adb shell am start -W -a android.intent.action.VIEW -d 'myapp://auth/callback") for c in commands)
+
+
+def test_advancing_the_clock_from_the_page_expires_a_code(fauxth, browser):
+    fauxth.control("POST", "/clock/freeze")
+    sign_up(fauxth, "late@example.com")
+    code = fauxth.wait_message("late@example.com")["codes"][0]
+    open_view(browser, fauxth, "clock")
+    before = fauxth.control("GET", "/clock").json()["now"]
+    wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, 'button[data-advance="86400"]'))).click()
+    wait(browser).until(lambda _: fauxth.control("GET", "/clock").json()["now"] != before)
+    wait(browser).until(lambda b: b.find_element(By.ID, "clock-now").text[:10] != before[:10])
+    with pytest.raises(AuthApiError) as raised:
+        create_client(fauxth.url, ANON_KEY).auth.verify_otp({"email": "late@example.com", "token": code, "type": "signup"})
+    assert raised.value.code == "otp_expired"
+
+
+def test_a_fault_added_from_a_scenario_fires(fauxth, browser):
+    open_view(browser, fauxth, "faults")
+    select = wait(browser).until(EC.presence_of_element_located((By.ID, "scenario-select")))
+    wait(browser).until(lambda _: len(Select(select).options) > 1)
+    Select(select).select_by_value("first-two-calls-fail")
+    browser.find_element(By.ID, "add-scenario").click()
+    wait(browser).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#fault-list li.fault"))
+    with pytest.raises(AuthError):
+        create_client(fauxth.url, ANON_KEY).auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"})
+    firing = wait(browser).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#fault-journal li.firing")))
+    assert "supabase" in firing.text
+    # Switched off from the page, the rule lets the next sign-in through.
+    toggle = browser.find_element(By.CSS_SELECTOR, "#fault-list li.fault input.toggle")
+    toggle.click()
+    wait(browser).until(lambda _: not any(r["enabled"] for r in fauxth.control("GET", "/faults").json()["rules"] if r["id"].endswith("supabase")))
+    assert create_client(fauxth.url, ANON_KEY).auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"}).session
+
+
+def test_a_user_disabled_from_the_page_gets_the_dialects_disabled_error(fauxth, browser):
+    open_view(browser, fauxth, f"users/default/{ALICE}")
+    disable = wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, '#user-detail button[data-action="disable"]')))
+    disable.click()
+    wait(browser).until(lambda _: fauxth.control("GET", f"/tenants/default/users/{ALICE}").json()["disabled"])
+    wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, '#user-detail button[data-action="enable"]')))
+    with pytest.raises(AuthApiError) as raised:
+        create_client(fauxth.url, ANON_KEY).auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"})
+    assert raised.value.code == "user_banned"
+
+
+def test_every_view_renders_in_light_and_dark_and_at_phone_width(fauxth, browser):
+    # Something in each view: a message, a deep link, a session, a fault rule and its firing, a snapshot.
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    auth.sign_up({"email": "shots@example.com", "password": "secret123", "options": {"email_redirect_to": "myapp://auth/callback"}})
+    link = next(l for l in fauxth.wait_message("shots@example.com")["links"] if "/auth/v1/verify" in l)
+    requests.get(link, allow_redirects=False, timeout=10)
+    auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"})
+    fauxth.control("POST", "/faults", json={"scenario": "flaky-network"})
+    fauxth.control("POST", "/snapshots", json={"name": "clean"})
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        for width in (1280, 375):
+            browser.set_window_size(width, 860)
+            for view in VIEWS:
+                section = open_view(browser, fauxth, view)
+                assert section.is_displayed()
+                others = [v for v in VIEWS if v != view]
+                assert not any(browser.find_element(By.ID, f"view-{v}").is_displayed() for v in others)
+                current = browser.find_element(By.CSS_SELECTOR, f'#nav a[data-view="{view}"]')
+                assert current.get_attribute("aria-current") == "page"
+                # Nothing wider than the window at phone width.
+                overflow = browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+                assert overflow <= 1, f"{view} overflows by {overflow}px at {width}px"
+                browser.save_screenshot(str(SCREENSHOTS / f"{view}-{scheme}-{width}.png"))
+    background = {}
+    for scheme in ("light", "dark"):
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        background[scheme] = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
+    assert background["light"] != background["dark"]

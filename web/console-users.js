@@ -1,0 +1,388 @@
+// Users view: a tenant's users, one user's whole record (identities, factors, metadata, sessions, recent
+// activity and messages) and the actions a tester needs: verify, disable, set a password, revoke, delete.
+'use strict';
+
+(() => {
+  const users = {
+    list: [],
+    listTenant: null,     // the tenant `list` belongs to
+    listLoaded: false,
+    stale: true,          // reload the list on the next visit
+    selected: null,       // { tenant, id }
+    user: null,           // the selected user's record
+    sessions: [],
+    sessionsError: null,
+    activity: [],
+    messages: [],
+    outcome: null,        // { text, ok }: the last action's result, kept across re-renders
+    confirmingDelete: false,
+  };
+
+  const ui = {
+    tenant: $('#users-tenant'), search: $('#users-search'), list: $('#user-list'), detail: $('#user-detail'),
+    count: $('#user-count'), refresh: $('#users-refresh'),
+  };
+
+  const displayName = (u) => u.email || u.phone || u.username || u.id;
+
+  // ------------------------------------------------------------------ List
+
+  let listRequest = 0;
+
+  async function loadUsers() {
+    const tenant = ui.tenant.value;
+    if (!tenant) return;
+    const request = ++listRequest; // answers can arrive out of order while typing: keep only the latest
+    const q = ui.search.value.trim();
+    try {
+      const { users: found = [] } = await api(`/tenants/${seg(tenant)}/users?${q ? `q=${seg(q)}&` : ''}limit=200`);
+      if (request !== listRequest) return;
+      users.list = found;
+      users.listTenant = tenant;
+      users.listLoaded = true;
+      users.stale = false;
+      renderList();
+    } catch (error) {
+      if (request !== listRequest) return;
+      users.list = [];
+      users.listLoaded = true;
+      ui.list.replaceChildren(emptyItem(`Could not load users: ${error.message}`));
+    }
+  }
+
+  function badge(text, tone) {
+    return el('span', { class: classes('badge-soft', tone), text });
+  }
+
+  function userBadges(u) {
+    return [
+      u.email ? (u.email_verified ? badge('email verified', 'good') : badge('email unverified', 'warn')) : null,
+      u.phone ? (u.phone_verified ? badge('phone verified', 'good') : badge('phone unverified', 'warn')) : null,
+      u.disabled ? badge('disabled', 'bad') : null,
+      u.is_anonymous ? badge('anonymous') : null,
+    ];
+  }
+
+  function userItem(u) {
+    const selected = users.selected?.id === u.id && users.selected?.tenant === users.listTenant;
+    const secondary = [u.email && u.phone ? u.phone : null, u.username && (u.email || u.phone) ? u.username : null].filter(Boolean).join(' · ');
+    return el('li', {
+      class: classes('user', 'item', selected && 'selected', u.disabled && 'disabled'), 'data-id': u.id, tabindex: 0,
+      'aria-current': selected ? 'true' : null,
+    },
+    el('div', { class: 'line' }, el('span', { class: 'to', text: displayName(u) }), timeAgo(u.last_sign_in_at || u.created_at)),
+    secondary ? el('div', { class: 'summary muted', text: secondary }) : null,
+    el('div', { class: 'line meta badges' }, ...userBadges(u)),
+    el('div', { class: 'meta mono', text: u.id }));
+  }
+
+  function renderList() {
+    const focusedId = ui.list.contains(document.activeElement) ? document.activeElement.dataset.id : null;
+    const empty = !users.listLoaded ? 'Loading…' : ui.search.value.trim() ? 'No users match.' : 'No users in this tenant.';
+    ui.list.replaceChildren(...(users.list.length ? users.list.map(userItem) : [emptyItem(empty)]));
+    const tenant = tenantById(users.listTenant);
+    ui.count.textContent = users.listLoaded
+      ? `${users.list.length}${users.list.length === 200 ? '+' : ''} shown${tenant ? ` of ${tenant.user_count} in ${tenant.id}` : ''}` : '';
+    if (focusedId) ui.list.querySelector(`li[data-id="${CSS.escape(focusedId)}"]`)?.focus();
+  }
+
+  // ------------------------------------------------------------------ Detail loading
+
+  async function openUser(tenant, id, { updateHash = true, keepOutcome = false } = {}) {
+    const switching = users.selected?.id !== id || users.selected?.tenant !== tenant;
+    users.selected = { tenant, id };
+    if (switching) {
+      users.user = null;
+      users.confirmingDelete = false;
+      if (!keepOutcome) users.outcome = null;
+      ui.detail.replaceChildren(placeholder('Loading…'));
+    }
+    if (updateHash) replaceHash(viewHref('users', tenant, id));
+    for (const item of ui.list.querySelectorAll('li.user')) {
+      const selected = item.dataset.id === id;
+      item.classList.toggle('selected', selected);
+      if (selected) item.setAttribute('aria-current', 'true'); else item.removeAttribute('aria-current');
+    }
+    await fetchUser();
+  }
+
+  /** Fetches the selected user and everything around it, then renders; the sessions may fail alone. */
+  async function fetchUser() {
+    const { tenant, id } = users.selected || {};
+    if (!tenant) return;
+    const base = `/tenants/${seg(tenant)}/users/${seg(id)}`;
+    const [user, sessions, events] = await Promise.allSettled([
+      api(base), api(`${base}/sessions`), api(`/events?tenant=${seg(tenant)}&limit=500`),
+    ]);
+    if (users.selected?.id !== id || users.selected?.tenant !== tenant) return; // another user was opened meanwhile
+    if (user.status === 'rejected') {
+      users.user = null;
+      ui.detail.replaceChildren(
+        el('p', { class: classes('action-status', users.outcome && (users.outcome.ok ? 'ok' : 'error')), role: 'status', text: users.outcome?.text || '' }),
+        placeholder(`User ${id} in ${tenant}: ${user.reason.message}`));
+      return;
+    }
+    users.user = user.value;
+    // Active sessions first, newest first within each group: the ones a tester acts on.
+    users.sessions = (sessions.status === 'fulfilled' ? sessions.value?.sessions || [] : [])
+      .sort((a, b) => (b.active - a.active) || String(b.created_at).localeCompare(String(a.created_at)));
+    users.sessionsError = sessions.status === 'rejected' ? sessions.reason.message : null;
+    users.activity = events.status === 'fulfilled' ? (events.value?.events || []).filter((e) => e.user_id === id).slice(0, 12) : [];
+    users.messages = await messagesFor(user.value);
+    if (users.selected?.id !== id) return;
+    renderDetail();
+  }
+
+  /** The messages sent to the user's email and phone, newest first. */
+  async function messagesFor(user) {
+    const addresses = [user.email, user.phone].filter(Boolean);
+    const answers = await Promise.allSettled(addresses.map((to) => api(`/messages?to=${seg(to)}&limit=20`)));
+    return answers.flatMap((a) => (a.status === 'fulfilled' ? a.value?.messages || [] : []))
+      .filter((m) => m.tenant === user.tenant || !m.tenant)
+      .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)))
+      .slice(0, 10);
+  }
+
+  // ------------------------------------------------------------------ Actions
+
+  const ACTIONS = {
+    'verify-email': { run: (base) => api(base, { method: 'PATCH', body: { email_verified: true } }), done: 'Email marked as verified.' },
+    'verify-phone': { run: (base) => api(base, { method: 'PATCH', body: { phone_verified: true } }), done: 'Phone marked as verified.' },
+    disable: { run: (base) => api(base, { method: 'PATCH', body: { disabled: true } }), done: 'User disabled: sign-ins are refused.' },
+    enable: { run: (base) => api(base, { method: 'PATCH', body: { disabled: false } }), done: 'User enabled.' },
+    'set-password': {
+      run(base) {
+        const input = $('#new-password');
+        const password = input?.value || '';
+        if (!password) throw new Error('type the new password first');
+        return api(base, { method: 'PATCH', body: { password } }).then(() => { input.value = ''; });
+      },
+      done: 'Password set.',
+    },
+    'revoke-sessions': { run: (base) => api(`${base}/sessions`, { method: 'DELETE' }), done: 'Every session of this user is revoked.' },
+  };
+
+  async function runUserAction(action, button) {
+    const { tenant, id } = users.selected || {};
+    if (!tenant) return;
+    const base = `/tenants/${seg(tenant)}/users/${seg(id)}`;
+    if (action === 'delete') {
+      users.confirmingDelete = true;
+      renderDetail();
+      $('[data-action="confirm-delete"]', ui.detail)?.focus();
+      return;
+    }
+    if (action === 'cancel-delete') {
+      users.confirmingDelete = false;
+      renderDetail();
+      $('[data-action="delete"]', ui.detail)?.focus();
+      return;
+    }
+    if (action === 'confirm-delete') {
+      button.disabled = true;
+      try {
+        await api(base, { method: 'DELETE' });
+        users.outcome = { text: `Deleted ${users.user ? displayName(users.user) : id}.`, ok: true };
+        users.user = null;
+        users.confirmingDelete = false;
+        ui.detail.replaceChildren(
+          el('p', { class: 'action-status ok', role: 'status', text: users.outcome.text }),
+          placeholder('Select another user.'));
+        users.selected = null;
+        replaceHash(viewHref('users', tenant));
+        loadUsers();
+        loadTenants();
+      } catch (error) {
+        users.outcome = { text: `Failed: ${error.message}`, ok: false };
+        users.confirmingDelete = false;
+        renderDetail();
+      }
+      return;
+    }
+    const spec = ACTIONS[action];
+    if (!spec) return;
+    button.disabled = true;
+    try {
+      await spec.run(base);
+      users.outcome = { text: spec.done, ok: true };
+    } catch (error) {
+      users.outcome = { text: `Failed: ${error.message}`, ok: false };
+    }
+    await fetchUser();          // re-render from the server's answer, not from what we hoped it did
+    if (!users.user) return;
+    loadUsers();                // the list shows the badges too
+    // Keep keyboard users on the row of actions (the button they pressed may have been replaced).
+    ($(`[data-action="${action}"]`, ui.detail) || $('.user-actions button', ui.detail))?.focus();
+  }
+
+  // ------------------------------------------------------------------ Detail rendering
+
+  function table(headers, rows, cls) {
+    return el('div', { class: 'table-wrap' }, el('table', { class: classes('data-table', 'cards', cls) },
+      el('thead', {}, el('tr', {}, ...headers.map((h) => el('th', { scope: 'col', text: h })))),
+      el('tbody', {}, ...rows)));
+  }
+
+  function cells(values, labels) {
+    return values.map((value, i) => el('td', { 'data-label': labels[i] }, value instanceof Node ? value : String(value ?? '—')));
+  }
+
+  function section(title, ...content) {
+    return el('section', { class: 'part' }, el('h3', { text: title }), ...content);
+  }
+
+  function actionButton(action, label, tone) {
+    return el('button', { type: 'button', class: classes('btn', tone), 'data-action': action }, label);
+  }
+
+  function actionsBar(u) {
+    const buttons = [
+      u.email && !u.email_verified ? actionButton('verify-email', 'Mark email verified') : null,
+      u.phone && !u.phone_verified ? actionButton('verify-phone', 'Mark phone verified') : null,
+      u.disabled ? actionButton('enable', 'Enable') : actionButton('disable', 'Disable'),
+      actionButton('revoke-sessions', 'Revoke all sessions'),
+      users.confirmingDelete
+        ? el('span', { class: 'confirm' },
+          actionButton('confirm-delete', 'Yes, delete this user', 'danger solid'),
+          actionButton('cancel-delete', 'Cancel'))
+        : actionButton('delete', 'Delete…', 'danger'),
+    ];
+    const password = el('div', { class: 'form-row password-row' },
+      el('label', { class: 'grow' }, 'New password',
+        el('input', { id: 'new-password', type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'the new password' })),
+      actionButton('set-password', 'Set password'));
+    return el('div', { class: 'user-actions' }, el('div', { class: 'button-row' }, ...buttons), password);
+  }
+
+  function verifiedText(value, verified) {
+    if (!value) return null;
+    return el('span', {}, value, ' ', verified ? badge('verified', 'good') : badge('unverified', 'warn'));
+  }
+
+  function renderDetail() {
+    const u = users.user;
+    if (!u) return;
+    const { tenant } = users.selected;
+    const labels = ['Provider', 'Subject', 'Email', 'Linked'];
+    const identities = u.identities?.length
+      ? table(labels, u.identities.map((i) => el('tr', {}, ...cells([i.provider, i.subject, i.email || '—', formatTime(i.created_at) || '—'], labels))))
+      : el('p', { class: 'muted', text: 'No identities.' });
+    const factorLabels = ['Kind', 'Status', 'Name', 'Phone'];
+    const factors = Array.isArray(u.factors)
+      ? (u.factors.length
+        ? table(factorLabels, u.factors.map((f) => el('tr', {}, ...cells([f.kind || f.factor_type || f.type, f.status, f.friendly_name || '—', f.phone || '—'], factorLabels))))
+        : el('p', { class: 'muted', text: 'No MFA factors.' }))
+      : el('p', { class: 'muted', text: 'Factors are not reported by this build.' });
+    const sessionLabels = ['AAL', 'IP', 'User agent', 'Created', 'Refreshed', 'State'];
+    const sessions = users.sessionsError
+      ? el('p', { class: 'error-text', text: `Could not load sessions: ${users.sessionsError}` })
+      : users.sessions.length
+        ? table(sessionLabels, users.sessions.map((s) => el('tr', { class: classes(!s.active && 'inactive') },
+          ...cells([s.aal, s.ip || '—', s.user_agent || '—', formatTime(s.created_at), s.refreshed_at ? formatTime(s.refreshed_at) : '—',
+            s.active ? badge('active', 'good') : badge(`revoked ${formatTime(s.revoked_at)}`, 'bad')], sessionLabels))), 'sessions')
+        : el('p', { class: 'muted', text: 'No sessions.' });
+    const activity = users.activity.length
+      ? el('ul', { class: 'mini-list' }, ...users.activity.map((e) => el('li', {},
+        el('span', { class: classes('event-type', eventTone(e.type)), text: e.type }), ' ',
+        el('span', { class: 'muted', text: summarizeDetail(e.detail) }), ' ', timeAgo(e.created_at))))
+      : el('p', { class: 'muted', text: 'No events for this user.' });
+    const messages = users.messages.length
+      ? el('ul', { class: 'mini-list' }, ...users.messages.map((m) => el('li', {},
+        el('a', { href: viewHref('inbox', m.id), text: m.subject || (m.text || '').split('\n')[0] || m.id }), ' ',
+        el('span', { class: 'tag', text: m.purpose }), ' ', m.codes?.[0] ? el('span', { class: 'mini-code', text: m.codes[0] }) : null, ' ',
+        timeAgo(m.created_at))))
+      : el('p', { class: 'muted', text: 'No messages to this user.' });
+
+    ui.detail.replaceChildren(
+      el('div', { class: 'detail-head' },
+        el('h2', { class: 'detail-title', text: displayName(u) }),
+        el('div', { class: 'badges' }, ...userBadges(u))),
+      el('p', { class: classes('action-status', users.outcome && (users.outcome.ok ? 'ok' : 'error')), role: 'status', text: users.outcome?.text || '' }),
+      actionsBar(u),
+      el('dl', { class: 'fields' },
+        ...field('Id', u.id), ...field('Tenant', tenant),
+        ...field('Email', null, verifiedText(u.email, u.email_verified)), ...field('Phone', null, verifiedText(u.phone, u.phone_verified)),
+        ...field('Username', u.username), ...field('Disabled', u.disabled ? 'yes' : 'no'),
+        ...field('Anonymous', u.is_anonymous ? 'yes' : null), ...field('Banned until', u.banned_until ? formatTime(u.banned_until) : null),
+        ...field('Created', formatTime(u.created_at)), ...field('Updated', formatTime(u.updated_at)),
+        ...field('Last sign-in', u.last_sign_in_at ? `${formatTime(u.last_sign_in_at)} (${relativeTime(u.last_sign_in_at)})` : 'never')),
+      section('Sessions', sessions),
+      section('Identities', identities),
+      section('Factors', factors),
+      section('User metadata', el('pre', { class: 'json', text: pretty(u.user_metadata ?? {}) })),
+      section('App metadata', el('pre', { class: 'json', text: pretty(u.app_metadata ?? {}) })),
+      section('Recent activity', activity),
+      section('Messages', messages));
+  }
+
+  // ------------------------------------------------------------------ Live
+
+  const refreshSelected = debounce(() => { if (users.user && shared.current === 'users') fetchUser(); }, 400);
+  const refreshList = debounce(() => { if (shared.current === 'users') loadUsers(); else users.stale = true; }, 500);
+
+  onLive('event', (event) => {
+    const type = event.type || '';
+    if (type === 'emulator.reset' || type === 'snapshot.restored') {
+      users.stale = true;
+      if (shared.current === 'users') { loadUsers(); if (users.selected) fetchUser(); }
+      return;
+    }
+    if (/^user\.(created|signed_up|deleted|updated)$/.test(type) && event.tenant === ui.tenant.value) refreshList();
+    if (users.selected && event.user_id === users.selected.id && event.tenant === users.selected.tenant) refreshSelected();
+  });
+
+  // ------------------------------------------------------------------ Wiring
+
+  function boot() {
+    ui.tenant.addEventListener('change', () => {
+      users.list = [];
+      users.listLoaded = false;
+      renderList();
+      replaceHash(viewHref('users', ui.tenant.value));
+      loadUsers();
+    });
+    const search = debounce(loadUsers, 200);
+    ui.search.addEventListener('input', search);
+    ui.search.addEventListener('change', search); // programmatic clears fire no 'input'
+    ui.refresh.addEventListener('click', () => { loadUsers(); if (users.selected) fetchUser(); });
+    ui.list.addEventListener('click', (event) => {
+      const id = event.target.closest('li.user')?.dataset.id;
+      if (!id) return;
+      openUser(users.listTenant || ui.tenant.value, id);
+      if (window.matchMedia('(max-width: 760px)').matches) ui.detail.scrollIntoView({ block: 'start' });
+    });
+    openOnEnter(ui.list, 'li.user');
+    ui.detail.addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-action]');
+      if (button && ui.detail.contains(button)) runUserAction(button.dataset.action, button);
+    });
+    // Enter in the password box sets it, as a form would.
+    ui.detail.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && event.target.id === 'new-password') {
+        event.preventDefault();
+        const button = $('[data-action="set-password"]', ui.detail);
+        if (button) runUserAction('set-password', button);
+      }
+    });
+  }
+
+  registerView('users', {
+    boot,
+    async show(params, changed) {
+      await shared.tenantsReady;
+      const [tenant, id] = params;
+      if (tenant && tenantById(tenant) && ui.tenant.value !== tenant) {
+        ui.tenant.value = tenant;
+        users.stale = true;
+      }
+      if (users.stale || changed || users.listTenant !== ui.tenant.value) loadUsers();
+      if (tenant && id && (users.selected?.id !== id || users.selected?.tenant !== tenant)) {
+        openUser(tenant, id, { updateHash: false });
+      } else if (tenant && id && changed) {
+        fetchUser();
+      }
+    },
+    items: () => $$('li.user', ui.list),
+    focusSearch: () => ui.search.focus(),
+  });
+})();
