@@ -160,8 +160,8 @@ private func defaultSupabaseProject(in emulator: Emulator) -> String {
 /// clients send `apikey`, `x-client-info` and `x-supabase-api-version`).
 private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: RouteFallbackMiddleware<FauxthContext>.Mode,
                                   emulator: Emulator, staticFiles: StaticFiles) {
-    router.add(middleware: RouteFallbackMiddleware(mode: fallback))
-    router.add(middleware: DeepLinkInterstitialMiddleware(emulator: emulator, page: { path in staticFiles.text(path) }))
+    // CORS outermost: it turns errors into plain responses, so the fallback (which renders errors in the owner's
+    // format) must run inside it, or a browser's request to a wrong method would get an empty 404.
     router.add(middleware: ExposeHeadersMiddleware(headers: exposedHeaders))
     router.add(middleware: CORSMiddleware(
         allowOrigin: .originBased,
@@ -176,6 +176,8 @@ private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: Rou
         allowMethods: [.get, .post, .put, .patch, .delete, .options, .head],
         allowCredentials: true,
         exposedHeaders: exposedHeaders))
+    router.add(middleware: RouteFallbackMiddleware(mode: fallback))
+    router.add(middleware: DeepLinkInterstitialMiddleware(emulator: emulator, page: { path in staticFiles.text(path) }))
 }
 
 /// The response headers browser clients read: GoTrue's, and Cognito's error type, which Amplify reads first.

@@ -57,6 +57,11 @@ import Testing
             #expect(unknown.json["error"]?["code"] == "not_found")
             let wrongMethod = try await client.send(.put, "/_emu/v1/clock")
             #expect(wrongMethod.status == .methodNotAllowed)
+            // A browser (which sends Origin) gets the same answer, with CORS headers on it.
+            let fromBrowser = try await client.send(.put, "/_emu/v1/clock", headers: [.origin: "http://127.0.0.1:3000"])
+            #expect(fromBrowser.status == .methodNotAllowed)
+            #expect(fromBrowser.json["error"]?["code"] == "method_not_allowed")
+            #expect(fromBrowser.headers[.accessControlAllowOrigin] == "http://127.0.0.1:3000")
             let badJSON = try await client.send(.post, "/_emu/v1/clock/advance", raw: "{seconds:")
             #expect(badJSON.status == .badRequest)
             #expect(badJSON.json["error"]?["message"]?.stringValue?.hasPrefix("malformed JSON body") == true)
