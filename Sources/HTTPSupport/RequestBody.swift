@@ -39,6 +39,7 @@ extension Request {
     public var baseURL: String { "http://\(head.authority ?? "127.0.0.1")" }
 
     private static func describe(_ error: any Error) -> String {
+        if let syntax = error as? JSONSyntaxError { return syntax.description }
         if case DecodingError.dataCorrupted(let context) = error {
             let underlying = (context.underlyingError as? NSError)?.userInfo["NSDebugDescription"] as? String
             return underlying ?? context.debugDescription

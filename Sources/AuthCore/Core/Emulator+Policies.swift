@@ -97,6 +97,7 @@ extension Emulator {
 
     /// Forgets lockouts, rate-limit windows and cached policies: state that lives beside the database.
     func clearTransientState() {
+        tenantsChanged()
         rateLimiter.clear()
         lockouts.removeAll()
         policyCache.withLock { $0.removeAll() }

@@ -6,9 +6,23 @@ extension Emulator {
         try db.withConnection { try $0.query("SELECT * FROM tenants ORDER BY rowid").map(Tenant.init(row:)) }
     }
 
-    /// The tenant with `id`, or nil.
+    /// The tenant with `id`, or nil. Served from the cache while no tenant changed.
     public func tenant(_ id: String) throws -> Tenant? {
-        try db.withConnection { try $0.first("SELECT * FROM tenants WHERE id = ?", [.text(id)]).map(Tenant.init(row:)) }
+        let (generation, cached) = tenantCache.withLock { ($0.generation, $0.tenants[id]) }
+        if let cached { return cached }
+        let tenant = try db.withConnection { try $0.first("SELECT * FROM tenants WHERE id = ?", [.text(id)]).map(Tenant.init(row:)) }
+        if let tenant {
+            tenantCache.withLock { cache in if cache.generation == generation { cache.tenants[id] = tenant } }
+        }
+        return tenant
+    }
+
+    /// Forgets every cached tenant: called after anything that writes the tenants table.
+    func tenantsChanged() {
+        tenantCache.withLock { cache in
+            cache.generation += 1
+            cache.tenants = [:]
+        }
     }
 
     /// Adds a tenant; `tenantExists` if the id is taken.
@@ -25,6 +39,7 @@ extension Emulator {
         } catch let error as SQLiteError where error.isConstraintViolation {
             throw AuthError.tenantExists(id)
         }
+        tenantsChanged()
         record(.tenantCreated, tenant: id, detail: ["dialect": .string(dialect.rawValue)])
         return tenant
     }
@@ -37,6 +52,7 @@ extension Emulator {
             }
             return try c.run("DELETE FROM tenants WHERE id = ?", [.text(id)])
         }
+        tenantsChanged()
         guard removed > 0 else { throw AuthError.tenantNotFound(id) }
         record(.tenantDeleted, tenant: id)
     }
@@ -59,6 +75,7 @@ extension Emulator {
             _ = try c.run("UPDATE tenants SET name = ?, settings = ? WHERE id = ?",
                           [.text(name ?? tenant.name), SQLValue(JSON.object(settings)), .text(id)])
         }
+        tenantsChanged()
         return try requireTenant(id)
     }
 

@@ -48,6 +48,11 @@ public final class Emulator: Sendable {
     let credentialDerivers: [Dialect: CredentialDeriver]
     let policyDerivers: [Dialect: PolicyDeriver]
     let policyCache = Mutex<[String: (settings: [String: JSON], policies: TenantPolicies)]>([:])
+    /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant
+    /// write moves the generation on, and a read that raced a write is not kept.
+    /// Password and hash pairs seen to match (see `verifyPassword`).
+    let verifiedPasswords = Locked<Set<String>>([])
+    let tenantCache = Locked<(generation: Int, tenants: [String: Tenant])>((0, [:]))
 
     let db: Database
     /// The state right after seeding, in a shared-cache in-memory database so a tenant-scoped reset can

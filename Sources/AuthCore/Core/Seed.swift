@@ -111,6 +111,7 @@ extension Seed {
     }
 
     private static func describe(_ error: any Error) -> String {
+        if let syntax = error as? JSONSyntaxError { return syntax.description }
         if case DecodingError.dataCorrupted(let context) = error {
             return (context.underlyingError as? NSError)?.userInfo["NSDebugDescription"] as? String ?? context.debugDescription
         }

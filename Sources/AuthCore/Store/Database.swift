@@ -13,11 +13,11 @@ public enum SQLValue: Sendable, Equatable {
 /// One SQLite connection, serialized: every use goes through `read`/`write` under one lock, as GRDB's
 /// `SerializedDatabase` does. Statements are prepared once and cached by SQL text.
 public final class Database: Sendable {
-    private let connection: Mutex<Connection>
+    private let connection: Locked<Connection>
 
     /// Opens `path` (`:memory:` by default, or a `file:` URI).
     public init(path: String = ":memory:", readOnly: Bool = false) throws(SQLiteError) {
-        connection = Mutex(try Connection(path: path, readOnly: readOnly))
+        connection = Locked(try Connection(path: path, readOnly: readOnly))
     }
 
     /// Runs `body` with exclusive use of the connection.

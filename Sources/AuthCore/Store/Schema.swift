@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 7
+    static let version = 8
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -108,6 +108,14 @@ enum Schema {
             provider TEXT NOT NULL, sub TEXT NOT NULL, claims TEXT NOT NULL DEFAULT '{}', consented_clients TEXT NOT NULL DEFAULT '[]',
             created_at REAL NOT NULL, PRIMARY KEY (provider, sub));
         ALTER TABLE flow_states ADD COLUMN provider_token TEXT;
+        """,
+        // 8: indexes for the lookups every refresh, sign-up and code check makes, which scanned their
+        // tables and slowed down as a long test run filled them (scripts/bench).
+        """
+        CREATE INDEX refresh_tokens_session ON refresh_tokens (tenant, session_id);
+        CREATE INDEX sessions_user_created ON sessions (tenant, user_id, created_at);
+        CREATE INDEX codes_user ON codes (tenant, user_id, purpose);
+        CREATE INDEX codes_target ON codes (tenant, target COLLATE NOCASE);
         """,
     ]
 

@@ -6,7 +6,7 @@ import Synchronization
 /// Random by default. Seeded (`--deterministic SEED`), every value of a run follows from the seed, so
 /// two runs that make the same calls in the same order produce the same ids, codes and keys.
 public final class Generator: Sendable {
-    private let state: Mutex<Source>
+    private let state: Locked<Source>
 
     private enum Source {
         case system(SystemRandomNumberGenerator)
@@ -15,12 +15,12 @@ public final class Generator: Sendable {
 
     /// A generator backed by the system's cryptographic random source.
     public init() {
-        state = Mutex(.system(SystemRandomNumberGenerator()))
+        state = Locked(.system(SystemRandomNumberGenerator()))
     }
 
     /// A reproducible generator: the same seed gives the same sequence.
     public init(seed: UInt64) {
-        state = Mutex(.seeded(Xoshiro256(seed: seed)))
+        state = Locked(.seeded(Xoshiro256(seed: seed)))
     }
 
     /// Whether values are reproducible.
@@ -60,9 +60,8 @@ public final class Generator: Sendable {
         var b = bytes(16)
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
-        let hex = b.map { String(format: "%02x", $0) }.joined()
-        let i = Array(hex)
-        return [String(i[0..<8]), String(i[8..<12]), String(i[12..<16]), String(i[16..<20]), String(i[20..<32])].joined(separator: "-")
+        let hex = Array(b.hex)
+        return String(hex[0..<8]) + "-" + String(hex[8..<12]) + "-" + String(hex[12..<16]) + "-" + String(hex[16..<20]) + "-" + String(hex[20..<32])
     }
 
     /// A string of `count` characters drawn from `alphabet`.

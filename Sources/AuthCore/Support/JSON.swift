@@ -91,17 +91,18 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Express
 }
 
 extension JSON {
-    /// Parses JSON text; throws `DecodingError` with a readable description on malformed input.
+    /// Parses JSON text; throws `JSONSyntaxError` (with the byte offset) on malformed input.
     public static func parse(_ data: some DataProtocol) throws -> JSON {
-        try JSONDecoder().decode(JSON.self, from: Data(data))
+        if let value = try data.withContiguousStorageIfAvailable({ buffer throws(JSONSyntaxError) in
+            try JSONCodec.parse(UnsafeRawBufferPointer(buffer))
+        }) {
+            return value
+        }
+        return try Array(data).withUnsafeBytes { buffer throws(JSONSyntaxError) in try JSONCodec.parse(buffer) }
     }
 
     /// Compact JSON text with sorted keys, so equal values serialise identically (snapshots, tests).
-    public func serialized() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "null"
-    }
+    public func serialized() -> String { JSONCodec.serialize(self) }
 
     /// An optional string as JSON, `null` when absent.
     public init(_ string: String?) { self = string.map(JSON.string) ?? .null }

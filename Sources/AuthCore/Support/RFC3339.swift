@@ -10,11 +10,13 @@ public enum RFC3339 {
         var fraction = ((seconds - whole) * scale).rounded()
         if fraction >= scale { whole += 1; fraction = 0 }
         let components = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: whole))
-        var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", components.year!, components.month!, components.day!,
-                          components.hour!, components.minute!, components.second!)
-        if fractionalDigits > 0 {
-            text += "." + String(format: "%0\(fractionalDigits)d", Int(fraction))
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
+        var text = padded(components.year!, 4) + "-" + padded(components.month!, 2) + "-" + padded(components.day!, 2) + "T"
+            + padded(components.hour!, 2) + ":" + padded(components.minute!, 2) + ":" + padded(components.second!, 2)
+        if fractionalDigits > 0 { text += "." + padded(Int(fraction), fractionalDigits) }
         return text + "Z"
     }
 
