@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 extension Emulator {
@@ -33,6 +36,18 @@ extension Emulator {
     /// foreign or newer-schema file is refused and the live state is left as it was. Older schemas are
     /// migrated in memory.
     public func loadSnapshot(from path: String) throws {
+        do {
+            // The staged database becomes the live one; the old state goes with it at the end of this scope.
+            let staged = try stage(path)
+            db.exchange(with: staged)
+        }
+        clearTransientState()
+        releaseFreedMemory()
+        record(.snapshotRestored, detail: ["path": .string(path)])
+    }
+
+    /// A checked, migrated in-memory copy of the snapshot file at `path`.
+    private func stage(_ path: String) throws -> Database {
         guard FileManager.default.fileExists(atPath: path) else { throw SnapshotError.notFound(path) }
         let staged = try Database()
         do {
@@ -53,8 +68,18 @@ extension Emulator {
             throw SnapshotError.unreadable(path, error.message)
         }
         try staged.withConnection { try Schema.migrate($0, source: path) }
-        try staged.copy(into: db)
-        clearTransientState()
-        record(.snapshotRestored, detail: ["path": .string(path)])
+        return staged
+    }
+
+    /// Hands the pages of a replaced state back to the system: glibc keeps freed memory otherwise, and a
+    /// million-user state replaced leaves its size behind in the resident set.
+    func releaseFreedMemory() {
+        #if canImport(Glibc)
+        // malloc.h is not in Swift's Glibc module, so the symbol is looked up.
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        }
+        #endif
     }
 }

@@ -25,6 +25,12 @@ public final class Database: Sendable {
         try connection.withLock { try body($0) }
     }
 
+    /// Takes `other`'s contents in place of this database's, by exchanging the two connections (each under
+    /// its lock): loading a snapshot then costs one copy, not two. `other` is left with the old contents.
+    public func exchange(with other: Database) {
+        connection.withLock { mine in other.connection.withLock { theirs in swap(&mine, &theirs) } }
+    }
+
     /// Runs `body` in a transaction, committed if it returns and rolled back if it throws.
     public func transaction<T>(_ body: (borrowing Connection) throws -> T) throws -> T {
         try connection.withLock { c in
