@@ -25,8 +25,8 @@ let erin = Seed.UserSeed(id: "00000000-0000-4000-8000-00000000e214", email: "eri
                          password: password, emailVerified: true, phoneVerified: true)
 
 /// A seed with one Cognito pool `testPool` whose pool members, first client and other settings each test
-/// overrides (shallow merges), plus `extraClients`. Each seeded password costs an SRP verifier (about a
-/// second in a debug build), so tests seed only the users they use.
+/// overrides (shallow merges), plus `extraClients`. Each seeded password costs an SRP verifier (a 3072-bit
+/// exponentiation), so tests seed only the users they use.
 func cognitoSeed(pool: [String: JSON] = [:], client: [String: JSON] = [:], extraClients: [[String: JSON]] = [],
                  settings: [String: JSON] = [:], users: [Seed.UserSeed] = [dave]) -> Seed {
     var poolShape: [String: JSON] = [
