@@ -18,13 +18,16 @@ extension Emulator {
     public func record(_ type: EventType, tenant: String? = nil, userId: String? = nil, origin: RequestOrigin = RequestOrigin(),
                        detail: [String: JSON] = [:]) -> Event? {
         let id = newID()
-        // Recording never fails the operation it describes: a failed insert only loses the event.
+        let now = clock.now
+        // Recording never fails the operation it describes: a failed insert only loses the event. The event
+        // is built from what was written, not read back: one query less on every request.
         let stored = try? db.withConnection { c -> Event? in
             try c.run("""
                 INSERT INTO events (id, type, tenant, user_id, ip, user_agent, detail, created_at) VALUES (?,?,?,?,?,?,?,?)
                 """, [.text(id), .text(type.rawValue), SQLValue(tenant), SQLValue(userId), SQLValue(origin.ip),
-                      SQLValue(origin.userAgent), SQLValue(JSON.object(detail)), SQLValue(clock.now)])
-            return try c.first("SELECT * FROM events WHERE id = ?", [.text(id)]).map(Event.init(row:))
+                      SQLValue(origin.userAgent), SQLValue(JSON.object(detail)), SQLValue(now)])
+            return Event(id: id, type: type, tenant: tenant, userId: userId, ip: origin.ip, userAgent: origin.userAgent, detail: detail,
+                         createdAt: now, sequence: c.lastInsertRowID)
         }
         guard let event = stored.flatMap({ $0 }) else { return nil }
         feed.publish(.event(event))

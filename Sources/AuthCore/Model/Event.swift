@@ -46,6 +46,12 @@ public struct Event: Sendable, Equatable {
     public var createdAt: Date
     public var sequence: Int
 
+    init(id: String, type: EventType, tenant: String?, userId: String?, ip: String?, userAgent: String?, detail: [String: JSON],
+         createdAt: Date, sequence: Int) {
+        self.id = id; self.type = type; self.tenant = tenant; self.userId = userId; self.ip = ip; self.userAgent = userAgent
+        self.detail = detail; self.createdAt = createdAt; self.sequence = sequence
+    }
+
     init(row: Row) {
         id = row.string("id") ?? ""
         type = row.string("type").flatMap(EventType.init(rawValue:)) ?? .emulatorReset

@@ -105,6 +105,9 @@ public final class Connection: @unchecked Sendable {
         try query(sql, arguments).first
     }
 
+    /// The rowid of the last row inserted on this connection (an `INTEGER PRIMARY KEY` column's value).
+    public var lastInsertRowID: Int { Int(sqlite3_last_insert_rowid(handle)) }
+
     /// `PRAGMA user_version`, the schema version.
     public var userVersion: Int {
         get { (try? first("PRAGMA user_version")?.int(0)).flatMap { $0 } ?? 0 }
