@@ -24,8 +24,11 @@ struct Serve: AsyncParsableCommand {
 
     enum LogFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
-    @Option(help: "Address to listen on. Anything but a loopback address exposes the emulator to the network.")
+    @Option(help: "Address to listen on. Anything but a loopback address exposes the emulator to the network, and needs --allow-remote.")
     var host = "127.0.0.1"
+
+    @Flag(name: .customLong("allow-remote"), help: "Allow a --host that is not a loopback address (anyone who can reach it can sign in as any user).")
+    var allowRemote = false
 
     @Option(help: "Port to listen on (0 picks a free one; the banner and ready line show it).")
     var port = 9099
@@ -82,6 +85,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("each --supabase-env needs a --supabase-port (got \(supabaseEnvFiles.count) files and \(supabasePorts.count) ports)")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port: expected 0-65535") }
+        // Refused, not just warned about: an emulator on the network lets anyone sign in as anyone.
+        if !Self.isLoopback(host) && !allowRemote {
+            throw ValidationError("--host \(host) is not a loopback address: anyone who can reach this machine could sign in as any user "
+                                  + "and read every captured code. Add --allow-remote to listen there anyway.")
+        }
         if let smtpPort, !(0...65535).contains(smtpPort) { throw ValidationError("--smtp-port: expected 0-65535") }
     }
 

@@ -126,10 +126,20 @@ def test_json_log_format_writes_one_event_per_line(start_fauxth):
     assert ("message", None) in kinds
 
 
+def test_a_non_loopback_host_is_refused_unless_allowed(start_fauxth):
+    refused = subprocess.run([BINARY, "serve", "--port", "0", "--host", "0.0.0.0"], capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0 and "is not a loopback address" in refused.stderr and "--allow-remote" in refused.stderr
+    allowed = start_fauxth("--host", "0.0.0.0", "--allow-remote")
+    assert allowed.url.startswith("http://0.0.0.0:")
+    assert requests.get(allowed.url.replace("0.0.0.0", "127.0.0.1") + "/_emu/v1/health", timeout=10).status_code == 200
+    allowed.stop()
+    assert "WARNING: listening on 0.0.0.0" in allowed.stderr
+
+
 def test_help_lists_every_option():
     result = subprocess.run([BINARY, "serve", "--help"], capture_output=True, text=True, timeout=30)
     for option in ("--host", "--port", "--seed", "--no-seed", "--snapshot", "--autosave", "--deterministic",
-                   "--clock", "--log-format", "--web-root"):
+                   "--clock", "--log-format", "--web-root", "--allow-remote", "--smtp-port", "--faults"):
         assert option in result.stdout
 
 
