@@ -55,7 +55,7 @@ extension Emulator {
                         newToken: (Generator) -> String) throws -> (user: User, issued: IssuedSession) {
         let now = clock.now
         let next = newToken(generator)
-        let outcome: Result<(String, String), AuthError> = try db.transaction { c in
+        let outcome: Result<(String, String, String), AuthError> = try db.transaction { c in
             guard let row = try c.first("SELECT * FROM refresh_tokens WHERE tenant = ? AND token_hash = ?",
                                         [.text(tenant), .text(Self.tokenHash(token))]) else { return .failure(.refreshTokenNotFound) }
             let sessionId = row.string("session_id") ?? ""
@@ -69,6 +69,13 @@ extension Emulator {
                 let live = try c.first("SELECT token_hash, parent_hash FROM refresh_tokens WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL",
                                        [.text(tenant), .text(sessionId)])
                 let isParentOfLive = policy.parentOfLiveAllowed && live?.string("parent_hash") == parent
+                // GoTrue answers a lost answer's retry with the live token itself, creating nothing: every
+                // concurrent refresh of one token then gets the same new token. Only hashes are stored, so
+                // that needs the live token's text from the last rotations, kept in memory.
+                if isParentOfLive, let liveHash = live?.string("token_hash"), let text = recentRefreshTokens.withLock({ $0[liveHash] }) {
+                    try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
+                    return .success((sessionId, session.string("user_id") ?? "", text))
+                }
                 let withinInterval = now.timeIntervalSince(revokedAt) < policy.reuseInterval
                 if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.string("token_hash") {
                     parent = liveHash
@@ -84,19 +91,24 @@ extension Emulator {
             try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, parent_hash, created_at) VALUES (?,?,?,?,?)",
                       [.text(tenant), .text(Self.tokenHash(next)), .text(sessionId), .text(parent), SQLValue(now)])
             try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
-            return .success((sessionId, session.string("user_id") ?? ""))
+            let hash = Self.tokenHash(next)
+            recentRefreshTokens.withLock { recent in
+                if recent.count >= 10_000 { recent.removeAll() }
+                recent[hash] = next
+            }
+            return .success((sessionId, session.string("user_id") ?? "", next))
         }
         switch outcome {
         case .failure(let error):
             if error == .refreshTokenReused { record(.sessionRevoked, tenant: tenant, origin: origin, detail: ["reason": "refresh_token_reused"]) }
             throw error
-        case .success(let (sessionId, userId)):
+        case .success(let (sessionId, userId, issuedToken)):
             guard let user = try user(in: tenant, id: userId), let session = try session(in: tenant, id: sessionId) else {
                 throw AuthError.sessionNotFound
             }
             if user.isBanned(at: now) || user.disabled { throw AuthError.userBanned }
             record(.tokenRefreshed, tenant: tenant, userId: userId, origin: origin, detail: ["session_id": .string(sessionId)])
-            return (user, IssuedSession(session: session, refreshToken: next))
+            return (user, IssuedSession(session: session, refreshToken: issuedToken))
         }
     }
 

@@ -50,6 +50,9 @@ public final class Emulator: Sendable {
     let policyCache = Mutex<[String: (settings: [String: JSON], policies: TenantPolicies)]>([:])
     /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant
     /// write moves the generation on, and a read that raced a write is not kept.
+    /// The text of refresh tokens issued by rotations, by hash, so a retry with their parent gets the same
+    /// token back (see `refresh`). Memory only: snapshots keep hashes, never usable tokens.
+    let recentRefreshTokens = Locked<[String: String]>([:])
     /// Password and hash pairs seen to match (see `verifyPassword`).
     let verifiedPasswords = Locked<Set<String>>([])
     let tenantCache = Locked<(generation: Int, tenants: [String: Tenant])>((0, [:]))
