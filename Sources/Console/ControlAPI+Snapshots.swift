@@ -1,8 +1,12 @@
 import AuthCore
 import Foundation
 import Hummingbird
+import Synchronization
 
 extension ControlAPI {
+    /// Downloads so far, to name their temporary files apart.
+    static let downloads = Atomic<Int>(0)
+
     /// `/snapshots`: named in-memory snapshots (fast per-test resets) and SQLite snapshot files.
     func addSnapshotRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
         group.get { _, _ in
@@ -18,7 +22,10 @@ extension ControlAPI {
         }
         group.get("download") { _, _ in
             // The whole state as a SQLite file, written through the same atomic save as --snapshot.
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-download-\(UUID().uuidString).sqlite").path
+            // Named by process and a counter: no randomness outside the emulator's generator, whose stream a
+            // download must not move.
+            let name = "fauxth-download-\(ProcessInfo.processInfo.processIdentifier)-\(Self.downloads.add(1, ordering: .relaxed).newValue).sqlite"
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
             defer { try? FileManager.default.removeItem(atPath: path) }
             try emulator.saveSnapshot(to: path)
             let data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -26,7 +26,8 @@ extension Emulator {
             }
         } else {
             // An unknown user still costs one hash, so response time does not reveal which emails exist.
-            matches = passwordHasher.verify(attempt.password, against: Emulator.decoyHash) && false
+            _ = passwordHasher.verify(attempt.password, against: Emulator.decoyHash)
+            matches = false
         }
         guard let user, hash != nil, matches else {
             let reason = user == nil ? "unknown_user" : (hash == nil ? "no_password" : "wrong_password")

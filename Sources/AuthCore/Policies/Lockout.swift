@@ -82,7 +82,8 @@ public struct LockoutState: Sendable, Equatable {
 
     /// Whether nothing is left to remember at `now` (no lockout on, no failure still counting).
     public func isSpent(at now: Date, policy: LockoutPolicy) -> Bool {
-        guard lockedUntil(at: now) == nil, let last = failures.last else { return lockedUntil(at: now) == nil }
+        if lockedUntil(at: now) != nil { return false }
+        guard let last = failures.last else { return true }
         return now.timeIntervalSince(last) >= max(policy.window, policy.resetAfter)
     }
 }
