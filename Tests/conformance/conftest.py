@@ -425,3 +425,43 @@ def cognito(fauxth):
     idp.real_time()
     yield idp
     idp.real_time()
+
+
+# --- Reliability suite ---------------------------------------------------------------------------------------------
+# Tests marked `reliability` (soak, races, fuzzing, crashes, tampering, secrets) run in every CI run at smoke size;
+# scripts/reliability runs only them at full size (FAUXTH_RELIABILITY=full) and prints the figures they record.
+
+RELIABILITY_SCALE = os.environ.get("FAUXTH_RELIABILITY", "smoke")
+FIGURES = {}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "reliability: part of the reliability and security suite (scripts/reliability)")
+
+
+def sized(smoke, full):
+    """The smoke-size value in ordinary runs, the full-size one under scripts/reliability."""
+    return full if RELIABILITY_SCALE == "full" else smoke
+
+
+@pytest.fixture
+def figures():
+    """Records a figure for the suite's summary: figures("inputs tried", 1200) adds to that figure."""
+
+    def record(name, value=1):
+        FIGURES[name] = FIGURES.get(name, 0) + value
+
+    return record
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not FIGURES:
+        return
+    terminalreporter.section(f"reliability figures ({RELIABILITY_SCALE})")
+    width = max(len(name) for name in FIGURES)
+    for name, value in FIGURES.items():
+        shown = f"{value:,.2f}" if isinstance(value, float) else f"{value:,}"
+        terminalreporter.write_line(f"{name:<{width}}  {shown:>14}")
+    out = ROOT / ".build" / "reliability"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "figures.json").write_text(json.dumps({"scale": RELIABILITY_SCALE, "figures": FIGURES}, indent=2) + "\n")

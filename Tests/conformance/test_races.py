@@ -2,9 +2,12 @@
 email at once, one code verified at once from several clients. Each must end the way the vendor's rules say, once."""
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 import requests
 
 from conftest import COGNITO_CLIENT, FIREBASE_API_KEY
+
+pytestmark = pytest.mark.reliability
 
 ANON = {"apikey": "anon"}
 

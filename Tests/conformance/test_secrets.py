@@ -2,9 +2,12 @@
 the password text appears in no event, message, control API answer, log line or snapshot file."""
 import json
 
+import pytest
 import requests
 
 from conftest import COGNITO_CLIENT, COGNITO_POOL, FIREBASE_API_KEY
+
+pytestmark = pytest.mark.reliability
 
 SECRET = "Zebra-Tulip-4417-secret"
 OTHER = "Quartz-Maple-9931-secret"
