@@ -45,7 +45,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let emulator = try Emulator(EmulatorOptions(clock: options.clock, generator: options.generator,
                                                 passwordHasher: options.passwordHasher, seed: options.seed,
                                                 credentialDerivers: [.cognito: CognitoDialect.credentialDeriver],
-                                                policyDerivers: [.supabase: SupabaseDialect.policyDeriver, .cognito: CognitoDialect.policyDeriver]))
+                                                policyDerivers: [.supabase: SupabaseDialect.policyDeriver, .cognito: CognitoDialect.policyDeriver],
+                                                retention: options.retention))
     var warnings = try validateTenants(emulator)
     if let path = options.snapshotPath, FileManager.default.fileExists(atPath: path) {
         try emulator.loadSnapshot(from: path)

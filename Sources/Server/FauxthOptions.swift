@@ -24,15 +24,17 @@ public struct FauxthOptions: Sendable {
     public var importFirebase: String?
     /// A port for the SMTP sink (`--smtp-port`; 0 picks a free one); nil runs none.
     public var smtpPort: Int?
+    /// How much history is kept and when spent rows are swept.
+    public var retention: Retention
 
     public init(host: String = "127.0.0.1", port: Int = 9099, seed: Seed = Seed(), clock: EmulatorClock = EmulatorClock(),
                 generator: Generator = Generator(), passwordHasher: PasswordHasher = PasswordHasher(),
                 snapshotPath: String? = nil, autosaveSeconds: Int? = nil, webRoot: String? = nil, firebaseProject: String? = nil,
-                importFirebase: String? = nil, smtpPort: Int? = nil) {
+                importFirebase: String? = nil, smtpPort: Int? = nil, retention: Retention = Retention()) {
         self.host = host; self.port = port; self.seed = seed; self.clock = clock; self.generator = generator
         self.passwordHasher = passwordHasher; self.snapshotPath = snapshotPath; self.autosaveSeconds = autosaveSeconds
         self.webRoot = webRoot; self.firebaseProject = firebaseProject; self.importFirebase = importFirebase
-        self.smtpPort = smtpPort
+        self.smtpPort = smtpPort; self.retention = retention
     }
 }
 

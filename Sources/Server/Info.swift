@@ -24,6 +24,8 @@ func info(_ emulator: Emulator, baseURL: String, listeners: [String] = [], proje
             "clock": ["now": .string(RFC3339.string(from: emulator.clock.now)), "mode": .string(emulator.clock.mode.rawValue)],
             "schema_version": .int(Emulator.schemaVersion), "listeners": .array(listeners.map(JSON.string)),
             "smtp": smtp.map(JSON.string) ?? .null, "sms_url": .string(baseURL + "/2010-04-01/Accounts/{AccountSid}/Messages.json"),
+            "retention": ["max_messages": .int(emulator.retention.messages), "max_events": .int(emulator.retention.events),
+                          "max_deeplinks": .int(emulator.retention.deepLinks), "keep_spent": .double(emulator.retention.spentFor)],
             "tenants": .array(tenants)]
 }
 

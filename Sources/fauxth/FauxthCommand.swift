@@ -75,6 +75,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("faults"), help: ArgumentHelp("Fault rules to load at start (and after every reset): a JSON file ({\"rules\": [...]}) or the name of a scenario in seed/scenarios (repeatable).", valueName: "file|scenario"))
     var faults: [String] = []
 
+    @Option(name: .customLong("max-messages"), help: ArgumentHelp("Outbox messages kept, newest first; older ones are dropped (0: no limit).", valueName: "N"))
+    var maxMessages = Retention().messages
+
+    @Option(name: .customLong("max-events"), help: ArgumentHelp("Events kept, newest first (0: no limit).", valueName: "N"))
+    var maxEvents = Retention().events
+
+    @Option(name: .customLong("max-deeplinks"), help: ArgumentHelp("Captured deep links kept, newest first (0: no limit).", valueName: "N"))
+    var maxDeepLinks = Retention().deepLinks
+
+    @Option(name: .customLong("keep-spent"), help: ArgumentHelp("Emulator seconds that expired codes and revoked sessions and refresh tokens are kept before they are swept.", valueName: "seconds"))
+    var keepSpent = Retention().spentFor
+
     func validate() throws {
         if let clock, EmulatorClock.parse(clock) == nil {
             throw ValidationError("--clock: expected real, frozen, frozen@<RFC 3339> or offset@<seconds>, got \(clock)")
@@ -91,6 +103,8 @@ struct Serve: AsyncParsableCommand {
                                   + "and read every captured code. Add --allow-remote to listen there anyway.")
         }
         if let smtpPort, !(0...65535).contains(smtpPort) { throw ValidationError("--smtp-port: expected 0-65535") }
+        if min(maxMessages, maxEvents, maxDeepLinks) < 0 { throw ValidationError("--max-messages, --max-events, --max-deeplinks: expected 0 or more") }
+        if !(keepSpent >= 0) { throw ValidationError("--keep-spent: expected 0 or more seconds") }
     }
 
     func run() async throws {
@@ -102,7 +116,8 @@ struct Serve: AsyncParsableCommand {
                 clock: clock.flatMap(EmulatorClock.parse) ?? EmulatorClock(),
                 generator: deterministic.map { Generator(seed: $0) } ?? Generator(),
                 snapshotPath: snapshot, autosaveSeconds: autosave, webRoot: webRoot, firebaseProject: firebaseProject,
-                importFirebase: importFirebase, smtpPort: smtpPort)
+                importFirebase: importFirebase, smtpPort: smtpPort,
+                retention: Retention(messages: maxMessages, events: maxEvents, deepLinks: maxDeepLinks, spentFor: keepSpent))
         } catch let error as SeedError {
             printError("error: invalid seed: \(error)")
             throw ExitCode(2)

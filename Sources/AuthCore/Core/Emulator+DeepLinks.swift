@@ -16,6 +16,7 @@ extension Emulator {
             try c.run("INSERT INTO deeplinks (id, tenant, url, scheme, params, source, user_id, created_at) VALUES (?,?,?,?,?,?,?,?)",
                       [.text(id), .text(tenant), .text(url), .text(scheme), SQLValue(JSON.object(params)), .text(source),
                        SQLValue(userId), SQLValue(clock.now)])
+            try c.trimHistory("deeplinks", keep: retention.deepLinks)
             return try c.first("SELECT * FROM deeplinks WHERE id = ?", [.text(id)]).map(DeepLink.init(row:))
         }
         if let link {

@@ -26,11 +26,14 @@ extension Emulator {
                 INSERT INTO events (id, type, tenant, user_id, ip, user_agent, detail, created_at) VALUES (?,?,?,?,?,?,?,?)
                 """, [.text(id), .text(type.rawValue), SQLValue(tenant), SQLValue(userId), SQLValue(origin.ip),
                       SQLValue(origin.userAgent), SQLValue(JSON.object(detail)), SQLValue(now)])
+            let sequence = c.lastInsertRowID
+            try c.trimHistory("events", keep: retention.events)
             return Event(id: id, type: type, tenant: tenant, userId: userId, ip: origin.ip, userAgent: origin.userAgent, detail: detail,
-                         createdAt: now, sequence: c.lastInsertRowID)
+                         createdAt: now, sequence: sequence)
         }
         guard let event = stored.flatMap({ $0 }) else { return nil }
         feed.publish(.event(event))
+        sweepIfDue(at: now)
         return event
     }
 

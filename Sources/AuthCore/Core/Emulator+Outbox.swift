@@ -37,6 +37,7 @@ extension Emulator {
                       SQLValue(outgoing.subject), .text(outgoing.text), SQLValue(outgoing.html), .text(outgoing.purpose.rawValue),
                       SQLValue(JSON.array(codes.map(JSON.string))), SQLValue(JSON.array(links.map(JSON.string))),
                       .text(status.rawValue), SQLValue(outgoing.suppressedReason), SQLValue(clock.now)])
+            try c.trimHistory("messages", keep: retention.messages)
             return try c.first("SELECT * FROM messages WHERE id = ?", [.text(id)]).map(Message.init(row:))
         }
         guard let message else { throw AuthError.invalidInput(field: "message", reason: "could not be stored") }

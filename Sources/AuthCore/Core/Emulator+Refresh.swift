@@ -108,7 +108,7 @@ extension Emulator {
             }
             if user.isBanned(at: now) || user.disabled { throw AuthError.userBanned }
             record(.tokenRefreshed, tenant: tenant, userId: userId, origin: origin, detail: ["session_id": .string(sessionId)])
-            return (user, IssuedSession(session: session, refreshToken: issuedToken))
+            return (user, IssuedSession(session: session, refreshToken: issuedToken, user: user))
         }
     }
 

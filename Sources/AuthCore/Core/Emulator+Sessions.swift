@@ -11,22 +11,29 @@ extension Emulator {
         let now = clock.now
         let id = newID()
         let token = refreshToken(generator)
-        let amr: JSON = [AuthenticationMethod(method: method, at: now).json]
-        let session = try db.transaction { c in
+        let method = AuthenticationMethod(method: method, at: now)
+        // Built from what is written rather than read back: a sign-in under load is a handful of statements.
+        let session = Session(tenant: user.tenant, id: id, userId: user.id, aal: aal, amr: [method], userAgent: origin.userAgent,
+                              ip: origin.ip, createdAt: now, claims: claims)
+        try db.transaction { c in
+            // The user may have been deleted since the caller read it.
+            guard try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)]) == 1 else {
+                throw AuthError.userNotFound
+            }
+            try c.run("UPDATE identities SET last_sign_in_at = ? WHERE tenant = ? AND user_id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)])
             try c.run("""
                 INSERT INTO sessions (tenant, id, user_id, aal, amr, user_agent, ip, created_at, claims) VALUES (?,?,?,?,?,?,?,?,?)
-                """, [.text(user.tenant), .text(id), .text(user.id), .text(aal), SQLValue(amr), SQLValue(origin.userAgent),
-                      SQLValue(origin.ip), SQLValue(now), SQLValue(JSON.object(claims))])
+                """, [.text(user.tenant), .text(id), .text(user.id), .text(aal), SQLValue(JSON.array([method.json])),
+                      SQLValue(origin.userAgent), SQLValue(origin.ip), SQLValue(now), SQLValue(JSON.object(claims))])
             try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, created_at) VALUES (?,?,?,?)",
                       [.text(user.tenant), .text(Self.tokenHash(token)), .text(id), SQLValue(now)])
-            try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)])
-            try c.run("UPDATE identities SET last_sign_in_at = ? WHERE tenant = ? AND user_id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)])
-            return try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(user.tenant), .text(id)]).map(Session.init(row:))
         }
-        guard let session else { throw AuthError.userNotFound }
         record(.signInSucceeded, tenant: user.tenant, userId: user.id, origin: origin,
-               detail: ["method": .string(method), "session_id": .string(id)])
-        return IssuedSession(session: session, refreshToken: token)
+               detail: ["method": .string(method.method), "session_id": .string(id)])
+        var stamped = user
+        stamped.lastSignInAt = now
+        for index in stamped.identities.indices { stamped.identities[index].lastSignInAt = now }
+        return IssuedSession(session: session, refreshToken: token, user: stamped)
     }
 
     /// A user's sessions, newest first (revoked ones included, marked).

@@ -13,12 +13,15 @@ public struct EmulatorOptions: Sendable {
     /// Per dialect, the vendor's own lockout and rate-limit behaviour for a tenant, under its
     /// `policies` setting. A dialect without one gets only what the setting asks for.
     public var policyDerivers: [Dialect: PolicyDeriver]
+    /// How much history is kept and when spent rows are swept.
+    public var retention: Retention
 
     public init(clock: EmulatorClock = EmulatorClock(), generator: Generator = Generator(),
                 passwordHasher: PasswordHasher = PasswordHasher(), seed: Seed = Seed(),
-                credentialDerivers: [Dialect: CredentialDeriver] = [:], policyDerivers: [Dialect: PolicyDeriver] = [:]) {
+                credentialDerivers: [Dialect: CredentialDeriver] = [:], policyDerivers: [Dialect: PolicyDeriver] = [:],
+                retention: Retention = Retention()) {
         self.clock = clock; self.generator = generator; self.passwordHasher = passwordHasher; self.seed = seed
-        self.credentialDerivers = credentialDerivers; self.policyDerivers = policyDerivers
+        self.credentialDerivers = credentialDerivers; self.policyDerivers = policyDerivers; self.retention = retention
     }
 }
 
@@ -45,6 +48,10 @@ public final class Emulator: Sendable {
     public let keyring = Keyring()
     /// Fault rules the server applies to the dialects' requests.
     public let faults: FaultEngine
+    /// How much history is kept and when spent rows are swept (see `sweep`).
+    public let retention: Retention
+    /// When the last sweep ran, on the emulator clock (nil until the first event).
+    let lastSweep = Locked<Date?>(nil)
     let credentialDerivers: [Dialect: CredentialDeriver]
     let policyDerivers: [Dialect: PolicyDeriver]
     let policyCache = Mutex<[String: (settings: [String: JSON], policies: TenantPolicies)]>([:])
@@ -71,6 +78,7 @@ public final class Emulator: Sendable {
         seed = options.seed
         credentialDerivers = options.credentialDerivers
         policyDerivers = options.policyDerivers
+        retention = options.retention
         faults = FaultEngine(clock: options.clock, generator: options.generator)
         db = try Database()
         seedStateURI = "file:fauxth-seed-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?mode=memory&cache=shared"

@@ -27,8 +27,12 @@ public struct RateWindow: Sendable, Equatable {
         case limited(retryAfter: TimeInterval)
     }
 
+    /// The window of the limit last recorded under, so a sweep knows when nothing is left to count.
+    private var window: TimeInterval = 0
+
     /// Counts an event at `now` if the limit allows it.
     public mutating func record(at now: Date, limit: RateLimit) -> Decision {
+        window = limit.window
         events.removeAll { now.timeIntervalSince($0) >= limit.window }
         guard events.count < limit.count else {
             let oldest = events.first ?? now
@@ -36,6 +40,12 @@ public struct RateWindow: Sendable, Equatable {
         }
         events.append(now)
         return .allowed
+    }
+
+    /// Whether every counted event has left the window at `now`.
+    func isEmpty(at now: Date) -> Bool {
+        guard let newest = events.last else { return true }
+        return now.timeIntervalSince(newest) >= window
     }
 }
 
@@ -66,4 +76,13 @@ public final class RateLimiter: Sendable {
     }
 
     func clear() { windows.withLock { $0.removeAll() } }
+
+    /// Forgets windows with nothing left in them at `now`; answers how many.
+    func prune(at now: Date) -> Int {
+        windows.withLock { windows in
+            let spent = windows.filter { $0.value.isEmpty(at: now) }.map(\.key)
+            for key in spent { windows.removeValue(forKey: key) }
+            return spent.count
+        }
+    }
 }

@@ -17,6 +17,12 @@ public struct Session: Sendable, Equatable {
     /// Claims added to every token this session mints (a Firebase custom token's `claims`).
     public var claims: [String: JSON]
 
+    init(tenant: String, id: String, userId: String, aal: String, amr: [AuthenticationMethod], userAgent: String?, ip: String?,
+         createdAt: Date, claims: [String: JSON]) {
+        self.tenant = tenant; self.id = id; self.userId = userId; self.aal = aal; self.amr = amr
+        self.userAgent = userAgent; self.ip = ip; self.createdAt = createdAt; self.claims = claims
+    }
+
     init(row: Row) {
         tenant = row.string("tenant") ?? ""
         id = row.string("id") ?? ""
@@ -65,4 +71,7 @@ public struct RequestOrigin: Sendable, Equatable {
 public struct IssuedSession: Sendable {
     public var session: Session
     public var refreshToken: String
+    /// The user as the session was opened (its sign-in stamps set) or refreshed, so the answer need not
+    /// read it again; nil where the caller has to.
+    public var user: User? = nil
 }

@@ -53,4 +53,17 @@ public final class LockoutBook: Sendable {
     }
 
     func removeAll() { states.withLock { $0.removeAll() } }
+
+    /// Forgets the states `isSpent` says have nothing left to remember; answers how many. `isSpent` runs
+    /// outside the lock (it reads policies), so a state that changed meanwhile is kept.
+    func prune(isSpent: (Key, LockoutState) -> Bool) -> Int {
+        let spent = states.withLock { $0.map { ($0.key, $0.value.state) } }.filter { isSpent($0.0, $0.1) }
+        return states.withLock { states in
+            spent.reduce(0) { count, item in
+                guard states[item.0]?.state == item.1 else { return count }
+                states.removeValue(forKey: item.0)
+                return count + 1
+            }
+        }
+    }
 }

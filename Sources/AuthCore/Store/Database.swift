@@ -52,6 +52,8 @@ public final class Database: Sendable {
 public final class Connection: @unchecked Sendable {
     let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    /// Each cached statement's column names, worked out once and shared by every row it returns.
+    private var columnNames: [OpaquePointer: [String: Int]] = [:]
 
     init(path: String, readOnly: Bool) throws(SQLiteError) {
         var db: OpaquePointer?
@@ -92,11 +94,13 @@ public final class Connection: @unchecked Sendable {
         let statement = try prepared(sql, arguments)
         defer { sqlite3_reset(statement) }
         var rows: [Row] = []
+        var names: [String: Int]?
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { return rows }
             guard rc == SQLITE_ROW else { throw SQLiteError(code: rc, message: lastMessage) }
-            rows.append(Row(statement))
+            if names == nil { names = self.names(of: statement) }
+            rows.append(Row(statement, names: names ?? [:]))
         }
     }
 
@@ -111,6 +115,16 @@ public final class Connection: @unchecked Sendable {
     /// `PRAGMA user_version`, the schema version.
     public var userVersion: Int {
         get { (try? first("PRAGMA user_version")?.int(0)).flatMap { $0 } ?? 0 }
+    }
+
+    /// The statement's columns by name, cached. Asked after a step: SQLite re-prepares a statement whose
+    /// schema changed during the step, and `SELECT *` then has the new columns (migrations only add
+    /// columns, so the count tells).
+    private func names(of statement: OpaquePointer) -> [String: Int] {
+        if let cached = columnNames[statement], cached.count == Int(sqlite3_column_count(statement)) { return cached }
+        let names = Row.names(statement)
+        columnNames[statement] = names
+        return names
     }
 
     private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
@@ -143,6 +157,7 @@ public final class Connection: @unchecked Sendable {
     func clearStatementCache() {
         for statement in statements.values { sqlite3_finalize(statement) }
         statements.removeAll()
+        columnNames.removeAll()
     }
 }
 
@@ -154,12 +169,18 @@ public struct Row: Sendable {
     let values: [SQLValue]
     let names: [String: Int]
 
-    init(_ statement: OpaquePointer) {
+    /// A statement's columns by name.
+    static func names(_ statement: OpaquePointer) -> [String: Int] {
+        var names: [String: Int] = [:]
+        for i in 0..<sqlite3_column_count(statement) { names[String(cString: sqlite3_column_name(statement, i))] = Int(i) }
+        return names
+    }
+
+    init(_ statement: OpaquePointer, names: [String: Int]) {
         let count = sqlite3_column_count(statement)
         var values: [SQLValue] = []
-        var names: [String: Int] = [:]
+        values.reserveCapacity(Int(count))
         for i in 0..<count {
-            names[String(cString: sqlite3_column_name(statement, i))] = Int(i)
             switch sqlite3_column_type(statement, i) {
             case SQLITE_INTEGER: values.append(.int(sqlite3_column_int64(statement, i)))
             case SQLITE_FLOAT: values.append(.double(sqlite3_column_double(statement, i)))

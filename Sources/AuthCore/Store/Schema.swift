@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 8
+    static let version = 9
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -116,6 +116,13 @@ enum Schema {
         CREATE INDEX sessions_user_created ON sessions (tenant, user_id, created_at);
         CREATE INDEX codes_user ON codes (tenant, user_id, purpose);
         CREATE INDEX codes_target ON codes (tenant, target COLLATE NOCASE);
+        """,
+        // 9: what the periodic sweep looks for (Emulator+Retention), so it never scans a big table.
+        """
+        CREATE INDEX codes_expires ON codes (expires_at);
+        CREATE INDEX authorization_codes_expires ON authorization_codes (expires_at);
+        CREATE INDEX sessions_revoked ON sessions (revoked_at) WHERE revoked_at IS NOT NULL;
+        CREATE INDEX refresh_tokens_revoked ON refresh_tokens (revoked_at) WHERE revoked_at IS NOT NULL;
         """,
     ]
 
