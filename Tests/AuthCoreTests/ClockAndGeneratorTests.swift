@@ -57,6 +57,16 @@ import Testing
         #expect(RFC3339.date(from: "2026-01-01T02:00:00+02:00") == Date(timeIntervalSince1970: 1_767_225_600))
         #expect(RFC3339.date(from: "2026-13-01T00:00:00Z") == nil)
     }
+
+    @Test func rfc3339AgreesWithTheCalendarAcrossCenturiesAndLeapDays() {
+        let reference = ISO8601DateFormatter()
+        var dates = [0, 951_782_400, 951_868_799, 4_107_542_400, 253_402_300_799].map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        let generator = Generator(seed: 3)
+        for _ in 0..<2000 { dates.append(Date(timeIntervalSince1970: TimeInterval(generator.int(in: 0...253_402_300_799)))) }
+        for date in dates { #expect(RFC3339.string(from: date, fractionalDigits: 0) == reference.string(from: date)) }
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 951_782_400.9999996)) == "2000-02-29T00:00:01.000000Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_767_225_600.5), fractionalDigits: 3) == "2026-01-01T00:00:00.500Z")
+    }
 }
 
 @Suite struct GeneratorTests {

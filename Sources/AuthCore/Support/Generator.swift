@@ -28,6 +28,16 @@ public final class Generator: Sendable {
         state.withLock { if case .seeded = $0 { true } else { false } }
     }
 
+    /// One random 64-bit word (the same word `bytes(8)` would give, little-endian).
+    private func word() -> UInt64 {
+        state.withLock { source in
+            switch source {
+            case .system(var g): let word = g.next(); source = .system(g); return word
+            case .seeded(var g): let word = g.next(); source = .seeded(g); return word
+            }
+        }
+    }
+
     /// `count` random bytes.
     public func bytes(_ count: Int) -> [UInt8] {
         state.withLock { source in
@@ -50,7 +60,7 @@ public final class Generator: Sendable {
         let span = UInt64(range.upperBound - range.lowerBound) + 1
         let limit = UInt64.max - (UInt64.max % span)
         while true {
-            let value = bytes(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            let value = word()
             if value < limit { return range.lowerBound + Int(value % span) }
         }
     }
@@ -60,13 +70,24 @@ public final class Generator: Sendable {
         var b = bytes(16)
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
-        let hex = Array(b.hex)
-        return String(hex[0..<8]) + "-" + String(hex[8..<12]) + "-" + String(hex[12..<16]) + "-" + String(hex[16..<20]) + "-" + String(hex[20..<32])
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var at = 0
+            for (index, byte) in b.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { out[at] = UInt8(ascii: "-"); at += 1 }
+                out[at] = digits[Int(byte >> 4)]; out[at + 1] = digits[Int(byte & 0x0F)]; at += 2
+            }
+            return at
+        }
     }
 
     /// A string of `count` characters drawn from `alphabet`.
     public func string(_ count: Int, alphabet: String) -> String {
         let chars = Array(alphabet)
+        if chars.allSatisfy(\.isASCII) {
+            let bytes = Array(alphabet.utf8)
+            return String(decoding: (0..<count).map { _ in bytes[int(in: 0...(bytes.count - 1))] }, as: UTF8.self)
+        }
         return String((0..<count).map { _ in chars[int(in: 0...(chars.count - 1))] })
     }
 
