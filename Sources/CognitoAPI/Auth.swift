@@ -65,9 +65,12 @@ enum Auth {
         guard session.poolId == pool.id else { throw CognitoError(.notAuthorized, "Invalid session for the user.") }
         // SECRET_HASH may be over the name the user typed or the internal username the challenge named.
         let user = try call.emulator.user(in: pool.id, id: session.userId)
-        var names = [responses["USERNAME"]].compactMap { $0 }
-        if let user { names += [CognitoUsers.username(user, pool: pool), user.email, user.phone].compactMap { $0 } }
-        try call.checkSecretHash(responses["SECRET_HASH"], usernames: names, client: client)
+        let userNames = user.map { [CognitoUsers.username($0, pool: pool), $0.email, $0.phone, $0.userMetadata["preferred_username"]?.stringValue].compactMap { $0 } } ?? []
+        // The answer names the user the session is for, or none: one user's session is not answered in another's name.
+        if let named = responses["USERNAME"], user != nil, !userNames.contains(where: { $0.lowercased() == named.lowercased() }) {
+            throw CognitoError(.notAuthorized, "Incorrect username or password.")
+        }
+        try call.checkSecretHash(responses["SECRET_HASH"], usernames: [responses["USERNAME"]].compactMap { $0 } + userNames, client: client)
         let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin)
         let step = name == "PASSWORD_VERIFIER" ? try flow.verifySRP(session, responses: responses)
             : try flow.respond(name, session: session, responses: responses)

@@ -40,7 +40,9 @@ enum ActionPage {
         for (key, value) in call.body.fields { params[key] = value.stringValue }
         let wantsJSON = (call.request.headers[.accept] ?? "").contains("application/json")
         let scope = try scopeOfCode(call, params: params)
-        let continueURL = params["continueUrl"].flatMap { $0.isEmpty ? nil : $0 }
+        // The link's own `continueUrl` is only followed where a link could have been asked for it: anyone can
+        // change it in a link they were sent, and the page is on the emulator's origin (no open redirect).
+        let continueURL = params["continueUrl"].flatMap { $0.isEmpty || (try? Oob.checkContinueURL($0, scope: scope)) == nil ? nil : $0 }
         guard let mode = params["mode"].flatMap(OobType.init(mode:)), let code = params["oobCode"], !code.isEmpty else {
             return failure(call, "This link is incomplete: it needs a mode and an oobCode.", json: wantsJSON)
         }

@@ -60,14 +60,19 @@ extension FirebaseCall {
                             expiresIn: Int(scope.settings.idTokenTTL), user: user)
     }
 
-    /// The caller an ID token names: signed as the project signs, for this project, unexpired on the
-    /// emulator clock, for a user who exists, is enabled and has not had tokens revoked since.
+    /// The caller an ID token names: signed as the project signs, issued by `securetoken` for this
+    /// project (Identity Toolkit checks both `aud` and `iss`; the Firebase emulator checks neither, but an
+    /// unsigned token with another issuer, or whose `user_id` is not its `sub`, is no token of this
+    /// project), unexpired on the emulator clock, for a user who exists, is enabled and has not had tokens
+    /// revoked since.
     func caller(idToken: String?) throws -> TokenCaller {
         let project = try projectId()
         guard let idToken, !idToken.isEmpty else { throw FirebaseError(.missingIDToken) }
         let probe = try projects.scope(project: project, tenant: nil)
         guard let claims = FirebaseTokens.decode(idToken, signing: probe.settings.signing, emulator: emulator),
-              claims["aud"]?.stringValue == project, let uid = claims["sub"]?.stringValue ?? claims["user_id"]?.stringValue else {
+              claims["aud"]?.stringValue == project, claims["iss"]?.stringValue == "https://securetoken.google.com/\(project)",
+              let uid = claims["sub"]?.stringValue ?? claims["user_id"]?.stringValue,
+              (claims["user_id"]?.stringValue).map({ $0 == uid }) ?? true else {
             throw FirebaseError(.invalidIDToken)
         }
         if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 { throw FirebaseError(.invalidIDToken) }

@@ -74,18 +74,22 @@ enum Oob {
             if required { throw FirebaseError(.missingContinueURI, "A continue URL must be provided in the request.") }
             return nil
         }
-        // Script-carrying schemes are no app: the action page would put them in a link.
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              !["javascript", "data", "vbscript", "file"].contains(scheme),
-              let host = components.host, !host.isEmpty || !["http", "https"].contains(scheme) else {
+        try checkContinueURL(text, scope: try call.scope())
+        return text
+    }
+
+    /// A continue URL must be absolute, and a web one on the project's authorized domains. Script-carrying
+    /// schemes are no app (the action page would put them in a link), and a URL a browser reads otherwise
+    /// than we do (`RedirectURL`) is refused.
+    static func checkContinueURL(_ text: String, scope: FirebaseScope) throws {
+        guard let target = RedirectURL(text), !["javascript", "data", "vbscript", "file"].contains(target.scheme),
+              URLComponents(string: text)?.host != nil else {
             throw FirebaseError(.invalidContinueURI, "((expected an absolute URI with valid scheme and host))")
         }
-        if ["http", "https"].contains(scheme) {
-            let scope = try call.scope()
+        if target.isWeb {
             let domains = scope.settings.authorizedDomains + ["\(scope.projectId).firebaseapp.com", "\(scope.projectId).web.app"]
-            guard domains.contains(host.lowercased()) else { throw FirebaseError(.unauthorizedDomain, "Domain not allowlisted by project") }
+            guard domains.contains(target.host) else { throw FirebaseError(.unauthorizedDomain, "Domain not allowlisted by project") }
         }
-        return text
     }
 
     /// Without `newPassword`: what the code is for, the code left unused. With it: a password reset

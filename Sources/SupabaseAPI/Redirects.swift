@@ -23,11 +23,12 @@ enum Redirects {
         return requested
     }
 
+    /// A URL a browser could read differently from us (`RedirectURL`) is never allowed.
     static func isAllowed(_ url: String, config: SupabaseConfig) -> Bool {
-        guard let components = URLComponents(string: url), components.scheme != nil else { return false }
-        let host = components.host?.lowercased() ?? ""
-        if ["localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"].contains(host) || host.hasSuffix(".localhost") { return true }
-        if let site = URLComponents(string: config.siteURL), site.scheme == components.scheme, site.host?.lowercased() == host {
+        guard let target = RedirectURL(url) else { return false }
+        let host = target.host
+        if target.isWeb, ["localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"].contains(host) || host.hasSuffix(".localhost") { return true }
+        if let site = URLComponents(string: config.siteURL), site.scheme?.lowercased() == target.scheme, site.host?.lowercased() == host {
             return true
         }
         let withoutFragment = url.split(separator: "#", maxSplits: 1).first.map(String.init) ?? url

@@ -139,6 +139,20 @@ import Testing
         }
     }
 
+    @Test func anUnsignedIdTokenFromAnotherIssuerIsRefused() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let idToken = try #require(try await passwordSignIn(client)["idToken"]?.stringValue)
+            var claims = try #require(JWS.unverifiedClaims(idToken))
+            for issuer in ["https://session.firebase.google.com/p", "https://securetoken.google.com/q", "https://evil.example"] {
+                claims["iss"] = .string(issuer)
+                let forged = try JWS.sign(claims, with: SigningKey(.none, kid: nil))
+                #expect(errorMessage(try await client.send(.post, accounts("lookup"), json: ["idToken": .string(forged)])) == "INVALID_ID_TOKEN")
+            }
+            #expect(try await client.send(.post, accounts("lookup"), json: ["idToken": .string(idToken)]).status == .ok)
+        }
+    }
+
     @Test func rs256ProjectsSignWithTheKeyTheJWKSPublishes() async throws {
         let harness = try Harness(seed: firebaseProject(["id_token_signing": "RS256"], users: [alice]))
         try await harness.run { client in
