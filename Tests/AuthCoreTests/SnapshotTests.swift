@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 import Testing
 @testable import AuthCore
 
@@ -70,6 +71,28 @@ import Testing
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!temporary.isEmpty && !FileManager.default.fileExists(atPath: temporary))
+    }
+
+    @Test func savesToOneFileTakeTurnsSoTheLaterCopyIsRenamedLast() throws {
+        let emulator = try makeEmulator()
+        let path = temporaryPath("turns.sqlite")
+        let secondDone = DispatchSemaphore(value: 0)
+        let second = Mutex<Result<Void, any Error>?>(nil)
+        try emulator.db.save(to: path) { _ in
+            // A second save (an autosave, say) begins as this one is about to rename: it waits for its turn, rather
+            // than share the temporary file or rename its newer copy before this older one.
+            try emulator.createUser(in: "proj", NewUser(email: "later@example.com"))
+            DispatchQueue.global().async {
+                second.withLock { $0 = Result { try emulator.saveSnapshot(to: path) } }
+                secondDone.signal()
+            }
+            #expect(secondDone.wait(timeout: .now() + 0.2) == .timedOut)
+        }
+        secondDone.wait()
+        try second.withLock { try $0?.get() }
+        let fresh = try makeEmulator(seed: Seed())
+        try fresh.loadSnapshot(from: path)
+        #expect(try fresh.user(in: "proj", .email("later@example.com")) != nil)
     }
 
     @Test func aLeftoverTemporaryFileFromAKilledWriteIsIgnored() throws {
