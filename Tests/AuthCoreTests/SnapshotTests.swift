@@ -128,6 +128,23 @@ import Testing
         #expect(throws: SnapshotError.notFound("/nonexistent/x.sqlite")) { try emulator.loadSnapshot(from: "/nonexistent/x.sqlite") }
     }
 
+    @Test func aSnapshotCutShortInsideItsLastPageOrADirectoryIsRefused() throws {
+        let emulator = try makeEmulator()
+        let good = temporaryPath("whole.sqlite")
+        try emulator.saveSnapshot(to: good)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+        let cut = temporaryPath("cut.sqlite")
+        // SQLite reads the missing byte as zero and its quick_check passes; the size against the header does not.
+        try bytes.dropLast().write(to: URL(fileURLWithPath: cut))
+        #expect { try emulator.loadSnapshot(from: cut) } throws: { error in
+            if case SnapshotError.unreadable(cut, let why) = error { why.contains("cut short") } else { false }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cut)) == bytes.dropLast())
+        try emulator.loadSnapshot(from: good)
+        let folder = URL(fileURLWithPath: good).deletingLastPathComponent().path
+        #expect(throws: SnapshotError.unreadable(folder, "it is a directory")) { try emulator.loadSnapshot(from: folder) }
+    }
+
     @Test func aSnapshotFromANewerSchemaIsRefused() throws {
         let emulator = try makeEmulator()
         let path = temporaryPath("future.sqlite")
