@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 import Testing
 @testable import AuthCore
 
@@ -72,6 +73,28 @@ import Testing
         #expect(!temporary.isEmpty && !FileManager.default.fileExists(atPath: temporary))
     }
 
+    @Test func savesToOneFileTakeTurnsSoTheLaterCopyIsRenamedLast() throws {
+        let emulator = try makeEmulator()
+        let path = temporaryPath("turns.sqlite")
+        let secondDone = DispatchSemaphore(value: 0)
+        let second = Mutex<Result<Void, any Error>?>(nil)
+        try emulator.db.save(to: path) { _ in
+            // A second save (an autosave, say) begins as this one is about to rename: it waits for its turn, rather
+            // than share the temporary file or rename its newer copy before this older one.
+            try emulator.createUser(in: "proj", NewUser(email: "later@example.com"))
+            DispatchQueue.global().async {
+                second.withLock { $0 = Result { try emulator.saveSnapshot(to: path) } }
+                secondDone.signal()
+            }
+            #expect(secondDone.wait(timeout: .now() + 0.2) == .timedOut)
+        }
+        secondDone.wait()
+        try second.withLock { try $0?.get() }
+        let fresh = try makeEmulator(seed: Seed())
+        try fresh.loadSnapshot(from: path)
+        #expect(try fresh.user(in: "proj", .email("later@example.com")) != nil)
+    }
+
     @Test func aLeftoverTemporaryFileFromAKilledWriteIsIgnored() throws {
         let emulator = try makeEmulator()
         let path = temporaryPath("state.sqlite")
@@ -103,6 +126,23 @@ import Testing
         #expect(throws: (any Error).self) { try emulator.loadSnapshot(from: truncated) }
         #expect(try emulator.user(in: "proj", id: "u-alice") != nil)
         #expect(throws: SnapshotError.notFound("/nonexistent/x.sqlite")) { try emulator.loadSnapshot(from: "/nonexistent/x.sqlite") }
+    }
+
+    @Test func aSnapshotCutShortInsideItsLastPageOrADirectoryIsRefused() throws {
+        let emulator = try makeEmulator()
+        let good = temporaryPath("whole.sqlite")
+        try emulator.saveSnapshot(to: good)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+        let cut = temporaryPath("cut.sqlite")
+        // SQLite reads the missing byte as zero and its quick_check passes; the size against the header does not.
+        try bytes.dropLast().write(to: URL(fileURLWithPath: cut))
+        #expect { try emulator.loadSnapshot(from: cut) } throws: { error in
+            if case SnapshotError.unreadable(cut, let why) = error { why.contains("cut short") } else { false }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cut)) == bytes.dropLast())
+        try emulator.loadSnapshot(from: good)
+        let folder = URL(fileURLWithPath: good).deletingLastPathComponent().path
+        #expect(throws: SnapshotError.unreadable(folder, "it is a directory")) { try emulator.loadSnapshot(from: folder) }
     }
 
     @Test func aSnapshotFromANewerSchemaIsRefused() throws {

@@ -48,13 +48,22 @@ extension Emulator {
 
     /// A checked, migrated in-memory copy of the snapshot file at `path`.
     private func stage(_ path: String) throws -> Database {
-        guard FileManager.default.fileExists(atPath: path) else { throw SnapshotError.notFound(path) }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw SnapshotError.notFound(path) }
+        guard !isDirectory.boolValue else { throw SnapshotError.unreadable(path, "it is a directory") }
         let staged = try Database()
         do {
             let file = try Database(path: path, readOnly: true)
             try file.withConnection { c in
                 guard try c.first("PRAGMA quick_check")?.string("quick_check") == "ok" else {
                     throw SnapshotError.unreadable(path, "integrity check failed")
+                }
+                // SQLite reads a missing tail as zeros, so a file cut short inside its last page passes the check.
+                let pageCount = try c.first("PRAGMA page_count")?.int(0) ?? 0
+                let pageSize = try c.first("PRAGMA page_size")?.int(0) ?? 0
+                let size = try? URL(fileURLWithPath: path).resourceValues(forKeys: [.fileSizeKey]).fileSize
+                guard size == pageCount * pageSize else {
+                    throw SnapshotError.unreadable(path, "\(size ?? 0) bytes where its header says \(pageCount * pageSize): cut short or damaged")
                 }
                 guard c.userVersion > 0, try c.first("SELECT name FROM sqlite_master WHERE name = 'tenants'") != nil else {
                     throw SnapshotError.unreadable(path, "no Fauxth schema in it")

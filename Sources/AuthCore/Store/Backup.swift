@@ -29,6 +29,15 @@ extension Database {
     /// - Parameter beforeRename: runs once the temporary file is complete; tests throw from it to
     ///   check that an interrupted write leaves the previous snapshot alone.
     public func save(to path: String, beforeRename: (String) throws -> Void = { _ in }) throws {
+        try Self.saving.withLock { _ in try write(to: path, beforeRename: beforeRename) }
+    }
+
+    /// One file save at a time in this process. Two saves to one path (an autosave and a control API save)
+    /// shared the temporary file, so one of them failed or renamed the other's half-written file; and a save
+    /// that copied first but renamed last put an older state over a newer one.
+    private static let saving = Locked<Void>(())
+
+    private func write(to path: String, beforeRename: (String) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
