@@ -109,6 +109,21 @@ import Testing
         try fresh.loadSnapshot(from: path)
     }
 
+    @Test func aSaveRemovesTheTemporariesOfProcessesThatAreGone() throws {
+        let emulator = try makeEmulator()
+        let path = temporaryPath("state.sqlite")
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        // A pid nobody has (pid_max is at most 2^22), and pid 1, which is always running.
+        let gone = directory.appendingPathComponent(".state.sqlite.99999999.tmp")
+        let goneJournal = directory.appendingPathComponent(".state.sqlite.99999999.tmp-journal")
+        let running = directory.appendingPathComponent(".state.sqlite.1.tmp")
+        let unrelated = directory.appendingPathComponent(".other.sqlite.99999999.tmp")
+        for file in [gone, goneJournal, running, unrelated] { try Data("x".utf8).write(to: file) }
+        try emulator.saveSnapshot(to: path)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(left == [".other.sqlite.99999999.tmp", ".state.sqlite.1.tmp", "state.sqlite"])
+    }
+
     @Test func corruptOrForeignFilesAreRefusedAndLeftUntouched() throws {
         let emulator = try makeEmulator()
         let garbage = temporaryPath("garbage.sqlite")

@@ -51,9 +51,24 @@ extension Database {
             try beforeRename(temporary)
             guard rename(temporary, path) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
             try? Self.sync(path: directory.path)
+            Self.removeAbandonedTemporaries(of: url.lastPathComponent, in: directory.path)
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error
+        }
+    }
+
+    /// Removes the temporary files (and their journals) that saves of `name` by processes no longer
+    /// running left behind: a process killed mid-save never cleans up, and each would keep a snapshot's
+    /// size on disk.
+    static func removeAbandonedTemporaries(of name: String, in directory: String) {
+        let prefix = ".\(name)."
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where entry.hasPrefix(prefix) {
+            let rest = entry.dropFirst(prefix.count)
+            guard let dot = rest.firstIndex(of: "."), let pid = Int32(rest[..<dot]), pid > 0, pid != getpid(),
+                  [".tmp", ".tmp-journal"].contains(String(rest[dot...])),
+                  kill(pid, 0) == -1, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: directory + "/" + entry)
         }
     }
 
