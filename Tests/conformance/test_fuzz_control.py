@@ -20,7 +20,7 @@ pytestmark = pytest.mark.reliability
 SCHEMA = schemathesis.openapi.from_path(pathlib.Path(__file__).resolve().parents[2] / "Sources" / "Console" / "openapi.json")
 OPERATIONS = [result.ok() for result in SCHEMA.get_all_operations()]
 STREAMS = {"/events/stream"}
-EXAMPLES = sized(12, 300)
+EXAMPLES = sized(12, 120)
 KNOWN = {
     "tenant": ["default", FIREBASE_PROJECT, COGNITO_POOL, "nope"],
     "user": ["00000000-0000-4000-8000-00000000a11c", "FAUXTHALICE00000000000000001", "00000000-0000-4000-8000-0000c0a11ce0"],

@@ -19,7 +19,7 @@ from fuzz_support import (ANON_KEY, MB, SERVICE_KEY, cognito_error, control_erro
 
 pytestmark = pytest.mark.reliability
 
-EXAMPLES = sized(150, 4000)
+EXAMPLES = sized(150, 1500)
 # A smoke run sends each route every 4th malformed body (each body still reaches a quarter of the routes); a full run all.
 SLICE = sized(4, 1)
 ALICE_SUPABASE = "00000000-0000-4000-8000-00000000a11c"
