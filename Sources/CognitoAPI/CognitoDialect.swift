@@ -98,8 +98,9 @@ public struct CognitoDialect: Sendable {
     /// The JSON 1.1 error answer for any exception type (a fault rule may name one Fauxth never raises).
     static func failure(type: String, message: String, status: HTTPResponse.Status, requestId: String) -> Response {
         var headers: HTTPFields = [.amznRequestId: requestId, .amznErrorType: type + ":"]
-        // Header values must be one line of visible ASCII.
-        headers[.amznErrorMessage] = String(message.map { $0.isASCII && !$0.isNewline ? $0 : " " })
+        // Header values must be one line of visible ASCII, and short: a message that echoes a 1 MB value would make a
+        // header line clients refuse to read (Python's http.client stops at 64 KiB). The body keeps the whole message.
+        headers[.amznErrorMessage] = String(message.prefix(1024).map { $0.isASCII && !$0.isNewline ? $0 : " " })
         return .json(["__type": .string(type), "message": .string(message)], status: status, headers: headers, contentType: "application/x-amz-json-1.1")
     }
 

@@ -11,6 +11,10 @@ extension ControlAPI {
             guard let seconds = body["seconds"].flatMap({ $0.intValue.map(Double.init) ?? (try? doubleValue($0)) }) else {
                 throw ControlError.badRequest("seconds: a number is required")
             }
+            // Tokens carry the time as whole seconds; a clock moved past year 9999 (or before year 1) would overflow them.
+            guard RFC3339.representable.contains(emulator.clock.now.addingTimeInterval(seconds)) else {
+                throw ControlError.badRequest("seconds: the clock would leave the years 0001-9999")
+            }
             emulator.clock.advance(by: seconds)
             return clockChanged("advance", ["seconds": .double(seconds)])
         }

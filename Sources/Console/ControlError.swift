@@ -2,6 +2,7 @@ import AuthCore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import IdentityProviders
 import Logging
 
 /// The control API's own error shape: `{"error":{"code","message"}}` with a fitting 4xx status.
@@ -74,6 +75,12 @@ public struct ControlError: Error, Equatable {
             case .notFound, .unknownName: failure = ControlError(.notFound, "snapshot_not_found", e.description)
             case .unreadable, .newerSchema: failure = ControlError(.unprocessableContent, "snapshot_invalid", e.description)
             case .writeFailed: failure = ControlError(.unprocessableContent, "snapshot_write_failed", e.description)
+            }
+        case let e as ProviderError:
+            // A fake provider's refusal of a mint or an account (no such account, a bad claim).
+            switch e {
+            case .notFound: failure = .notFound(e.description)
+            case .invalidRequest, .invalidGrant, .invalidToken: failure = .badRequest(e.description)
             }
         case let e as HTTPError where e.status == .notFound: failure = .notFound("no such route")
         case let e as HTTPError where e.status == .methodNotAllowed: failure = ControlError(.methodNotAllowed, "method_not_allowed", "method not allowed")

@@ -14,8 +14,10 @@ struct FirebaseBody: Sendable {
 
     static func read(_ request: Request) async throws -> FirebaseBody {
         let buffer: ByteBuffer
-        do { buffer = try await request.body.collect(upTo: 8 << 20) } catch {
+        do { buffer = try await request.body.collect(upTo: 8 << 20) } catch is NIOTooManyBytesError {
             throw FirebaseError.badBody("Request payload size exceeds the limit: 8388608 bytes.")
+        } catch {
+            throw FirebaseError.badBody("Invalid JSON payload received. Unexpected token in JSON body, or not a JSON object.")
         }
         guard buffer.readableBytes > 0 else { return .empty }
         if request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {

@@ -18,7 +18,10 @@ extension Request {
     public func jsonObject(limit: Int = 1 << 20) async throws(BodyError) -> [String: JSON] {
         if let length = headers[.contentLength].flatMap(Int.init), length > limit { throw .tooLarge(limit: limit) }
         let buffer: ByteBuffer
-        do { buffer = try await body.collect(upTo: limit) } catch { throw .tooLarge(limit: limit) }
+        do { buffer = try await body.collect(upTo: limit) } catch is NIOTooManyBytesError { throw .tooLarge(limit: limit) } catch {
+            // The client closed before its Content-Length, or sent a broken chunked encoding: not a size problem.
+            throw .malformed("the body ended early or its chunked encoding is broken")
+        }
         guard buffer.readableBytes > 0 else { throw .empty }
         let value: JSON
         do { value = try JSON.parse(buffer.readableBytesView) } catch {

@@ -5,6 +5,7 @@ import HTTPSupport
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import SupabaseAPI
 
 /// Answers requests no route took, in the format of the dialect that owns the path: GoTrue's error for
@@ -20,7 +21,19 @@ struct RouteFallbackMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             return mode == .supabase ? Self.supabase(request, path: request.uri.path) : Self.answer(request, logger: context.logger)
+        } catch is NIOTooManyBytesError {
+            // A form read over its limit by a route with no error format of its own (the hosted UI, the fake providers).
+            return Self.tooLarge(request, logger: context.logger)
         }
+    }
+
+    /// 413 in the format of the path's owner: the control API's, else OAuth's `{"error","error_description"}` (the
+    /// hosted UI's and the fake providers' form endpoints are OAuth endpoints). GoTrue's routes render their own.
+    static func tooLarge(_ request: Request, logger: Logger) -> Response {
+        if request.uri.path.dropPrefix("/_emu/v1") != nil {
+            return ControlError.response(for: ControlError(.contentTooLarge, "body_too_large", "request body is too large"), logger: logger)
+        }
+        return .json(["error": "invalid_request", "error_description": "request body is too large"], status: .contentTooLarge)
     }
 
     static func answer(_ request: Request, logger: Logger) -> Response {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Twilio's Messages API (`POST /2010-04-01/Accounts/{AccountSid}/Messages.json`), so a backend that
 /// texts through a Twilio client can point it at Fauxth: the text lands in the outbox and the answer
@@ -24,7 +25,10 @@ public struct TwilioMessages: Sendable {
         guard request.headers[.authorization]?.lowercased().hasPrefix("basic ") == true else {
             return Self.error(20003, "Authenticate", status: .unauthorized)
         }
-        let form = try await request.formFields(limit: 1 << 20)
+        let form: [String: String]
+        do { form = try await request.formFields(limit: 1 << 20) } catch is NIOTooManyBytesError {
+            return Self.error(21617, "The concatenated message body exceeds the 1600 character limit.")
+        }
         guard let to = form["To"], !to.isEmpty else { return Self.error(21604, "A 'To' phone number is required.") }
         guard let body = form["Body"], !body.isEmpty else { return Self.error(21602, "Message body is required.") }
         let service = form["MessagingServiceSid"]

@@ -2,6 +2,10 @@ import Foundation
 
 /// RFC 3339 timestamps as the vendors write them: UTC, `Z`, with fractional seconds.
 public enum RFC3339 {
+    /// The instants a four-digit year can write, 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z: the emulator clock
+    /// stays within them.
+    public static let representable = Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799)
+
     /// Formats with microseconds, as GoTrue does (`2026-01-01T00:00:00.123456Z`).
     public static func string(from date: Date, fractionalDigits: Int = 6) -> String {
         let seconds = date.timeIntervalSince1970
