@@ -51,7 +51,7 @@ let package = Package(
             name: "Server",
             dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "CognitoAPI", "IdentityProviders", "Console", "Sinks", hummingbird,
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: settings
         ),
         .executableTarget(

@@ -8,6 +8,7 @@ import HTTPTypes
 import Hummingbird
 import IdentityProviders
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Sinks
 import SupabaseAPI
@@ -100,13 +101,19 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
     TwilioMessages(emulator: emulator).addRoutes(to: router)
 
+    let idleTimeout = TimeAmount.seconds(60)
     var services: [any Service] = []
     if let smtp { services.append(smtp) }
     if let path = options.snapshotPath, let seconds = options.autosaveSeconds, seconds > 0 {
         services.append(AutosaveService(emulator: emulator, path: path, interval: seconds, logger: logger))
     }
     let application = Application(
-        router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Fauxth"),
+        // A connection idle for a minute between requests, or that takes a minute to send a request's head, is
+        // closed (as the gateways in front of the real services do): otherwise slow or vanished clients could
+        // hold file descriptors for ever. A request being answered, however long (a long poll, the event
+        // stream, a fault's hang), is never cut.
+        router: router, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+        configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Fauxth"),
         services: services,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? options.port
@@ -132,7 +139,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         // OAuth sign-in goes to the fake providers on the host it leaves from.
         identityProviders.addRoutes(to: projectRouter)
         projects[tenant] = Application(
-            router: projectRouter, configuration: .init(address: .hostname(options.host, port: port), serverName: "Fauxth"),
+            router: projectRouter, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            configuration: .init(address: .hostname(options.host, port: port), serverName: "Fauxth"),
             onServerRunning: { channel in
                 if let main = listeners.bound(project: tenant, port: channel.localAddress?.port ?? port) { await onReady(main) }
             },
