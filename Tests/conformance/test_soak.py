@@ -207,6 +207,8 @@ def test_soak(start_fauxth, tmp_path, figures):
     warm_rss = None
     for round_number in range(ROUNDS):
         stop = threading.Event()
+        # The clock keeps moving until the last flow is done: a Cognito flow waits for the next TOTP step.
+        stop_control = threading.Event()
         flows = [lambda c, n: supabase_flow(c, keys, n + "@sb.soak.test"), lambda c, n: firebase_flow(c, n + "@fb.soak.test"),
                  lambda c, n: cognito_flow(c, n + "@cg.soak.test")]
         names = ["supabase", "firebase", "cognito"]
@@ -230,7 +232,7 @@ def test_soak(start_fauxth, tmp_path, figures):
         def controller():
             control = Client(fauxth, tally)
             tick = 0
-            while not stop.is_set():
+            while not stop_control.is_set():
                 try:
                     control.call("POST", "/_emu/v1/clock/advance", expect=200, json={"seconds": 10})
                     if tick % 3 == 0:
@@ -240,16 +242,19 @@ def test_soak(start_fauxth, tmp_path, figures):
                 except FlowFailed as failure:
                     tally.fail(f"control: {failure}")
                 tick += 1
-                stop.wait(1)
+                stop_control.wait(1)
 
-        threads = [threading.Thread(target=worker, args=(i,)) for i in range(WORKERS)] + [threading.Thread(target=controller)]
-        for thread in threads:
+        workers = [threading.Thread(target=worker, args=(i,)) for i in range(WORKERS)]
+        control_thread = threading.Thread(target=controller)
+        for thread in [*workers, control_thread]:
             thread.start()
         time.sleep(ROUND_SECONDS)
         stop.set()
-        for thread in threads:
+        for thread in workers:
             thread.join(timeout=120)
-        assert not any(thread.is_alive() for thread in threads), "a soak client hung"
+        stop_control.set()
+        control_thread.join(timeout=60)
+        assert not any(thread.is_alive() for thread in [*workers, control_thread]), "a soak client hung"
         assert fauxth.process.poll() is None, f"fauxth exited: {fauxth.stop()} {fauxth.stderr[-2000:]}"
 
         # Quiet: a restore brings back exactly the state it was taken in, and nothing made after.
