@@ -91,11 +91,9 @@ struct HostedUI: Sendable {
         }
         var challenge: PKCEChallenge?
         if !implicit, let value = oauth["code_challenge"] {
-            switch oauth["code_challenge_method"] ?? "plain" {
-            case "S256": challenge = PKCEChallenge(challenge: value, method: .s256)
-            case "plain": challenge = PKCEChallenge(challenge: value, method: .plain)
-            default: throw refuse("invalid_request", "code_challenge_method must be S256 or plain.")
-            }
+            // Cognito supports only S256 (not RFC 7636's plain, nor its default of plain when no method is given).
+            guard oauth["code_challenge_method"] == "S256" else { throw refuse("invalid_request", "code_challenge_method must be S256.") }
+            challenge = PKCEChallenge(challenge: value, method: .s256)
         } else if !implicit, oauth["code_challenge_method"] != nil {
             throw refuse("invalid_request", "code_challenge_method needs a code_challenge.")
         }

@@ -106,14 +106,24 @@ import Testing
         }
     }
 
-    @Test(arguments: ["plain", "S256"])
-    func aWrongOrMissingVerifierIsInvalidGrant(method: String) async throws {
+    @Test(arguments: [[("code_challenge_method", "plain")], []])
+    func onlyS256ChallengesAreTaken(method: [(String, String)]) async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let query = Self.authorize(extra: [("code_challenge", "the-verifier-itself-with-enough-characters-0000000000")] + method)
+            let reply = try await client.send(.get, "/oauth2/authorize?" + formEncode(query))
+            let refused = parameters(try #require(reply.location))
+            #expect(refused["error"] == "invalid_request" && refused["state"] == "st4te")
+        }
+    }
+
+    @Test func aWrongOrMissingVerifierIsInvalidGrant() async throws {
         let harness = try Harness()
         try await harness.run { client async throws in
             let verifier = "the-right-verifier-with-enough-characters-000000000000"
-            let challenge = method == "plain" ? verifier : pkceChallenge(verifier)
+            let challenge = pkceChallenge(verifier)
             func code() async throws -> String {
-                let reply = try await logIn(client, Self.authorize(extra: [("code_challenge", challenge), ("code_challenge_method", method)]))
+                let reply = try await logIn(client, Self.authorize(extra: [("code_challenge", challenge), ("code_challenge_method", "S256")]))
                 return try callbackCode(reply)
             }
             func redeem(_ code: String, _ verifier: String?) async throws -> Reply {
