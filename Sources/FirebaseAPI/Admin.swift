@@ -75,17 +75,30 @@ enum Admin {
         return .json(.object(answer))
     }
 
-    /// `accounts:query` as the emulator supports it: every user, or just the count.
+    /// `accounts:query` as Identity Toolkit documents it: the users matching the first `expression` (email in
+    /// any case, user id or phone number), `offset` skipped and at most `limit` (1-500, default 500) returned,
+    /// or with `returnUserInfo: false` just how many match. The Firebase emulator answers 501 to `expression`,
+    /// `limit` and `offset`; a 5xx for a request production takes would only mislead a test.
     static func query(_ call: FirebaseCall) async throws -> Response {
         try call.requireOwner()
         let scope = try call.scope()
-        for unsupported in ["expression", "limit", "offset"] where call.body[unsupported] != nil {
-            throw FirebaseError(.notImplemented, status: .notImplemented, googleStatus: "NOT_IMPLEMENTED").withMessage("\(unsupported) is not implemented.")
+        let limit = try call.body.int("limit") ?? 500
+        let offset = try call.body.int("offset") ?? 0
+        guard (1...500).contains(limit) else { throw FirebaseError(.invalidArgument, "limit must be between 1 and 500") }
+        guard offset >= 0 else { throw FirebaseError(.invalidArgument, "offset must not be negative") }
+        var users = try call.emulator.users(in: scope.coreTenant, limit: 10_000)
+        if let first = try call.body.array("expression").first {
+            guard case .object(let fields) = first else {
+                throw FirebaseError.badBody("Invalid JSON payload received. /expression/0 should be object, got \(first.typeName)")
+            }
+            let expression = FirebaseBody(fields: fields)
+            if let email = try expression.string("email")?.lowercased() { users = users.filter { $0.email?.lowercased() == email } }
+            if let id = try expression.string("userId") { users = users.filter { $0.id == id } }
+            if let phone = try expression.string("phoneNumber") { users = users.filter { $0.phone == phone } }
         }
-        let users = try call.emulator.users(in: scope.coreTenant, limit: 10_000)
         var answer: [String: JSON] = ["recordsCount": .string(String(users.count))]
         if try call.body.bool("returnUserInfo") ?? true {
-            answer["userInfo"] = .array(try users.map { try Lookup.info(call.emulator, $0, scope: scope) })
+            answer["userInfo"] = .array(try users.dropFirst(offset).prefix(limit).map { try Lookup.info(call.emulator, $0, scope: scope) })
         }
         return .json(.object(answer))
     }

@@ -12,7 +12,10 @@ enum Lookup {
         let scope: FirebaseScope
         if call.isOwner, try body.string("idToken") == nil {
             scope = try call.scope()
-            if try body.string("initialEmail") != nil { throw FirebaseError(.notImplemented, status: .notImplemented, googleStatus: "NOT_IMPLEMENTED") }
+            // The emulator answers 501; a 4xx says the same without looking like a server failure.
+            if try body.string("initialEmail") != nil {
+                throw FirebaseError(.invalidArgument, "initialEmail is not supported: Fauxth does not keep the email an account was created with")
+            }
             users = try ownerLookup(call, scope: scope)
         } else {
             let caller = try call.caller(idToken: try body.string("idToken"))

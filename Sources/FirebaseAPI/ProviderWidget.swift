@@ -252,7 +252,8 @@ extension ProviderWidget {
         guard let continueUri = try call.body.string("continueUri"), !continueUri.isEmpty else { throw FirebaseError(.missingContinueURI) }
         guard let url = URLComponents(string: continueUri), url.scheme != nil else { throw FirebaseError(.invalidContinueURI) }
         guard let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers) else {
-            throw FirebaseError(.notImplemented, status: .notImplemented, googleStatus: "NOT_IMPLEMENTED").withMessage(
+            // As a provider the project has not enabled: a real one cannot be reached from here.
+            throw FirebaseError(.operationNotAllowed).withMessage(
                 "No identity provider stands in for \(providerId): declare one (oidc.<id> or \(providerId)) to use createAuthUri with it.")
         }
         let now = Int(call.emulator.clock.now.timeIntervalSince1970)

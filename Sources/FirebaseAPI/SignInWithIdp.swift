@@ -70,7 +70,8 @@ enum SignInWithIdp {
         }
         guard let idToken = params["id_token"], !idToken.isEmpty else {
             if params["access_token"] != nil {
-                throw FirebaseError(.notImplemented, status: .notImplemented, googleStatus: "NOT_IMPLEMENTED").withMessage(
+                // The emulator's message, as a 4xx: an access token cannot be checked without the real provider.
+                throw FirebaseError(.invalidCredentialOrProviderID).withMessage(
                     "The Auth Emulator only supports sign-in with \(provider) using id_token, not access_token. Please update your code to use id_token.")
             }
             throw FirebaseError(.invalidCredentialOrProviderID, "Invalid IdP response/credential: \(requestUri)")

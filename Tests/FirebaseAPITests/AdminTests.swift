@@ -152,8 +152,15 @@ struct ImportedHashCase: Sendable, CustomTestStringConvertible {
             let listed = try await client.send(.post, "/identitytoolkit.googleapis.com/v1/projects/p:queryAccounts", json: [:], headers: owner)
             #expect(listed.json["recordsCount"] == "2")
             #expect(listed.json["userInfo"]?.arrayValue?.compactMap { $0["email"]?.stringValue }.sorted() == ["alice@example.com", "bob@example.com"])
-            let expression = try await client.send(.post, projectAccounts("query"), json: ["expression": [["email": "alice@example.com"]]], headers: owner)
-            #expect(expression.status == .notImplemented)
+            // The first expression filters (email in any case, user id, phone); offset and limit page.
+            let expression = try await client.send(.post, projectAccounts("query"), json: ["expression": [["email": "ALICE@example.com"]]], headers: owner)
+            #expect(expression.json["recordsCount"] == "1" && expression.json["userInfo"]?[0]?["email"] == "alice@example.com")
+            let paged = try await client.send(.post, projectAccounts("query"), json: ["offset": "1", "limit": 1], headers: owner)
+            #expect(paged.json["recordsCount"] == "2" && paged.json["userInfo"]?.arrayValue?.count == 1)
+            let tooMany = try await client.send(.post, projectAccounts("query"), json: ["limit": 501], headers: owner)
+            #expect(errorMessage(tooMany) == "INVALID_ARGUMENT : limit must be between 1 and 500")
+            let notAnObject = try await client.send(.post, projectAccounts("query"), json: ["expression": ["alice"]], headers: owner)
+            #expect(notAnObject.status == .badRequest)
         }
     }
 

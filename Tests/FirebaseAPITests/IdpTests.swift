@@ -160,8 +160,9 @@ import Testing
             #expect(errorMessage(noProvider) == "INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: http://localhost")
             let accessOnly = try await client.send(.post, accounts("signInWithIdp"), json: ["requestUri": "http://localhost",
                                                                                            "postBody": "providerId=google.com&access_token=abc"])
-            #expect(accessOnly.status == .notImplemented)
-            #expect(accessOnly.json["error"]?["status"] == "NOT_IMPLEMENTED")
+            #expect(accessOnly.status == .badRequest)
+            #expect(errorMessage(accessOnly) == "The Auth Emulator only supports sign-in with google.com using id_token, not access_token. "
+                    + "Please update your code to use id_token.")
             let noSub = try await google(client, ["email": "x@example.com"])
             #expect(errorMessage(noSub) == "INVALID_IDP_RESPONSE : ((Missing sub in id_token.))")
         }

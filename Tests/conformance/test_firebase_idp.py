@@ -166,4 +166,4 @@ def test_create_auth_uri_with_a_provider_and_its_code_back_at_an_app_scheme(fire
     replayed = firebase.call("accounts:signInWithIdp", {"requestUri": location, "sessionId": created["sessionId"], "returnSecureToken": True})
     assert firebase_error(replayed).startswith("INVALID_IDP_RESPONSE")
     unknown = firebase.call("accounts:createAuthUri", {"providerId": "github.com", "continueUri": "http://localhost"})
-    assert firebase_error(unknown, 501).startswith("No identity provider stands in for github.com")
+    assert firebase_error(unknown, 400).startswith("No identity provider stands in for github.com")
