@@ -88,10 +88,7 @@ enum CognitoSRP {
     /// Whether `timestamp` is in the clients' exact format (`Sun Nov 2 01:58:35 UTC 2026`: English names,
     /// no leading zero on the day, the weekday right for the date), which Cognito checks.
     static func isValidTimestamp(_ timestamp: String) -> Bool {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE MMM d HH:mm:ss 'UTC' yyyy"
+        let formatter = DateFormatter.posixUTC("EEE MMM d HH:mm:ss 'UTC' yyyy")
         guard let date = formatter.date(from: timestamp) else { return false }
         return formatter.string(from: date) == timestamp
     }

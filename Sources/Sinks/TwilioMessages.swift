@@ -58,10 +58,6 @@ public struct TwilioMessages: Sendable {
 
     /// Twilio's dates: `Mon, 16 Aug 2010 03:45:01 +0000`.
     static func rfc2822(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
-        return formatter.string(from: date)
+        DateFormatter.posixUTC("EEE, dd MMM yyyy HH:mm:ss Z").string(from: date)
     }
 }

@@ -55,6 +55,12 @@ class Fauxth:
         response = requests.request(method, f"{self.url}/_emu/v1{path}", timeout=30, **kwargs)
         return response
 
+    def now(self):
+        """The emulator clock's time, as an aware datetime."""
+        import datetime
+        now = self.control("GET", "/clock").json()["now"]
+        return datetime.datetime.fromisoformat(now.replace("Z", "+00:00"))
+
     def wait_message(self, to, timeout=10, **filters):
         params = {"to": to, "timeout": timeout, **filters}
         response = self.control("GET", "/messages/wait", params=params)
@@ -235,9 +241,7 @@ class FirebaseREST:
         assert self.fauxth.control("POST", "/clock/freeze").status_code == 200
 
     def now(self):
-        import datetime
-        now = self.fauxth.control("GET", "/clock").json()["now"]
-        return datetime.datetime.fromisoformat(now.replace("Z", "+00:00"))
+        return self.fauxth.now()
 
 
 @pytest.fixture
@@ -399,9 +403,7 @@ class CognitoIdp:
     # Clock -------------------------------------------------------------------------------------------------------
 
     def now(self):
-        import datetime
-        now = self.fauxth.control("GET", "/clock").json()["now"]
-        return datetime.datetime.fromisoformat(now.replace("Z", "+00:00"))
+        return self.fauxth.now()
 
     def advance(self, seconds):
         assert self.fauxth.control("POST", "/clock/advance", json={"seconds": seconds}).status_code == 200

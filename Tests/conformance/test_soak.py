@@ -7,7 +7,6 @@ vendor says it must, the restored snapshot held exactly the state it was taken i
 once warm (the history limits and the sweep at work: the server runs with small limits so they are reached)."""
 import threading
 import time
-import urllib.parse
 
 import pyotp
 import pytest
@@ -73,15 +72,12 @@ class Client:
         raise FlowFailed(f"{method} {path}: the fault rule fired 50 times in a row")
 
     def message(self, to, purpose):
-        response = self.call("GET", "/_emu/v1/messages/wait", expect=200, params={"to": to, "purpose": purpose, "timeout": 10})
-        return response.json()
+        return self.fauxth.wait_message(to, purpose=purpose)
 
     def totp(self, secret, avoid=None):
         """The TOTP code at the emulator's time; waits for the next step when `avoid` (a code already used) is current."""
         for _ in range(100):
-            now = self.call("GET", "/_emu/v1/clock", expect=200).json()["now"]
-            seconds = time.mktime(time.strptime(now[:19], "%Y-%m-%dT%H:%M:%S")) - time.timezone
-            code = pyotp.TOTP(secret).at(seconds)
+            code = pyotp.TOTP(secret).at(self.fauxth.now())
             if code != avoid:
                 return code
             time.sleep(0.2)
@@ -209,24 +205,24 @@ def test_soak(start_fauxth, tmp_path, figures):
         stop = threading.Event()
         # The clock keeps moving until the last flow is done: a Cognito flow waits for the next TOTP step.
         stop_control = threading.Event()
-        flows = [lambda c, n: supabase_flow(c, keys, n + "@sb.soak.test"), lambda c, n: firebase_flow(c, n + "@fb.soak.test"),
-                 lambda c, n: cognito_flow(c, n + "@cg.soak.test")]
-        names = ["supabase", "firebase", "cognito"]
+        flows = [("supabase", lambda c, n: supabase_flow(c, keys, n + "@sb.soak.test")),
+                 ("firebase", lambda c, n: firebase_flow(c, n + "@fb.soak.test")),
+                 ("cognito", lambda c, n: cognito_flow(c, n + "@cg.soak.test"))]
 
         def worker(index):
             client = Client(fauxth, tally)
             n = 0
             while not stop.is_set():
-                kind = (index + n) % 3
+                dialect, flow = flows[(index + n) % len(flows)]
                 name = f"r{round_number}-w{index}-{n}"
                 try:
-                    flows[kind](client, name)
+                    flow(client, name)
                     tally.add("flows")
-                    tally.add(f"{names[kind]} flows")
+                    tally.add(f"{dialect} flows")
                 except FlowFailed as failure:
-                    tally.fail(f"{names[kind]} {name}: {failure}")
+                    tally.fail(f"{dialect} {name}: {failure}")
                 except Exception as error:  # a shape the flow did not expect is a failure too, never a crash of the soak
-                    tally.fail(f"{names[kind]} {name}: {type(error).__name__}: {error}")
+                    tally.fail(f"{dialect} {name}: {type(error).__name__}: {error}")
                 n += 1
 
         def controller():

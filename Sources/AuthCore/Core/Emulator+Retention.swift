@@ -38,8 +38,6 @@ public struct SweepReport: Sendable, Equatable {
     public var refreshTokens = 0
     public var rateWindows = 0
     public var lockouts = 0
-
-    public var total: Int { codes + authorizationCodes + flowStates + challenges + sessions + refreshTokens + rateWindows + lockouts }
 }
 
 extension Emulator {

@@ -83,11 +83,11 @@ public final class Generator: Sendable {
 
     /// A string of `count` characters drawn from `alphabet`.
     public func string(_ count: Int, alphabet: String) -> String {
-        let chars = Array(alphabet)
-        if chars.allSatisfy(\.isASCII) {
-            let bytes = Array(alphabet.utf8)
+        let bytes = Array(alphabet.utf8)
+        if bytes.allSatisfy({ $0 < 0x80 }) {
             return String(decoding: (0..<count).map { _ in bytes[int(in: 0...(bytes.count - 1))] }, as: UTF8.self)
         }
+        let chars = Array(alphabet)
         return String((0..<count).map { _ in chars[int(in: 0...(chars.count - 1))] })
     }
 

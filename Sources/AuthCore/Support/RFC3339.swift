@@ -1,5 +1,16 @@
 import Foundation
 
+extension DateFormatter {
+    /// A formatter for a fixed, machine-read format: English names, UTC, whatever the machine's locale.
+    public static func posixUTC(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = format
+        return formatter
+    }
+}
+
 /// RFC 3339 timestamps as the vendors write them: UTC, `Z`, with fractional seconds.
 public enum RFC3339 {
     /// The instants a four-digit year can write, 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z: the emulator clock

@@ -54,11 +54,7 @@ enum DER {
     }
 
     static func utcTime(_ date: Date) -> [UInt8] {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyMMddHHmmss'Z'"
-        return tlv(0x17, Array(formatter.string(from: date).utf8))
+        tlv(0x17, Array(DateFormatter.posixUTC("yyMMddHHmmss'Z'").string(from: date).utf8))
     }
 
     private static func length(_ count: Int) -> [UInt8] {
