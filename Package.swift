@@ -56,7 +56,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "fauxth",
-            dependencies: ["Server", "AuthCore", "Console", hummingbird, .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Server", "AuthCore", "Console", hummingbird, .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: settings
         ),
         // The per-test harness: a fresh emulator through the real application builder.

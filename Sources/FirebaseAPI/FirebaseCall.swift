@@ -61,7 +61,7 @@ enum FirebaseCaller {
         let key = request.uri.queryParameters.get("key") ?? request.headers[.googAPIKey]
         var isOwner = false
         if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
-            let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+            let token = header.dropFirst(7).trimmingSpaces()
             guard token.lowercased() == "owner" || token.hasPrefix("ya29.") else {
                 throw FirebaseError(.unauthenticated, status: .unauthorized, googleStatus: "UNAUTHENTICATED").withMessage(
                     "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")

@@ -34,7 +34,7 @@ extension Request {
     /// Where the request came from, for sessions and the audit trail.
     public func origin(_ context: some RequestContext) -> RequestOrigin {
         let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
-        let forwarded = headers[.xForwardedFor]?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        let forwarded = headers[.xForwardedFor]?.split(separator: ",").first.map { $0.trimmingSpaces() }
         return RequestOrigin(ip: forwarded ?? address, userAgent: headers[.userAgent])
     }
 

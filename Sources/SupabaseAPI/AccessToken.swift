@@ -41,7 +41,7 @@ extension Emulator {
         let user = try issued.user ?? requireUser(in: project.tenant.id, id: userId)
         let token = try AccessToken(user: user, session: issued.session, config: project.config, now: clock.now)
         return GoTrueJSON.session(token, refreshToken: issued.refreshToken, user: user, config: project.config,
-                                  factors: try factors(in: project.tenant.id, userId: userId))
+                                  factors: try issued.factors ?? factors(in: project.tenant.id, userId: userId))
     }
 
     /// GoTrue's v1 refresh tokens: 12 lowercase letters and digits.

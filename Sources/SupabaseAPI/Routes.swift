@@ -40,7 +40,7 @@ struct Call: Sendable {
         let project = try projects.project(tenant)
         let config = project.config
         let client = config.rateLimitHeader.flatMap { HTTPField.Name($0) }.flatMap { request.headers[$0] }?
-            .split(separator: ",").first?.trimmingCharacters(in: .whitespaces)
+            .split(separator: ",").first?.trimmingSpaces()
         let limit: RateLimit?
         switch kind {
         case .token: limit = try emulator.policies(for: project.tenant).limits[.tokenPerIP]

@@ -119,7 +119,7 @@ struct Token {
         let password = try body.string("password") ?? ""
         let identifier: Identifier
         if let email, !email.isEmpty {
-            identifier = .email(email.trimmingCharacters(in: .whitespaces))
+            identifier = .email(email.trimmingSpaces())
         } else if let phone, !phone.isEmpty {
             identifier = .phone(phone)
         } else {

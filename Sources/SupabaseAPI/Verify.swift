@@ -31,7 +31,7 @@ struct Verify {
             proof = .linkToken(hash)
             expiredMessage = "Email link is invalid or has expired"
         } else if let email = try body.string("email"), !email.isEmpty {
-            proof = .code(try body.string("token") ?? "", target: email.trimmingCharacters(in: .whitespaces))
+            proof = .code(try body.string("token") ?? "", target: email.trimmingSpaces())
         } else if let phone = try body.string("phone"), !phone.isEmpty {
             proof = .code(try body.string("token") ?? "", target: (try? Identifiers.phone(phone)) ?? phone)
         } else {

@@ -94,6 +94,23 @@ import Testing
         }
     }
 
+    @Test func theSystemSourceKeepsDrawingFreshValuesAcrossItsBufferRefills() {
+        // 256 words are read at a time; 1,000 ids (two words each) cross several refills.
+        let generator = Generator()
+        let ids = (0..<1000).map { _ in generator.uuid() }
+        #expect(Set(ids).count == ids.count)
+        #expect(Set((0..<50).map { _ in generator.lowerAlphanumeric(12) }).count == 50)
+    }
+
+    @Test func aStringDrawsTheSameWordsAsOneIntAtATime() {
+        let a = Generator(seed: 77), b = Generator(seed: 77)
+        let alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+        let text = a.string(40, alphabet: alphabet)
+        let oneByOne = String((0..<40).map { _ in Array(alphabet)[b.int(in: 0...(alphabet.count - 1))] })
+        #expect(text == oneByOne)
+        #expect(a.string(8, alphabet: "αβγ") .allSatisfy { "αβγ".contains($0) })
+    }
+
     @Test func intStaysInRange() {
         let generator = Generator(seed: 5)
         let values = (0..<1000).map { _ in generator.int(in: 3...7) }

@@ -35,4 +35,21 @@ import Testing
         #expect(value.serialized() == String(decoding: try encoder.encode(value), as: UTF8.self))
         #expect(try JSON.parse(Array(value.serialized().utf8)).serialized() == value.serialized())
     }
+
+    @Test(arguments: ["", " ", "\t a@b.c \t", "\u{A0}x\u{3000}", "a b", "\nx\n", " \u{2003}é ", "plain"])
+    func trimmingSpacesAgreesWithFoundation(_ text: String) {
+        #expect(text.trimmingSpaces() == text.trimmingCharacters(in: .whitespaces))
+        #expect(text.dropFirst(0).trimmingSpaces() == text.trimmingCharacters(in: .whitespaces))
+    }
+
+    @Test func base64URLMatchesFoundationAtEveryLength() {
+        let generator = Generator(seed: 11)
+        for length in 0...40 {
+            let bytes = generator.bytes(length)
+            let foundation = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == foundation)
+            #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+        }
+    }
 }

@@ -191,6 +191,21 @@ let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-cha
         }
     }
 
+    @Test func theBearerSchemeIsReadInAnyCaseAndTheTokenWhole() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let token = try await signIn(client)["access_token"]?.stringValue ?? ""
+            for scheme in ["bearer", "BEARER", "Bearer"] {
+                #expect(try await client.send(.get, "/auth/v1/user", headers: [.authorization: "\(scheme) \(token)"]).status == .ok)
+            }
+            let version = HTTPField.Name("X-Supabase-Api-Version")!
+            for header in ["Bearer", "Bearer ", "Bearer  \(token)", "Bearer \(token) x", "Basic \(token)", "Bearer\t\(token)"] {
+                #expect(try await client.send(.get, "/auth/v1/user", headers: [.authorization: header, version: "2024-01-01"]).json["code"] == "no_authorization",
+                        "\(header.prefix(12))")
+            }
+        }
+    }
+
     @Test func anExpiredAccessTokenIsBadJWT() async throws {
         let harness = try Harness(seed: project(users: [confirmedUser]))
         try await harness.run { client in

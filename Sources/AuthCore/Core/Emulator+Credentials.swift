@@ -3,10 +3,12 @@ import Foundation
 extension Emulator {
     /// A user's credential of `kind` (`password`, or one a dialect derives such as `srp`).
     public func credential(in tenant: String, userId: String, kind: String) throws -> String? {
-        try db.withConnection { c in
-            try c.first("SELECT secret FROM credentials WHERE tenant = ? AND user_id = ? AND kind = ?",
-                        [.text(tenant), .text(userId), .text(kind)])?.string("secret")
-        }
+        try db.withConnection { c in try credential(c, tenant: tenant, userId: userId, kind: kind) }
+    }
+
+    func credential(_ c: borrowing Connection, tenant: String, userId: String, kind: String) throws -> String? {
+        try c.first("SELECT secret FROM credentials WHERE tenant = ? AND user_id = ? AND kind = ?",
+                    [.text(tenant), .text(userId), .text(kind)])?.string("secret")
     }
 
     /// What the tenant's dialect derives from a password being set (nothing for most dialects).

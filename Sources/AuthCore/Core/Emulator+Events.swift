@@ -17,24 +17,34 @@ extension Emulator {
     @discardableResult
     public func record(_ type: EventType, tenant: String? = nil, userId: String? = nil, origin: RequestOrigin = RequestOrigin(),
                        detail: [String: JSON] = [:]) -> Event? {
+        // Recording never fails the operation it describes: a failed insert only loses the event.
+        guard let event = try? db.withConnection({ c in try insertEvent(c, type, tenant: tenant, userId: userId, origin: origin, detail: detail) })
+        else { return nil }
+        announce(event)
+        return event
+    }
+
+    /// Writes an event on a connection already held, so an operation that writes anyway records its
+    /// event in the same transaction (one lock and one commit fewer). Built from what was written, not
+    /// read back. The caller passes it to `announce` once the connection is released.
+    func insertEvent(_ c: borrowing Connection, _ type: EventType, tenant: String? = nil, userId: String? = nil,
+                     origin: RequestOrigin = RequestOrigin(), detail: [String: JSON] = [:]) throws -> Event {
         let id = newID()
         let now = clock.now
-        // Recording never fails the operation it describes: a failed insert only loses the event. The event
-        // is built from what was written, not read back: one query less on every request.
-        let stored = try? db.withConnection { c -> Event? in
-            try c.run("""
-                INSERT INTO events (id, type, tenant, user_id, ip, user_agent, detail, created_at) VALUES (?,?,?,?,?,?,?,?)
-                """, [.text(id), .text(type.rawValue), SQLValue(tenant), SQLValue(userId), SQLValue(origin.ip),
-                      SQLValue(origin.userAgent), SQLValue(JSON.object(detail)), SQLValue(now)])
-            let sequence = c.lastInsertRowID
-            try c.trimHistory("events", keep: retention.events)
-            return Event(id: id, type: type, tenant: tenant, userId: userId, ip: origin.ip, userAgent: origin.userAgent, detail: detail,
-                         createdAt: now, sequence: sequence)
-        }
-        guard let event = stored.flatMap({ $0 }) else { return nil }
+        try c.run("""
+            INSERT INTO events (id, type, tenant, user_id, ip, user_agent, detail, created_at) VALUES (?,?,?,?,?,?,?,?)
+            """, [.text(id), .text(type.rawValue), SQLValue(tenant), SQLValue(userId), SQLValue(origin.ip),
+                  SQLValue(origin.userAgent), SQLValue(JSON.object(detail)), SQLValue(now)])
+        let sequence = c.lastInsertRowID
+        try c.trimHistory("events", keep: retention.events)
+        return Event(id: id, type: type, tenant: tenant, userId: userId, ip: origin.ip, userAgent: origin.userAgent, detail: detail,
+                     createdAt: now, sequence: sequence)
+    }
+
+    /// Publishes a stored event on the feed, and sweeps when a sweep is due.
+    func announce(_ event: Event) {
         feed.publish(.event(event))
-        sweepIfDue(at: now)
-        return event
+        sweepIfDue(at: event.createdAt)
     }
 
     /// The audit trail, newest first.

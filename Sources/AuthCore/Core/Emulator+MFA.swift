@@ -48,10 +48,12 @@ extension Emulator {
 
     /// A user's factors, oldest first.
     public func factors(in tenant: String, userId: String) throws -> [Factor] {
-        try db.withConnection { c in
-            try c.query("SELECT * FROM factors WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
-                .map(Factor.init(row:))
-        }
+        try db.withConnection { c in try factors(c, tenant: tenant, userId: userId) }
+    }
+
+    func factors(_ c: borrowing Connection, tenant: String, userId: String) throws -> [Factor] {
+        try c.query("SELECT * FROM factors WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
+            .map(Factor.init(row:))
     }
 
     /// One of the user's factors, or `factorNotFound`.

@@ -55,15 +55,29 @@ extension Emulator {
                         newToken: (Generator) -> String) throws -> (user: User, issued: IssuedSession) {
         let now = clock.now
         let next = newToken(generator)
-        let outcome: Result<(String, String, String), AuthError> = try db.transaction { c in
+        // The rotation, the user and session the answer describes, and the event, under one lock.
+        let outcome: Result<Refreshed, AuthError> = try db.transaction { c in
+            // The session as read before its refreshed_at was stamped, and the token the caller gets.
+            func refreshed(_ session: Session, _ token: String) throws -> Result<Refreshed, AuthError> {
+                guard let user = try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(session.userId)]) else {
+                    return .failure(.sessionNotFound)
+                }
+                if user.isBanned(at: now) || user.disabled { return .failure(.userBanned) }
+                var session = session
+                session.refreshedAt = now
+                let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin,
+                                             detail: ["session_id": .string(session.id)])
+                return .success(Refreshed(user: user, session: session, token: token, event: event,
+                                          factors: try self.factors(c, tenant: tenant, userId: user.id)))
+            }
             guard let row = try c.first("SELECT * FROM refresh_tokens WHERE tenant = ? AND token_hash = ?",
                                         [.text(tenant), .text(Self.tokenHash(token))]) else { return .failure(.refreshTokenNotFound) }
             let sessionId = row.string("session_id") ?? ""
             guard let session = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ? AND revoked_at IS NULL",
-                                             [.text(tenant), .text(sessionId)]) else { return .failure(.sessionNotFound) }
+                                             [.text(tenant), .text(sessionId)]).map(Session.init(row:)) else { return .failure(.sessionNotFound) }
             let newest = try c.first("SELECT MAX(created_at) AS newest FROM sessions WHERE tenant = ? AND user_id = ?",
-                                     [.text(tenant), .text(session.string("user_id") ?? "")])?.date("newest")
-            if let expired = policy.expiry(of: Session(row: session), newest: newest, at: now) { return .failure(expired) }
+                                     [.text(tenant), .text(session.userId)])?.date("newest")
+            if let expired = policy.expiry(of: session, newest: newest, at: now) { return .failure(expired) }
             var parent = row.string("token_hash") ?? ""
             if let revokedAt = row.date("revoked_at") {
                 let live = try c.first("SELECT token_hash, parent_hash FROM refresh_tokens WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL",
@@ -74,7 +88,7 @@ extension Emulator {
                 // that needs the live token's text from the last rotations, kept in memory.
                 if isParentOfLive, let liveHash = live?.string("token_hash"), let text = recentRefreshTokens.withLock({ $0[liveHash] }) {
                     try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
-                    return .success((sessionId, session.string("user_id") ?? "", text))
+                    return try refreshed(session, text)
                 }
                 let withinInterval = now.timeIntervalSince(revokedAt) < policy.reuseInterval
                 if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.string("token_hash") {
@@ -96,20 +110,26 @@ extension Emulator {
                 if recent.count >= 10_000 { recent.removeAll() }
                 recent[hash] = next
             }
-            return .success((sessionId, session.string("user_id") ?? "", next))
+            return try refreshed(session, next)
         }
         switch outcome {
         case .failure(let error):
             if error == .refreshTokenReused { record(.sessionRevoked, tenant: tenant, origin: origin, detail: ["reason": "refresh_token_reused"]) }
             throw error
-        case .success(let (sessionId, userId, issuedToken)):
-            guard let user = try user(in: tenant, id: userId), let session = try session(in: tenant, id: sessionId) else {
-                throw AuthError.sessionNotFound
-            }
-            if user.isBanned(at: now) || user.disabled { throw AuthError.userBanned }
-            record(.tokenRefreshed, tenant: tenant, userId: userId, origin: origin, detail: ["session_id": .string(sessionId)])
-            return (user, IssuedSession(session: session, refreshToken: issuedToken, user: user))
+        case .success(let refreshed):
+            if let event = refreshed.event { announce(event) }
+            return (refreshed.user, IssuedSession(session: refreshed.session, refreshToken: refreshed.token, user: refreshed.user,
+                                                  factors: refreshed.factors))
         }
+    }
+
+    /// What a successful rotation read back in its transaction.
+    private struct Refreshed {
+        var user: User
+        var session: Session
+        var token: String
+        var event: Event?
+        var factors: [Factor]
     }
 
     /// Gives a live session a new refresh token and retires its others: after a step-up (MFA) the old

@@ -15,7 +15,7 @@ extension Emulator {
         // Built from what is written rather than read back: a sign-in under load is a handful of statements.
         let session = Session(tenant: user.tenant, id: id, userId: user.id, aal: aal, amr: [method], userAgent: origin.userAgent,
                               ip: origin.ip, createdAt: now, claims: claims)
-        try db.transaction { c in
+        let (event, factors) = try db.transaction { c -> (Event?, [Factor]) in
             // The user may have been deleted since the caller read it.
             guard try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)]) == 1 else {
                 throw AuthError.userNotFound
@@ -27,13 +27,17 @@ extension Emulator {
                       SQLValue(origin.userAgent), SQLValue(origin.ip), SQLValue(now), SQLValue(JSON.object(claims))])
             try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, created_at) VALUES (?,?,?,?)",
                       [.text(user.tenant), .text(Self.tokenHash(token)), .text(id), SQLValue(now)])
+            // In the same transaction: one lock and one commit per sign-in rather than three. An event insert
+            // that fails on its own (a constraint) undoes only itself, through SQLite's statement journal.
+            let event = try? insertEvent(c, .signInSucceeded, tenant: user.tenant, userId: user.id, origin: origin,
+                                         detail: ["method": .string(method.method), "session_id": .string(id)])
+            return (event, try self.factors(c, tenant: user.tenant, userId: user.id))
         }
-        record(.signInSucceeded, tenant: user.tenant, userId: user.id, origin: origin,
-               detail: ["method": .string(method.method), "session_id": .string(id)])
+        if let event { announce(event) }
         var stamped = user
         stamped.lastSignInAt = now
         for index in stamped.identities.indices { stamped.identities[index].lastSignInAt = now }
-        return IssuedSession(session: session, refreshToken: token, user: stamped)
+        return IssuedSession(session: session, refreshToken: token, user: stamped, factors: factors)
     }
 
     /// A user's sessions, newest first (revoked ones included, marked).

@@ -17,8 +17,8 @@ extension Emulator {
     /// Checks a password sign-in and returns the user. Unknown user and wrong password are the same
     /// `invalidCredentials` to the caller; the audit trail records which it was.
     public func authenticate(in tenant: String, _ attempt: PasswordSignIn, origin: RequestOrigin = RequestOrigin()) throws -> User {
-        let user = try user(in: tenant, attempt.identifier)
-        let hash = try user.flatMap { try passwordHash(in: tenant, userId: $0.id) }
+        let found = try userAndPasswordHash(in: tenant, attempt.identifier)
+        let (user, hash) = (found?.user, found?.hash)
         let matches: Bool
         if let user, let hash {
             matches = try self.attempt(.password, in: tenant, subject: user.id, userId: user.id, origin: origin) {

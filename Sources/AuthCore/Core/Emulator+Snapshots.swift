@@ -72,7 +72,7 @@ extension Emulator {
                     throw SnapshotError.newerSchema(path, found: c.userVersion, supported: Schema.version)
                 }
             }
-            try file.copy(into: staged)
+            try staged.withConnection { try $0.loadImage(ofFile: path) }
         } catch let error as SQLiteError {
             throw SnapshotError.unreadable(path, error.message)
         }

@@ -3,7 +3,12 @@ import Foundation
 extension Emulator {
     /// Every tenant, in creation order.
     public func tenants() throws -> [Tenant] {
-        try db.withConnection { try $0.query("SELECT * FROM tenants ORDER BY rowid").map(Tenant.init(row:)) }
+        // Cached like single tenants: a Cognito call finds its pool by client id among all of them.
+        let (generation, cached) = tenantCache.withLock { ($0.generation, $0.all) }
+        if let cached { return cached }
+        let tenants = try db.withConnection { try $0.query("SELECT * FROM tenants ORDER BY rowid").map(Tenant.init(row:)) }
+        tenantCache.withLock { cache in if cache.generation == generation { cache.all = tenants } }
+        return tenants
     }
 
     /// The tenant with `id`, or nil. Served from the cache while no tenant changed.
@@ -19,10 +24,7 @@ extension Emulator {
 
     /// Forgets every cached tenant: called after anything that writes the tenants table.
     func tenantsChanged() {
-        tenantCache.withLock { cache in
-            cache.generation += 1
-            cache.tenants = [:]
-        }
+        tenantCache.withLock { cache in cache = TenantCache(generation: cache.generation + 1) }
     }
 
     /// Adds a tenant; `tenantExists` if the id is taken.
@@ -89,4 +91,12 @@ extension Emulator {
         }
         record(.userDeleted, tenant: tenant, detail: ["all": true])
     }
+}
+
+/// Tenants as last read, until anything writes the tenants table (`tenantsChanged`). A read that raced
+/// a change (its generation is old) is not kept.
+struct TenantCache {
+    var generation = 0
+    var tenants: [String: Tenant] = [:]
+    var all: [Tenant]?
 }

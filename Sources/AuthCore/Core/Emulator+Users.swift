@@ -78,12 +78,22 @@ extension Emulator {
 
     /// The user an email, phone or username belongs to (emails match case-insensitively).
     public func user(in tenant: String, _ identifier: Identifier) throws -> User? {
+        try db.withConnection { c in try loadUser(c, tenant: tenant, identifier) }
+    }
+
+    /// The user an identifier belongs to and its password hash, under one lock (a password sign-in).
+    func userAndPasswordHash(in tenant: String, _ identifier: Identifier) throws -> (user: User, hash: String?)? {
         try db.withConnection { c in
-            switch identifier {
-            case .email(let e): try loadUser(c, "tenant = ? AND email = ? COLLATE NOCASE", [.text(tenant), .text(e)])
-            case .phone(let p): try loadUser(c, "tenant = ? AND phone = ?", [.text(tenant), .text((try? Identifiers.phone(p)) ?? p)])
-            case .username(let u): try loadUser(c, "tenant = ? AND username = ?", [.text(tenant), .text(u)])
-            }
+            guard let user = try loadUser(c, tenant: tenant, identifier) else { return nil }
+            return (user, try credential(c, tenant: tenant, userId: user.id, kind: "password"))
+        }
+    }
+
+    func loadUser(_ c: borrowing Connection, tenant: String, _ identifier: Identifier) throws -> User? {
+        switch identifier {
+        case .email(let e): try loadUser(c, "tenant = ? AND email = ? COLLATE NOCASE", [.text(tenant), .text(e)])
+        case .phone(let p): try loadUser(c, "tenant = ? AND phone = ?", [.text(tenant), .text((try? Identifiers.phone(p)) ?? p)])
+        case .username(let u): try loadUser(c, "tenant = ? AND username = ?", [.text(tenant), .text(u)])
         }
     }
 

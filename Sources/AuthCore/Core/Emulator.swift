@@ -62,10 +62,10 @@ public final class Emulator: Sendable {
     let recentRefreshTokens = Locked<[String: String]>([:])
     /// Password and hash pairs seen to match (see `verifyPassword`).
     let verifiedPasswords = Locked<Set<String>>([])
-    let tenantCache = Locked<(generation: Int, tenants: [String: Tenant])>((0, [:]))
+    let tenantCache = Locked(TenantCache())
 
     let db: Database
-    /// The state right after seeding, in a shared-cache in-memory database so a tenant-scoped reset can
+    /// The state right after seeding, in a shared in-memory database so a tenant-scoped reset can
     /// `ATTACH` it and copy that tenant's rows back.
     let seedState: Database
     let seedStateURI: String
@@ -81,7 +81,9 @@ public final class Emulator: Sendable {
         retention = options.retention
         faults = FaultEngine(clock: options.clock, generator: options.generator)
         db = try Database()
-        seedStateURI = "file:fauxth-seed-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?mode=memory&cache=shared"
+        // On memdb like the store (whose connection ATTACHes it with its own VFS); the leading `/` shares it
+        // between the two connections, and the counter keeps emulators in one process apart.
+        seedStateURI = "file:/fauxth-seed-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?vfs=memdb"
         seedState = try Database(path: seedStateURI)
         try db.withConnection { try Schema.migrate($0, source: "memory") }
         try apply(options.seed)

@@ -74,4 +74,7 @@ public struct IssuedSession: Sendable {
     /// The user as the session was opened (its sign-in stamps set) or refreshed, so the answer need not
     /// read it again; nil where the caller has to.
     public var user: User? = nil
+    /// The user's MFA factors as the session was opened or refreshed (read in the same transaction), for
+    /// answers that list them; nil where the caller has to read them.
+    public var factors: [Factor]? = nil
 }

@@ -1,5 +1,8 @@
 import CSQLite
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Connection {
     /// Copies this whole database into `destination` with SQLite's online backup API. `finish` runs on
@@ -13,6 +16,48 @@ extension Connection {
         guard step == SQLITE_DONE else { throw SQLiteError(code: step, message: String(cString: sqlite3_errstr(step))) }
         guard finish == SQLITE_OK else { throw SQLiteError(code: finish, message: String(cString: sqlite3_errstr(finish))) }
         destination.clearStatementCache()
+    }
+
+    /// Replaces this connection's database with the SQLite file at `path`, read whole into memory (the
+    /// staged copy a snapshot load swaps in): a million users took 2 s through the backup API and takes a
+    /// read of the file this way. The database is then on memdb, writable and growable.
+    func loadImage(ofFile path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SnapshotError.unreadable(path, String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0, let buffer = sqlite3_malloc64(UInt64(info.st_size)) else {
+            throw SnapshotError.unreadable(path, "cannot read it into memory")
+        }
+        let size = Int(info.st_size)
+        let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+        var offset = 0
+        while offset < size {
+            let got = read(fd, bytes + offset, min(size - offset, 8 << 20))
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else {
+                sqlite3_free(buffer)
+                throw SnapshotError.unreadable(path, got == 0 ? "it changed while being read" : String(cString: strerror(errno)))
+            }
+            offset += got
+        }
+        // A file left in WAL mode (its header's format bytes are 2): memdb has no WAL, so open it as the
+        // rollback-journal file `PRAGMA journal_mode=DELETE` would make of it.
+        if size > 19, bytes[18] == 2, bytes[19] == 2 { bytes[18] = 1; bytes[19] = 1 }
+        // With FREEONCLOSE SQLite owns the buffer from here, on failure too.
+        let rc = sqlite3_deserialize(handle, "main", bytes, sqlite3_int64(size), sqlite3_int64(size),
+                                     UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE))
+        guard rc == SQLITE_OK else { throw SnapshotError.unreadable(path, String(cString: sqlite3_errstr(rc))) }
+        clearStatementCache()
+        try configureMemdb()
+    }
+
+    /// Runs `body` on the database's bytes, the image a file of it would hold, without a copy: only a
+    /// database on the memdb VFS (the store) has them in one buffer; nil for any other.
+    func withImage<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
+        var size: sqlite3_int64 = 0
+        guard let bytes = sqlite3_serialize(handle, "main", &size, UInt32(SQLITE_SERIALIZE_NOCOPY)), size > 0 else { return nil }
+        return try body(UnsafeRawBufferPointer(start: bytes, count: Int(size)))
     }
 }
 
@@ -44,9 +89,15 @@ extension Database {
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
         try? FileManager.default.removeItem(atPath: temporary)
         do {
-            let file = try Database(path: temporary)
-            try copy(into: file)
-            try file.withConnection { try $0.execute("PRAGMA journal_mode=DELETE") }
+            // The store's image written as it is, under the lock so no write lands halfway: a million users
+            // took 4.4 s through the backup API (a page at a time through both page caches), and the
+            // image is the very file the backup would produce. Anything not on memdb takes the backup.
+            let wrote = try withConnection { c in try c.withImage { try Self.writeFile($0, to: temporary) } }
+            if wrote == nil {
+                let file = try Database(path: temporary)
+                try copy(into: file)
+                try file.withConnection { try $0.execute("PRAGMA journal_mode=DELETE") }
+            }
             try Self.sync(path: temporary)
             try beforeRename(temporary)
             guard rename(temporary, path) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
@@ -69,6 +120,20 @@ extension Database {
                   [".tmp", ".tmp-journal"].contains(String(rest[dot...])),
                   kill(pid, 0) == -1, errno == ESRCH else { continue }
             try? FileManager.default.removeItem(atPath: directory + "/" + entry)
+        }
+    }
+
+    private static func writeFile(_ bytes: UnsafeRawBufferPointer, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            // 8 MiB at a time: one write of a whole 1 GB image took 4 s here, against 0.3 s in chunks.
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, min(bytes.count - offset, 8 << 20))
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
+            offset += written
         }
     }
 

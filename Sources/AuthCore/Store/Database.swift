@@ -15,8 +15,17 @@ public enum SQLValue: Sendable, Equatable {
 public final class Database: Sendable {
     private let connection: Locked<Connection>
 
-    /// Opens `path` (`:memory:` by default, or a `file:` URI).
-    public init(path: String = ":memory:", readOnly: Bool = false) throws(SQLiteError) {
+    /// A private in-memory database on SQLite's `memdb` VFS (no leading `/`, so no other connection sees it).
+    ///
+    /// Not `:memory:`: that keeps every page in the page cache, and each commit's cache truncation scans
+    /// the cache's whole hash table, so every write transaction cost time in proportion to the state's
+    /// size (a one-row insert and commit: 9 µs at 1,500 pages, 40 µs at 47,000; every sign-in
+    /// commits). On `memdb` the pages live in one buffer behind a bounded cache and a commit costs the same
+    /// at any size.
+    public static let inMemory = "file:fauxth-store?vfs=memdb"
+
+    /// Opens `path` (a private in-memory database by default, or a `file:` URI).
+    public init(path: String = Database.inMemory, readOnly: Bool = false) throws(SQLiteError) {
         connection = Locked(try Connection(path: path, readOnly: readOnly))
     }
 
@@ -66,6 +75,17 @@ public final class Connection: @unchecked Sendable {
             throw SQLiteError(code: rc, message: message)
         }
         handle = db
+        if path.contains("vfs=memdb") { try configureMemdb() }
+    }
+
+    /// Settings for a database on memdb (at opening, and after `loadImage` puts one there).
+    func configureMemdb() throws(SQLiteError) {
+        // memdb caps a database at 1 GiB unless told otherwise; the store has no cap of its own.
+        var limit: sqlite3_int64 = 1 << 40
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_SIZE_LIMIT, &limit)
+        // memdb serves only the main file: journals and temporary files would go to disk unless kept
+        // in memory, and there is nothing to sync.
+        try execute("PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY")
     }
 
     deinit {

@@ -9,13 +9,29 @@ public final class Generator: Sendable {
     private let state: Locked<Source>
 
     private enum Source {
-        case system(SystemRandomNumberGenerator)
+        case system(SystemWords)
         case seeded(Xoshiro256)
+
+        mutating func next() -> UInt64 {
+            switch self {
+            case .system(var g): let word = g.next(); self = .system(g); return word
+            case .seeded(var g): let word = g.next(); self = .seeded(g); return word
+            }
+        }
+
+        /// A uniformly drawn offset in 0..<span (rejection sampling, no modulo bias).
+        mutating func below(_ span: UInt64) -> UInt64 {
+            let limit = UInt64.max - (UInt64.max % span)
+            while true {
+                let value = next()
+                if value < limit { return value % span }
+            }
+        }
     }
 
     /// A generator backed by the system's cryptographic random source.
     public init() {
-        state = Locked(.system(SystemRandomNumberGenerator()))
+        state = Locked(.system(SystemWords()))
     }
 
     /// A reproducible generator: the same seed gives the same sequence.
@@ -28,28 +44,13 @@ public final class Generator: Sendable {
         state.withLock { if case .seeded = $0 { true } else { false } }
     }
 
-    /// One random 64-bit word (the same word `bytes(8)` would give, little-endian).
-    private func word() -> UInt64 {
-        state.withLock { source in
-            switch source {
-            case .system(var g): let word = g.next(); source = .system(g); return word
-            case .seeded(var g): let word = g.next(); source = .seeded(g); return word
-            }
-        }
-    }
-
     /// `count` random bytes.
     public func bytes(_ count: Int) -> [UInt8] {
         state.withLock { source in
             var out = [UInt8]()
             out.reserveCapacity(count + 8)
             while out.count < count {
-                let word: UInt64
-                switch source {
-                case .system(var g): word = g.next(); source = .system(g)
-                case .seeded(var g): word = g.next(); source = .seeded(g)
-                }
-                withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) }
+                withUnsafeBytes(of: source.next().littleEndian) { out.append(contentsOf: $0) }
             }
             return Array(out.prefix(count))
         }
@@ -58,11 +59,7 @@ public final class Generator: Sendable {
     /// A uniformly drawn integer in `range` (rejection sampling, no modulo bias).
     public func int(in range: ClosedRange<Int>) -> Int {
         let span = UInt64(range.upperBound - range.lowerBound) + 1
-        let limit = UInt64.max - (UInt64.max % span)
-        while true {
-            let value = word()
-            if value < limit { return range.lowerBound + Int(value % span) }
-        }
+        return range.lowerBound + Int(state.withLock { $0.below(span) })
     }
 
     /// A random version-4 UUID in lowercase canonical form.
@@ -83,12 +80,14 @@ public final class Generator: Sendable {
 
     /// A string of `count` characters drawn from `alphabet`.
     public func string(_ count: Int, alphabet: String) -> String {
+        // Every draw under one lock; the same words, in the same order, as `int(in:)` one at a time.
         let bytes = Array(alphabet.utf8)
         if bytes.allSatisfy({ $0 < 0x80 }) {
-            return String(decoding: (0..<count).map { _ in bytes[int(in: 0...(bytes.count - 1))] }, as: UTF8.self)
+            let picks = state.withLock { source in (0..<count).map { _ in bytes[Int(source.below(UInt64(bytes.count)))] } }
+            return String(decoding: picks, as: UTF8.self)
         }
         let chars = Array(alphabet)
-        return String((0..<count).map { _ in chars[int(in: 0...(chars.count - 1))] })
+        return String(state.withLock { source in (0..<count).map { _ in chars[Int(source.below(UInt64(chars.count)))] } })
     }
 
     /// A numeric code such as an OTP, with leading zeros kept.
@@ -96,6 +95,36 @@ public final class Generator: Sendable {
 
     /// Lowercase letters and digits, as GoTrue's refresh tokens and Cognito's client ids.
     public func lowerAlphanumeric(_ count: Int) -> String { string(count, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789") }
+}
+
+/// The system's cryptographic random source, read 2 KiB at a time from /dev/urandom:
+/// `SystemRandomNumberGenerator` makes one getrandom(2) call per word, and a sign-in draws dozens of
+/// words (ids, tokens; a Cognito refresh token alone over a thousand). Without /dev/urandom, the
+/// standard library's generator a word at a time.
+struct SystemWords {
+    private static let urandom = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+    private var pool = [UInt64](repeating: 0, count: 256)
+    private var used = 256
+
+    mutating func next() -> UInt64 {
+        if used == pool.count {
+            let filled = pool.withUnsafeMutableBytes { buffer in
+                var filled = 0
+                while Self.urandom >= 0, filled < buffer.count {
+                    let got = read(Self.urandom, buffer.baseAddress! + filled, buffer.count - filled)
+                    if got > 0 { filled += got } else if got < 0, errno == EINTR { continue } else { break }
+                }
+                return filled == buffer.count
+            }
+            if !filled {
+                var system = SystemRandomNumberGenerator()
+                for index in pool.indices { pool[index] = system.next() }
+            }
+            used = 0
+        }
+        defer { used += 1 }
+        return pool[used]
+    }
 }
 
 /// xoshiro256** seeded through SplitMix64, the combination its authors recommend. Not for secrets in

@@ -233,11 +233,12 @@ enum JSONCodec {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            for (index, key) in object.keys.sorted().enumerated() {
+            // Sorted pairs rather than sorted keys looked up again: no second hash per member.
+            for (index, member) in object.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                string(key, into: &out)
+                string(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(object[key]!, into: &out)
+                write(member.value, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -254,6 +255,16 @@ enum JSONCodec {
 
     private static func string(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (ids, emails, timestamps) need no escape: one copy instead of a byte at a time.
+        let plain = s.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain == true {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
