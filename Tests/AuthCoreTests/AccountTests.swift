@@ -36,6 +36,26 @@ import Testing
         #expect(throws: AuthError.invalidEmail) { try emulator.createUser(in: "proj", NewUser(email: "not-an-email")) }
     }
 
+    @Test(arguments: [("a@b", "a@b"), ("dev@localhost", "dev@localhost"), (" x@y.z\n", "x@y.z"), ("é@ü.de", "é@ü.de")])
+    func emailsWithOneAtAndNoSpacesAreTaken(_ raw: String, _ kept: String) throws {
+        #expect(try Identifiers.email(raw) == kept)
+    }
+
+    @Test(arguments: ["plain", "@b", "a@", "a@@b", "a@b@c", "a b@c", "a@b\tc", "a@b\u{A0}c", String(repeating: "a", count: 250) + "@b.com"])
+    func otherEmailsAreRefused(_ raw: String) {
+        #expect(throws: AuthError.invalidEmail) { try Identifiers.email(raw) }
+    }
+
+    @Test(arguments: [("+1 (555) 555-0199", "+15555550199"), ("447700900123", "+447700900123"), ("+12", "+12")])
+    func phonesInE164AreTaken(_ raw: String, _ kept: String) throws {
+        #expect(try Identifiers.phone(raw) == kept)
+    }
+
+    @Test(arguments: ["+0123", "+1", "+1234567890123456", "+12a4", "+١٢٣٤"])
+    func otherPhonesAreRefused(_ raw: String) {
+        #expect(throws: AuthError.invalidPhone) { try Identifiers.phone(raw) }
+    }
+
     @Test func passwordSignInChecksThePasswordAndRecordsWhyItFailed() throws {
         let emulator = try makeEmulator()
         let user = try emulator.authenticate(in: "proj", PasswordSignIn(identifier: .email("alice@example.com"), password: "pw-alice", requireVerified: true))

@@ -39,7 +39,8 @@ extension Emulator {
         let code = request.fixedCode ?? generator.digits(request.length)
         let issued = IssuedCode(id: newID(), code: code, linkToken: request.linkToken?(code), expiresAt: now.addingTimeInterval(request.lifetime))
         try db.transaction { c in
-            try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND purpose = ? AND target = ? AND used_at IS NULL",
+            // The same match as verification (any case), which codes_target serves; a binary match scanned the tenant's codes.
+            try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND purpose = ? AND target = ? COLLATE NOCASE AND used_at IS NULL",
                       [SQLValue(now), .text(tenant), .text(request.purpose.rawValue), .text(request.target)])
             try c.run("""
                 INSERT INTO codes (tenant, id, user_id, purpose, channel, target, value_hash, link_token, created_at, expires_at)

@@ -7,11 +7,14 @@ public enum LinkExtractor {
     /// (HTML-unescaped) and bare `scheme://…` runs.
     public static func links(in text: String) -> [String] {
         var found: [String] = []
-        for match in text.matches(of: #/(?:href|src)\s*=\s*["']([^"']+)["']/#.ignoresCase()) {
-            found.append(unescapeHTML(String(match.1)))
+        let range = NSRange(text.startIndex..., in: text)
+        for match in attributePattern.matches(in: text, range: range) {
+            if let value = Range(match.range(at: 1), in: text) { found.append(unescapeHTML(String(text[value]))) }
         }
-        for match in text.matches(of: #/\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s"'<>]+/#) {
-            found.append(unescapeHTML(String(match.0)).trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?)]}")))
+        for match in bareLinkPattern.matches(in: text, range: range) {
+            if let link = Range(match.range, in: text) {
+                found.append(unescapeHTML(String(text[link])).trimmingCharacters(in: CharacterSet(charactersIn: ".,;:!?)]}")))
+            }
         }
         var seen = Set<String>()
         return found.filter { link in
@@ -28,11 +31,19 @@ public enum LinkExtractor {
             .filter { seen.insert($0).inserted }
     }
 
+    // Compiled once, in Foundation's engine: Swift Regex literals here were parsed again on every message
+    // and matched slowly, a third of a sign-up's time (scripts/bench, perf).
+    private static let attributePattern = try! NSRegularExpression(pattern: #"(?:href|src)\s*=\s*["']([^"']+)["']"#,
+                                                                   options: .caseInsensitive)
+    private static let bareLinkPattern = try! NSRegularExpression(pattern: #"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s"'<>]+"#)
+
     // Swift Regex has no lookbehind yet; Foundation's engine does.
     private static let codePattern = try! NSRegularExpression(pattern: #"(?<![\w/=.&?-])\d{4,10}(?![\w/=&-]|\.\d)"#)
 
     private static func unescapeHTML(_ s: String) -> String {
-        s.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&#x3D;", with: "=")
+        // Most links carry no entity; Foundation's replacing bridges through NSString four times.
+        guard s.utf8.contains(UInt8(ascii: "&")) else { return s }
+        return s.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&#x3D;", with: "=")
             .replacingOccurrences(of: "&#61;", with: "=").replacingOccurrences(of: "&quot;", with: "\"")
     }
 }
