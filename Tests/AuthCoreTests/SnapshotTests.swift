@@ -33,6 +33,40 @@ import Testing
         #expect(try state(elsewhere) == saved)
     }
 
+    @Test func theStoreIsOneMemdbImageAndASavedFileIsThatImage() throws {
+        let emulator = try makeEmulator()
+        // On memdb (not `:memory:`, whose commits slow down as the state grows): its bytes are a database file.
+        let image = try emulator.db.withConnection { c in try c.withImage { Array($0) } }
+        #expect(image?.starts(with: Array("SQLite format 3\u{0}".utf8)) == true)
+        let path = temporaryPath("image.sqlite")
+        try emulator.saveSnapshot(to: path)
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == image)
+        let journal = try Database(path: path, readOnly: true).withConnection { try $0.first("PRAGMA journal_mode")?.string("journal_mode") }
+        #expect(journal == "delete")
+    }
+
+    @Test func aFileBackedDatabaseSavesThroughTheBackupAPI() throws {
+        let source = temporaryPath("source.sqlite"), target = temporaryPath("target.sqlite")
+        let file = try Database(path: source)
+        #expect(try file.withConnection { c in try c.withImage { _ in true } } == nil)
+        try file.withConnection { try $0.execute("CREATE TABLE t (x); INSERT INTO t VALUES (42)") }
+        try file.save(to: target)
+        #expect(try Database(path: target, readOnly: true).withConnection { try $0.first("SELECT x FROM t")?.int("x") } == 42)
+    }
+
+    @Test func aFileLeftInWALModeLoadsIntoMemory() throws {
+        let path = temporaryPath("wal.sqlite")
+        do {
+            let file = try Database(path: path)
+            try file.withConnection { try $0.execute("PRAGMA journal_mode=WAL; CREATE TABLE t (x); INSERT INTO t VALUES (7)") }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path))[18] == 2)
+        let memory = try Database()
+        try memory.withConnection { try $0.loadImage(ofFile: path) }
+        try memory.withConnection { try $0.execute("INSERT INTO t VALUES (8)") }
+        #expect(try memory.withConnection { try $0.query("SELECT x FROM t ORDER BY x").compactMap { $0.int("x") } } == [7, 8])
+    }
+
     @Test func namedSnapshotsRestoreInMemory() throws {
         let emulator = try makeEmulator()
         try emulator.takeSnapshot(named: "clean")
