@@ -86,15 +86,28 @@ enum Admin {
         let offset = try call.body.int("offset") ?? 0
         guard (1...500).contains(limit) else { throw FirebaseError(.invalidArgument, "limit must be between 1 and 500") }
         guard offset >= 0 else { throw FirebaseError(.invalidArgument, "offset must not be negative") }
-        var users = try call.emulator.users(in: scope.coreTenant, limit: 10_000)
+        var expression = FirebaseBody(fields: [:])
         if let first = try call.body.array("expression").first {
             guard case .object(let fields) = first else {
                 throw FirebaseError.badBody("Invalid JSON payload received. /expression/0 should be object, got \(first.typeName)")
             }
-            let expression = FirebaseBody(fields: fields)
-            if let email = try expression.string("email")?.lowercased() { users = users.filter { $0.email?.lowercased() == email } }
-            if let id = try expression.string("userId") { users = users.filter { $0.id == id } }
-            if let phone = try expression.string("phoneNumber") { users = users.filter { $0.phone == phone } }
+            expression = FirebaseBody(fields: fields)
+        }
+        let email = try expression.string("email"), id = try expression.string("userId"), phone = try expression.string("phoneNumber")
+        let users: [User]
+        if email == nil, id == nil, phone == nil {
+            users = try call.emulator.users(in: scope.coreTenant, limit: 10_000)
+        } else {
+            // An id, an email or a phone number names one user at most: looked up, not scanned for among all.
+            let tenant = scope.coreTenant, found: User?
+            if let id { found = try call.emulator.user(in: tenant, id: id) }
+            else if let email { found = try call.emulator.user(in: tenant, .email(email)) }
+            else if let phone { found = try call.emulator.user(in: tenant, .phone(phone)) }
+            else { found = nil }
+            users = [found].compactMap { $0 }.filter { user in
+                (email.map { user.email?.lowercased() == $0.lowercased() } ?? true) && (id.map { user.id == $0 } ?? true)
+                    && (phone.map { user.phone == $0 } ?? true)
+            }
         }
         var answer: [String: JSON] = ["recordsCount": .string(String(users.count))]
         if try call.body.bool("returnUserInfo") ?? true {

@@ -111,8 +111,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         // Handlers run on the event loops that read and write their connections, instead of hopping to
-        // Swift's own thread pool and back: a quarter more sign-ins per second (scripts/bench). First thing,
-        // before any task is started; the in-process tests keep the default executor.
+        // Swift's own thread pool and back: a quarter more sign-ins per second (scripts/bench). Installed as
+        // early as the command can, before the server starts any task; the in-process tests keep the default.
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let options: FauxthOptions
         do {

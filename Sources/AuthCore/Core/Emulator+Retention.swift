@@ -48,26 +48,19 @@ extension Emulator {
         let now = now ?? clock.now
         let cutoff = SQLValue(now.addingTimeInterval(-retention.spentFor))
         var report = SweepReport()
-        try db.withConnection { c in
-            try c.execute("BEGIN IMMEDIATE")
-            do {
-                // A used code goes when it would have expired: no code lives longer than a day or so.
-                report.codes = try c.run("DELETE FROM codes WHERE expires_at < ?", [cutoff])
-                report.authorizationCodes = try c.run("DELETE FROM authorization_codes WHERE expires_at < ?", [cutoff])
-                report.flowStates = try c.run("DELETE FROM flow_states WHERE created_at < ?", [cutoff])
-                report.challenges = try c.run("DELETE FROM challenges WHERE created_at < ?", [cutoff])
-                // A revoked session's tokens go with it; a live session's rotated tokens go once spent, so
-                // replaying one that old gets "not found" rather than GoTrue's reuse revocation.
-                report.refreshTokens = try c.run("""
-                    DELETE FROM refresh_tokens WHERE (tenant, session_id) IN (SELECT tenant, id FROM sessions WHERE revoked_at < ?)
-                    """, [cutoff])
-                report.refreshTokens += try c.run("DELETE FROM refresh_tokens WHERE revoked_at < ?", [cutoff])
-                report.sessions = try c.run("DELETE FROM sessions WHERE revoked_at < ?", [cutoff])
-                try c.execute("COMMIT")
-            } catch {
-                try? c.execute("ROLLBACK")
-                throw error
-            }
+        try db.transaction { c in
+            // A used code goes when it would have expired: no code lives longer than a day or so.
+            report.codes = try c.run("DELETE FROM codes WHERE expires_at < ?", [cutoff])
+            report.authorizationCodes = try c.run("DELETE FROM authorization_codes WHERE expires_at < ?", [cutoff])
+            report.flowStates = try c.run("DELETE FROM flow_states WHERE created_at < ?", [cutoff])
+            report.challenges = try c.run("DELETE FROM challenges WHERE created_at < ?", [cutoff])
+            // A revoked session's tokens go with it; a live session's rotated tokens go once spent, so
+            // replaying one that old gets "not found" rather than GoTrue's reuse revocation.
+            report.refreshTokens = try c.run("""
+                DELETE FROM refresh_tokens WHERE (tenant, session_id) IN (SELECT tenant, id FROM sessions WHERE revoked_at < ?)
+                """, [cutoff])
+            report.refreshTokens += try c.run("DELETE FROM refresh_tokens WHERE revoked_at < ?", [cutoff])
+            report.sessions = try c.run("DELETE FROM sessions WHERE revoked_at < ?", [cutoff])
         }
         report.rateWindows = rateLimiter.prune(at: now)
         report.lockouts = lockouts.prune { key, state in

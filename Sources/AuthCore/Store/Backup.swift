@@ -1,8 +1,5 @@
 import CSQLite
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension Connection {
     /// Copies this whole database into `destination` with SQLite's online backup API. `finish` runs on
@@ -74,7 +71,7 @@ extension Database {
     /// - Parameter beforeRename: runs once the temporary file is complete; tests throw from it to
     ///   check that an interrupted write leaves the previous snapshot alone.
     public func save(to path: String, beforeRename: (String) throws -> Void = { _ in }) throws {
-        try Self.saving.withLock { _ in try write(to: path, beforeRename: beforeRename) }
+        try Self.saving.withLock { _ in try writeSnapshot(to: path, beforeRename: beforeRename) }
     }
 
     /// One file save at a time in this process. Two saves to one path (an autosave and a control API save)
@@ -82,7 +79,7 @@ extension Database {
     /// that copied first but renamed last put an older state over a newer one.
     private static let saving = Locked<Void>(())
 
-    private func write(to path: String, beforeRename: (String) throws -> Void) throws {
+    private func writeSnapshot(to path: String, beforeRename: (String) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -130,7 +127,7 @@ extension Database {
         var offset = 0
         while offset < bytes.count {
             // 8 MiB at a time: one write of a whole 1 GB image took 4 s here, against 0.3 s in chunks.
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, min(bytes.count - offset, 8 << 20))
+            let written = write(fd, bytes.baseAddress! + offset, min(bytes.count - offset, 8 << 20))
             if written < 0, errno == EINTR { continue }
             guard written > 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
             offset += written
