@@ -29,7 +29,9 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "AuthCore", dependencies: ["CSQLite", crypto, cryptoExtras], swiftSettings: settings),
+        // RS256 through the system's OpenSSL 3 when it is there (dlopen'd: no headers needed to build).
+        .target(name: "CSystemCrypto", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "AuthCore", dependencies: ["CSQLite", "CSystemCrypto", crypto, cryptoExtras], swiftSettings: settings),
         .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird], swiftSettings: settings),
         .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird], swiftSettings: settings),
         .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird, crypto, cryptoExtras], swiftSettings: settings),

@@ -57,6 +57,27 @@ import Testing
         if algorithm != .HS256 { #expect(verified.header["kid"]?.stringValue == key.kid) }
     }
 
+    @Test func rsaKeysSignThroughTheSystemOpenSSLWithBoringSSLsBytes() async throws {
+        #if os(Linux)
+        // Debian's Swift toolchain pulls in libssl3; without it signing silently falls back to BoringSSL,
+        // which is correct but half the speed, so a machine that lost it should say so here.
+        #expect(SystemRSAKey.isAvailable, "libcrypto.so.3 (OpenSSL 3) could not be loaded")
+        #endif
+        let key = try SigningKey.generate(.RS256, generator: Generator(seed: 3))
+        #expect(key.signsWithSystemCrypto == SystemRSAKey.isAvailable)
+        let generator = Generator(seed: 4)
+        let inputs = (0..<8).map { generator.bytes($0 * 97) }
+        // Several tasks share one key, as the event loops do.
+        let signatures = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            for (index, input) in inputs.enumerated() { group.addTask { (index, try key.sign(input)) } }
+            return try await group.reduce(into: [Int: [UInt8]]()) { $0[$1.0] = $1.1 }
+        }
+        for (index, input) in inputs.enumerated() {
+            #expect(signatures[index]?.count == 256)
+            #expect(try signatures[index] == key.boringSSLSignature(input))
+        }
+    }
+
     @Test func deterministicECKeysRepeat() throws {
         let a = try SigningKey.generate(.ES256, generator: Generator(seed: 5))
         let b = try SigningKey.generate(.ES256, generator: Generator(seed: 5))

@@ -23,16 +23,22 @@ public struct SigningKey: Sendable {
     public let material: Material
     /// The `kid` header value; nil means no `kid` header (GoTrue's bare `GOTRUE_JWT_SECRET`).
     public let kid: String?
+    /// An RSA key's copy in the system's OpenSSL, which signs it faster; nil without libcrypto.so.3.
+    private let systemRSA: SystemRSAKey?
 
     public init(_ material: Material, kid: String?) {
         self.material = material
         self.kid = kid
+        if case .rsa(let key) = material {
+            systemRSA = SystemRSAKey(der: Array(key.derRepresentation))
+        } else {
+            systemRSA = nil
+        }
     }
 
     /// A key whose `kid` is its RFC 7638 thumbprint (HMAC keys keep no `kid`: their JWK is secret).
     public init(thumbprinted material: Material) {
-        self.material = material
-        self.kid = VerificationKey(publicPartOf: material).publicJWK.flatMap { try? $0.thumbprint() }
+        self.init(material, kid: VerificationKey(publicPartOf: material).publicJWK.flatMap { try? $0.thumbprint() })
     }
 
     public var algorithm: JWSAlgorithm {
@@ -56,14 +62,25 @@ public struct SigningKey: Sendable {
         switch material {
         case .hmac(let secret):
             return Array(HMAC<SHA256>.authenticationCode(for: input, using: secret))
-        case .rsa(let key):
-            return Array(try key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation)
+        case .rsa:
+            if let signature = systemRSA?.sign(input) { return signature }
+            return try boringSSLSignature(input) ?? []
         case .ecdsa(let key):
             return Array(try key.signature(for: input).rawRepresentation)
         case .none:
             return []
         }
     }
+
+    /// An RSA key's signature made by swift-crypto's BoringSSL, bypassing the system's OpenSSL (tests
+    /// compare the two); nil for other keys.
+    func boringSSLSignature(_ input: [UInt8]) throws -> [UInt8]? {
+        guard case .rsa(let key) = material else { return nil }
+        return Array(try key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation)
+    }
+
+    /// Whether this key signs through the system's OpenSSL.
+    var signsWithSystemCrypto: Bool { systemRSA != nil }
 
     /// The private JWK of an EC key (with `d`), as `GOTRUE_JWT_KEYS` takes it; nil for other keys.
     public var privateJWK: JWK? {

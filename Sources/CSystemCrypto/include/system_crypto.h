@@ -1,0 +1,23 @@
+#ifndef FAUXTH_SYSTEM_CRYPTO_H
+#define FAUXTH_SYSTEM_CRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// An RSA private key held by the system's OpenSSL 3 libcrypto.
+typedef struct fauxth_rsa_key fauxth_rsa_key;
+
+/// Whether the system's libcrypto.so.3 (OpenSSL 3) could be loaded; the first call loads it.
+int fauxth_system_crypto_available(void);
+
+/// The key in `der` (PKCS#1 RSAPrivateKey or PKCS#8), or NULL when libcrypto is missing or the DER is bad.
+fauxth_rsa_key *fauxth_rsa_key_from_der(const uint8_t *der, size_t length);
+
+void fauxth_rsa_key_free(fauxth_rsa_key *key);
+
+/// An RSASSA-PKCS1-v1_5 signature over SHA-256 of `input` (JWS RS256) written to `signature`; answers its
+/// length, or -1 on failure. Safe to call from several threads with one key.
+long fauxth_rsa_sign_sha256(const fauxth_rsa_key *key, const uint8_t *input, size_t length,
+                            uint8_t *signature, size_t capacity);
+
+#endif
