@@ -15,6 +15,12 @@ import Testing
         #expect(links.count == 2)
     }
 
+    @Test func unescapesEachEntityOnce() {
+        // "&amp;quot;" is the escaped text "&quot;", not a quote; "&#61;" is "=".
+        let html = #"<a href="https://h/cb?next&#61;a&amp;quot;b&amp;amp;c">x</a>"#
+        #expect(LinkExtractor.links(in: html) == ["https://h/cb?next=a&quot;b&amp;c"])
+    }
+
     @Test func ignoresMailtoAndFragments() {
         #expect(LinkExtractor.links(in: ##"<a href="mailto:a@b.c">m</a> <a href="#top">t</a>"##).isEmpty)
     }

@@ -43,7 +43,8 @@ public enum LinkExtractor {
     private static func unescapeHTML(_ s: String) -> String {
         // Most links carry no entity; Foundation's replacing bridges through NSString four times.
         guard s.utf8.contains(UInt8(ascii: "&")) else { return s }
-        return s.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&#x3D;", with: "=")
-            .replacingOccurrences(of: "&#61;", with: "=").replacingOccurrences(of: "&quot;", with: "\"")
+        // `&amp;` last, so an escaped entity ("&amp;quot;") comes out as the text it spelled ("&quot;").
+        return s.replacingOccurrences(of: "&#x3D;", with: "=").replacingOccurrences(of: "&#61;", with: "=")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
     }
 }
