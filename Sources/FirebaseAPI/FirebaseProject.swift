@@ -105,9 +105,23 @@ struct FirebaseProjects: Sendable {
     /// The project an API key no project lists belongs to (`--firebase-project`).
     let defaultProject: String
 
+    /// Scopes worked out since the tenants last changed: a request used to parse its project's settings
+    /// twice (the dispatcher's rate limit and the handler), 4% of a sign-in (scripts/bench).
+    private let cache = Locked<[String: (generation: Int, scope: FirebaseScope)]>([:])
+
     /// The project and tenant of a request; an unknown project is created with the emulator's
     /// everything-on defaults, and so is an unknown tenant.
     func scope(project: String, tenant: String?) throws -> FirebaseScope {
+        // Read before the tenants, so a change racing this leaves the result under an old generation.
+        let generation = emulator.tenantGeneration
+        let key = FirebaseScope.coreTenant(project, tenant)
+        if let cached = cache.withLock({ $0[key] }), cached.generation == generation { return cached.scope }
+        let scope = try parsedScope(project: project, tenant: tenant)
+        cache.withLock { $0[key] = (generation, scope) }
+        return scope
+    }
+
+    private func parsedScope(project: String, tenant: String?) throws -> FirebaseScope {
         let projectTenant = try ensure(project, dialect: .firebase, name: project, settings: [:])
         var tenantConfig: [String: JSON]?
         if let tenant {

@@ -47,12 +47,14 @@ extension FirebaseCall {
     /// A new session and its first tokens.
     func startSession(_ user: User, scope: FirebaseScope, provider: String, extraClaims: [String: JSON] = [:]) throws -> IssuedTokens {
         let issued = try emulator.startSession(for: user, method: provider, origin: origin, refreshToken: FirebaseTokens.newRefreshToken)
-        return try tokens(for: issued.session, refreshToken: issued.refreshToken, scope: scope, extraClaims: extraClaims)
+        return try tokens(for: issued.session, refreshToken: issued.refreshToken, scope: scope, user: issued.user, extraClaims: extraClaims)
     }
 
-    /// A fresh ID token for a session, with the refresh token it goes with.
-    func tokens(for session: Session, refreshToken: String, scope: FirebaseScope, extraClaims: [String: JSON] = [:]) throws -> IssuedTokens {
-        let user = try emulator.requireUser(in: scope.coreTenant, id: session.userId)
+    /// A fresh ID token for a session, with the refresh token it goes with. `user` is the session's user
+    /// when the caller has just read or stamped it; otherwise it is read here.
+    func tokens(for session: Session, refreshToken: String, scope: FirebaseScope, user known: User? = nil,
+                extraClaims: [String: JSON] = [:]) throws -> IssuedTokens {
+        let user = try known ?? emulator.requireUser(in: scope.coreTenant, id: session.userId)
         // A custom token's claims belong to the session, so every refresh carries them again.
         let claims = FirebaseTokens.idTokenClaims(user: user, scope: scope, session: session, now: emulator.clock.now,
                                                   extraClaims: session.claims.merging(extraClaims) { $1 })

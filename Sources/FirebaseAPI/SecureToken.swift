@@ -18,8 +18,8 @@ enum SecureToken {
         }
         let tenantId = tenant == project ? nil : String(tenant.dropFirst(project.count + 1))
         let scope = try call.projects.scope(project: project, tenant: tenantId)
-        let (_, session) = try call.emulator.continueSession(in: tenant, token: token, maxAge: scope.settings.refreshTokenTTL, origin: call.origin)
-        let issued = try call.tokens(for: session, refreshToken: token, scope: scope)
+        let (user, session) = try call.emulator.continueSession(in: tenant, token: token, maxAge: scope.settings.refreshTokenTTL, origin: call.origin)
+        let issued = try call.tokens(for: session, refreshToken: token, scope: scope, user: user)
         return .json(["access_token": .string(issued.idToken), "expires_in": .string(String(issued.expiresIn)), "token_type": "Bearer",
                       "refresh_token": .string(token), "id_token": .string(issued.idToken), "user_id": .string(issued.user.id),
                       "project_id": "12345"])

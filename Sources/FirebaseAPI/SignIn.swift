@@ -58,7 +58,7 @@ enum SignIn {
         guard !user.disabled else { throw FirebaseError(.userDisabled) }
         let issued = try call.emulator.startSession(for: user, method: "custom", origin: call.origin, claims: extra,
                                                     refreshToken: FirebaseTokens.newRefreshToken)
-        var answer = try call.tokens(for: issued.session, refreshToken: issued.refreshToken, scope: scope).fields
+        var answer = try call.tokens(for: issued.session, refreshToken: issued.refreshToken, scope: scope, user: issued.user).fields
         answer["kind"] = "identitytoolkit#VerifyCustomTokenResponse"
         answer["isNewUser"] = .bool(isNewUser)
         return .json(.object(answer))

@@ -13,9 +13,11 @@ struct SupabaseProject: Sendable {
     }
 }
 
-/// Parsed configurations, cached per tenant and re-parsed when the tenant's settings change.
+/// Parsed configurations, cached per tenant and re-parsed once any tenant has changed.
 final class SupabaseProjects: Sendable {
-    private let cache = Mutex<[String: SupabaseProject]>([:])
+    // Keyed on the tenants' generation, not compared setting by setting: comparing the whole settings
+    // dictionary on every request cost more than an integer check (scripts/bench).
+    private let cache = Mutex<[String: (generation: Int, project: SupabaseProject)]>([:])
     let emulator: Emulator
 
     init(emulator: Emulator) {
@@ -23,11 +25,13 @@ final class SupabaseProjects: Sendable {
     }
 
     func project(_ id: String) throws -> SupabaseProject {
+        // Read before the tenant, so a change racing this parse leaves the result under an old generation.
+        let generation = emulator.tenantGeneration
+        if let cached = cache.withLock({ $0[id] }), cached.generation == generation { return cached.project }
         let tenant = try emulator.requireTenant(id)
         guard tenant.dialect == .supabase else { throw AuthError.tenantNotFound(id) }
-        if let cached = cache.withLock({ $0[id] }), cached.tenant.settings == tenant.settings { return cached }
         let project = SupabaseProject(tenant: tenant, config: try SupabaseConfig(env: SupabaseProject.environment(of: tenant)))
-        cache.withLock { $0[id] = project }
+        cache.withLock { $0[id] = (generation, project) }
         return project
     }
 }

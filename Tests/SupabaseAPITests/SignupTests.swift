@@ -146,6 +146,22 @@ let confirmedUser = Seed.UserSeed(id: "11111111-1111-4111-8111-111111111111", em
         #expect(anonymous.json["code"] == "signup_disabled")
     }
 
+    @Test func aSettingsChangeTakesEffectOnTheNextRequest() async throws {
+        // The parsed configuration is cached; changing the tenant's settings must not leave it stale.
+        let harness = try Harness(seed: project())
+        let signUp = { (email: String) in
+            try await harness.run { try await $0.send(.post, "/auth/v1/signup", json: ["email": .string(email), "password": "secret123"],
+                                                      headers: .supabaseClient) }
+        }
+        #expect(try await signUp("before@example.com").status == .ok)
+        var settings = try harness.emulator.requireTenant("p").settings
+        var env = settings["gotrue_env"]?.objectValue ?? [:]
+        env["GOTRUE_DISABLE_SIGNUP"] = "true"
+        settings["gotrue_env"] = .object(env)
+        _ = try harness.emulator.updateTenant("p", settings: settings)
+        #expect(try await signUp("after@example.com").json["code"] == "signup_disabled")
+    }
+
     @Test func anonymousSignInNeedsTheProviderEnabled() async throws {
         let off = try Harness(seed: project())
         let refused = try await off.run { try await $0.send(.post, "/auth/v1/signup", json: ["data": [:]], headers: .supabaseClient) }

@@ -198,25 +198,28 @@ extension Emulator {
     public func continueSession(in tenant: String, token: String, maxAge: TimeInterval?, origin: RequestOrigin = RequestOrigin()) throws
         -> (user: User, session: Session) {
         let now = clock.now
-        let found = try db.withConnection { c in
-            try c.first("SELECT refresh_tokens.revoked_at AS token_revoked, refresh_tokens.session_id AS token_session, sessions.* "
-                        + "FROM refresh_tokens LEFT JOIN sessions ON sessions.tenant = refresh_tokens.tenant AND sessions.id = refresh_tokens.session_id "
-                        + "WHERE refresh_tokens.tenant = ? AND refresh_tokens.token_hash = ?", [.text(tenant), .text(Self.tokenHash(token))])
+        // One transaction: the reads, the stamp and the event (a Firebase refresh took five lock
+        // acquisitions and read the user and the session twice).
+        let (user, session, event) = try db.transaction { c -> (User, Session, Event?) in
+            guard let found = try c.first(
+                "SELECT refresh_tokens.revoked_at AS token_revoked, refresh_tokens.session_id AS token_session, sessions.* "
+                    + "FROM refresh_tokens LEFT JOIN sessions ON sessions.tenant = refresh_tokens.tenant AND sessions.id = refresh_tokens.session_id "
+                    + "WHERE refresh_tokens.tenant = ? AND refresh_tokens.token_hash = ?", [.text(tenant), .text(Self.tokenHash(token))])
+            else { throw AuthError.refreshTokenNotFound }
+            // Sessions go only with their user: a token whose session is gone belonged to a deleted account.
+            guard found.string("id") != nil else { throw AuthError.userNotFound }
+            var session = Session(row: found)
+            guard found.date("token_revoked") == nil, session.revokedAt == nil else { throw AuthError.sessionNotFound }
+            if let maxAge, now.timeIntervalSince(session.createdAt) > maxAge { throw AuthError.sessionExpired(reason: nil) }
+            guard let user = try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(session.userId)]) else { throw AuthError.userNotFound }
+            guard !user.disabled else { throw AuthError.userDisabled }
+            try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(session.id)])
+            session.refreshedAt = now
+            let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin, detail: ["session_id": .string(session.id)])
+            return (user, session, event)
         }
-        guard let found else { throw AuthError.refreshTokenNotFound }
-        // Sessions go only with their user: a token whose session is gone belonged to a deleted account.
-        guard found.string("id") != nil else { throw AuthError.userNotFound }
-        let session = Session(row: found)
-        guard found.date("token_revoked") == nil, session.revokedAt == nil else { throw AuthError.sessionNotFound }
-        if let maxAge, now.timeIntervalSince(session.createdAt) > maxAge { throw AuthError.sessionExpired(reason: nil) }
-        guard let user = try user(in: tenant, id: session.userId) else { throw AuthError.userNotFound }
-        guard !user.disabled else { throw AuthError.userDisabled }
-        try db.withConnection { c in
-            _ = try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(session.id)])
-        }
-        record(.tokenRefreshed, tenant: tenant, userId: user.id, origin: origin, detail: ["session_id": .string(session.id)])
-        guard let refreshed = try self.session(in: tenant, id: session.id) else { throw AuthError.sessionNotFound }
-        return (user, refreshed)
+        if let event { announce(event) }
+        return (user, session)
     }
 }
 

@@ -22,6 +22,11 @@ extension Emulator {
         return tenant
     }
 
+    /// Moves on whenever anything writes the tenants table (settings, a reset, a restored snapshot). A
+    /// dialect that caches what it parsed from a tenant's settings reads this first and keeps the result
+    /// under it: while it is unchanged, no tenant has changed since.
+    public var tenantGeneration: Int { tenantCache.withLock { $0.generation } }
+
     /// Forgets every cached tenant: called after anything that writes the tenants table.
     func tenantsChanged() {
         tenantCache.withLock { cache in cache = TenantCache(generation: cache.generation + 1) }
