@@ -78,6 +78,19 @@ import Testing
         }
     }
 
+    @Test func aKeyringMakesOneRSAKeyPerScopeForConcurrentFirstCallers() async throws {
+        let keyring = Keyring()
+        // Eight first requests at once, as a client's connection pool sends them.
+        let kids = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<8 { group.addTask { try keyring.rsaKey("pool-a").kid } }
+            return try await group.reduce(into: Set<String?>()) { $0.insert($1) }
+        }
+        #expect(kids.count == 1)
+        #expect(kids.first != nil)
+        #expect(try keyring.rsaKey("pool-a").kid == kids.first ?? nil)
+        #expect(try keyring.rsaKey("pool-b").kid != kids.first ?? nil)
+    }
+
     @Test func deterministicECKeysRepeat() throws {
         let a = try SigningKey.generate(.ES256, generator: Generator(seed: 5))
         let b = try SigningKey.generate(.ES256, generator: Generator(seed: 5))

@@ -31,11 +31,15 @@ public final class Keyring: Sendable {
     }
 
     /// The RS256 key of `scope`, generated the first time it is asked for.
+    ///
+    /// Generated under the lock, so once: a client's first requests arrive together (16 connections at
+    /// once under load), and each made its own key, 0.1-0.2 s of arithmetic apiece on two cores, all but
+    /// one thrown away. Those requests, and others asking meanwhile, now wait for the one key instead
+    /// (still a first-request stall, once per scope and process; scripts/bench warms up past it).
     public func rsaKey(_ scope: String) throws -> SigningKey {
-        if let key = keys.withLock({ $0[scope] }) { return key }
-        let fresh = try SigningKey.generate(.RS256, generator: Generator())
-        return keys.withLock { existing in
+        try keys.withLock { existing in
             if let key = existing[scope] { return key }
+            let fresh = try SigningKey.generate(.RS256, generator: Generator())
             existing[scope] = fresh
             return fresh
         }
