@@ -107,18 +107,12 @@ struct FirebaseProjects: Sendable {
 
     /// Scopes worked out since the tenants last changed: a request used to parse its project's settings
     /// twice (the dispatcher's rate limit and the handler), 4% of a sign-in (scripts/bench).
-    private let cache = Locked<[String: (generation: Int, scope: FirebaseScope)]>([:])
+    private let cache = TenantDerivedCache<FirebaseScope>()
 
     /// The project and tenant of a request; an unknown project is created with the emulator's
     /// everything-on defaults, and so is an unknown tenant.
     func scope(project: String, tenant: String?) throws -> FirebaseScope {
-        // Read before the tenants, so a change racing this leaves the result under an old generation.
-        let generation = emulator.tenantGeneration
-        let key = FirebaseScope.coreTenant(project, tenant)
-        if let cached = cache.withLock({ $0[key] }), cached.generation == generation { return cached.scope }
-        let scope = try parsedScope(project: project, tenant: tenant)
-        cache.withLock { $0[key] = (generation, scope) }
-        return scope
+        try cache.value(FirebaseScope.coreTenant(project, tenant), in: emulator) { try parsedScope(project: project, tenant: tenant) }
     }
 
     private func parsedScope(project: String, tenant: String?) throws -> FirebaseScope {

@@ -1,6 +1,5 @@
 import AuthCore
 import Foundation
-import Synchronization
 
 /// A Supabase project as the dialect sees it: the tenant and its parsed GoTrue configuration.
 struct SupabaseProject: Sendable {
@@ -17,7 +16,7 @@ struct SupabaseProject: Sendable {
 final class SupabaseProjects: Sendable {
     // Keyed on the tenants' generation, not compared setting by setting: comparing the whole settings
     // dictionary on every request cost more than an integer check (scripts/bench).
-    private let cache = Mutex<[String: (generation: Int, project: SupabaseProject)]>([:])
+    private let cache = TenantDerivedCache<SupabaseProject>()
     let emulator: Emulator
 
     init(emulator: Emulator) {
@@ -25,13 +24,10 @@ final class SupabaseProjects: Sendable {
     }
 
     func project(_ id: String) throws -> SupabaseProject {
-        // Read before the tenant, so a change racing this parse leaves the result under an old generation.
-        let generation = emulator.tenantGeneration
-        if let cached = cache.withLock({ $0[id] }), cached.generation == generation { return cached.project }
-        let tenant = try emulator.requireTenant(id)
-        guard tenant.dialect == .supabase else { throw AuthError.tenantNotFound(id) }
-        let project = SupabaseProject(tenant: tenant, config: try SupabaseConfig(env: SupabaseProject.environment(of: tenant)))
-        cache.withLock { $0[id] = (generation, project) }
-        return project
+        try cache.value(id, in: emulator) {
+            let tenant = try emulator.requireTenant(id)
+            guard tenant.dialect == .supabase else { throw AuthError.tenantNotFound(id) }
+            return SupabaseProject(tenant: tenant, config: try SupabaseConfig(env: SupabaseProject.environment(of: tenant)))
+        }
     }
 }

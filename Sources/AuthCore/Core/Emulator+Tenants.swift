@@ -98,6 +98,24 @@ extension Emulator {
     }
 }
 
+/// What a dialect works out from tenants' settings (a parsed configuration), kept per key until any
+/// tenant changes (`Emulator.tenantGeneration` moves on): while it is unchanged, the settings are too.
+public final class TenantDerivedCache<Value: Sendable>: Sendable {
+    private let entries = Locked<[String: (generation: Int, value: Value)]>([:])
+
+    public init() {}
+
+    /// The value kept for `key`, or `make`'s, kept from here on.
+    public func value(_ key: String, in emulator: Emulator, make: () throws -> Value) throws -> Value {
+        // Read before `make` reads the tenants, so a change racing it leaves its result under an old generation.
+        let generation = emulator.tenantGeneration
+        if let cached = entries.withLock({ $0[key] }), cached.generation == generation { return cached.value }
+        let value = try make()
+        entries.withLock { $0[key] = (generation, value) }
+        return value
+    }
+}
+
 /// Tenants as last read, until anything writes the tenants table (`tenantsChanged`). A read that raced
 /// a change (its generation is old) is not kept.
 struct TenantCache {

@@ -14,8 +14,8 @@ import Darwin
 /// running; sleeping instead costs a futex wake-up and a trip through the scheduler, and meanwhile the
 /// sleeper's event loop, with every connection on it, waits. With two event loops on two cores, 16
 /// concurrent sign-ins left a fifth of the machine idle that way; yielding first served 15-40% more
-/// sign-ins and refreshes per second, across runs, with a lower p99 (scripts/bench). Yielding, not spinning in place,
-/// so the holder or the client can have the core meanwhile.
+/// sign-ins and refreshes per second, across runs, with a lower p99 (scripts/bench). Yielding, not
+/// spinning in place, so the holder or the client can have the core meanwhile.
 public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
