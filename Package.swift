@@ -68,7 +68,7 @@ let package = Package(
             dependencies: ["Server", "AuthCore", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: settings
         ),
-        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore"], swiftSettings: settings),
+        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "CSQLite"], swiftSettings: settings),
         .testTarget(name: "SinksTests", dependencies: ["Sinks", "AuthCore"], swiftSettings: settings),
         .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
         .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),

@@ -65,7 +65,12 @@ public final class Connection: @unchecked Sendable {
     /// Each cached statement's column names, worked out once and shared by every row it returns.
     private var columnNames: [OpaquePointer: [String: Int]] = [:]
 
+    /// SQLite's process-wide settings (`fauxth_sqlite3_configure`), made before the first connection opens:
+    /// they are refused once the library is initialized.
+    static let configured: Int32 = fauxth_sqlite3_configure()
+
     init(path: String, readOnly: Bool) throws(SQLiteError) {
+        _ = Connection.configured
         var db: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         let flags = access | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
