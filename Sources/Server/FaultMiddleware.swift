@@ -191,7 +191,7 @@ extension FaultMiddleware {
 private final class BodySink: ResponseBodyWriter, Sendable {
     let buffer = Mutex(ByteBuffer())
 
-    func write(_ chunk: ByteBuffer) async throws { buffer.withLock { $0.writeImmutableBuffer(chunk) } }
+    func write(_ chunk: ByteBuffer) async throws { buffer.withLock { _ = $0.writeImmutableBuffer(chunk) } }
 
     func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }

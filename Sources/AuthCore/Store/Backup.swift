@@ -89,7 +89,7 @@ extension Database {
             // The store's image written as it is, under the lock so no write lands halfway: a million users
             // took 4.4 s through the backup API (a page at a time through both page caches), and the
             // image is the very file the backup would produce. Anything not on memdb takes the backup.
-            let wrote = try withConnection { c in try c.withImage { try Self.writeFile($0, to: temporary) } }
+            let wrote: Void? = try withConnection { c in try c.withImage { try Self.writeFile($0, to: temporary) } }
             if wrote == nil {
                 let file = try Database(path: temporary)
                 try copy(into: file)
