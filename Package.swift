@@ -39,7 +39,7 @@ let package = Package(
         // debug build Swift's took a second per exponentiation, so a few lines of C do it.
         .target(name: "IdentityProviders", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto], swiftSettings: settings),
         .target(name: "CModArith"),
-        .target(name: "CognitoAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", "CModArith", hummingbird, crypto],
+        .target(name: "CognitoAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", "CModArith", "CSystemCrypto", hummingbird, crypto],
                 swiftSettings: settings),
         // openapi.json is compiled in through EmbeddedAssets.swift (scripts/embed-assets), not as a resource.
         .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird], exclude: ["openapi.json"],
@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "SinksTests", dependencies: ["Sinks", "AuthCore"], swiftSettings: settings),
         .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
         .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
-        .testTarget(name: "CognitoAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "CognitoAPI", hummingbird, crypto],
+        .testTarget(name: "CognitoAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "CognitoAPI", "CSystemCrypto", hummingbird, crypto],
                     swiftSettings: settings),
         .testTarget(
             name: "ServerTests",

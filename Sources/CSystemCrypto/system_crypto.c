@@ -1,10 +1,12 @@
-// RS256 signing through the system's OpenSSL 3, loaded at run time.
+// RS256 signing and SRP's modular exponentiation through the system's OpenSSL 3, loaded at run time.
 //
 // swift-crypto's BoringSSL has no AVX-512 code for RSA; OpenSSL 3's does, and signs a 2048-bit key in
-// about half the time on such CPUs. A Cognito sign-in signs twice, so this is most of its cost. The
-// library is opened with dlopen rather than linked so that building Fauxth needs no OpenSSL headers and a
-// machine without libcrypto.so.3 still runs: callers fall back to BoringSSL when a key cannot be made here.
-// Only the handful of OpenSSL 3 functions below are used, declared by hand from their stable prototypes.
+// about half the time on such CPUs. A Cognito sign-in signs twice, so this is most of its cost. An SRP
+// sign-in's cost is three 3072-bit exponentiations, which OpenSSL's assembly Montgomery code does several
+// times faster than the portable C in CModArith. The library is opened with dlopen rather than linked so
+// that building Fauxth needs no OpenSSL headers and a machine without libcrypto.so.3 still runs: callers
+// fall back to BoringSSL or the portable C when these answer "unavailable". Only the handful of OpenSSL 3
+// functions below are used, declared by hand from their stable prototypes.
 
 #include "system_crypto.h"
 
@@ -14,6 +16,9 @@
 typedef struct evp_pkey EVP_PKEY;
 typedef struct evp_md_ctx EVP_MD_CTX;
 typedef struct evp_md EVP_MD;
+typedef struct bignum_st BIGNUM;
+typedef struct bignum_ctx BN_CTX;
+typedef struct bn_mont_ctx_st BN_MONT_CTX;
 
 static struct {
     unsigned long (*version_num)(void);
@@ -26,13 +31,36 @@ static struct {
     int (*digest_sign)(EVP_MD_CTX *, unsigned char *, size_t *, const unsigned char *, size_t);
 } api;
 
+static struct {
+    BIGNUM *(*from_little_endian)(const unsigned char *, int, BIGNUM *);
+    int (*to_little_endian)(const BIGNUM *, unsigned char *, int);
+    BIGNUM *(*create)(void);
+    void (*free)(BIGNUM *);
+    BN_CTX *(*context_new)(void);
+    void (*context_free)(BN_CTX *);
+    int (*mod_exp)(BIGNUM *, const BIGNUM *, const BIGNUM *, const BIGNUM *, BN_CTX *, BN_MONT_CTX *);
+} bn;
+
 static int loaded;
+static int bn_loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
     void *library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
     if (!library) return;
     *(void **)&api.version_num = dlsym(library, "OpenSSL_version_num");
+    // The prototypes here are OpenSSL 3's; refuse any other major version that reuses the soname.
+    unsigned long version = api.version_num ? api.version_num() : 0;
+    if (version < 0x30000000UL || version >= 0x40000000UL) return;
+    *(void **)&bn.from_little_endian = dlsym(library, "BN_lebin2bn");
+    *(void **)&bn.to_little_endian = dlsym(library, "BN_bn2lebinpad");
+    *(void **)&bn.create = dlsym(library, "BN_new");
+    *(void **)&bn.free = dlsym(library, "BN_free");
+    *(void **)&bn.context_new = dlsym(library, "BN_CTX_new");
+    *(void **)&bn.context_free = dlsym(library, "BN_CTX_free");
+    *(void **)&bn.mod_exp = dlsym(library, "BN_mod_exp_mont_consttime");
+    bn_loaded = bn.from_little_endian && bn.to_little_endian && bn.create && bn.free && bn.context_new &&
+                bn.context_free && bn.mod_exp;
     *(void **)&api.d2i_auto_private_key = dlsym(library, "d2i_AutoPrivateKey");
     *(void **)&api.pkey_free = dlsym(library, "EVP_PKEY_free");
     *(void **)&api.md_ctx_new = dlsym(library, "EVP_MD_CTX_new");
@@ -40,14 +68,8 @@ static void load(void) {
     *(void **)&api.sha256 = dlsym(library, "EVP_sha256");
     *(void **)&api.digest_sign_init = dlsym(library, "EVP_DigestSignInit");
     *(void **)&api.digest_sign = dlsym(library, "EVP_DigestSign");
-    if (!api.version_num || !api.d2i_auto_private_key || !api.pkey_free || !api.md_ctx_new || !api.md_ctx_free ||
-        !api.sha256 || !api.digest_sign_init || !api.digest_sign) {
-        return;
-    }
-    // The prototypes above are OpenSSL 3's; refuse any other major version that reuses the soname.
-    unsigned long version = api.version_num();
-    if (version < 0x30000000UL || version >= 0x40000000UL) return;
-    loaded = 1;
+    loaded = api.d2i_auto_private_key && api.pkey_free && api.md_ctx_new && api.md_ctx_free && api.sha256 &&
+             api.digest_sign_init && api.digest_sign;
 }
 
 int fauxth_system_crypto_available(void) {
@@ -76,4 +98,31 @@ long fauxth_rsa_sign_sha256(const fauxth_rsa_key *key, const uint8_t *input, siz
              api.digest_sign(context, signature, &written, input, length) == 1;
     api.md_ctx_free(context);
     return ok ? (long)written : -1;
+}
+
+int fauxth_mod_exp(uint64_t *result, const uint64_t *base, const uint64_t *exponent, const uint64_t *modulus, size_t limbs) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    pthread_once(&once, load);
+    // Limbs are little-endian words, so on a little-endian machine their bytes are the number's
+    // little-endian bytes, which BN_lebin2bn reads as they are.
+    if (!bn_loaded || limbs == 0 || limbs > 1024) return 0;
+    int bytes = (int)(limbs * sizeof(uint64_t));
+    BN_CTX *context = bn.context_new();
+    BIGNUM *a = bn.from_little_endian((const unsigned char *)base, bytes, NULL);
+    BIGNUM *p = bn.from_little_endian((const unsigned char *)exponent, bytes, NULL);
+    BIGNUM *m = bn.from_little_endian((const unsigned char *)modulus, bytes, NULL);
+    BIGNUM *r = bn.create();
+    // Constant time in the exponent's bits (SRP's b is a secret); the modulus must be odd, as SRP's prime is.
+    int ok = context && a && p && m && r && (modulus[0] & 1) && bn.mod_exp(r, a, p, m, context, NULL) == 1 &&
+             bn.to_little_endian(r, (unsigned char *)result, bytes) == bytes;
+    bn.free(a);
+    bn.free(p);
+    bn.free(m);
+    bn.free(r);
+    bn.context_free(context);
+    return ok;
+#else
+    (void)result; (void)base; (void)exponent; (void)modulus; (void)limbs;
+    return 0;
+#endif
 }

@@ -33,8 +33,7 @@ struct ChallengeSession: Sendable {
     func next(_ challenge: String, data extra: [String: JSON] = [:], lifetime: TimeInterval = defaultLifetime,
               emulator: Emulator) -> ChallengeSession {
         var carried = data.merging(extra) { $1 }
-        carried.removeValue(forKey: "srp_b")
-        carried.removeValue(forKey: "srp_a")
+        for secret in ["srp_key", "srp_credential"] { carried.removeValue(forKey: secret) }
         return ChallengeSession(poolId: poolId, clientId: clientId, userId: userId, challenge: challenge, firstFactor: firstFactor,
                                 data: carried, lifetime: lifetime, emulator: emulator)
     }

@@ -72,18 +72,26 @@ enum CognitoSRP {
         k.times(v, modulus: n).plus(g.power(b, modulus: n), modulus: n)
     }
 
-    /// The `PASSWORD_CLAIM_SIGNATURE` a client that knows the password sends:
-    /// `HMAC(K, poolName ‖ userId ‖ secretBlock ‖ timestamp)` with `K` from `S = (A·v^u)^b mod N`.
-    static func expectedSignature(poolId: String, userId: String, secretBlock: [UInt8], timestamp: String,
-                                  A: SRPNumber, B: SRPNumber, b: SRPNumber, verifier v: SRPNumber) -> [UInt8]? {
+    /// The key a client that knows the password derives: the "Caldera Derived Key" HKDF of
+    /// `S = (A·v^u)^b mod N` with `u = H(A ‖ B)`. Nil for a `u` of 0, or an `A` of 0 or outside the group,
+    /// with which a client could force `S`.
+    static func sessionKey(A: SRPNumber, B: SRPNumber, b: SRPNumber, verifier v: SRPNumber) -> [UInt8]? {
         let u = hexHash(padHex(A) + padHex(B))
         guard !u.isZero, A < n, !A.isZero else { return nil }
         let S = A.times(v.power(u, modulus: n), modulus: n).power(b, modulus: n)
         let prk = HMAC<SHA256>.authenticationCode(for: bytes(hex: padHex(S)), using: SymmetricKey(data: bytes(hex: padHex(u))))
-        let key = Array(HMAC<SHA256>.authenticationCode(for: Array("Caldera Derived Key".utf8) + [1], using: SymmetricKey(data: Data(prk)))).prefix(16)
-        let message = Array(poolName(poolId).utf8) + Array(userId.utf8) + secretBlock + Array(timestamp.utf8)
-        return Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Array(key))))
+        return Array(Array(HMAC<SHA256>.authenticationCode(for: Array("Caldera Derived Key".utf8) + [1], using: SymmetricKey(data: Data(prk)))).prefix(16))
     }
+
+    /// The `PASSWORD_CLAIM_SIGNATURE` a client holding `key` sends: `HMAC(key, poolName ‖ userId ‖ secretBlock ‖ timestamp)`.
+    static func claimSignature(key: [UInt8], poolId: String, userId: String, secretBlock: [UInt8], timestamp: String) -> [UInt8] {
+        let message = Array(poolName(poolId).utf8) + Array(userId.utf8) + secretBlock + Array(timestamp.utf8)
+        return Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
+    }
+
+    /// What a challenge keeps of the stored credential (`salt$verifier`), to tell at the answer whether the
+    /// password changed since the challenge's key was derived from it.
+    static func fingerprint(_ credential: String) -> String { SHA256.hash(data: Array(credential.utf8)).hex }
 
     /// Whether `timestamp` is in the clients' exact format (`Sun Nov 2 01:58:35 UTC 2026`: English names,
     /// no leading zero on the day, the weekday right for the date), which Cognito checks.

@@ -1,4 +1,5 @@
 import CModArith
+import CSystemCrypto
 import Foundation
 
 /// A non-negative integer below SRP's 3072-bit modulus, as 48 little-endian 64-bit limbs, with the
@@ -60,8 +61,18 @@ struct SRPNumber: Equatable, Sendable {
         return false
     }
 
-    /// self^exponent mod `modulus`.
+    /// self^exponent mod `modulus` (odd, as SRP's prime): through the system's OpenSSL when it loads, whose
+    /// assembly does an SRP sign-in's three exponentiations several times faster; the portable C otherwise.
     func power(_ exponent: SRPNumber, modulus: SRPNumber) -> SRPNumber {
+        var result = [UInt64](repeating: 0, count: Self.limbs)
+        guard fauxth_mod_exp(&result, words, exponent.words, modulus.words, Self.limbs) == 1 else {
+            return portablePower(exponent, modulus: modulus)
+        }
+        return SRPNumber(words: result)
+    }
+
+    /// self^exponent mod `modulus` in this package's own C (CModArith).
+    func portablePower(_ exponent: SRPNumber, modulus: SRPNumber) -> SRPNumber {
         var result = [UInt64](repeating: 0, count: Self.limbs)
         modarith_exp(&result, words, exponent.words, Self.limbs, modulus.words, Self.limbs)
         return SRPNumber(words: result)

@@ -50,13 +50,19 @@ struct SignInFlow {
     func startSRP(_ user: User?, srpA: String, from previous: ChallengeSession? = nil) throws -> SignInStep {
         // A must be a number in the group and not 0 mod N, or a client could force the shared secret.
         guard let A = SRPNumber(hex: srpA), A < CognitoSRP.n, !A.isZero else { throw CognitoError.invalid("SRP_A is not valid.") }
-        let stored = try user.flatMap { try emulator.credential(in: pool.id, userId: $0.id, kind: "srp") }?.split(separator: "$")
+        let credential = try user.flatMap { try emulator.credential(in: pool.id, userId: $0.id, kind: "srp") }
+        let stored = credential?.split(separator: "$")
         let salt = stored.map { String($0[0]) } ?? Data(emulator.generator.bytes(16)).map { String(format: "%02x", $0) }.joined()
         let verifier = stored.flatMap { $0.count == 2 ? SRPNumber(hex: String($0[1])) : nil }
             ?? SRPNumber(bytes: emulator.generator.bytes(32)) // a stand-in no password produces
         let (b, B) = CognitoSRP.serverKey(verifier: verifier, generator: emulator.generator)
         let srpUser = user.map { CognitoUsers.username($0, pool: pool) } ?? emulator.generator.uuid()
-        var data: [String: JSON] = ["srp_b": .string(b.hex), "srp_a": .string(A.hex), "srp_user": .string(srpUser)]
+        // The key the password's holder will derive, worked out now rather than at the answer: everything it
+        // needs is known here, and keeping it (not b) spares the answer recomputing B, one of the four
+        // 3072-bit exponentiations an SRP sign-in cost. An unknown user's stand-in costs the same.
+        var data: [String: JSON] = ["srp_key": CognitoSRP.sessionKey(A: A, B: B, b: b, verifier: verifier).map { .string($0.hex) } ?? .null,
+                                    "srp_user": .string(srpUser)]
+        data["srp_credential"] = credential.map { .string(CognitoSRP.fingerprint($0)) }
         if user == nil || stored == nil { data["ghost"] = true }
         let session = previous?.next("PASSWORD_VERIFIER", data: data, emulator: emulator)
             ?? newSession(userId: user?.id ?? "", challenge: "PASSWORD_VERIFIER", firstFactor: "srp", data: data)
@@ -69,21 +75,20 @@ struct SignInFlow {
     /// block and its timestamp, with the key only the right password yields. One answer per block.
     func verifySRP(_ session: ChallengeSession, responses: [String: String]) throws -> SignInStep {
         guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
+        // A password changed since the challenge gets no answer from the old one's key.
         guard session.data["ghost"] == nil, let user = try emulator.user(in: pool.id, id: session.userId),
-              let b = session.data["srp_b"]?.stringValue.flatMap({ SRPNumber(hex: $0) }),
-              let A = session.data["srp_a"]?.stringValue.flatMap({ SRPNumber(hex: $0) }),
               let srpUser = session.data["srp_user"]?.stringValue,
-              let stored = try emulator.credential(in: pool.id, userId: user.id, kind: "srp")?.split(separator: "$"), stored.count == 2,
-              let verifier = SRPNumber(hex: String(stored[1])) else { throw CognitoError.incorrectCredentials }
+              let credential = try emulator.credential(in: pool.id, userId: user.id, kind: "srp"),
+              session.data["srp_credential"]?.stringValue == CognitoSRP.fingerprint(credential) else { throw CognitoError.incorrectCredentials }
         guard let timestamp = responses["TIMESTAMP"], CognitoSRP.isValidTimestamp(timestamp),
               let signature = responses["PASSWORD_CLAIM_SIGNATURE"].flatMap({ Data(base64Encoded: $0) }),
               let block = responses["PASSWORD_CLAIM_SECRET_BLOCK"].flatMap({ Data(base64Encoded: $0) }) else {
             throw CognitoError.incorrectCredentials
         }
-        let B = CognitoSRP.publicKey(b: b, verifier: verifier)
+        let key = session.data["srp_key"]?.stringValue.map { CognitoSRP.bytes(hex: $0) }
         guard try emulator.attempt(.password, in: pool.id, subject: user.id, userId: user.id, origin: origin, {
-            guard let expected = CognitoSRP.expectedSignature(poolId: pool.id, userId: srpUser, secretBlock: Array(block), timestamp: timestamp,
-                                                              A: A, B: B, b: b, verifier: verifier) else { return false }
+            guard let key else { return false }
+            let expected = CognitoSRP.claimSignature(key: key, poolId: pool.id, userId: srpUser, secretBlock: Array(block), timestamp: timestamp)
             return constantTimeEquals(expected, Array(signature))
         }) else {
             emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "wrong_password", "method": "srp"])

@@ -1,4 +1,5 @@
 import AuthCore
+import CSystemCrypto
 import Crypto
 import FauxthTesting
 import Foundation
@@ -35,15 +36,19 @@ import Testing
         let v = CognitoSRP.verifier(poolId: Self.poolId, userId: Self.userId, password: "password123", saltHex: Self.salt)
         let B = CognitoSRP.publicKey(b: Self.b, verifier: v)
         let A = CognitoSRP.g.power(Self.a, modulus: CognitoSRP.n)
-        let signature = try #require(CognitoSRP.expectedSignature(poolId: Self.poolId, userId: Self.userId, secretBlock: Self.secretBlock,
-                                                                  timestamp: Self.timestamp, A: A, B: B, b: Self.b, verifier: v))
+        let key = try #require(CognitoSRP.sessionKey(A: A, B: B, b: Self.b, verifier: v))
+        let signature = CognitoSRP.claimSignature(key: key, poolId: Self.poolId, userId: Self.userId, secretBlock: Self.secretBlock,
+                                                  timestamp: Self.timestamp)
         #expect(Data(signature).base64EncodedString() == Self.pycognitoSignature)
 
         // Another password gives another verifier, and the client's signature no longer matches.
         let wrong = CognitoSRP.verifier(poolId: Self.poolId, userId: Self.userId, password: "password124", saltHex: Self.salt)
-        let other = CognitoSRP.expectedSignature(poolId: Self.poolId, userId: Self.userId, secretBlock: Self.secretBlock,
-                                                 timestamp: Self.timestamp, A: A, B: B, b: Self.b, verifier: wrong)
-        #expect(other.map { Data($0).base64EncodedString() } != Self.pycognitoSignature)
+        let other = try #require(CognitoSRP.sessionKey(A: A, B: B, b: Self.b, verifier: wrong)).map { $0 }
+        #expect(Data(CognitoSRP.claimSignature(key: other, poolId: Self.poolId, userId: Self.userId, secretBlock: Self.secretBlock,
+                                               timestamp: Self.timestamp)).base64EncodedString() != Self.pycognitoSignature)
+        // An A of 0 (or N) would force S = 0: no key.
+        #expect(CognitoSRP.sessionKey(A: SRPNumber(0), B: B, b: Self.b, verifier: v) == nil)
+        #expect(CognitoSRP.sessionKey(A: CognitoSRP.n, B: B, b: Self.b, verifier: v) == nil)
     }
 
     @Test func arithmeticAgreesWithWhatSmallNumbersGive() throws {
@@ -62,6 +67,24 @@ import Testing
         #expect(SRPNumber(hex: "12g4") == nil)
         #expect(SRPNumber(hex: "1" + String(repeating: "0", count: 768)) == nil, "more than 3072 bits")
         #expect(SRPNumber(bytes: [0x01, 0x02, 0x03]).hex == "10203")
+    }
+
+    /// The system's OpenSSL and the portable C agree on exponentiations in the 3072-bit group, for full-width
+    /// exponents and for SRP's 256-bit secrets; OpenSSL is expected on the machines Fauxth is tested on.
+    @Test func systemAndPortableExponentiationAgree() {
+        var result = [UInt64](repeating: 0, count: SRPNumber.limbs)
+        let one = SRPNumber(1)
+        #expect(fauxth_mod_exp(&result, one.words, one.words, CognitoSRP.n.words, SRPNumber.limbs) == 1,
+                "libcrypto.so.3 (OpenSSL 3) could not be loaded")
+        let generator = Generator(seed: 7)
+        for width in [32, 32, 384, 384, 1] {
+            // 383 bytes: below the 3072-bit modulus, as every base SRP raises.
+            let base = SRPNumber(bytes: generator.bytes(383))
+            let exponent = SRPNumber(bytes: generator.bytes(width))
+            #expect(base.power(exponent, modulus: CognitoSRP.n) == base.portablePower(exponent, modulus: CognitoSRP.n))
+        }
+        #expect(CognitoSRP.g.power(SRPNumber(0), modulus: CognitoSRP.n) == one)
+        #expect(CognitoSRP.g.portablePower(SRPNumber(0), modulus: CognitoSRP.n) == one)
     }
 
     @Test func paddingFollowsTheClientsSignSafeHex() {
@@ -130,7 +153,8 @@ import Testing
     }
 
     /// Starts USER_SRP_AUTH for alice and answers the challenge with `password`.
-    static func signIn(_ client: FauxthTesting.Client, harness: Harness, password: String, replay: Bool = false) async throws -> [Reply] {
+    static func signIn(_ client: FauxthTesting.Client, harness: Harness, password: String, replay: Bool = false,
+                       between: () throws -> Void = {}) async throws -> [Reply] {
         let srp = Client(a: SRPNumber(bytes: harness.emulator.generator.bytes(32)))
         let started = try await call(client, "InitiateAuth", ["ClientId": "fauxthlocalclient000000001", "AuthFlow": "USER_SRP_AUTH",
                                                              "AuthParameters": ["USERNAME": "alice@example.com", "SRP_A": .string(srp.A.hex)]])
@@ -147,6 +171,7 @@ import Testing
             "USERNAME": .string(userId), "PASSWORD_CLAIM_SECRET_BLOCK": .string(block), "PASSWORD_CLAIM_SIGNATURE": .string(signature),
             "TIMESTAMP": .string(stamp),
         ]]
+        try between()
         var replies = [try await call(client, "RespondToAuthChallenge", answer)]
         if replay { replies.append(try await call(client, "RespondToAuthChallenge", answer)) }
         return replies
@@ -164,6 +189,18 @@ import Testing
 
             let wrong = try await Self.signIn(client, harness: harness, password: "password124")
             #expect(wrong[0].json == ["__type": "NotAuthorizedException", "message": "Incorrect username or password."])
+        }
+    }
+
+    /// The answer's key is derived at the challenge; a password set in between makes it stale.
+    @Test func aPasswordChangedBetweenChallengeAndAnswerRefusesTheAnswer() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let alice = try #require(try harness.emulator.user(in: "us-east-1_fauxth001", .email("alice@example.com")))
+            let replies = try await Self.signIn(client, harness: harness, password: "password123") {
+                try harness.emulator.updateUser(in: "us-east-1_fauxth001", id: alice.id, UserChanges(password: "another456"))
+            }
+            #expect(replies[0].json["__type"] == "NotAuthorizedException")
         }
     }
 

@@ -20,4 +20,9 @@ void fauxth_rsa_key_free(fauxth_rsa_key *key);
 long fauxth_rsa_sign_sha256(const fauxth_rsa_key *key, const uint8_t *input, size_t length,
                             uint8_t *signature, size_t capacity);
 
+/// `result = base^exponent mod modulus` with the system's OpenSSL 3 (constant time in the exponent), all
+/// numbers `limbs` little-endian 64-bit words and the modulus odd. Answers 1, or 0 when libcrypto is
+/// missing or the call failed (`result` is then undefined and the caller computes it another way).
+int fauxth_mod_exp(uint64_t *result, const uint64_t *base, const uint64_t *exponent, const uint64_t *modulus, size_t limbs);
+
 #endif
