@@ -76,7 +76,7 @@ struct CognitoCall: Sendable {
 
     /// Counts the call against the pool's per-IP policy for its action (`TooManyRequestsException`).
     private func limited(_ pool: CognitoPool) throws -> CognitoPool {
-        if let limit = action.requestLimit { try emulator.checkRequestLimit(limit, in: pool.tenant, ip: origin.ip) }
+        if let limit = action.requestLimit { try emulator.checkRequestLimit(limit, in: pool.tenant, client: origin.ip) }
         return pool
     }
 

@@ -76,6 +76,10 @@ struct CognitoError: Error, Equatable {
             self.init(.limitExceeded, "Exceeded daily email limit for the operation or the account. "
                       + "If a higher limit is required, please configure your user pool to use your own Amazon SES configuration for sending email.")
         case .sendLimited: self.init(.limitExceeded, "Attempt limit exceeded, please try after some time.")
+        case .sendCooldown: self.init(.limitExceeded, "Attempt limit exceeded, please try after some time.")
+        case .codeReused: self.init(.expiredCode, "Your software token has already been used once.")
+        // Cognito has no assurance levels of its own; nothing of it asks the core for one.
+        case .insufficientAAL: self.init(.notAuthorized, "Access Token does not have required scopes")
         case .refreshTokenNotFound: self.init(.notAuthorized, "Invalid Refresh Token")
         case .refreshTokenReused, .sessionNotFound: self.init(.notAuthorized, "Refresh Token has been revoked")
         case .sessionExpired: self.init(.notAuthorized, "Refresh Token has expired")

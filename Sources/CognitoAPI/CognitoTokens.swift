@@ -178,7 +178,7 @@ enum CognitoTokens {
         guard let sessionId = claims["origin_jti"]?.stringValue, let session = try emulator.session(in: pool.id, id: sessionId),
               session.revokedAt == nil else { throw CognitoError(.notAuthorized, "Access Token has been revoked") }
         guard let sub = claims["sub"]?.stringValue, let user = try emulator.user(in: pool.id, id: sub) else { throw CognitoError.userDoesNotExist }
-        guard !user.disabled else { throw CognitoError(.notAuthorized, "User is disabled.") }
+        try emulator.checkCanSignIn(user, stage: .token)
         return (pool, user, claims)
     }
 }

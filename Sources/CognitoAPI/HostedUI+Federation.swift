@@ -99,7 +99,7 @@ extension HostedUI {
         // Apple sends the name in the `user` form field of the first sign-in only.
         let claims = FakeIdentityProviders.addingAppleUser(parameters["user"], to: tokens.claims)
         let user = try federatedUser(claims, idp: idp, pool: a.pool, origin: origin)
-        guard !user.disabled else { return fail("invalid_request", "User is disabled.") }
+        guard (try? emulator.checkCanSignIn(user, origin: origin)) != nil else { return fail("invalid_request", "User is disabled.") }
         return try complete(user, firstFactor: "federated", mfa: nil, a, origin: origin)
     }
 

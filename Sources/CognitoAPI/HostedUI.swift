@@ -139,7 +139,8 @@ struct HostedUI: Sendable {
         guard let value = request.cookies[Self.cookieName(pool)]?.value,
               let session = try? ChallengeSession.open(value, clientId: nil, emulator: emulator, replays: pools.replays),
               session.challenge == "HOSTED_UI", session.poolId == pool.id,
-              let user = try emulator.user(in: pool.id, id: session.userId), !user.disabled, CognitoUsers.status(user) == "CONFIRMED" else { return nil }
+              let user = try emulator.user(in: pool.id, id: session.userId), CognitoUsers.status(user) == "CONFIRMED",
+              (try? emulator.checkCanSignIn(user, stage: .token)) != nil else { return nil }
         return (user, session.firstFactor)
     }
 

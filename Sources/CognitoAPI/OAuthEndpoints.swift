@@ -90,7 +90,7 @@ struct OAuthEndpoints: Sendable {
         } catch let error as AuthError {
             throw Failure(error: "invalid_grant", description: error == .badCodeVerifier ? "The code_verifier does not match the code_challenge." : "The code is invalid or expired.")
         }
-        guard let user = try emulator.user(in: pool.id, id: grant.userId), !user.disabled else {
+        guard let user = try emulator.user(in: pool.id, id: grant.userId), (try? emulator.checkCanSignIn(user, origin: origin)) != nil else {
             throw Failure(error: "invalid_grant", description: "The user can no longer sign in.")
         }
         let (minted, refreshToken) = try CognitoTokens.issue(user, pool: pool, client: client, firstFactor: grant.data["first_factor"]?.stringValue ?? "password",

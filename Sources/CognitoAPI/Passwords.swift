@@ -10,7 +10,7 @@ enum Passwords {
 
     /// A reset code to the user's recovery address; its `CodeDeliveryDetails`.
     static func sendResetCode(_ user: User, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin) throws -> JSON {
-        guard !user.disabled else { throw CognitoError(.notAuthorized, "User is disabled.") }
+        try emulator.checkCanSignIn(user, stage: .recovery, origin: origin)
         let destination = try recoveryDestination(user, pool: pool)
         return try CognitoMailer(emulator: emulator, pool: pool).send(.forgotPassword, to: destination, user: user, origin: origin)
     }

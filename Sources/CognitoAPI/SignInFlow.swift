@@ -34,14 +34,13 @@ struct SignInFlow {
 
     /// A password sign-in (`USER_PASSWORD_AUTH`, `ADMIN_USER_PASSWORD_AUTH`, `USER_AUTH`'s `PASSWORD`, the hosted UI).
     func password(_ user: User?, _ password: String) throws -> SignInStep {
+        // An unknown name was recorded when it was looked up (`user(named:)`).
         guard let user else { throw CognitoError.incorrectCredentials }
-        guard try emulator.attempt(.password, in: pool.id, subject: user.id, userId: user.id, origin: origin, {
-            try emulator.checkPassword(password, in: pool.id, userId: user.id)
-        }) else {
-            emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "wrong_password", "method": "password"])
+        do {
+            return try afterFirstFactor(try emulator.authenticate(in: pool.id, user: user, password: password, origin: origin), method: "password")
+        } catch AuthError.invalidCredentials {
             throw CognitoError.incorrectCredentials
         }
-        return try afterFirstFactor(user, method: "password")
     }
 
     /// `USER_SRP_AUTH` (and `PASSWORD_SRP`): the `PASSWORD_VERIFIER` challenge with the user's salt, the
@@ -86,15 +85,17 @@ struct SignInFlow {
             throw CognitoError.incorrectCredentials
         }
         let key = session.data["srp_key"]?.stringValue.map { CognitoSRP.bytes(hex: $0) }
-        guard try emulator.attempt(.password, in: pool.id, subject: user.id, userId: user.id, origin: origin, {
-            guard let key else { return false }
-            let expected = CognitoSRP.claimSignature(key: key, poolId: pool.id, userId: srpUser, secretBlock: Array(block), timestamp: timestamp)
-            return constantTimeEquals(expected, Array(signature))
-        }) else {
-            emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "wrong_password", "method": "srp"])
+        let signedIn: User
+        do {
+            signedIn = try emulator.authenticate(in: pool.id, user: user, method: "srp", origin: origin) {
+                guard let key else { return false }
+                let expected = CognitoSRP.claimSignature(key: key, poolId: pool.id, userId: srpUser, secretBlock: Array(block), timestamp: timestamp)
+                return constantTimeEquals(expected, Array(signature))
+            }
+        } catch AuthError.invalidCredentials {
             throw CognitoError.incorrectCredentials
         }
-        return try afterFirstFactor(user, method: "srp")
+        return try afterFirstFactor(signedIn, method: "srp")
     }
 
     /// Sends a sign-in code by email or SMS (`USER_AUTH`'s `EMAIL_OTP` and `SMS_OTP` first factors).
@@ -112,7 +113,7 @@ struct SignInFlow {
 
     /// The account's state, then MFA.
     func afterFirstFactor(_ user: User, method: String) throws -> SignInStep {
-        guard !user.disabled else { throw CognitoError(.notAuthorized, "User is disabled.") }
+        try emulator.checkCanSignIn(user, origin: origin)
         switch CognitoUsers.status(user) {
         case "UNCONFIRMED": throw CognitoError(.userNotConfirmed, "User is not confirmed.")
         case "RESET_REQUIRED": throw CognitoError(.passwordResetRequired, "Password reset required for the user")
@@ -232,27 +233,23 @@ struct SignInFlow {
             }
             try spend()
             guard passwordless else { return .signedIn(user, firstFactor: session.firstFactor, mfa: name) }
+            try emulator.checkCanSignIn(user, stage: .challenge, origin: origin)
             // A code that reached the address proves it, as a confirmation code would.
-            if !user.disabled, CognitoUsers.status(user) == "CONFIRMED" {
+            if CognitoUsers.status(user) == "CONFIRMED" {
                 try emulator.updateUser(in: pool.id, id: user.id, name == "EMAIL_OTP" ? UserChanges(emailVerified: true) : UserChanges(phoneVerified: true))
             }
             return try afterFirstFactorWithoutMFA(user)
         case "SOFTWARE_TOKEN_MFA":
             let code = try required("SOFTWARE_TOKEN_MFA_CODE")
-            guard let factor = try emulator.factors(in: pool.id, userId: user.id).last(where: { $0.kind == "totp" && $0.verified }),
-                  let secret = factor.secret.flatMap(Base32.decode) else {
+            guard let factor = try emulator.factors(in: pool.id, userId: user.id).last(where: { $0.kind == "totp" && $0.verified }) else {
                 throw CognitoError(.softwareTokenMFANotFound, "Software Token MFA has not been set up for the user.")
             }
-            var matched: UInt64?
-            guard try emulator.attempt(.mfa, in: pool.id, subject: user.id, userId: user.id, origin: origin, {
-                matched = TOTP(secret: secret).matchingStep(code, at: now)
-                return matched != nil
-            }), let step = matched else {
+            do {
+                try emulator.verifyTOTP(in: pool.id, factor: factor, code: code, origin: origin)
+            } catch AuthError.mfaVerificationFailed {
                 pools.replays.fail(session, now: now)
-                emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: origin, detail: ["reason": "mfa_code_invalid"])
                 throw CognitoError(.codeMismatch, "Invalid code received for user")
             }
-            try SoftwareToken.rememberUse(of: factor, step: step, pool: pool, emulator: emulator)
             try spend()
             return .signedIn(user, firstFactor: session.firstFactor, mfa: name)
         case "SELECT_MFA_TYPE":
@@ -308,7 +305,6 @@ struct SignInFlow {
 
     /// After a passwordless first factor Cognito asks for no second one.
     private func afterFirstFactorWithoutMFA(_ user: User) throws -> SignInStep {
-        guard !user.disabled else { throw CognitoError(.notAuthorized, "User is disabled.") }
         guard CognitoUsers.status(user) != "UNCONFIRMED" else { throw CognitoError(.userNotConfirmed, "User is not confirmed.") }
         return .signedIn(user, firstFactor: "otp", mfa: nil)
     }

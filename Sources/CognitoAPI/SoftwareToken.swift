@@ -42,19 +42,16 @@ enum SoftwareToken {
         let (pool, user, session) = try subject(call)
         let code = try call.body.required("UserCode")
         let factors = try call.emulator.factors(in: pool.id, userId: user.id).filter { $0.kind == "totp" }
-        guard let factor = factors.last(where: { !$0.verified }), let secret = factor.secret.flatMap(Base32.decode) else {
+        guard let factor = factors.last(where: { !$0.verified }) else {
             throw CognitoError(.softwareTokenMFANotFound, "Software Token MFA has not been associated with the user.")
         }
-        var matched: UInt64?
-        guard try call.emulator.attempt(.mfa, in: pool.id, subject: user.id, userId: user.id, origin: call.origin, {
-            matched = TOTP(secret: secret).matchingStep(code, at: call.emulator.clock.now)
-            return matched != nil
-        }), let step = matched else {
+        do {
+            try call.emulator.verifyTOTP(in: pool.id, factor: factor, code: code, origin: call.origin)
+        } catch AuthError.mfaVerificationFailed {
             throw CognitoError(.enableSoftwareTokenMFA, "Code mismatch")
         }
         let name = try call.body.string("FriendlyDeviceName")
         _ = try call.emulator.markFactorVerified(in: pool.id, userId: user.id, id: factor.id, friendlyName: name?.isEmpty == false ? name : nil)
-        try rememberUse(of: factor, step: step, pool: pool, emulator: call.emulator)
         for old in factors where old.id != factor.id { try call.emulator.deleteFactor(in: pool.id, userId: user.id, id: old.id) }
         var answer: [String: JSON] = ["Status": "SUCCESS"]
         if let session {
@@ -63,16 +60,6 @@ enum SoftwareToken {
             answer["Session"] = .string(try session.next("MFA_SETUP", data: ["totp_verified": true], emulator: call.emulator).sealed(call.emulator))
         }
         return .object(answer)
-    }
-
-    /// Remembers the TOTP time step a code was accepted at; an older or equal step is a code used
-    /// already (`ExpiredCodeException`).
-    static func rememberUse(of factor: Factor, step: UInt64, pool: CognitoPool, emulator: Emulator) throws {
-        let instant = Date(timeIntervalSince1970: Double(step) * 30)
-        if let last = factor.lastChallengedAt, instant <= last {
-            throw CognitoError(.expiredCode, "Your software token has already been used once.")
-        }
-        try emulator.recordFactorUse(in: pool.id, id: factor.id, at: instant)
     }
 
     /// `SetUserMFAPreference` and `AdminSetUserMFAPreference`: each of `SMSMfaSettings`,

@@ -11,15 +11,17 @@ extension AuthError {
         .emailNotConfirmed, .phoneNotConfirmed, .userDisabled, .userBanned, .userNotFound,
         .tenantNotFound("missing"), .tenantExists("default"),
         .lockedOut(.password, until: Date(timeIntervalSince1970: 1_767_226_500), retryAfter: 900),
-        .rateLimited(retryAfter: 60), .sendLimited(.emailSent, retryAfter: 30),
+        .rateLimited(retryAfter: 60), .sendLimited(.emailSent, retryAfter: 30), .sendCooldown(.email, retryAfter: 42),
         .refreshTokenNotFound, .refreshTokenReused, .sessionNotFound, .sessionExpired(reason: nil),
         .codeInvalid, .flowStateNotFound, .flowStateExpired, .badCodeVerifier,
         .factorNotFound, .factorNameTaken, .tooManyFactors, .verifiedFactorExists, .mfaChallengeExpired,
-        .mfaIPMismatch, .mfaVerificationFailed, .identityNotFound, .lastIdentity, .identityTaken,
+        .mfaIPMismatch, .mfaVerificationFailed, .codeReused, .insufficientAAL(.credentialChange),
+        .insufficientAAL(.factorEnrollment), .insufficientAAL(.verifiedFactorRemoval), .identityNotFound, .lastIdentity, .identityTaken,
         .codeExpired, .wrongCode, .tooManyAttempts,
     ]
 
-    /// The case's name without its values: the key of a dialect's expected-answer table.
+    /// The case's name without its values (with the requirement for `insufficientAAL`, whose answers
+    /// differ by it): the key of a dialect's expected-answer table.
     public var caseName: String {
         // Exhaustive, no `default`: a new case does not compile here until it has a name, and the
         // tables' completeness test then asks for a sample of it above.
@@ -43,6 +45,7 @@ extension AuthError {
         case .lockedOut: "lockedOut"
         case .rateLimited: "rateLimited"
         case .sendLimited: "sendLimited"
+        case .sendCooldown: "sendCooldown"
         case .refreshTokenNotFound: "refreshTokenNotFound"
         case .refreshTokenReused: "refreshTokenReused"
         case .sessionNotFound: "sessionNotFound"
@@ -58,6 +61,8 @@ extension AuthError {
         case .mfaChallengeExpired: "mfaChallengeExpired"
         case .mfaIPMismatch: "mfaIPMismatch"
         case .mfaVerificationFailed: "mfaVerificationFailed"
+        case .codeReused: "codeReused"
+        case .insufficientAAL(let requirement): "insufficientAAL.\(requirement.rawValue)"
         case .identityNotFound: "identityNotFound"
         case .lastIdentity: "lastIdentity"
         case .identityTaken: "identityTaken"

@@ -57,7 +57,7 @@ public struct FirebaseDialect: Sendable {
         let call = FirebaseCall(request: request, route: route, body: Self.enumsNamed(body), origin: origin, emulator: emulator,
                                 projects: projects, pages: pages, identityProviders: identityProviders, isOwner: isOwner, apiKey: apiKey)
         if let limit = Self.requestLimit(route.operation), let scope = try? call.scope() {
-            try emulator.checkRequestLimit(limit, in: try emulator.requireTenant(scope.coreTenant), ip: origin.ip)
+            try emulator.checkRequestLimit(limit, in: try emulator.requireTenant(scope.coreTenant), client: origin.ip)
         }
         return try await Self.handler(for: route.operation)(call)
     }

@@ -158,6 +158,7 @@ extension FirebaseError {
             // The project's SMS quota is QUOTA_EXCEEDED (auth/quota-exceeded); every other send limit is
             // TOO_MANY_ATTEMPTS_TRY_LATER (auth/too-many-requests).
             self.init(limit == .smsSent ? .quotaExceeded : .tooManyAttempts, retryAfter: max(1, Int(retryAfter.rounded(.up))))
+        case .sendCooldown(_, let retryAfter): self.init(.tooManyAttempts, retryAfter: max(1, Int(retryAfter.rounded(.up))))
         case .refreshTokenNotFound: self.init(.invalidRefreshToken)
         case .refreshTokenReused, .sessionNotFound, .sessionExpired: self.init(.tokenExpired)
         case .codeInvalid: self.init(.invalidOOBCode)
@@ -171,7 +172,9 @@ extension FirebaseError {
         case .verifiedFactorExists: self.init(.secondFactorExists, "Phone number already enrolled as second factor for this account.")
         case .mfaChallengeExpired: self.init(.sessionExpired)
         case .mfaIPMismatch: self.init(.invalidSessionInfo)
-        case .mfaVerificationFailed: self.init(.invalidCode)
+        case .mfaVerificationFailed, .codeReused: self.init(.invalidCode)
+        // Identity Toolkit's own guard on sensitive changes is a recent sign-in; no Firebase route asks the core for aal2.
+        case .insufficientAAL: self.init(.credentialTooOld)
         case .identityNotFound: self.init(.invalidProviderID)
         case .lastIdentity: self.init(.invalidArgument, "The user must keep one sign-in method.")
         case .identityTaken: self.init(.federatedUserIDAlreadyLinked)

@@ -29,7 +29,7 @@ extension FirebaseCall {
     /// has MFA on and `allowMFA` (admin and linking flows skip it).
     func signIn(_ user: User, scope: FirebaseScope, provider: String, isNewUser: Bool? = nil, extraClaims: [String: JSON] = [:],
                 allowMFA: Bool = true) throws -> [String: JSON] {
-        guard !user.disabled else { throw FirebaseError(.userDisabled) }
+        try emulator.checkCanSignIn(user, origin: origin)
         let factors = try emulator.factors(in: scope.coreTenant, userId: user.id).filter(\.verified)
         if allowMFA, scope.settings.mfaEnabled, !factors.isEmpty {
             emulator.record(.signInSucceeded, tenant: scope.coreTenant, userId: user.id, origin: origin,
@@ -80,7 +80,7 @@ extension FirebaseCall {
         if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 { throw FirebaseError(.invalidIDToken) }
         let scope = try self.scope(tokenTenant: claims["firebase"]?["tenant"]?.stringValue)
         guard let user = try emulator.user(in: scope.coreTenant, id: uid) else { throw FirebaseError(.userNotFound) }
-        guard !user.disabled else { throw FirebaseError(.userDisabled) }
+        try emulator.checkCanSignIn(user, stage: .token, origin: origin)
         if let validSince = user.tokensValidAfter, let iat = claims["iat"]?.intValue, Double(iat) < validSince.timeIntervalSince1970 {
             throw FirebaseError(.tokenExpired)
         }

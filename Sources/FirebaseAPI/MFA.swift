@@ -51,16 +51,10 @@ enum MFA {
             let key = enrollmentKey(call)
             guard let sessionInfo = try totpInfo.string("sessionInfo"), let claims = try? JWS.verify(sessionInfo, keys: [key.verificationKey]).claims,
                   claims["sub"]?.stringValue == userId, let secret = claims["secret"]?.stringValue,
-                  let secretBytes = Base32.decode(secret) else { throw FirebaseError(.invalidSessionInfo) }
+                  Base32.decode(secret) != nil else { throw FirebaseError(.invalidSessionInfo) }
             guard let exp = claims["exp"]?.intValue, Double(exp) > call.emulator.clock.now.timeIntervalSince1970 else { throw FirebaseError(.sessionExpired) }
-            let code = try totpInfo.string("verificationCode")
-            guard try call.emulator.attempt(.mfa, in: tenant, subject: userId, userId: userId, origin: call.origin, {
-                code.map { TOTP(secret: secretBytes).verify($0, at: call.emulator.clock.now) } ?? false
-            }) else {
-                throw FirebaseError(.invalidCode)
-            }
-            let factor = try call.emulator.enrollTOTP(in: tenant, userId: userId, friendlyName: nil, maxFactors: maxFactors, secret: secret)
-            try call.emulator.markFactorVerified(in: tenant, userId: userId, id: factor.id, friendlyName: name)
+            _ = try call.emulator.enrollVerifiedTOTP(in: tenant, userId: userId, secret: secret, code: try totpInfo.string("verificationCode") ?? "",
+                                                     friendlyName: name, maxFactors: maxFactors, origin: call.origin)
         } else {
             throw FirebaseError(.invalidArgument, "((Missing phoneVerificationInfo.))")
         }
@@ -106,13 +100,7 @@ enum MFA {
             guard let id = try call.body.string("mfaEnrollmentId"), let match = factors.first(where: { $0.id == id && $0.kind == "totp" }) else {
                 throw FirebaseError(.mfaEnrollmentNotFound)
             }
-            let code = try totpInfo.string("verificationCode")
-            guard try call.emulator.attempt(.mfa, in: scope.coreTenant, subject: user.id, userId: user.id, origin: call.origin, {
-                code.map { match.totp?.verify($0, at: call.emulator.clock.now) == true } ?? false
-            }) else {
-                call.emulator.record(.signInFailed, tenant: scope.coreTenant, userId: user.id, origin: call.origin, detail: ["reason": "mfa_code_invalid"])
-                throw FirebaseError(.invalidCode)
-            }
+            try call.emulator.verifyTOTP(in: scope.coreTenant, factor: match, code: try totpInfo.string("verificationCode") ?? "", origin: call.origin)
             factor = match
         } else {
             throw FirebaseError(.invalidArgument, "((Missing phoneVerificationInfo.))")
@@ -149,7 +137,7 @@ enum MFA {
         guard tenant == project || tenant.hasPrefix(project + ":") else { throw FirebaseError(.invalidMFAPendingCredential) }
         let scope = try call.scope(tokenTenant: tenant == project ? nil : String(tenant.dropFirst(project.count + 1)))
         guard let user = try call.emulator.user(in: scope.coreTenant, id: userId) else { throw FirebaseError(.userNotFound) }
-        guard !user.disabled else { throw FirebaseError(.userDisabled) }
+        try call.emulator.checkCanSignIn(user, stage: .challenge, origin: call.origin)
         return (scope, user, provider)
     }
 

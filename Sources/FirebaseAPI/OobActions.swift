@@ -25,7 +25,7 @@ struct OobActions {
         guard let type = OobType(purpose: record.purpose), types.contains(type) else { throw FirebaseError(.invalidOOBCode) }
         _ = try emulator.consumeCode(in: scope.coreTenant, purposes: [record.purpose], .linkToken(oobCode), origin: call.origin)
         guard let userId = record.userId, let user = try emulator.user(in: scope.coreTenant, id: userId) else { throw FirebaseError(.userNotFound) }
-        guard !user.disabled else { throw FirebaseError(.userDisabled) }
+        try emulator.checkCanSignIn(user, stage: .recovery, origin: call.origin)
         return (record, user)
     }
 

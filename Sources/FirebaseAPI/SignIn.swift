@@ -55,7 +55,7 @@ enum SignIn {
             user = try call.emulator.createUser(in: scope.coreTenant, NewUser(id: uid), origin: call.origin, event: .userSignedUp)
         }
         guard let user else { throw FirebaseError(.userNotFound) }
-        guard !user.disabled else { throw FirebaseError(.userDisabled) }
+        try call.emulator.checkCanSignIn(user, origin: call.origin)
         let issued = try call.emulator.startSession(for: user, method: "custom", origin: call.origin, claims: extra,
                                                     refreshToken: FirebaseTokens.newRefreshToken)
         var answer = try call.tokens(for: issued.session, refreshToken: issued.refreshToken, scope: scope, user: issued.user).fields
@@ -103,7 +103,7 @@ enum SignIn {
             return (try markEmailLink(emulator, user), false)
         }
         if let existing = try emulator.user(in: tenant, .email(email)) {
-            guard !existing.disabled else { throw FirebaseError(.userDisabled) }
+            try emulator.checkCanSignIn(existing, origin: call.origin)
             let user = try emulator.updateUser(in: tenant, id: existing.id, UserChanges(emailVerified: true), origin: call.origin)
             return (try markEmailLink(emulator, user), false)
         }

@@ -38,10 +38,10 @@ extension Emulator {
     /// The session response for a session just opened or refreshed (the user read again unless the
     /// sign-in brought it along).
     func goTrueSessionResponse(_ issued: IssuedSession, userId: String, project: SupabaseProject) throws -> JSON {
-        let user = try issued.user ?? requireUser(in: project.tenant.id, id: userId)
+        let user = try issued.user ?? requireUser(in: project.storeTenant, id: userId)
         let token = try AccessToken(user: user, session: issued.session, config: project.config, now: clock.now)
         return GoTrueJSON.session(token, refreshToken: issued.refreshToken, user: user, config: project.config,
-                                  factors: try issued.factors ?? factors(in: project.tenant.id, userId: userId))
+                                  factors: try issued.factors ?? factors(in: project.storeTenant, userId: userId))
     }
 
     /// GoTrue's v1 refresh tokens: 12 lowercase letters and digits.

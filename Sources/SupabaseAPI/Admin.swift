@@ -17,17 +17,23 @@ struct Admin {
         return project
     }
 
-    /// `GET /admin/users?page=&per_page=`: empty values count as the defaults (1 and 50), as GoTrue
-    /// reads them; `X-Total-Count` and `Link` tell the client how many pages there are.
+    /// `GET /admin/users?page=&per_page=&sort=`: newest first unless `sort=created_at asc`, as GoTrue
+    /// lists them; empty values count as the defaults (1 and 50), anything but a whole number ≥ 0 is
+    /// "Bad Pagination Parameters". `X-Total-Count` and `Link` tell the client how many pages there are.
     func list(_ call: Call) throws -> Response {
         let (request, tenant) = (call.request, call.tenant)
         let project = try adminProject(call)
         let query = request.uri.queryParameters
-        let page = max(1, query.get("page").flatMap { Int($0) } ?? 1)
-        let perPage = min(1000, max(1, query.get("per_page").flatMap { Int($0) } ?? 50))
+        // A form-encoded space is `+`, which Go's query parser reads as a space.
+        let newestFirst = try Self.newestFirst(query.getAll("sort").map { $0.replacingOccurrences(of: "+", with: " ") })
+        // Page 0 is the first page and a page size of 0 is 20, as the paginator under GoTrue reads them.
+        let page = max(1, try Self.pagination(query.get("page"), default: 1))
+        var perPage = try Self.pagination(query.get("per_page"), default: 50)
+        if perPage < 1 { perPage = 20 }
+        perPage = min(perPage, 10_000)
         let filter = query.get("filter").flatMap { $0.isEmpty ? nil : $0 }
         let total = filter == nil ? try emulator.userCount(in: tenant) : try emulator.users(in: tenant, query: filter, limit: 10_000).count
-        let users = try emulator.users(in: tenant, query: filter, limit: perPage, offset: (page - 1) * perPage)
+        let users = try emulator.users(in: tenant, query: filter, limit: perPage, offset: (page - 1) * perPage, newestFirst: newestFirst)
         let last = max(1, (total + perPage - 1) / perPage)
         var links: [String] = []
         if page < last { links.append("</admin/users?page=\(page + 1)&per_page=\(perPage)>; rel=\"next\"") }
@@ -39,14 +45,43 @@ struct Admin {
                      headers: headers)
     }
 
+    /// GoTrue's `paginate`: `strconv.ParseUint`, so a sign or a letter is refused with Go's own words.
+    private static func pagination(_ raw: String?, default value: Int) throws -> Int {
+        guard let raw, !raw.isEmpty else { return value }
+        guard let number = UInt64(raw) else {
+            throw SupabaseError.validation("Bad Pagination Parameters: strconv.ParseUint: parsing \"\(raw)\": invalid syntax")
+        }
+        return Int(clamping: number)
+    }
+
+    /// GoTrue's `sort` for the admin list: `created_at` only, `asc` or `desc` (the default).
+    private static func newestFirst(_ values: [String]) throws -> Bool {
+        guard let first = values.first else { return true }
+        let parts = first.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.first == "created_at" else { throw SupabaseError.validation("Bad Sort Parameters: bad field for sort '\(parts.first ?? "")'") }
+        switch parts.count > 1 ? parts[1].uppercased() : "DESC" {
+        case "ASC": return false
+        case "DESC": return true
+        default: throw SupabaseError.validation("Bad Sort Parameters: bad direction for sort '\(parts[1])', only 'asc' and 'desc' allowed")
+        }
+    }
+
     /// `POST /admin/users`.
     func create(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try adminProject(call)
-        let email = try body.string("email"), phone = try body.string("phone")
-        guard !(email ?? "").isEmpty || !(phone ?? "").isEmpty else {
-            throw SupabaseError.validation("Unable to validate email address: invalid format")
+        let rawEmail = try body.string("email") ?? "", rawPhone = try body.string("phone") ?? ""
+        guard !rawEmail.isEmpty || !rawPhone.isEmpty else {
+            throw SupabaseError.validation("Cannot create a user without either an email or phone")
+        }
+        let email = rawEmail.isEmpty ? nil : try Validation.email(rawEmail)
+        let phone = rawPhone.isEmpty ? nil : try Validation.phone(rawPhone)
+        var id: String?
+        if let raw = try body.string("id"), !raw.isEmpty {
+            guard let parsed = Validation.uuid(raw) else { throw SupabaseError.validation("ID must conform to the uuid v4 format") }
+            guard parsed != "00000000-0000-0000-0000-000000000000" else { throw SupabaseError.validation("ID cannot be a nil uuid") }
+            id = parsed
         }
         let password = try body.string("password"), passwordHash = try body.string("password_hash")
         if let password { try project.config.passwordPolicy.check(password) }
@@ -64,7 +99,7 @@ struct Admin {
         var userMetadata = try body.object("user_metadata") ?? [:]
         if confirmEmail { userMetadata["email_verified"] = true }
         var user = try emulator.createUser(in: tenant, NewUser(
-            id: try body.string("id"), email: email, phone: phone, password: password, passwordHash: passwordHash,
+            id: id, email: email, phone: phone, password: password, passwordHash: passwordHash,
             emailVerified: confirmEmail, phoneVerified: body.fields["phone_confirm"]?.boolValue ?? false,
             userMetadata: userMetadata, appMetadata: try body.object("app_metadata") ?? [:],
             identityData: ["email_verified": .bool(confirmEmail), "phone_verified": false]), origin: origin)
@@ -74,21 +109,21 @@ struct Admin {
 
     /// `GET /admin/users/{id}`.
     func get(_ call: Call) throws -> JSON {
-        let (id, tenant) = (try call.parameter("id"), call.tenant)
         let project = try adminProject(call)
-        return GoTrueJSON.user(try findUser(id, tenant: tenant), config: project.config)
+        return GoTrueJSON.user(try findUser(call), config: project.config)
     }
 
     /// `PUT /admin/users/{id}`: a password set here ends all the user's sessions.
     func update(_ call: Call) async throws -> JSON {
-        let (request, id, origin, tenant) = (call.request, try call.parameter("id"), call.origin, call.tenant)
+        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let body = try await JSONBody.read(request)
         let project = try adminProject(call)
-        _ = try findUser(id, tenant: tenant)
+        let id = try findUser(call).id
         let password = try body.string("password")
         if let password { try project.config.passwordPolicy.check(password) }
+        let email = try body.string("email").flatMap { $0.isEmpty ? nil : $0 }.map(Validation.email)
         let changes = UserChanges(
-            email: try body.string("email"), phone: try body.string("phone"), password: password,
+            email: email, phone: try body.string("phone"), password: password,
             emailVerified: body.fields["email_confirm"]?.boolValue, phoneVerified: body.fields["phone_confirm"]?.boolValue,
             userMetadata: try body.object("user_metadata"), appMetadata: try body.object("app_metadata"), bannedUntil: try banChange(body))
         let user = try emulator.updateUser(in: tenant, id: id, changes, origin: origin)
@@ -98,18 +133,19 @@ struct Admin {
 
     /// `DELETE /admin/users/{id}` (a `should_soft_delete` body is accepted; the user is removed either way).
     func delete(_ call: Call) throws -> JSON {
-        let (id, origin, tenant) = (try call.parameter("id"), call.origin, call.tenant)
         _ = try adminProject(call)
-        _ = try findUser(id, tenant: tenant)
-        try emulator.deleteUser(in: tenant, id: id, origin: origin)
+        try emulator.deleteUser(in: call.tenant, id: try findUser(call).id, origin: call.origin)
         return [:]
     }
 
-    private func findUser(_ id: String, tenant: String) throws -> User {
-        guard UUID(uuidString: id) != nil else {
-            throw SupabaseError(status: .notFound, code: .validationFailed, message: "user_id must be an UUID")
+    /// The user the path names, after the caller is shown to be an admin (GoTrue's `loadUser` runs
+    /// after `requireAdmin`). Ids compare as UUIDs: upper-case hex, as Foundation's `UUID` prints it,
+    /// finds the user too; a seeded id in upper case still matches as written.
+    private func findUser(_ call: Call) throws -> User {
+        let id = try call.userParameter("id")
+        guard let user = try emulator.user(in: call.tenant, id: id) ?? emulator.user(in: call.tenant, id: try call.parameter("id")) else {
+            throw AuthError.userNotFound
         }
-        guard let user = try emulator.user(in: tenant, id: id) else { throw AuthError.userNotFound }
         return user
     }
 

@@ -16,12 +16,25 @@ struct Authentication {
 
     func require(_ request: Request, project: SupabaseProject) throws -> Caller {
         let claims = try verifiedClaims(request, project: project)
-        guard let sub = claims["sub"]?.stringValue, let user = try emulator.user(in: project.tenant.id, id: sub) else {
+        // `maybeLoadUserOrSession`: the claims in GoTrue's order, each with its own answer.
+        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
+            throw SupabaseError(status: .forbidden, code: .badJWT, message: "invalid claim: missing sub claim")
+        }
+        guard let userId = Validation.uuid(sub) else {
+            throw SupabaseError(status: .badRequest, code: .badJWT, message: "invalid claim: sub claim must be a UUID")
+        }
+        guard let user = try emulator.user(in: project.storeTenant, id: userId) ?? emulator.user(in: project.storeTenant, id: sub) else {
             throw SupabaseError(status: .forbidden, code: .userNotFound, message: "User from sub claim in JWT does not exist")
         }
         guard let sessionId = claims["session_id"]?.stringValue,
-              let session = try emulator.session(in: project.tenant.id, id: sessionId), session.revokedAt == nil else {
+              let session = try emulator.session(in: project.storeTenant, id: Validation.uuid(sessionId) ?? sessionId), session.revokedAt == nil else {
             throw SupabaseError(status: .forbidden, code: .sessionNotFound, message: "Session from session_id claim in JWT does not exist")
+        }
+        // A token issued before a ban stops working with it (GoTrue's `requireAuthentication`): the core's gate.
+        do {
+            try emulator.checkCanSignIn(user, stage: .token)
+        } catch AuthError.userBanned, AuthError.userDisabled {
+            throw SupabaseError(status: .forbidden, code: .userBanned, message: "User is banned")
         }
         return Caller(user: user, session: session, claims: claims)
     }

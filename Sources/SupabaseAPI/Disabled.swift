@@ -46,7 +46,7 @@ enum Disabled {
 /// `GET /.well-known/openid-configuration` (`jwks.go`): where the project's keys are.
 enum OpenIDConfiguration {
     static func handle(_ call: Call) throws -> JSON {
-        let project = try call.projects.project(call.tenant)
+        let project = try call.project()
         let base = project.config.externalURL ?? call.request.baseURL + "/auth/v1"
         let issuer = project.config.jwtIssuer.flatMap { $0.isEmpty ? nil : $0 } ?? base
         let algorithms = Set(project.config.verificationKeys.map(\.algorithm.rawValue)).sorted()

@@ -97,7 +97,7 @@ enum External {
                 failure = (denied.contains(error.code) ? "access_denied" : "server_error", error.code.rawValue, error.message)
             }
         } else {
-            call.emulator.record(.signInFailed, tenant: project.tenant.id, origin: call.origin, detail: [
+            call.emulator.record(.signInFailed, tenant: project.storeTenant, origin: call.origin, detail: [
                 "method": "oauth", "provider": claims["provider"] ?? .null,
                 "reason": "the provider's token endpoint cannot be reached from the emulator",
             ])
@@ -116,9 +116,9 @@ enum External {
                                  project: SupabaseProject) throws -> Response {
         if let challenge = state["code_challenge"]?.stringValue,
            let method = (state["code_challenge_method"]?.stringValue).flatMap({ PKCEChallenge.Method(rawValue: $0) }) {
-            try call.emulator.startFlow(in: project.tenant.id, userId: user.id, challenge: PKCEChallenge(challenge: challenge, method: method),
+            try call.emulator.startFlow(in: project.storeTenant, userId: user.id, challenge: PKCEChallenge(challenge: challenge, method: method),
                                         authenticationMethod: "oauth", providerToken: providerToken)
-            let code = try call.emulator.issueAuthCode(in: project.tenant.id, userId: user.id) ?? ""
+            let code = try call.emulator.issueAuthCode(in: project.storeTenant, userId: user.id) ?? ""
             return try redirect(call, to: referrer + (referrer.contains("?") ? "&" : "?") + Verify.formEncode([("code", code)]), project: project,
                                 userId: user.id)
         }
@@ -130,7 +130,7 @@ enum External {
     }
 
     private static func redirect(_ call: Call, to location: String, project: SupabaseProject, userId: String?) throws -> Response {
-        try call.emulator.captureIfAppLink(location, tenant: project.tenant.id, source: "callback", userId: userId)
+        try call.emulator.captureIfAppLink(location, tenant: project.storeTenant, source: "callback", userId: userId)
         return Response(status: .found, headers: [.location: location])
     }
 

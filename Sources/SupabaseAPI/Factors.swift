@@ -29,10 +29,7 @@ struct Factors {
         default:
             throw SupabaseError.validation("factor_type needs to be totp or phone")
         }
-        // A second factor cannot be added from a session the first one has not raised (`validateFactors`).
-        if caller.session.aal != "aal2", try emulator.factors(in: call.tenant, userId: caller.user.id).contains(where: \.verified) {
-            throw SupabaseError(status: .forbidden, code: .insufficientAAL, message: "AAL2 required to enroll a new factor")
-        }
+        try emulator.requireAssurance(.factorEnrollment, session: caller.session)
         if kind == "phone" {
             guard let raw = try body.string("phone"), !raw.isEmpty else {
                 throw SupabaseError.validation("Phone number required to enroll Phone factor")
@@ -65,7 +62,7 @@ struct Factors {
         let project = try call.project()
         let body = try await JSONBody.read(call.request, emptyAllowed: true)
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
-        let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.parameter("id"))
+        let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
         try requireVerifyEnabled(factor, project.config)
         if factor.kind == "phone" {
             guard ["sms", "whatsapp"].contains(try body.string("channel") ?? "sms") else {
@@ -93,21 +90,15 @@ struct Factors {
     func verify(_ call: Call) async throws -> JSON {
         let (body, project) = try await call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
-        let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.parameter("id"))
+        let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
         try requireVerifyEnabled(factor, project.config)
         let code = try body.string("code") ?? ""
         guard !code.isEmpty else { throw SupabaseError.validation("Code needs to be non-empty") }
-        let challengeId = try body.string("challenge_id") ?? ""
-        let now = emulator.clock.now
+        let challengeId = Validation.uuid(try body.string("challenge_id") ?? "") ?? ""
         do {
-            _ = try emulator.verifyChallenge(in: call.tenant, factor: factor, challengeId: challengeId,
-                                             ip: call.origin.ip, expiry: project.config.mfaChallengeExpiry) { factor in
-                if factor.kind == "phone" {
-                    // The texted code is bound to its challenge; a wrong one leaves it usable for another try.
-                    return (try? emulator.consumeCode(in: call.tenant, purposes: [.mfa], .code(code, target: challengeId), lockout: false)) != nil
-                }
-                return factor.totp?.verify(code, at: now) ?? false
-            }
+            _ = try emulator.verifyChallenge(in: call.tenant, factor: factor, challengeId: challengeId, ip: call.origin.ip,
+                                             expiry: project.config.mfaChallengeExpiry,
+                                             proof: factor.kind == "phone" ? .textedCode(code) : .totp(code), origin: call.origin)
         } catch AuthError.factorNotFound {
             throw SupabaseError(status: .unprocessableContent, code: .mfaFactorNotFound, message: "MFA factor with the provided challenge ID not found")
         } catch AuthError.mfaVerificationFailed where factor.kind == "phone" {
@@ -124,10 +115,8 @@ struct Factors {
     func unenroll(_ call: Call) throws -> JSON {
         let project = try call.project()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
-        let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.parameter("id"))
-        if factor.verified && caller.session.aal != "aal2" {
-            throw SupabaseError(status: .unprocessableContent, code: .insufficientAAL, message: "AAL2 required to unenroll verified factor")
-        }
+        let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
+        try emulator.requireAssurance(.verifiedFactorRemoval, session: caller.session, factor: factor)
         try emulator.deleteFactor(in: call.tenant, userId: caller.user.id, id: factor.id)
         return ["id": .string(factor.id)]
     }
@@ -136,7 +125,7 @@ struct Factors {
     func adminList(_ call: Call) throws -> JSON {
         let project = try call.project()
         try Authentication(emulator: emulator).requireAdmin(call.request, project: project)
-        let user = try emulator.requireUser(in: call.tenant, id: try call.parameter("id"))
+        let user = try emulator.requireUser(in: call.tenant, id: try call.userParameter("id"))
         return .array(try emulator.factors(in: call.tenant, userId: user.id).map(GoTrueJSON.factor))
     }
 
@@ -144,8 +133,8 @@ struct Factors {
     func adminDelete(_ call: Call) throws -> JSON {
         let project = try call.project()
         try Authentication(emulator: emulator).requireAdmin(call.request, project: project)
-        let userId = try call.parameter("id")
-        let factor = try emulator.requireFactor(in: call.tenant, userId: userId, id: try call.parameter("factor"))
+        let userId = try call.userParameter("id")
+        let factor = try emulator.requireFactor(in: call.tenant, userId: userId, id: try call.factorParameter("factor"))
         try emulator.deleteFactor(in: call.tenant, userId: userId, id: factor.id)
         return GoTrueJSON.factor(factor)
     }

@@ -14,10 +14,11 @@ struct GenerateLink {
         let (body, project) = try await call.bodyAndProject()
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
         let type = try body.string("type") ?? ""
-        guard let email = try Identifiers.email(try body.string("email")) else { throw AuthError.invalidEmail }
+        let email = try Validation.email(try body.string("email"))
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
         let kind: Mailer.Kind
-        let user: User
+        var user: User
+        var address: String?
         switch type {
         case "signup":
             kind = .confirmation
@@ -27,14 +28,16 @@ struct GenerateLink {
             user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
         case "magiclink", "recovery":
             kind = type == "recovery" ? .recovery : .magicLink
-            guard let existing = try emulator.user(in: tenant, .email(email)) else { throw AuthError.userNotFound }
-            user = existing
+            user = try existing(email, tenant: tenant)
         case "email_change_current", "email_change_new":
-            throw SupabaseError.validation("Fauxth does not emulate email changes yet")
+            kind = .emailChange
+            user = try existing(email, tenant: tenant)
+            (user, address) = try pendEmailChange(user, type: type, newEmail: try body.string("new_email"), project: project)
         default:
             throw SupabaseError.validation("Invalid email action link type requested: \(type)")
         }
-        let prepared = try call.mailer(project).prepare(kind, for: user, redirectTo: redirect, origin: origin)
+        let prepared = try call.mailer(project).prepare(kind, for: user, address: address, redirectTo: redirect, origin: origin)
+        if kind == .invite { try emulator.markInvited(in: tenant, userId: user.id) }
         var json = GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: project.config).objectValue ?? [:]
         json["action_link"] = .string(prepared.link)
         json["email_otp"] = .string(prepared.code.code)
@@ -44,14 +47,36 @@ struct GenerateLink {
         return .object(json)
     }
 
+    private func existing(_ email: String, tenant: String) throws -> User {
+        guard let user = try emulator.user(in: tenant, .email(email)) else {
+            throw SupabaseError(status: .notFound, code: .userNotFound, message: "User with this email not found")
+        }
+        return user
+    }
+
+    /// `email_change_current` / `email_change_new` (GoTrue's `adminGenerateLink`): `new_email` waits as
+    /// the user's `new_email`; the link goes to the current address or to the new one, and `/verify`
+    /// type `email_change` applies the change once every link issued is used. The `hashed_token`
+    /// answered is the link's own (GoTrue answers the current address's hash even for the new one's
+    /// link, which verifies nothing).
+    private func pendEmailChange(_ user: User, type: String, newEmail: String?, project: SupabaseProject) throws -> (User, String?) {
+        if type == "email_change_current", !project.config.secureEmailChange {
+            throw SupabaseError.validation("Enable secure email change to generate link for current email")
+        }
+        let address = try Validation.email(newEmail)
+        try emulator.setPendingEmail(in: user.tenant, userId: user.id, address)
+        return (try emulator.requireUser(in: user.tenant, id: user.id), type == "email_change_new" ? address : user.email)
+    }
+
     /// `POST /invite`: creates the user if needed and sends the invitation.
     func invite(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let (body, project) = try await call.bodyAndProject()
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
-        guard let email = try Identifiers.email(try body.string("email")) else { throw AuthError.invalidEmail }
+        let email = try Validation.email(try body.string("email"))
         let user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
         try call.mailer(project).send(.invite, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
+        try emulator.markInvited(in: tenant, userId: user.id)
         return GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: project.config)
     }
 

@@ -18,6 +18,7 @@ enum GoTrueJSON {
         o["phone_confirmed_at"] = user.phoneVerifiedAt.map(time)
         o["confirmed_at"] = [user.emailVerifiedAt, user.phoneVerifiedAt].compactMap { $0 }.min().map(time)
         o["confirmation_sent_at"] = user.verificationSentAt.map(time)
+        o["invited_at"] = user.invitedAt.map(time)
         o["last_sign_in_at"] = user.lastSignInAt.map(time)
         o["banned_until"] = user.bannedUntil.map(time)
         o["new_email"] = user.pendingEmail.map(JSON.string)

@@ -20,10 +20,7 @@ enum Identities {
     /// `DELETE /user/identities/{identity_id}`: 200 `{}`; the last identity stays.
     static func unlink(_ call: Call) throws -> Response {
         let (_, caller) = try linkingCaller(call)
-        let id = try call.parameter("id")
-        guard UUID(uuidString: id) != nil else {
-            throw SupabaseError(status: .notFound, code: .validationFailed, message: "identity_id must be an UUID")
-        }
+        let id = try call.uuidParameter("id", as: "identity_id")
         do {
             try call.emulator.unlinkIdentity(in: call.tenant, userId: caller.user.id, identityId: id, origin: call.origin)
         } catch AuthError.emailTaken {

@@ -130,9 +130,10 @@ struct Mailer {
                                userId: user.id, perRecipient: false)
     }
 
-    /// Refuses a send within `GOTRUE_SMTP_MAX_FREQUENCY` of the last one of the same kind to this user
-    /// (GoTrue's per-user `*_sent_at` check; recovery and magic links share one clock, as there).
-    func checkFrequency(_ kind: Kind, for user: User) throws {
+    /// `GOTRUE_SMTP_MAX_FREQUENCY`: the user's last email of this kind went out less than that ago
+    /// (GoTrue's per-user `*_sent_at` check; recovery and magic links share one clock, as there). The
+    /// core's cooldown refuses it and keeps it in the outbox as suppressed.
+    func checkFrequency(_ kind: Kind, for user: User, address: String? = nil) throws {
         let purposes: [MessagePurpose] = switch kind {
         case .confirmation: [.verifyEmail]
         case .invite: [.invite]
@@ -140,17 +141,11 @@ struct Mailer {
         case .reauthentication: [.reauthentication]
         case .magicLink, .recovery: [.magicLink, .resetPassword]
         }
-        guard let last = try emulator.lastCodeIssued(in: user.tenant, userId: user.id, purposes: purposes) else { return }
-        let wait = project.config.smtpMaxFrequency - emulator.clock.now.timeIntervalSince(last)
-        guard wait > 0 else { return }
-        let seconds = Int(wait.rounded(.up))
-        if let email = user.email {
-            try emulator.suppress(OutgoingMessage(tenant: user.tenant, channel: .email, to: email, from: project.config.senderAddress,
-                                                  subject: kind.template.subject, text: "", purpose: kind.purpose), userId: user.id,
-                                  reason: "GOTRUE_SMTP_MAX_FREQUENCY: the last one went less than \(Int(project.config.smtpMaxFrequency)) s ago")
-        }
-        throw SupabaseError(status: .tooManyRequests, code: .overEmailSendRateLimit,
-                            message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
+        try emulator.checkCooldown(SendCooldown(window: project.config.smtpMaxFrequency, purposes: purposes, source: "GOTRUE_SMTP_MAX_FREQUENCY"),
+                                   for: OutgoingMessage(tenant: user.tenant, channel: .email, to: address ?? user.email ?? "",
+                                                        from: project.config.senderAddress, subject: kind.template.subject, text: "",
+                                                        purpose: kind.purpose),
+                                   userId: user.id)
     }
 
     /// `<external>/verify?token=…&type=…&redirect_to=…`; the redirect is percent-encoded only when it

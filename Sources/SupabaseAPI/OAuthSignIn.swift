@@ -33,7 +33,7 @@ enum OAuthSignIn {
 
     static func user(for claims: [String: JSON], provider: String, project: SupabaseProject, emulator: Emulator, origin: RequestOrigin,
                      linkingTarget: String? = nil) throws -> User {
-        let tenant = project.tenant.id
+        let tenant = project.storeTenant
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw SupabaseError.validation("The identity provider gave no subject") }
         let email = claims["email"]?.stringValue.map { $0.lowercased() }
         let verified = isVerified(claims)
@@ -46,12 +46,12 @@ enum OAuthSignIn {
             return try emulator.linkIdentity(in: tenant, userId: target, identity, origin: origin)
         }
         if let existing = try emulator.user(in: tenant, provider: provider, subject: subject) {
-            try refuseBanned(existing, emulator: emulator)
+            try emulator.checkCanSignIn(existing, origin: origin)
             _ = try emulator.linkIdentity(in: tenant, userId: existing.id, identity, origin: origin)
             return try emulator.updateUser(in: tenant, id: existing.id, UserChanges(userMetadata: data), origin: origin)
         }
         if let email, verified, let match = try emulator.user(in: tenant, .email(email)) {
-            try refuseBanned(match, emulator: emulator)
+            try emulator.checkCanSignIn(match, origin: origin)
             _ = try emulator.linkIdentity(in: tenant, userId: match.id, identity, origin: origin)
             // The provider vouches for the address: an unconfirmed account is confirmed by it.
             return match.emailVerifiedAt == nil ? try emulator.confirm(in: tenant, userId: match.id, channel: .email) : try emulator.requireUser(in: tenant, id: match.id)
@@ -63,11 +63,5 @@ enum OAuthSignIn {
         return try emulator.createUser(in: tenant, NewUser(email: taken ? nil : email, emailVerified: verified, userMetadata: data,
                                                            addressIdentities: false, identities: [identity]),
                                        origin: origin, event: .userSignedUp)
-    }
-
-    private static func refuseBanned(_ user: User, emulator: Emulator) throws {
-        if user.disabled || user.isBanned(at: emulator.clock.now) {
-            throw SupabaseError(status: .badRequest, code: .userBanned, message: "User is banned")
-        }
     }
 }

@@ -17,9 +17,10 @@ struct Otp {
         if let phone = try body.string("phone"), !phone.isEmpty {
             return try sms(phone: phone, body: body, call: call, project: project)
         }
-        guard let email = try Identifiers.email(try body.string("email")) else {
+        guard let raw = try body.string("email"), !raw.isEmpty else {
             throw SupabaseError.validation("An email address or phone number is required")
         }
+        let email = try Validation.email(raw)
         guard config.emailEnabled else { throw AuthError.providerDisabled("email") }
         let createUser = body.fields["create_user"]?.boolValue ?? true
         let challenge = try PKCE.challenge(in: body)
@@ -77,9 +78,8 @@ struct Recover {
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let (body, project) = try await call.bodyAndProject()
-        guard let email = try Identifiers.email(try body.string("email")) else {
-            throw SupabaseError.validation("Password recovery requires an email")
-        }
+        guard let raw = try body.string("email"), !raw.isEmpty else { throw SupabaseError.validation("Password recovery requires an email") }
+        let email = try Validation.email(raw)
         let challenge = try PKCE.challenge(in: body)
         guard let user = try emulator.user(in: tenant, .email(email)) else { return [:] }
         let mailer = call.mailer(project)
@@ -102,9 +102,8 @@ struct Resend {
         let type = try body.string("type") ?? ""
         switch type {
         case "signup":
-            guard let email = try Identifiers.email(try body.string("email")) else {
-                throw SupabaseError.validation("Type provided requires an email address")
-            }
+            guard let raw = try body.string("email"), !raw.isEmpty else { throw SupabaseError.validation("Type provided requires an email address") }
+            let email = try Validation.email(raw)
             guard let user = try emulator.user(in: tenant, .email(email)), user.emailVerifiedAt == nil else { return [:] }
             let mailer = call.mailer(project)
             try mailer.checkFrequency(.confirmation, for: user)

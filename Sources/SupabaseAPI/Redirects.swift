@@ -14,7 +14,7 @@ enum Redirects {
         let requested = request.headers[.redirectTo] ?? request.uri.queryParameters.get("redirect_to")
         guard let requested, !requested.isEmpty else { return config.siteURL }
         guard isAllowed(requested, config: config) else {
-            emulator.record(.redirectRejected, tenant: project.tenant.id, detail: [
+            emulator.record(.redirectRejected, tenant: project.storeTenant, detail: [
                 "requested": .string(requested), "used": .string(config.siteURL),
                 "reason": "not the site URL's host, a loopback address, or on GOTRUE_URI_ALLOW_LIST",
             ])

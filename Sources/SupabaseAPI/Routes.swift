@@ -10,6 +10,9 @@ import Hummingbird
 struct Call: Sendable {
     let request: Request
     let origin: RequestOrigin
+    /// The project the request is for: its settings, keys and limits.
+    let projectId: String
+    /// The tenant holding that project's users, sessions and codes (`SupabaseProject.storeTenant`).
     let tenant: String
     let parameters: Parameters
     let emulator: Emulator
@@ -19,10 +22,22 @@ struct Call: Sendable {
 
     func parameter(_ name: String) throws -> String { try parameters.require(name) }
 
+    /// A path id GoTrue parses as a UUID (`uuid.FromString`): any case names the same record, anything
+    /// else is its 404 `<label> must be an UUID`.
+    func uuidParameter(_ name: String, as label: String) throws -> String {
+        guard let id = Validation.uuid(try parameter(name)) else {
+            throw SupabaseError(status: .notFound, code: .validationFailed, message: "\(label) must be an UUID")
+        }
+        return id
+    }
+
+    func factorParameter(_ name: String) throws -> String { try uuidParameter(name, as: "factor_id") }
+    func userParameter(_ name: String) throws -> String { try uuidParameter(name, as: "user_id") }
+
     /// The project this request is for. A client's `X-JWT-AUD` header sets the audience of the tokens
     /// and users it is answered with, as GoTrue's `requestAud` does.
     func project() throws -> SupabaseProject {
-        var project = try projects.project(tenant)
+        var project = try projects.project(projectId)
         if let audience = request.headers[.jwtAudience], !audience.isEmpty { project.config.jwtAudience = audience }
         return project
     }
@@ -32,29 +47,20 @@ struct Call: Sendable {
         (try await JSONBody.read(request), try project())
     }
 
-    /// GoTrue's per-client limit for this kind of request: counted per value of the
-    /// `GOTRUE_RATE_LIMIT_HEADER` header, and only when that variable names one, as in GoTrue. The
-    /// token and verify limits are the project's `token_per_ip` and `verify_per_ip` policies; set
-    /// there without the header, they count per client IP.
+    /// GoTrue's per-client limiter for this kind of request, as the project's policy (`token_per_ip`,
+    /// `verify_per_ip`, `otp_per_ip`, `anonymous_per_ip`), counted by the core. Clients are told apart
+    /// by the header `GOTRUE_RATE_LIMIT_HEADER` names, and a request without it is not limited, as in
+    /// GoTrue; a project that sets the policy without the header counts per client IP.
     func checkRequestLimit(_ kind: RequestLimit) throws {
-        let project = try projects.project(tenant)
-        let config = project.config
-        let client = config.rateLimitHeader.flatMap { HTTPField.Name($0) }.flatMap { request.headers[$0] }?
-            .split(separator: ",").first?.trimmingSpaces()
-        let limit: RateLimit?
-        switch kind {
-        case .token: limit = try emulator.policies(for: project.tenant).limits[.tokenPerIP]
-        case .verify: limit = try emulator.policies(for: project.tenant).limits[.verifyPerIP]
-        case .otp, .anonymous: limit = client == nil ? nil : config.requestLimits[kind]
+        let project = try projects.project(projectId)
+        let client: String?
+        if let header = project.config.rateLimitHeader {
+            guard let value = HTTPField.Name(header).flatMap({ request.headers[$0] }) else { return }
+            client = value.split(separator: ",").first?.trimmingSpaces()
+        } else {
+            client = origin.ip
         }
-        // With the header configured, a request without it is not limited, as in GoTrue.
-        guard let limit, let key = config.rateLimitHeader == nil ? origin.ip ?? "-" : client else { return }
-        do {
-            try emulator.rateLimiter.consume("\(tenant):\(kind.rawValue):\(key)", limit: limit, at: emulator.clock.now)
-        } catch AuthError.rateLimited(let retryAfter) {
-            throw SupabaseError(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
-                                retryAfter: Int(retryAfter.rounded(.up)))
-        }
+        try emulator.checkRequestLimit(kind.policy, in: project.tenant, client: client)
     }
 
     /// The mailer for a project: links point at `API_EXTERNAL_URL`, else at the listener the request

@@ -31,8 +31,7 @@ struct Settings {
 
     /// Public keys only: an HS256-only project answers `{"keys":[]}`, as GoTrue does.
     func jwks(_ call: Call) throws -> Response {
-        let tenant = call.tenant
-        let keys = try projects.project(tenant).config.verificationKeys
+        let keys = try call.project().config.verificationKeys
         var seen = Set<String>()
         let published = JWKS(publishing: keys).keys.filter { seen.insert($0.kid ?? $0.n ?? $0.x ?? "").inserted }
         let body = JSON.array(published.compactMap { jwk in (try? JSONEncoder().encode(jwk)).flatMap { try? JSON.parse($0) } })

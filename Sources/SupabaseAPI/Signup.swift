@@ -92,8 +92,7 @@ struct Signup {
                 autoconfirm = config.phoneAutoconfirm
             } else {
                 guard config.emailEnabled else { throw AuthError.providerDisabled("email") }
-                guard let normalized = try Identifiers.email(email) else { throw AuthError.invalidEmail }
-                self.email = normalized
+                self.email = try Validation.email(email)
                 autoconfirm = config.mailerAutoconfirm
             }
         }

@@ -49,18 +49,11 @@ struct SmsSender {
                                userId: user.id, perRecipient: false)
     }
 
-    /// GoTrue's per-user SMS cooldown (`GOTRUE_SMS_MAX_FREQUENCY`).
+    /// GoTrue's per-user SMS cooldown (`GOTRUE_SMS_MAX_FREQUENCY`), through the core's cooldown.
     func checkFrequency(for user: User) throws {
-        guard let last = try emulator.lastCodeIssued(in: user.tenant, userId: user.id, purposes: [.otp]) else { return }
-        let wait = project.config.smsMaxFrequency - emulator.clock.now.timeIntervalSince(last)
-        guard wait > 0 else { return }
-        let seconds = Int(wait.rounded(.up))
-        if let phone = user.phone {
-            try emulator.suppress(OutgoingMessage(tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: "", purpose: .otp),
-                                  userId: user.id,
-                                  reason: "GOTRUE_SMS_MAX_FREQUENCY: the last code went less than \(Int(project.config.smsMaxFrequency)) s ago")
-        }
-        throw SupabaseError(status: .tooManyRequests, code: .overSMSSendRateLimit,
-                            message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
+        try emulator.checkCooldown(SendCooldown(window: project.config.smsMaxFrequency, purposes: [.otp], source: "GOTRUE_SMS_MAX_FREQUENCY"),
+                                   for: OutgoingMessage(tenant: user.tenant, channel: .sms, to: user.phone ?? "", from: "Fauxth SMS", text: "",
+                                                        purpose: .otp),
+                                   userId: user.id)
     }
 }

@@ -73,6 +73,8 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", "GOTRUE_SESSIONS_SINGLE_PER_USER",
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
         "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED",
+        // Not connected to: projects naming the same database share their users (`SupabaseProject.storeTenant`).
+        "GOTRUE_DB_DATABASE_URL", "DATABASE_URL", "GOTRUE_DB_DRIVER",
     ]
 
     /// Whether Fauxth reads `variable` (the fixed list, or a provider's `GOTRUE_EXTERNAL_<NAME>_*`).
@@ -149,7 +151,7 @@ struct SupabaseConfig: Sendable {
             rotationEnabled: try Self.bool(env, "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", default: true),
             reuseInterval: TimeInterval(try Self.int(env, "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", default: 0)),
             timebox: timebox > 0 ? timebox : nil, inactivityTimeout: inactivity > 0 ? inactivity : nil,
-            singlePerUser: try Self.bool(env, "GOTRUE_SESSIONS_SINGLE_PER_USER", default: false))
+            singlePerUser: try Self.bool(env, "GOTRUE_SESSIONS_SINGLE_PER_USER", default: false), endedSessionsForgetTokens: true)
     }
 
     private static func jwtKeys(_ text: String?) throws -> (signing: SigningKey?, verification: [VerificationKey]) {
@@ -244,4 +246,14 @@ enum GoDuration {
 /// GoTrue's per-client request limiters (`api/apilimiter`).
 enum RequestLimit: String, Sendable {
     case otp, verify, token, anonymous
+
+    /// The project policy each limiter is.
+    var policy: PolicyLimit {
+        switch self {
+        case .otp: .otpPerIP
+        case .verify: .verifyPerIP
+        case .token: .tokenPerIP
+        case .anonymous: .anonymousPerIP
+        }
+    }
 }

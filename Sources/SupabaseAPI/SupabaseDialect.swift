@@ -22,9 +22,10 @@ public struct SupabaseDialect: Sendable {
         group.add(middleware: SupabaseErrorMiddleware<Context>())
         for endpoint in Self.endpoints {
             group.on(RouterPath(endpoint.path), method: endpoint.method) { [emulator, projects, identityProviders] request, context in
-                try await endpoint.handle(Call(request: request, origin: request.origin(context), tenant: tenant(request),
-                                               parameters: context.parameters, emulator: emulator, projects: projects,
-                                               identityProviders: identityProviders))
+                let project = tenant(request)
+                return try await endpoint.handle(Call(request: request, origin: request.origin(context), projectId: project,
+                                                      tenant: projects.storeTenant(project), parameters: context.parameters,
+                                                      emulator: emulator, projects: projects, identityProviders: identityProviders))
             }
         }
     }
@@ -51,21 +52,23 @@ public struct SupabaseDialect: Sendable {
     }
 
     /// GoTrue's own limits as the project's policies: `GOTRUE_RATE_LIMIT_EMAIL_SENT` (not under
-    /// autoconfirm) and `_SMS_SENT`, and the token and verify limiters when `GOTRUE_RATE_LIMIT_HEADER`
-    /// turns them on. GoTrue has no lockout; a project's `policies` setting can add one.
+    /// autoconfirm) and `_SMS_SENT`, and the per-client limiters (token, verify, OTP, anonymous sign-ups)
+    /// when `GOTRUE_RATE_LIMIT_HEADER` turns them on. GoTrue has no lockout; a project's `policies`
+    /// setting can add one.
     public static let policyDeriver: PolicyDeriver = { tenant in
-        let applied: Set<PolicyLimit> = [.emailSent, .smsSent, .tokenPerIP, .verifyPerIP]
+        let limiters: [RequestLimit] = [.token, .verify, .otp, .anonymous]
+        let applied = Set<PolicyLimit>([.emailSent, .smsSent] + limiters.map(\.policy))
         guard let config = try? SupabaseConfig(env: SupabaseProject.environment(of: tenant)) else {
             return VendorPolicies(base: TenantPolicies(), applied: applied)
         }
         var limits: [PolicyLimit: RateLimit] = [.smsSent: config.smsSentLimit]
         if !config.mailerAutoconfirm { limits[.emailSent] = config.emailSentLimit }
         if config.rateLimitHeader != nil {
-            limits[.tokenPerIP] = config.requestLimits[.token]
-            limits[.verifyPerIP] = config.requestLimits[.verify]
+            for limiter in limiters { limits[limiter.policy] = config.requestLimits[limiter] }
         }
         let sources: [PolicyLimit: String] = [.emailSent: "GOTRUE_RATE_LIMIT_EMAIL_SENT", .smsSent: "GOTRUE_RATE_LIMIT_SMS_SENT",
-                                              .tokenPerIP: "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", .verifyPerIP: "GOTRUE_RATE_LIMIT_VERIFY"]
+                                              .tokenPerIP: "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", .verifyPerIP: "GOTRUE_RATE_LIMIT_VERIFY",
+                                              .otpPerIP: "GOTRUE_RATE_LIMIT_OTP", .anonymousPerIP: "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS"]
         return VendorPolicies(base: TenantPolicies(limits: limits, sources: sources), applied: applied)
     }
 

@@ -94,7 +94,8 @@ extension SupabaseError {
         case .invalidInput(let field, let reason):
             self = .validation("\(field) \(reason)")
         case .invalidEmail:
-            self.init(status: .badRequest, code: .emailAddressInvalid, message: "Unable to validate email address: invalid format")
+            // GoTrue's `validateEmail`; `email_address_invalid` is its mailer refusing an address, which Fauxth never does.
+            self = .validation("Unable to validate email address: invalid format")
         case .invalidPhone:
             self = .validation("Invalid phone number format (E.164 required)")
         case .weakPassword(let reasons, let message):
@@ -106,7 +107,8 @@ extension SupabaseError {
         case .signupDisabled:
             self.init(status: .unprocessableContent, code: .signupDisabled, message: "Signups not allowed for this instance")
         case .providerDisabled(let provider):
-            self.init(status: .unprocessableContent, code: provider == "phone" ? .phoneProviderDisabled : .emailProviderDisabled,
+            // The sign-up's answer (`signup.go`), where the core raises it.
+            self.init(status: .badRequest, code: provider == "phone" ? .phoneProviderDisabled : .emailProviderDisabled,
                       message: provider == "phone" ? "Phone signups are disabled" : "Email signups are disabled")
         case .invalidCredentials:
             self.init(status: .badRequest, code: .invalidCredentials, message: "Invalid login credentials")
@@ -139,10 +141,15 @@ extension SupabaseError {
             switch limit {
             case .emailSent: self.init(status: .tooManyRequests, code: .overEmailSendRateLimit, message: "email rate limit exceeded", retryAfter: seconds)
             case .smsSent: self.init(status: .tooManyRequests, code: .overSMSSendRateLimit, message: "SMS rate limit exceeded", retryAfter: seconds)
-            case .codeDeliveries, .resendCooldown, .tokenPerIP, .verifyPerIP:
+            case .codeDeliveries, .resendCooldown, .tokenPerIP, .verifyPerIP, .otpPerIP, .anonymousPerIP:
                 self.init(status: .tooManyRequests, code: .overRequestRateLimit,
                           message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
             }
+        case .sendCooldown(let channel, let retryAfter):
+            // GoTrue's per-user `*_MAX_FREQUENCY` check (`validateSentWithinFrequencyLimit`).
+            let seconds = max(1, Int(retryAfter.rounded(.up)))
+            self.init(status: .tooManyRequests, code: channel == .email ? .overEmailSendRateLimit : .overSMSSendRateLimit,
+                      message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
         case .refreshTokenNotFound:
             self.init(status: .badRequest, code: .refreshTokenNotFound, message: "Invalid Refresh Token: Refresh Token Not Found")
         case .refreshTokenReused:
@@ -178,8 +185,15 @@ extension SupabaseError {
             self.init(status: .unprocessableContent, code: .mfaChallengeExpired, message: "MFA challenge has expired, verify against another challenge or create a new challenge.")
         case .mfaIPMismatch:
             self.init(status: .unprocessableContent, code: .mfaIPAddressMismatch, message: "Challenge and verify IP addresses mismatch.")
-        case .mfaVerificationFailed:
+        case .mfaVerificationFailed, .codeReused:
+            // GoTrue has no answer of its own for a replayed code: it is an invalid one.
             self.init(status: .unprocessableContent, code: .mfaVerificationFailed, message: "Invalid TOTP code entered")
+        case .insufficientAAL(.credentialChange):
+            self.init(status: .unauthorized, code: .insufficientAAL, message: "AAL2 session is required to update email or password when MFA is enabled.")
+        case .insufficientAAL(.factorEnrollment):
+            self.init(status: .forbidden, code: .insufficientAAL, message: "AAL2 required to enroll a new factor")
+        case .insufficientAAL(.verifiedFactorRemoval):
+            self.init(status: .unprocessableContent, code: .insufficientAAL, message: "AAL2 required to unenroll verified factor")
         case .identityNotFound:
             self.init(status: .unprocessableContent, code: .identityNotFound, message: "Identity doesn't exist")
         case .lastIdentity:

@@ -5,10 +5,21 @@ import Foundation
 struct SupabaseProject: Sendable {
     let tenant: Tenant
     var config: SupabaseConfig
+    /// The tenant whose users, sessions and codes this project serves: its own, or, when several GoTrue
+    /// configurations name the same database (`GOTRUE_DB_DATABASE_URL` or `DATABASE_URL`), the first of
+    /// them, as GoTrue instances over one Postgres share one `auth.users`. Settings, keys and ports stay
+    /// each project's own.
+    let storeTenant: String
 
     /// The GoTrue environment of a tenant (`gotrue_env` in its settings).
     static func environment(of tenant: Tenant) -> [String: String] {
         (tenant.settings["gotrue_env"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+    }
+
+    /// The database a GoTrue configuration names, as GoTrue reads it (`GOTRUE_DB_DATABASE_URL`, else `DATABASE_URL`).
+    static func databaseURL(of tenant: Tenant) -> String? {
+        let env = environment(of: tenant)
+        return [env["GOTRUE_DB_DATABASE_URL"], env["DATABASE_URL"]].lazy.compactMap { $0 }.first { !$0.isEmpty }
     }
 }
 
@@ -27,7 +38,20 @@ final class SupabaseProjects: Sendable {
         try cache.value(id, in: emulator) {
             let tenant = try emulator.requireTenant(id)
             guard tenant.dialect == .supabase else { throw AuthError.tenantNotFound(id) }
-            return SupabaseProject(tenant: tenant, config: try SupabaseConfig(env: SupabaseProject.environment(of: tenant)))
+            return SupabaseProject(tenant: tenant, config: try SupabaseConfig(env: SupabaseProject.environment(of: tenant)),
+                                   storeTenant: try storeTenant(of: tenant))
         }
+    }
+
+    /// The first Supabase tenant (in the order tenants were made) naming the same database, else the tenant itself.
+    private func storeTenant(of tenant: Tenant) throws -> String {
+        guard let url = SupabaseProject.databaseURL(of: tenant) else { return tenant.id }
+        return try emulator.tenants().first { $0.dialect == .supabase && SupabaseProject.databaseURL(of: $0) == url }?.id ?? tenant.id
+    }
+
+    /// The tenant that holds a project's users (see `SupabaseProject.storeTenant`); the id itself for an
+    /// unknown project, whose requests fail on their own.
+    func storeTenant(_ id: String) -> String {
+        (try? project(id).storeTenant) ?? id
     }
 }

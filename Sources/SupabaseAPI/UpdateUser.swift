@@ -12,23 +12,34 @@ struct UpdateUser {
         let (body, project) = try await call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let user = caller.user
-        if body.fields["app_metadata"].map({ !$0.isNull }) == true {
-            throw SupabaseError(status: .forbidden, code: .notAdmin, message: "Updating app_metadata requires admin privileges")
+        // GoTrue's order (`UserUpdate`): the values' formats and the password's strength, admin-only
+        // fields, the assurance level, then what depends on the user.
+        var changedEmail: String?, changedPhone: String?
+        let requestedEmail = try body.string("email") ?? "", requestedPhone = try body.string("phone") ?? ""
+        if !requestedEmail.isEmpty {
+            let normalized = try Validation.email(requestedEmail)
+            if normalized != user.email?.lowercased() { changedEmail = normalized }
         }
-        var changedEmail: String?
-        if let email = try body.string("email"), !email.isEmpty, email.lowercased() != user.email?.lowercased() {
-            guard let normalized = try Identifiers.email(email) else { throw AuthError.invalidEmail }
-            changedEmail = normalized
-        }
-        var changedPhone: String?
-        if let phone = try body.string("phone"), !phone.isEmpty {
-            guard let normalized = try Identifiers.phone(phone) else { throw AuthError.invalidPhone }
+        if !requestedPhone.isEmpty {
+            let normalized = try Validation.phone(requestedPhone)
             if normalized != user.phone { changedPhone = normalized }
         }
         let password = try body.string("password")
         if let password {
             guard password.utf8.count <= 72 else { throw SupabaseError.validation("Password cannot be longer than 72 characters") }
             try project.config.passwordPolicy.check(password)
+        }
+        if body.fields["app_metadata"].map({ !$0.isNull }) == true {
+            throw SupabaseError(status: .forbidden, code: .notAdmin, message: "Updating app_metadata requires admin privileges")
+        }
+        if changedEmail != nil || changedPhone != nil || !(password ?? "").isEmpty {
+            try emulator.requireAssurance(.credentialChange, session: caller.session)
+        }
+        if user.isAnonymous, !(password ?? "").isEmpty, requestedEmail.isEmpty, requestedPhone.isEmpty {
+            throw SupabaseError(status: .unprocessableContent, code: .validationFailed,
+                                message: "Updating password of an anonymous user without an email or phone is not allowed")
+        }
+        if let password {
             if try emulator.checkPassword(password, in: call.tenant, userId: user.id) {
                 throw SupabaseError(status: .unprocessableContent, code: .samePassword,
                                     message: "New password should be different from the old password.")
@@ -66,23 +77,26 @@ struct UpdateUser {
     /// number gets a `phone_change` code for `/verify`.
     private func changePhone(_ user: User, to phone: String, call: Call, project: SupabaseProject) throws -> User {
         if project.config.phoneAutoconfirm {
-            return try emulator.updateUser(in: call.tenant, id: user.id, UserChanges(phone: phone, phoneVerified: true), origin: call.origin)
+            if let owner = try emulator.user(in: call.tenant, .phone(phone)), owner.id != user.id { throw AuthError.phoneTaken }
+            return try emulator.confirmAddressChange(in: call.tenant, userId: user.id, channel: .sms, address: phone, origin: call.origin)
         }
         try emulator.setPendingPhone(in: call.tenant, userId: user.id, phone)
         try SmsSender(emulator: emulator, project: project).sendCode(to: user, address: phone, origin: call.origin, purpose: .phoneChange)
         return try emulator.requireUser(in: call.tenant, id: user.id)
     }
 
-    /// With autoconfirm the address changes at once. Otherwise it waits as `new_email` while a
-    /// confirmation goes to the new address and, with secure email change (GoTrue's default), to the
-    /// current one too; `/verify` type `email_change` applies it once every link is used.
+    /// An anonymous user under autoconfirm gets the address at once, as a sign-up would (GoTrue); anyone
+    /// else waits with it as `new_email` while a confirmation goes to the new address and, with secure
+    /// email change (GoTrue's default), to the current one too; `/verify` type `email_change` applies it
+    /// once every link is used.
     private func changeEmail(_ user: User, to email: String, call: Call, project: SupabaseProject) throws -> User {
-        if project.config.mailerAutoconfirm {
-            return try emulator.updateUser(in: call.tenant, id: user.id, UserChanges(email: email, emailVerified: true), origin: call.origin)
+        if project.config.mailerAutoconfirm, user.isAnonymous {
+            if let owner = try emulator.user(in: call.tenant, .email(email)), owner.id != user.id { throw AuthError.emailTaken }
+            return try emulator.confirmAddressChange(in: call.tenant, userId: user.id, channel: .email, address: email, origin: call.origin)
         }
         try emulator.setPendingEmail(in: call.tenant, userId: user.id, email)
         let mailer = call.mailer(project)
-        try mailer.checkFrequency(.emailChange, for: user)
+        try mailer.checkFrequency(.emailChange, for: user, address: email)
         let redirect = Redirects.target(for: call.request, project: project, emulator: emulator)
         try mailer.send(.emailChange, to: user, address: email, redirectTo: redirect, origin: call.origin)
         if project.config.secureEmailChange, let current = user.email {
@@ -96,7 +110,7 @@ struct UpdateUser {
 /// presents as `nonce`.
 enum Reauthenticate {
     static func handle(_ call: Call) throws -> JSON {
-        let project = try call.projects.project(call.tenant)
+        let project = try call.project()
         let caller = try Authentication(emulator: call.emulator).require(call.request, project: project)
         let user = caller.user
         if user.email != nil {

@@ -19,24 +19,34 @@ struct Verify {
     func post(_ call: Call) async throws -> JSON {
         let origin = call.origin
         let (body, project) = try await call.bodyAndProject()
+        // `VerifyParams.Validate`: the type, a token or a token hash (not both), then the address the
+        // token went to, checked before any token is looked up; the type's validity comes after.
         let type = try body.string("type") ?? ""
         guard !type.isEmpty else { throw SupabaseError.validation("Verify requires a verification type") }
-        guard let purposes = Self.purposes[type] else { throw SupabaseError.validation("Unsupported verification type") }
+        let token = try body.string("token") ?? "", hash = try body.string("token_hash") ?? ""
+        let email = try body.string("email") ?? "", phone = try body.string("phone") ?? ""
+        guard token.isEmpty != hash.isEmpty else { throw SupabaseError.validation("Verify requires either a token or a token hash") }
         let proof: CodeProof
         var expiredMessage = "Token has expired or is invalid"
-        if let hash = try body.string("token_hash"), !hash.isEmpty {
-            guard try body.string("email") == nil, try body.string("phone") == nil else {
+        if !token.isEmpty {
+            if !phone.isEmpty, email.isEmpty {
+                proof = .code(token, target: try Validation.phone(phone))
+            } else if !email.isEmpty, phone.isEmpty {
+                guard Validation.isEmailFormat(email) else {
+                    throw SupabaseError(status: .unprocessableContent, code: .validationFailed, message: "Invalid email format")
+                }
+                proof = .code(token, target: email.lowercased())
+            } else {
+                throw SupabaseError.validation("Only an email address or phone number should be provided on verify")
+            }
+        } else {
+            guard email.isEmpty, phone.isEmpty, (try body.string("redirect_to") ?? "").isEmpty else {
                 throw SupabaseError.validation("Only the token_hash and type should be provided")
             }
             proof = .linkToken(hash)
             expiredMessage = "Email link is invalid or has expired"
-        } else if let email = try body.string("email"), !email.isEmpty {
-            proof = .code(try body.string("token") ?? "", target: email.trimmingSpaces())
-        } else if let phone = try body.string("phone"), !phone.isEmpty {
-            proof = .code(try body.string("token") ?? "", target: (try? Identifiers.phone(phone)) ?? phone)
-        } else {
-            throw SupabaseError.validation("Only an email address or phone number should be provided on verify")
         }
+        guard let purposes = Self.purposes[type] else { throw SupabaseError.validation("Unsupported verification type") }
         do {
             switch try complete(proof, purposes: purposes, project: project, origin: origin) {
             case .signIn(let user):
@@ -96,11 +106,11 @@ struct Verify {
 
     /// Uses the code and confirms what it proves.
     private func complete(_ proof: CodeProof, purposes: [MessagePurpose], project: SupabaseProject, origin: RequestOrigin) throws -> Outcome {
-        let tenant = project.tenant.id
+        let tenant = project.storeTenant
         let used = try emulator.consumeCode(in: tenant, purposes: purposes, proof, origin: origin)
         guard let userId = used.userId else { throw AuthError.codeInvalid }
         let user = try emulator.requireUser(in: tenant, id: userId)
-        if user.isBanned(at: emulator.clock.now) || user.disabled { throw AuthError.userBanned }
+        try emulator.checkCanSignIn(user, origin: origin)
         switch used.purpose {
         case .verifyEmail, .magicLink, .invite, .resetPassword, .otp:
             return .signIn(try emulator.confirm(in: tenant, userId: userId, channel: used.target.contains("@") ? .email : .sms,
@@ -108,12 +118,10 @@ struct Verify {
         case .emailChange:
             guard let newEmail = user.pendingEmail else { throw AuthError.codeInvalid }
             guard try emulator.liveCodeTargets(in: tenant, userId: userId, purpose: .emailChange).isEmpty else { return .awaitingOtherLink }
-            try emulator.setPendingEmail(in: tenant, userId: userId, nil)
-            return .signIn(try emulator.updateUser(in: tenant, id: userId, UserChanges(email: newEmail, emailVerified: true), origin: origin))
+            return .signIn(try emulator.confirmAddressChange(in: tenant, userId: userId, channel: .email, address: newEmail, origin: origin))
         case .phoneChange:
             guard let newPhone = user.pendingPhone, newPhone == used.target else { throw AuthError.codeInvalid }
-            try emulator.setPendingPhone(in: tenant, userId: userId, nil)
-            return .signIn(try emulator.updateUser(in: tenant, id: userId, UserChanges(phone: newPhone, phoneVerified: true), origin: origin))
+            return .signIn(try emulator.confirmAddressChange(in: tenant, userId: userId, channel: .sms, address: newPhone, origin: origin))
         case .mfa, .reauthentication, .notification, .recoverEmail, .app:
             return .signIn(user)
         }

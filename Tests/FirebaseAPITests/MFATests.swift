@@ -216,10 +216,32 @@ import Testing
         }
     }
 
+    /// A TOTP code is good once (RFC 6238 §5.2), as in every dialect: the code that finished the
+    /// enrolment, or one that finished a sign-in, does not finish another.
+    @Test func aTOTPCodeAlreadyUsedDoesNotFinishASignIn() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let totp = try await enrollTOTP(client, harness)
+            func finish(at instant: Date) async throws -> Reply {
+                let pending = try await passwordSignIn(client)
+                return try await client.send(.post, mfa("mfaSignIn:finalize"), json: [
+                    "mfaPendingCredential": pending["mfaPendingCredential"]!, "mfaEnrollmentId": pending["mfaInfo"]![0]!["mfaEnrollmentId"]!,
+                    "totpVerificationInfo": ["verificationCode": .string(totp.code(at: instant))],
+                ])
+            }
+            #expect(errorMessage(try await finish(at: harness.emulator.clock.now)) == "INVALID_CODE")
+            harness.emulator.clock.advance(by: 30)
+            #expect(try await finish(at: harness.emulator.clock.now).status == .ok)
+            #expect(errorMessage(try await finish(at: harness.emulator.clock.now)) == "INVALID_CODE")
+        }
+    }
+
     @Test func withdrawingTheFactorRestoresSingleFactorSignIn() async throws {
         let harness = try Harness(seed: firebaseProject(users: [alice]))
         try await harness.run { client in
             let totp = try await enrollTOTP(client, harness)
+            // The enrolment spent this step's code: the sign-in uses the next one.
+            harness.emulator.clock.advance(by: 30)
             let pending = try await passwordSignIn(client)
             #expect(pending["idToken"] == nil)
             let enrollmentId = try #require(pending["mfaInfo"]?[0]?["mfaEnrollmentId"])

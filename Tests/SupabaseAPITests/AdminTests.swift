@@ -92,7 +92,8 @@ let serviceRole: HTTPFields = {
         for i in 0..<5 { try harness.emulator.createUser(in: "p", NewUser(email: "u\(i)@example.com")) }
         try await harness.run { client in
             let page = try await client.send(.get, "/auth/v1/admin/users?page=2&per_page=2", headers: serviceRole)
-            #expect(page.json["users"]?.arrayValue?.map { $0["email"] } == ["u2@example.com", "u3@example.com"])
+            // Newest first, GoTrue's default order (all five were made in the same frozen instant: in reverse order of making).
+            #expect(page.json["users"]?.arrayValue?.map { $0["email"] } == ["u2@example.com", "u1@example.com"])
             #expect(page.json["aud"] == "authenticated")
             #expect(page.headers[HTTPField.Name("X-Total-Count")!] == "5")
             #expect(page.headers[HTTPField.Name("Link")!] == #"</admin/users?page=3&per_page=2>; rel="next", </admin/users?page=3&per_page=2>; rel="last""#)

@@ -27,7 +27,8 @@ let confirmedUser = Seed.UserSeed(id: "11111111-1111-4111-8111-111111111111", em
         }
         #expect(reply.status == .ok)
         let user = reply.json
-        #expect(user["email"] == "New@Example.com")
+        // GoTrue's `validateEmail` lower-cases the address.
+        #expect(user["email"] == "new@example.com")
         #expect(user["aud"] == "authenticated")
         #expect(user["phone"] == "")
         #expect(user["user_metadata"] == ["plan": "pro"])
@@ -38,7 +39,7 @@ let confirmedUser = Seed.UserSeed(id: "11111111-1111-4111-8111-111111111111", em
         #expect(user["access_token"] == nil)
 
         let message = try #require(try harness.emulator.messages().first)
-        #expect(message.to == "New@Example.com")
+        #expect(message.to == "new@example.com")
         #expect(message.purpose == .verifyEmail)
         let code = try #require(message.codes.first)
         #expect(code.count == 6)

@@ -63,7 +63,7 @@ import Testing
         ("{", "bad_json"),
         ("[1,2]", "bad_json"),
         (#"{"email": 42, "password": "secret123"}"#, "bad_json"),
-        (#"{"email": "not-an-email", "password": "secret123"}"#, "email_address_invalid"),
+        (#"{"email": "not-an-email", "password": "secret123"}"#, "validation_failed"),
         (#"{"email": "a@example.com"}"#, "validation_failed"),
         ("", "bad_json"),
     ])

@@ -28,6 +28,9 @@ public enum AuthError: Error, Equatable, Sendable {
     case rateLimited(retryAfter: TimeInterval)
     /// A message the tenant's send limits refused (kept in the outbox as suppressed).
     case sendLimited(PolicyLimit, retryAfter: TimeInterval)
+    /// A message of a kind the user had less than the vendor's per-user interval ago (GoTrue's
+    /// `GOTRUE_SMTP_MAX_FREQUENCY`), kept in the outbox as suppressed.
+    case sendCooldown(Channel, retryAfter: TimeInterval)
     /// No refresh token with this value exists.
     case refreshTokenNotFound
     /// A revoked refresh token was presented outside the reuse rules; its whole family is now revoked.
@@ -54,6 +57,10 @@ public enum AuthError: Error, Equatable, Sendable {
     case mfaIPMismatch
     /// The MFA code is wrong.
     case mfaVerificationFailed
+    /// A one-time code that was already accepted once: a TOTP code's time step (RFC 6238 §5.2).
+    case codeReused
+    /// The session has not proven the second factor `requirement` asks of a user who has one.
+    case insufficientAAL(AssuranceRequirement)
     /// No identity with this id belongs to the user.
     case identityNotFound
     /// Unlinking would leave the user with no way to sign in.

@@ -61,7 +61,7 @@ extension Emulator {
 
 extension Emulator {
     /// When the last code of one of `purposes` was issued to a user: what per-user send cooldowns read.
-    public func lastCodeIssued(in tenant: String, userId: String, purposes: [MessagePurpose]) throws -> Date? {
+    func lastCodeIssued(in tenant: String, userId: String, purposes: [MessagePurpose]) throws -> Date? {
         let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
         return try db.withConnection { c in
             try c.first("SELECT MAX(created_at) AS last FROM codes WHERE tenant = ? AND user_id = ? AND purpose IN (\(placeholders))",

@@ -19,7 +19,7 @@ extension Emulator {
     /// lockout is on (the vendor's lockout error, or, with the generic style, `false` so the caller
     /// answers as for a wrong secret); otherwise runs `check`, forgets the failures on success and
     /// counts a failure otherwise, starting a lockout when the policy says so.
-    public func attempt(_ kind: LockoutKind, in tenant: String, subject: String, userId: String?, origin: RequestOrigin = RequestOrigin(),
+    func attempt(_ kind: LockoutKind, in tenant: String, subject: String, userId: String?, origin: RequestOrigin = RequestOrigin(),
                         _ check: () throws -> Bool) throws -> Bool {
         guard try lockoutAllows(kind, in: tenant, subject: subject, userId: userId, origin: origin) else { return false }
         let passed = try check()
@@ -29,7 +29,7 @@ extension Emulator {
 
     /// Whether `subject` may try a `kind` secret now. While locked out: throws `lockedOut` with the
     /// explicit style, answers false with the generic one.
-    public func lockoutAllows(_ kind: LockoutKind, in tenant: String, subject: String, userId: String?, origin: RequestOrigin) throws -> Bool {
+    func lockoutAllows(_ kind: LockoutKind, in tenant: String, subject: String, userId: String?, origin: RequestOrigin) throws -> Bool {
         let key = LockoutBook.Key(tenant: tenant, kind: kind, subject: subject.lowercased())
         let now = clock.now
         guard let until = lockouts.state(key)?.lockedUntil(at: now) else { return true }
@@ -45,7 +45,7 @@ extension Emulator {
     }
 
     /// Counts the outcome of an attempt `lockoutAllows` let through.
-    public func countAttempt(_ kind: LockoutKind, in tenant: String, subject: String, userId: String?, passed: Bool, origin: RequestOrigin) throws {
+    func countAttempt(_ kind: LockoutKind, in tenant: String, subject: String, userId: String?, passed: Bool, origin: RequestOrigin) throws {
         let key = LockoutBook.Key(tenant: tenant, kind: kind, subject: subject.lowercased())
         let now = clock.now
         if passed {

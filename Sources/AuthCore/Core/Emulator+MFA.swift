@@ -87,11 +87,12 @@ extension Emulator {
         return challenge
     }
 
-    /// Checks the answer to a challenge: unused, unexpired on the emulator clock, from the same IP,
-    /// and `isValid(factor)` (a TOTP code, or an SMS code) true. Marks the challenge used and the
-    /// factor verified.
+    /// Checks the answer to a challenge: unused, unexpired on the emulator clock, from the same IP, and
+    /// `proof` right for the factor (an authenticator code through `verifyTOTP`'s rules, a texted code
+    /// through the challenge's own code), under the tenant's MFA lockout. Marks the challenge used and
+    /// the factor verified.
     public func verifyChallenge(in tenant: String, factor: Factor, challengeId: String, ip: String?, expiry: TimeInterval,
-                                isValid: (Factor) throws -> Bool) throws -> Factor {
+                                proof: FactorProof, origin: RequestOrigin = RequestOrigin()) throws -> Factor {
         let now = clock.now
         let row = try db.withConnection { c in
             try c.first("SELECT * FROM challenges WHERE tenant = ? AND id = ? AND factor_id = ? AND verified_at IS NULL",
@@ -100,11 +101,23 @@ extension Emulator {
         guard let row, let created = row.date("created_at") else { throw AuthError.factorNotFound }
         guard now.timeIntervalSince(created) <= expiry else { throw AuthError.mfaChallengeExpired }
         guard row.string("ip") == ip else { throw AuthError.mfaIPMismatch }
-        guard try attempt(.mfa, in: tenant, subject: factor.userId, userId: factor.userId, { try isValid(factor) }) else {
-            record(.signInFailed, tenant: tenant, userId: factor.userId, detail: ["reason": "mfa_code_invalid", "factor_id": .string(factor.id)])
-            throw AuthError.mfaVerificationFailed
+        var step: Int64?
+        switch proof {
+        case .totp(let code):
+            guard factor.kind == "totp", let secret = factor.secret.flatMap(Base32.decode) else { throw AuthError.factorNotFound }
+            step = try totpAttempt(in: tenant, userId: factor.userId, secret: secret, code: code, lastUsedStep: factor.lastUsedStep, origin: origin)
+        case .textedCode(let code):
+            // The texted code is bound to its challenge; a wrong one leaves it usable for another try.
+            guard try attempt(.mfa, in: tenant, subject: factor.userId, userId: factor.userId, origin: origin, {
+                (try? consumeCode(in: tenant, purposes: [.mfa], .code(code, target: challengeId), lockout: false, origin: origin)) != nil
+            }) else {
+                record(.signInFailed, tenant: tenant, userId: factor.userId, origin: origin,
+                       detail: ["reason": "mfa_code_invalid", "factor_id": .string(factor.id), "stage": .string(SignInStage.challenge.rawValue)])
+                throw AuthError.mfaVerificationFailed
+            }
         }
         try db.transaction { c in
+            if let step { try spend(step, c, tenant: tenant, factorId: factor.id) }
             try c.run("UPDATE challenges SET verified_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(challengeId)])
             try c.run("UPDATE factors SET status = 'verified', updated_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(factor.id)])
             // The user proved this factor, so their other half-finished enrolments of the same kind go.
@@ -134,14 +147,6 @@ extension Emulator {
 }
 
 extension Emulator {
-    /// Records when a factor's code was last accepted (a TOTP time step), so the same code cannot be
-    /// used twice.
-    public func recordFactorUse(in tenant: String, id: String, at instant: Date) throws {
-        try db.withConnection { c in
-            _ = try c.run("UPDATE factors SET last_challenged_at = ? WHERE tenant = ? AND id = ?", [SQLValue(instant), .text(tenant), .text(id)])
-        }
-    }
-
     /// Marks a factor proven without a challenge row (a dialect that checked the code itself), naming it.
     @discardableResult
     public func markFactorVerified(in tenant: String, userId: String, id: String, friendlyName: String?) throws -> Factor {

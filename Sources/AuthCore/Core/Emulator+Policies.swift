@@ -10,6 +10,20 @@ public struct VendorPolicies: Sendable {
     public init(base: TenantPolicies, applied: Set<PolicyLimit>) { self.base = base; self.applied = applied }
 }
 
+/// A per-user wait between two messages of one kind (GoTrue's `GOTRUE_SMTP_MAX_FREQUENCY` and
+/// `GOTRUE_SMS_MAX_FREQUENCY`): the vendor setting's window and name, and the code purposes that share
+/// one clock (GoTrue's recovery and magic-link emails do).
+public struct SendCooldown: Sendable, Equatable {
+    public var window: TimeInterval
+    public var purposes: [MessagePurpose]
+    /// The setting, named in the suppressed message's reason.
+    public var source: String
+
+    public init(window: TimeInterval, purposes: [MessagePurpose], source: String) {
+        self.window = window; self.purposes = purposes; self.source = source
+    }
+}
+
 /// Derives a tenant's vendor policies, for `EmulatorOptions.policyDerivers`.
 public typealias PolicyDeriver = @Sendable (Tenant) -> VendorPolicies
 
@@ -40,11 +54,26 @@ extension Emulator {
 
     // MARK: Rate limits
 
-    /// Counts a request against a per-IP limit of the tenant (`token_per_ip`, `verify_per_ip`), or
-    /// throws `rateLimited`. A request with no known address counts as one client.
-    public func checkRequestLimit(_ limit: PolicyLimit, in tenant: Tenant, ip: String?) throws {
+    /// Counts a request against a per-client limit of the tenant (`token_per_ip`, `verify_per_ip`,
+    /// `otp_per_ip`, `anonymous_per_ip`), or throws `rateLimited`. `client` is what tells clients apart:
+    /// the IP address, or a header the vendor is told to trust (GoTrue's `GOTRUE_RATE_LIMIT_HEADER`); a
+    /// request with neither counts as one client.
+    public func checkRequestLimit(_ limit: PolicyLimit, in tenant: Tenant, client: String?) throws {
         guard let rate = try policies(for: tenant).limits[limit] else { return }
-        try rateLimiter.consume("\(tenant.id):policy:\(limit.rawValue):\(ip ?? "-")", limit: rate, at: clock.now)
+        try rateLimiter.consume("\(tenant.id):policy:\(limit.rawValue):\(client ?? "-")", limit: rate, at: clock.now)
+    }
+
+    /// Refuses a message when the user had one of the same kind less than `cooldown.window` ago,
+    /// keeping it in the outbox as suppressed, with `cooldown.source` as the reason. The last send is
+    /// read from the codes issued (so the wait holds across a restart or a snapshot), as the vendors read
+    /// it from the user's `*_sent_at` stamps.
+    public func checkCooldown(_ cooldown: SendCooldown, for message: OutgoingMessage, userId: String) throws {
+        guard cooldown.window > 0,
+              let last = try lastCodeIssued(in: message.tenant, userId: userId, purposes: cooldown.purposes) else { return }
+        let wait = cooldown.window - clock.now.timeIntervalSince(last)
+        guard wait > 0 else { return }
+        try suppress(message, userId: userId, reason: "\(cooldown.source): the last one went less than \(Int(cooldown.window)) s ago")
+        throw AuthError.sendCooldown(message.channel, retryAfter: wait)
     }
 
     /// Admits one code message under the tenant's send limits (`resend_cooldown` and `code_deliveries`
@@ -91,7 +120,7 @@ extension Emulator {
         case .codeDeliveries: "\(name): \(rate.count) codes per \(Int(rate.window)) s reached for this recipient"
         case .emailSent: "\(name): \(rate.count) emails per \(Int(rate.window)) s reached for this tenant"
         case .smsSent: "\(name): \(rate.count) texts per \(Int(rate.window)) s reached for this tenant"
-        case .tokenPerIP, .verifyPerIP: "\(name): \(rate.count) requests per \(Int(rate.window)) s reached"
+        case .tokenPerIP, .verifyPerIP, .otpPerIP, .anonymousPerIP: "\(name): \(rate.count) requests per \(Int(rate.window)) s reached"
         }
     }
 

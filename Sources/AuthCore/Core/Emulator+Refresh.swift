@@ -19,10 +19,14 @@ public struct RefreshPolicy: Sendable {
     /// A replaced token presented outside the grace rules ends the whole session (GoTrue's reuse
     /// detection); without it the token is merely refused.
     public var reuseRevokesSession: Bool
+    /// A refresh token of an ended session is unknown rather than refused for its session (GoTrue deletes
+    /// ended sessions with their tokens).
+    public var endedSessionsForgetTokens: Bool
 
     public init(rotationEnabled: Bool = true, reuseInterval: TimeInterval = 0, timebox: TimeInterval? = nil,
                 inactivityTimeout: TimeInterval? = nil, singlePerUser: Bool = false, parentOfLiveAllowed: Bool = true,
-                reuseRevokesSession: Bool = true) {
+                reuseRevokesSession: Bool = true, endedSessionsForgetTokens: Bool = false) {
+        self.endedSessionsForgetTokens = endedSessionsForgetTokens
         self.rotationEnabled = rotationEnabled
         self.reuseInterval = reuseInterval
         self.timebox = timebox
@@ -41,6 +45,14 @@ public struct RefreshPolicy: Sendable {
         if singlePerUser, let newest, newest > session.createdAt { return .sessionExpired(reason: .newerLogin) }
         return nil
     }
+
+    /// How a refresh token of an ended session is answered. GoTrue deletes a session that ends (a
+    /// logout, a new password, a second factor proven elsewhere), so its tokens are not found; a family
+    /// revoked for a reused token stays, and every token of it is reuse again.
+    func endedSessionError(reason: String?) -> AuthError {
+        guard endedSessionsForgetTokens else { return .sessionNotFound }
+        return reason == Emulator.reuseRevocation ? .refreshTokenReused : .refreshTokenNotFound
+    }
 }
 
 extension Emulator {
@@ -55,14 +67,11 @@ extension Emulator {
                         newToken: (Generator) -> String) throws -> (user: User, issued: IssuedSession) {
         let now = clock.now
         let next = newToken(generator)
+        var refused: (User, String)?
         // The rotation, the user and session the answer describes, and the event, under one lock.
         let outcome: Result<Refreshed, AuthError> = try db.transaction { c in
             // The session as read before its refreshed_at was stamped, and the token the caller gets.
-            func refreshed(_ session: Session, _ token: String) throws -> Result<Refreshed, AuthError> {
-                guard let user = try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(session.userId)]) else {
-                    return .failure(.sessionNotFound)
-                }
-                if user.isBanned(at: now) || user.disabled { return .failure(.userBanned) }
+            func refreshed(_ session: Session, _ token: String, _ user: User) throws -> Result<Refreshed, AuthError> {
                 var session = session
                 session.refreshedAt = now
                 let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin,
@@ -73,11 +82,22 @@ extension Emulator {
             guard let row = try c.first("SELECT * FROM refresh_tokens WHERE tenant = ? AND token_hash = ?",
                                         [.text(tenant), .text(Self.tokenHash(token))]) else { return .failure(.refreshTokenNotFound) }
             let sessionId = row.string("session_id") ?? ""
-            guard let session = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ? AND revoked_at IS NULL",
-                                             [.text(tenant), .text(sessionId)]).map(Session.init(row:)) else { return .failure(.sessionNotFound) }
+            guard let sessionRow = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(tenant), .text(sessionId)]) else {
+                return .failure(.sessionNotFound)
+            }
+            let session = Session(row: sessionRow)
+            if session.revokedAt != nil { return .failure(policy.endedSessionError(reason: sessionRow.string("revoked_reason"))) }
             let newest = try c.first("SELECT MAX(created_at) AS newest FROM sessions WHERE tenant = ? AND user_id = ?",
                                      [.text(tenant), .text(session.userId)])?.date("newest")
             if let expired = policy.expiry(of: session, newest: newest, at: now) { return .failure(expired) }
+            // The gate before anything is written: a refused refresh rotates nothing.
+            guard let user = try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(session.userId)]) else {
+                return .failure(.sessionNotFound)
+            }
+            if let (error, reason) = signInRefusal(user, at: now) {
+                refused = (user, reason)
+                return .failure(error)
+            }
             var parent = row.string("token_hash") ?? ""
             if let revokedAt = row.date("revoked_at") {
                 let live = try c.first("SELECT token_hash, parent_hash FROM refresh_tokens WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL",
@@ -88,14 +108,15 @@ extension Emulator {
                 // that needs the live token's text from the last rotations, kept in memory.
                 if isParentOfLive, let liveHash = live?.string("token_hash"), let text = recentRefreshTokens.withLock({ $0[liveHash] }) {
                     try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
-                    return try refreshed(session, text)
+                    return try refreshed(session, text, user)
                 }
                 let withinInterval = now.timeIntervalSince(revokedAt) < policy.reuseInterval
                 if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.string("token_hash") {
                     parent = liveHash
                 } else if policy.rotationEnabled {
                     guard policy.reuseRevokesSession else { return .failure(.sessionNotFound) }
-                    try c.run("UPDATE sessions SET revoked_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
+                    try c.run("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE tenant = ? AND id = ?",
+                              [SQLValue(now), .text(Self.reuseRevocation), .text(tenant), .text(sessionId)])
                     try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
                               [SQLValue(now), .text(tenant), .text(sessionId)])
                     return .failure(.refreshTokenReused)
@@ -110,8 +131,9 @@ extension Emulator {
                 if recent.count >= 10_000 { recent.removeAll() }
                 recent[hash] = next
             }
-            return try refreshed(session, next)
+            return try refreshed(session, next, user)
         }
+        if let (user, reason) = refused { recordRefusal(user, reason: reason, stage: .refresh, origin: origin) }
         switch outcome {
         case .failure(let error):
             if error == .refreshTokenReused { record(.sessionRevoked, tenant: tenant, origin: origin, detail: ["reason": "refresh_token_reused"]) }
@@ -177,7 +199,8 @@ extension Emulator {
             let ids = try c.query("SELECT id FROM sessions WHERE tenant = ? AND user_id = ? AND revoked_at IS NULL\(condition)",
                                   [.text(tenant), .text(userId)] + extra).compactMap { $0.string("id") }
             for id in ids {
-                try c.run("UPDATE sessions SET revoked_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(id)])
+                try c.run("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE tenant = ? AND id = ?",
+                          [SQLValue(now), .text(reason), .text(tenant), .text(id)])
                 try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
                           [SQLValue(now), .text(tenant), .text(id)])
             }
@@ -200,6 +223,8 @@ extension Emulator {
         let now = clock.now
         // One transaction: the reads, the stamp and the event (a Firebase refresh took five lock
         // acquisitions and read the user and the session twice).
+        var refused: (User, String)?
+        defer { if let (user, reason) = refused { recordRefusal(user, reason: reason, stage: .refresh, origin: origin) } }
         let (user, session, event) = try db.transaction { c -> (User, Session, Event?) in
             guard let found = try c.first(
                 "SELECT refresh_tokens.revoked_at AS token_revoked, refresh_tokens.session_id AS token_session, sessions.* "
@@ -212,7 +237,10 @@ extension Emulator {
             guard found.date("token_revoked") == nil, session.revokedAt == nil else { throw AuthError.sessionNotFound }
             if let maxAge, now.timeIntervalSince(session.createdAt) > maxAge { throw AuthError.sessionExpired(reason: nil) }
             guard let user = try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(session.userId)]) else { throw AuthError.userNotFound }
-            guard !user.disabled else { throw AuthError.userDisabled }
+            if let (error, reason) = signInRefusal(user, at: now) {
+                refused = (user, reason)
+                throw error
+            }
             try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(session.id)])
             session.refreshedAt = now
             let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin, detail: ["session_id": .string(session.id)])

@@ -65,6 +65,9 @@ extension Emulator {
         return try users.reduce(0) { $0 + (try revokeSessions(in: tenant, userId: $1, .all, reason: reason, origin: origin)) }
     }
 
+    /// The `revoked_reason` of a session whose family a reused refresh token revoked.
+    static let reuseRevocation = "refresh_token_reused"
+
     /// How refresh tokens are stored: hex SHA-256, so a snapshot never holds a usable token.
     static func tokenHash(_ token: String) -> String { SHA256.hash(data: Array(token.utf8)).hex }
 }

@@ -13,43 +13,90 @@ public struct PasswordSignIn: Sendable {
     }
 }
 
+/// Which step of a sign-in the gate guards, as the audit trail records it.
+public enum SignInStage: String, Sendable {
+    /// A password, a code, a provider's token: the first factor.
+    case firstFactor = "first_factor"
+    /// The answer to a challenge after the first factor (a second factor, a new password).
+    case challenge
+    /// A refresh token exchanged for new tokens.
+    case refresh
+    /// A token presented to act as the user (an access or ID token).
+    case token
+    /// A password reset or another recovery started for the user.
+    case recovery
+}
+
 extension Emulator {
     /// Checks a password sign-in and returns the user. Unknown user and wrong password are the same
     /// `invalidCredentials` to the caller; the audit trail records which it was.
     public func authenticate(in tenant: String, _ attempt: PasswordSignIn, origin: RequestOrigin = RequestOrigin()) throws -> User {
         let found = try userAndPasswordHash(in: tenant, attempt.identifier)
-        let (user, hash) = (found?.user, found?.hash)
-        let matches: Bool
-        if let user, let hash {
-            matches = try self.attempt(.password, in: tenant, subject: user.id, userId: user.id, origin: origin) {
-                verifyPassword(attempt.password, against: hash)
-            }
-        } else {
-            // An unknown user still costs one hash, so response time does not reveal which emails exist.
-            _ = passwordHasher.verify(attempt.password, against: Emulator.decoyHash)
-            matches = false
-        }
-        guard let user, hash != nil, matches else {
-            let reason = user == nil ? "unknown_user" : (hash == nil ? "no_password" : "wrong_password")
-            record(.signInFailed, tenant: tenant, userId: user?.id, origin: origin, detail: ["reason": .string(reason), "method": "password"])
+        return try passwordSignIn(in: tenant, user: found?.user, hash: found?.hash, password: attempt.password, method: "password",
+                                  requireVerified: attempt.requireVerified ? attempt.identifier : nil, origin: origin)
+    }
+
+    /// Checks the password of a user the dialect has already found by its own rules (Cognito's
+    /// usernames and aliases), under the same lockout, audit and sign-in gate as `authenticate`.
+    public func authenticate(in tenant: String, user: User, password: String, origin: RequestOrigin = RequestOrigin()) throws -> User {
+        try passwordSignIn(in: tenant, user: user, hash: try passwordHash(in: tenant, userId: user.id), password: password, method: "password",
+                           requireVerified: nil, origin: origin)
+    }
+
+    /// A proof of the user's password that only the dialect can check (Cognito's SRP claim signature),
+    /// under the password lockout, audit and sign-in gate every password sign-in passes: a lockout
+    /// refuses it unchecked, a failure counts and is recorded with `method`, a success forgets the
+    /// failures and meets the gate.
+    public func authenticate(in tenant: String, user: User, method: String, origin: RequestOrigin = RequestOrigin(),
+                             proof: () throws -> Bool) throws -> User {
+        try authenticate(in: tenant, user: user, method: method, requireVerified: nil, origin: origin, proof: proof)
+    }
+
+    private func authenticate(in tenant: String, user: User, method: String, requireVerified: Identifier?, origin: RequestOrigin,
+                              proof: () throws -> Bool) throws -> User {
+        guard try attempt(.password, in: tenant, subject: user.id, userId: user.id, origin: origin, proof) else {
+            record(.signInFailed, tenant: tenant, userId: user.id, origin: origin, detail: ["reason": "wrong_password", "method": .string(method)])
             throw AuthError.invalidCredentials
         }
-        try checkCanSignIn(user, requireVerified: attempt.requireVerified ? attempt.identifier : nil, origin: origin)
+        try checkCanSignIn(user, requireVerified: requireVerified, origin: origin)
         return user
     }
 
-    /// Refuses disabled, banned and (when asked) unverified users, recording why.
-    public func checkCanSignIn(_ user: User, requireVerified identifier: Identifier?, origin: RequestOrigin) throws {
-        let refusal: (AuthError, String)? =
-            if user.disabled { (.userDisabled, "disabled") }
-            else if user.isBanned(at: clock.now) { (.userBanned, "banned") }
-            else if case .email? = identifier, user.emailVerifiedAt == nil { (.emailNotConfirmed, "email_not_confirmed") }
-            else if case .phone? = identifier, user.phoneVerifiedAt == nil { (.phoneNotConfirmed, "phone_not_confirmed") }
-            else { nil }
-        if let (error, reason) = refusal {
-            record(.signInFailed, tenant: user.tenant, userId: user.id, origin: origin, detail: ["reason": .string(reason)])
-            throw error
+    private func passwordSignIn(in tenant: String, user: User?, hash: String?, password: String, method: String, requireVerified: Identifier?,
+                                origin: RequestOrigin) throws -> User {
+        guard let user, let hash else {
+            // An unknown user still costs one hash, so response time does not reveal which emails exist.
+            _ = passwordHasher.verify(password, against: Emulator.decoyHash)
+            record(.signInFailed, tenant: tenant, userId: user?.id, origin: origin,
+                   detail: ["reason": .string(user == nil ? "unknown_user" : "no_password"), "method": .string(method)])
+            throw AuthError.invalidCredentials
         }
+        return try authenticate(in: tenant, user: user, method: method, requireVerified: requireVerified, origin: origin) {
+            verifyPassword(password, against: hash)
+        }
+    }
+
+    /// The sign-in gate every dialect's sign-ins, challenge answers, refreshes and token uses pass:
+    /// refuses disabled, banned and (when asked) unverified users, recording why as `signin.failed`.
+    public func checkCanSignIn(_ user: User, requireVerified identifier: Identifier? = nil, stage: SignInStage = .firstFactor,
+                               origin: RequestOrigin = RequestOrigin()) throws {
+        guard let (error, reason) = signInRefusal(user, requireVerified: identifier, at: clock.now) else { return }
+        recordRefusal(user, reason: reason, stage: stage, origin: origin)
+        throw error
+    }
+
+    /// Why the gate refuses `user` at `now`, if it does: for callers inside a transaction, which record
+    /// the refusal (`recordRefusal`) once it is over.
+    func signInRefusal(_ user: User, requireVerified identifier: Identifier? = nil, at now: Date) -> (AuthError, String)? {
+        if user.disabled { return (.userDisabled, "disabled") }
+        if user.isBanned(at: now) { return (.userBanned, "banned") }
+        if case .email? = identifier, user.emailVerifiedAt == nil { return (.emailNotConfirmed, "email_not_confirmed") }
+        if case .phone? = identifier, user.phoneVerifiedAt == nil { return (.phoneNotConfirmed, "phone_not_confirmed") }
+        return nil
+    }
+
+    func recordRefusal(_ user: User, reason: String, stage: SignInStage, origin: RequestOrigin) {
+        record(.signInFailed, tenant: user.tenant, userId: user.id, origin: origin, detail: ["reason": .string(reason), "stage": .string(stage.rawValue)])
     }
 
     /// Whether `password` is the user's current password.

@@ -97,8 +97,9 @@ extension Emulator {
         }
     }
 
-    /// Users of a tenant, oldest first; `query` matches email, phone, username or id (substring).
-    public func users(in tenant: String, query: String? = nil, limit: Int = 500, offset: Int = 0) throws -> [User] {
+    /// Users of a tenant, oldest first (or newest first, as GoTrue's admin list sorts by default);
+    /// `query` matches email, phone, username or id (substring).
+    public func users(in tenant: String, query: String? = nil, limit: Int = 500, offset: Int = 0, newestFirst: Bool = false) throws -> [User] {
         try db.withConnection { c in
             var sql = "\(Self.userColumns) WHERE tenant = ?"
             var args: [SQLValue] = [.text(tenant)]
@@ -107,7 +108,8 @@ extension Emulator {
                 let like = "%\(query)%"
                 args += [.text(like), .text(like), .text(like), .text(query)]
             }
-            sql += " ORDER BY created_at, rowid LIMIT \(max(1, min(limit, 10_000))) OFFSET \(max(0, offset))"
+            sql += newestFirst ? " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?" : " ORDER BY created_at, rowid LIMIT ? OFFSET ?"
+            args += [.int(Int64(max(1, min(limit, 10_000)))), .int(Int64(max(0, offset)))]
             return try c.query(sql, args).map { row in User(row: row, identities: try identities(c, tenant: tenant, userId: row.string("id") ?? "")) }
         }
     }
@@ -142,6 +144,13 @@ extension Emulator {
     public func markVerificationSent(in tenant: String, userId: String) throws {
         _ = try db.withConnection { c in
             try c.run("UPDATE users SET verification_sent_at = ? WHERE tenant = ? AND id = ?", [SQLValue(clock.now), .text(tenant), .text(userId)])
+        }
+    }
+
+    /// Stamps an invitation (GoTrue's `invited_at`, set each time one is sent).
+    public func markInvited(in tenant: String, userId: String) throws {
+        _ = try db.withConnection { c in
+            try c.run("UPDATE users SET invited_at = ? WHERE tenant = ? AND id = ?", [SQLValue(clock.now), .text(tenant), .text(userId)])
         }
     }
 

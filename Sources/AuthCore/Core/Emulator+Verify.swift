@@ -138,3 +138,49 @@ extension Emulator {
         return user
     }
 }
+
+extension Emulator {
+    /// Makes `address` the user's verified email (or phone) in one transaction: the address replaces the
+    /// old one and any pending change, the matching identity carries it verified (made if missing), and an
+    /// anonymous user stops being anonymous, as GoTrue's `emailChangeVerify` and `smsVerify` do. What a
+    /// confirmed change, and an address added under autoconfirm, come to in every dialect.
+    @discardableResult
+    public func confirmAddressChange(in tenant: String, userId: String, channel: Channel, address: String,
+                                     origin: RequestOrigin = RequestOrigin()) throws -> User {
+        let now = clock.now
+        let user = try requireUser(in: tenant, id: userId)
+        let (column, provider, key) = channel == .email ? ("email", "email", "email_verified") : ("phone", "phone", "phone_verified")
+        let value = channel == .email ? try Identifiers.email(address) : try Identifiers.phone(address)
+        guard let value else { throw channel == .email ? AuthError.invalidEmail : AuthError.invalidPhone }
+        do {
+            try db.transaction { c in
+                try c.run("""
+                    UPDATE users SET \(column) = ?, \(column)_verified_at = ?, pending_\(column) = NULL, is_anonymous = 0, updated_at = ?
+                    WHERE tenant = ? AND id = ?
+                    """, [.text(value), SQLValue(now), SQLValue(now), .text(tenant), .text(userId)])
+                if let identity = user.identities.first(where: { $0.provider == provider }) {
+                    var data = identity.data
+                    data[provider] = .string(value)
+                    data[key] = true
+                    try c.run("UPDATE identities SET email = ?, data = ?, updated_at = ? WHERE tenant = ? AND id = ?",
+                              [SQLValue(channel == .email ? value : user.email), SQLValue(JSON.object(data)), SQLValue(now), .text(tenant),
+                               .text(identity.id)])
+                } else {
+                    try insertIdentity(c, tenant: tenant, userId: userId, provider: provider, subject: userId,
+                                       email: channel == .email ? value : user.email,
+                                       data: ["sub": .string(userId), .init(stringLiteral: provider): .string(value), .init(stringLiteral: key): true],
+                                       at: now)
+                }
+                if channel == .email {
+                    // Every identity row carries the user's email (GoTrue's `identities.email` is generated from it).
+                    try c.run("UPDATE identities SET email = ? WHERE tenant = ? AND user_id = ? AND provider = 'phone'",
+                              [.text(value), .text(tenant), .text(userId)])
+                }
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw Self.clash(error)
+        }
+        record(.userUpdated, tenant: tenant, userId: userId, origin: origin, detail: [column: .string(value), "confirmed": true])
+        return try requireUser(in: tenant, id: userId)
+    }
+}

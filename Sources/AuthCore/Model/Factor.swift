@@ -14,6 +14,8 @@ public struct Factor: Sendable, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
     public var lastChallengedAt: Date?
+    /// The TOTP time step whose code was last accepted: that code, and older ones, are spent.
+    public var lastUsedStep: Int64?
 
     init(row: Row) {
         id = row.string("id") ?? ""
@@ -26,6 +28,7 @@ public struct Factor: Sendable, Equatable {
         createdAt = row.date("created_at") ?? .distantPast
         updatedAt = row.date("updated_at") ?? .distantPast
         lastChallengedAt = row.date("last_challenged_at")
+        lastUsedStep = row.int("last_used_step").map(Int64.init)
     }
 
     /// The authenticator this factor's secret drives.

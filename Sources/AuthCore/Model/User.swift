@@ -29,6 +29,8 @@ public struct User: Sendable, Equatable {
     public var pendingPhone: String?
     /// Tokens issued before this instant are revoked (Firebase's `validSince`).
     public var tokensValidAfter: Date?
+    /// When the user was last invited (GoTrue's `invited_at`).
+    public var invitedAt: Date?
     /// When the password was last set; nil for users without one.
     public var passwordUpdatedAt: Date?
     /// Whether the user can sign in with a password.
@@ -58,6 +60,7 @@ public struct User: Sendable, Equatable {
         pendingPhone = row.string("pending_phone")
         tokensValidAfter = row.date("tokens_valid_after")
         passwordUpdatedAt = row.date("password_updated_at")
+        invitedAt = row.date("invited_at")
     }
 
     /// Whether the user is banned at `now`.

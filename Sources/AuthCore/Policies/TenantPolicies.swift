@@ -14,6 +14,10 @@ public enum PolicyLimit: String, Sendable, CaseIterable {
     case tokenPerIP = "token_per_ip"
     /// Code and link verifications from one IP address per window.
     case verifyPerIP = "verify_per_ip"
+    /// Requests that send a code or link (sign-up, OTP, recovery, resend) from one IP address per window.
+    case otpPerIP = "otp_per_ip"
+    /// Anonymous sign-ups from one IP address per window.
+    case anonymousPerIP = "anonymous_per_ip"
 
     /// Whether the limit is counted per recipient (the rest count per tenant or per IP).
     public var isPerRecipient: Bool { self == .codeDeliveries || self == .resendCooldown }

@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 10
+    static let version = 11
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -128,6 +128,14 @@ enum Schema {
         // each sign-in paid for keeping both (scripts/bench).
         """
         DROP INDEX sessions_user;
+        """,
+        // 11: what the core's shared rules remember: the TOTP time step a factor last accepted (a code is
+        // good once, RFC 6238 §5.2), when a user was last invited (GoTrue's `invited_at`), and why a session
+        // ended (a family revoked for a reused refresh token answers differently from a logged-out session).
+        """
+        ALTER TABLE factors ADD COLUMN last_used_step INTEGER;
+        ALTER TABLE users ADD COLUMN invited_at REAL;
+        ALTER TABLE sessions ADD COLUMN revoked_reason TEXT;
         """,
     ]
 

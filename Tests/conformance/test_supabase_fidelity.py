@@ -1,0 +1,376 @@
+"""GoTrue's answers where Fauxth used to differ, found with supabase-js and supabase-swift: each test sends
+what those clients send (or drives supabase-py) and checks GoTrue's own status, code and effect."""
+import time
+import urllib.parse
+import uuid
+
+import jwt as pyjwt
+import pyotp
+import pytest
+import requests
+from supabase import create_client
+from supabase_auth.errors import AuthApiError
+
+from test_supabase_admin import SERVICE_ROLE_KEY
+from test_supabase_slice import ANON_KEY, claims
+
+JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
+ALICE = "00000000-0000-4000-8000-00000000a11c"
+
+
+def headers(token=None):
+    """What supabase-js sends on every auth call (supabase-swift sends the same apikey, version and bearer)."""
+    return {
+        "apikey": ANON_KEY, "Authorization": f"Bearer {token or ANON_KEY}", "Content-Type": "application/json;charset=UTF-8",
+        "X-Client-Info": "supabase-js-node/2.58.0", "X-Supabase-Api-Version": "2024-01-01",
+    }
+
+
+def admin_headers():
+    return {**headers(SERVICE_ROLE_KEY), "apikey": SERVICE_ROLE_KEY}
+
+
+def auth_post(fauxth, path, body, token=None, **params):
+    return requests.post(f"{fauxth.url}/auth/v1/{path}", json=body, headers=headers(token), params=params)
+
+
+def sign_in(fauxth, email="alice@example.com", password="password123"):
+    response = auth_post(fauxth, "token", {"email": email, "password": password}, grant_type="password")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def error(response, status, code):
+    assert response.status_code == status, response.text
+    assert response.json()["code"] == code, response.text
+    return response.json()["message"]
+
+
+def enroll_verified_totp(fauxth, session):
+    """A verified TOTP factor for the session's user; answers the factor id, its secret and the aal2 session."""
+    token = session["access_token"]
+    factor = auth_post(fauxth, "factors", {"factor_type": "totp", "friendly_name": "phone"}, token).json()
+    challenge = auth_post(fauxth, f"factors/{factor['id']}/challenge", {}, token).json()
+    code = pyotp.TOTP(factor["totp"]["secret"]).now()
+    verified = auth_post(fauxth, f"factors/{factor['id']}/verify", {"challenge_id": challenge["id"], "code": code}, token)
+    assert verified.status_code == 200, verified.text
+    return factor["id"], factor["totp"]["secret"], verified.json()
+
+
+# 1. Assurance level
+
+
+@pytest.mark.parametrize("change", [{"password": "a-new-password-1"}, {"email": "alice.new@example.com"}])
+def test_an_aal1_session_cannot_change_the_credentials_of_a_user_with_a_verified_factor(fauxth, change):
+    enroll_verified_totp(fauxth, sign_in(fauxth))
+    aal1 = sign_in(fauxth)
+    assert claims(aal1["access_token"])["aal"] == "aal1"
+    response = requests.put(f"{fauxth.url}/auth/v1/user", json=change, headers=headers(aal1["access_token"]))
+    assert error(response, 401, "insufficient_aal") == "AAL2 session is required to update email or password when MFA is enabled."
+    # Metadata alone needs no second factor.
+    assert requests.put(f"{fauxth.url}/auth/v1/user", json={"data": {"x": 1}}, headers=headers(aal1["access_token"])).status_code == 200
+
+
+def test_an_aal2_session_changes_the_password(fauxth):
+    _, _, aal2 = enroll_verified_totp(fauxth, sign_in(fauxth))
+    response = requests.put(f"{fauxth.url}/auth/v1/user", json={"password": "a-new-password-1"}, headers=headers(aal2["access_token"]))
+    assert response.status_code == 200, response.text
+
+
+def test_supabase_py_sees_insufficient_aal_as_an_api_error(fauxth):
+    enroll_verified_totp(fauxth, sign_in(fauxth))
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"})
+    with pytest.raises(AuthApiError) as raised:
+        auth.update_user({"password": "a-new-password-1"})
+    assert raised.value.status == 401 and raised.value.code == "insufficient_aal"
+
+
+# 16 (as Supabase answers it). A TOTP code is good once
+
+
+def test_a_totp_code_already_used_is_refused_with_a_new_challenge(fauxth):
+    fauxth.control("POST", "/clock/freeze")
+    factor_id, secret, aal2 = enroll_verified_totp(fauxth, sign_in(fauxth))
+    # The enrolment used the current step's code; a fresh sign-in presents it again.
+    session = sign_in(fauxth)
+    challenge = auth_post(fauxth, f"factors/{factor_id}/challenge", {}, session["access_token"]).json()
+    code = pyotp.TOTP(secret).at(fauxth.now())
+    response = auth_post(fauxth, f"factors/{factor_id}/verify", {"challenge_id": challenge["id"], "code": code}, session["access_token"])
+    assert error(response, 422, "mfa_verification_failed") == "Invalid TOTP code entered"
+    fauxth.control("POST", "/clock/advance", json={"seconds": 30})
+    challenge = auth_post(fauxth, f"factors/{factor_id}/challenge", {}, session["access_token"]).json()
+    code = pyotp.TOTP(secret).at(fauxth.now())
+    assert auth_post(fauxth, f"factors/{factor_id}/verify", {"challenge_id": challenge["id"], "code": code},
+                     session["access_token"]).status_code == 200
+
+
+# 2. Refresh tokens of a logged-out session
+
+
+@pytest.mark.parametrize("scope", ["local", "global", "others"])
+def test_the_refresh_token_of_a_logged_out_session_is_not_found(fauxth, scope):
+    ended = sign_in(fauxth)
+    caller = ended if scope != "others" else sign_in(fauxth)
+    logout = requests.post(f"{fauxth.url}/auth/v1/logout", params={"scope": scope}, headers=headers(caller["access_token"]))
+    assert logout.status_code == 204
+    response = auth_post(fauxth, "token", {"refresh_token": ended["refresh_token"]}, grant_type="refresh_token")
+    assert error(response, 400, "refresh_token_not_found") == "Invalid Refresh Token: Refresh Token Not Found"
+
+
+def test_supabase_py_signs_out_on_the_missing_refresh_token(fauxth):
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    session = auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"}).session
+    requests.post(f"{fauxth.url}/auth/v1/logout", params={"scope": "global"}, headers=headers(session.access_token))
+    with pytest.raises(AuthApiError) as raised:
+        auth.refresh_session(session.refresh_token)
+    assert raised.value.code == "refresh_token_not_found"
+
+
+def test_a_family_revoked_for_reuse_stays_reuse(fauxth):
+    first = sign_in(fauxth)
+    second = auth_post(fauxth, "token", {"refresh_token": first["refresh_token"]}, grant_type="refresh_token").json()
+    auth_post(fauxth, "token", {"refresh_token": second["refresh_token"]}, grant_type="refresh_token")
+    reused = auth_post(fauxth, "token", {"refresh_token": first["refresh_token"]}, grant_type="refresh_token")
+    assert error(reused, 400, "refresh_token_already_used") == "Invalid Refresh Token: Already Used"
+    again = auth_post(fauxth, "token", {"refresh_token": second["refresh_token"]}, grant_type="refresh_token")
+    error(again, 400, "refresh_token_already_used")
+
+
+# 3. Anonymous users
+
+
+ANONYMOUS = {"GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true", "GOTRUE_SMTP_MAX_FREQUENCY": "1s"}
+
+
+def anonymous_session(fauxth):
+    response = auth_post(fauxth, "signup", {"data": {}})
+    assert response.status_code == 200, response.text
+    session = response.json()
+    assert session["user"]["is_anonymous"] is True
+    return session
+
+
+def test_an_anonymous_user_cannot_set_a_password_without_an_address(supabase_project):
+    fauxth = supabase_project(ANONYMOUS)
+    session = anonymous_session(fauxth)
+    response = requests.put(f"{fauxth.url}/auth/v1/user", json={"password": "secret123"}, headers=headers(session["access_token"]))
+    message = error(response, 422, "validation_failed")
+    assert message == "Updating password of an anonymous user without an email or phone is not allowed"
+
+
+def assert_permanent(fauxth, answer_user, session, email):
+    assert answer_user["is_anonymous"] is False
+    assert answer_user["app_metadata"]["providers"] == ["email"] and answer_user["app_metadata"]["provider"] == "email"
+    assert answer_user["email"] == email and answer_user["email_confirmed_at"]
+    user = requests.get(f"{fauxth.url}/auth/v1/user", headers=headers(session["access_token"])).json()
+    assert user["is_anonymous"] is False and user["app_metadata"]["providers"] == ["email"]
+    refreshed = auth_post(fauxth, "token", {"refresh_token": session["refresh_token"]}, grant_type="refresh_token").json()
+    token = claims(refreshed["access_token"])
+    assert token["is_anonymous"] is False and token["app_metadata"]["providers"] == ["email"] and token["email"] == email
+
+
+def test_an_anonymous_user_adding_an_email_under_autoconfirm_becomes_permanent(supabase_project):
+    fauxth = supabase_project({**ANONYMOUS, "GOTRUE_MAILER_AUTOCONFIRM": "true"})
+    session = anonymous_session(fauxth)
+    response = requests.put(f"{fauxth.url}/auth/v1/user", json={"email": "Keeper@Example.com"}, headers=headers(session["access_token"]))
+    assert response.status_code == 200, response.text
+    assert_permanent(fauxth, response.json(), session, "keeper@example.com")
+
+
+def test_an_anonymous_user_confirming_an_email_change_becomes_permanent(supabase_project):
+    fauxth = supabase_project(ANONYMOUS)
+    session = anonymous_session(fauxth)
+    response = requests.put(f"{fauxth.url}/auth/v1/user", json={"email": "later@example.com"}, headers=headers(session["access_token"]))
+    assert response.status_code == 200 and response.json()["is_anonymous"] is True and response.json()["new_email"] == "later@example.com"
+    code = fauxth.wait_message("later@example.com", purpose="email_change")["codes"][0]
+    verified = auth_post(fauxth, "verify", {"type": "email_change", "email": "later@example.com", "token": code})
+    assert verified.status_code == 200, verified.text
+    assert_permanent(fauxth, verified.json()["user"], session, "later@example.com")
+
+
+def test_an_anonymous_user_confirming_a_phone_becomes_permanent(supabase_project):
+    fauxth = supabase_project({**ANONYMOUS, "GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_MAX_FREQUENCY": "1s"})
+    session = anonymous_session(fauxth)
+    assert requests.put(f"{fauxth.url}/auth/v1/user", json={"phone": "+15555550142"}, headers=headers(session["access_token"])).status_code == 200
+    code = fauxth.wait_message("+15555550142", purpose="phone_change")["codes"][0]
+    verified = auth_post(fauxth, "verify", {"type": "phone_change", "phone": "15555550142", "token": code})
+    assert verified.status_code == 200, verified.text
+    user = verified.json()["user"]
+    assert user["is_anonymous"] is False and user["phone"] == "15555550142" and user["app_metadata"]["providers"] == ["phone"]
+
+
+# 4. A token without `sub`
+
+
+def test_an_access_token_without_sub_is_a_bad_jwt(fauxth):
+    token = pyjwt.encode({"aud": "authenticated", "role": "authenticated", "exp": int(time.time()) + 3600,
+                          "session_id": str(uuid.uuid4())}, JWT_SECRET, algorithm="HS256")
+    response = requests.get(f"{fauxth.url}/auth/v1/user", headers=headers(token))
+    assert error(response, 403, "bad_jwt") == "invalid claim: missing sub claim"
+    not_uuid = pyjwt.encode({"sub": "alice", "aud": "authenticated", "exp": int(time.time()) + 3600}, JWT_SECRET, algorithm="HS256")
+    response = requests.get(f"{fauxth.url}/auth/v1/user", headers=headers(not_uuid))
+    assert error(response, 400, "bad_jwt") == "invalid claim: sub claim must be a UUID"
+
+
+# 5. GoTrue's email check
+
+
+BAD_EMAIL = "xx:;x@x.x"
+
+
+@pytest.mark.parametrize("path, body, admin", [
+    ("signup", {"email": BAD_EMAIL, "password": "secret123"}, False),
+    ("admin/users", {"email": BAD_EMAIL, "password": "secret123"}, True),
+    ("invite", {"email": BAD_EMAIL}, True),
+    ("admin/generate_link", {"type": "magiclink", "email": BAD_EMAIL}, True),
+    ("otp", {"email": BAD_EMAIL}, False),
+    ("recover", {"email": BAD_EMAIL}, False),
+])
+def test_an_invalid_email_is_refused_with_validation_failed(fauxth, path, body, admin):
+    response = requests.post(f"{fauxth.url}/auth/v1/{path}", json=body, headers=admin_headers() if admin else headers())
+    assert error(response, 400, "validation_failed") == "Unable to validate email address: invalid format"
+
+
+def test_the_client_sees_the_invalid_email_as_an_api_error(fauxth):
+    with pytest.raises(AuthApiError) as raised:
+        create_client(fauxth.url, ANON_KEY).auth.sign_up({"email": BAD_EMAIL, "password": "secret123"})
+    assert raised.value.status == 400 and raised.value.code == "validation_failed"
+
+
+# 6. Ids compare as UUIDs
+
+
+def test_admin_routes_find_a_user_by_an_upper_case_id(fauxth):
+    upper = ALICE.upper()  # what supabase-swift sends: Foundation's UUID prints upper-case hex
+    got = requests.get(f"{fauxth.url}/auth/v1/admin/users/{upper}", headers=admin_headers())
+    assert got.status_code == 200 and got.json()["id"] == ALICE
+    put = requests.put(f"{fauxth.url}/auth/v1/admin/users/{upper}", json={"user_metadata": {"seen": True}}, headers=admin_headers())
+    assert put.status_code == 200 and put.json()["user_metadata"]["seen"] is True
+    deleted = requests.delete(f"{fauxth.url}/auth/v1/admin/users/{upper}", headers=admin_headers())
+    assert deleted.status_code == 200
+    assert requests.get(f"{fauxth.url}/auth/v1/admin/users/{ALICE}", headers=admin_headers()).status_code == 404
+
+
+def test_unlinking_an_identity_by_its_upper_case_id(supabase_project):
+    fauxth = supabase_project({"GOTRUE_SECURITY_MANUAL_LINKING_ENABLED": "true", "GOTRUE_MAILER_AUTOCONFIRM": "true",
+                               "GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_AUTOCONFIRM": "true"})
+    session = auth_post(fauxth, "signup", {"email": "two@example.com", "password": "secret123"}).json()
+    updated = requests.put(f"{fauxth.url}/auth/v1/user", json={"phone": "+15555550177"}, headers=headers(session["access_token"])).json()
+    phone = next(i for i in updated["identities"] if i["provider"] == "phone")
+    response = requests.delete(f"{fauxth.url}/auth/v1/user/identities/{phone['identity_id'].upper()}", headers=headers(session["access_token"]))
+    assert response.status_code == 200, response.text
+    user = requests.get(f"{fauxth.url}/auth/v1/user", headers=headers(session["access_token"])).json()
+    assert [i["provider"] for i in user["identities"]] == ["email"]
+
+
+# 7. The admin list
+
+
+def test_admin_list_users_is_newest_first(fauxth):
+    fauxth.control("POST", "/clock/freeze")
+    for name in ["first", "second"]:
+        fauxth.control("POST", "/clock/advance", json={"seconds": 5})
+        requests.post(f"{fauxth.url}/auth/v1/admin/users", json={"email": f"{name}@example.com", "password": "secret123"},
+                      headers=admin_headers())
+    users = requests.get(f"{fauxth.url}/auth/v1/admin/users", headers=admin_headers()).json()["users"]
+    assert [u["email"] for u in users[:2]] == ["second@example.com", "first@example.com"]
+    oldest = requests.get(f"{fauxth.url}/auth/v1/admin/users", params={"sort": "created_at asc"}, headers=admin_headers()).json()["users"]
+    assert oldest[-1]["email"] == "second@example.com"
+    listed = create_client(fauxth.url, SERVICE_ROLE_KEY).auth.admin.list_users()
+    assert listed[0].email == "second@example.com"
+
+
+@pytest.mark.parametrize("params", [{"page": "-1"}, {"per_page": "-5"}, {"page": "x"}])
+def test_admin_list_users_refuses_bad_pagination(fauxth, params):
+    response = requests.get(f"{fauxth.url}/auth/v1/admin/users", params=params, headers=admin_headers())
+    value = next(iter(params.values()))
+    assert error(response, 400, "validation_failed") == f'Bad Pagination Parameters: strconv.ParseUint: parsing "{value}": invalid syntax'
+
+
+# 8. Invitations
+
+
+def test_an_invited_user_has_invited_at_and_keeps_it(fauxth):
+    response = requests.post(f"{fauxth.url}/auth/v1/invite", json={"email": "guest@example.com"}, headers=admin_headers())
+    assert response.status_code == 200, response.text
+    user = response.json()
+    assert user["invited_at"]
+    again = requests.get(f"{fauxth.url}/auth/v1/admin/users/{user['id']}", headers=admin_headers()).json()
+    assert again["invited_at"] == user["invited_at"]
+    invited = create_client(fauxth.url, SERVICE_ROLE_KEY).auth.admin.invite_user_by_email("guest2@example.com").user
+    assert invited.invited_at is not None
+
+
+# 9. Verify checks the phone first
+
+
+def test_verify_with_a_malformed_phone_is_refused_before_any_lookup(fauxth):
+    response = auth_post(fauxth, "verify", {"type": "sms", "phone": "0123-abc", "token": "123456"})
+    assert error(response, 400, "validation_failed") == "Invalid phone number format (E.164 required)"
+
+
+# 10. Email change links from generate_link
+
+
+@pytest.mark.parametrize("types", [["email_change_current", "email_change_new"], ["email_change_new"]])
+def test_generate_link_email_change_links_apply_the_change(fauxth, types):
+    links = []
+    for kind in types:
+        response = requests.post(f"{fauxth.url}/auth/v1/admin/generate_link", headers=admin_headers(),
+                                 json={"type": kind, "email": "alice@example.com", "new_email": "alice.moved@example.com"})
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["verification_type"] == kind and body["new_email"] == "alice.moved@example.com"
+        assert "type=email_change" in body["action_link"]
+        links.append(body["hashed_token"])
+    for hashed in links:
+        verified = auth_post(fauxth, "verify", {"type": "email_change", "token_hash": hashed})
+        assert verified.status_code == 200, verified.text
+    assert sign_in(fauxth, "alice.moved@example.com")["user"]["email"] == "alice.moved@example.com"
+
+
+def test_generate_link_email_change_for_an_unknown_user(fauxth):
+    response = requests.post(f"{fauxth.url}/auth/v1/admin/generate_link", headers=admin_headers(),
+                             json={"type": "email_change_new", "email": "nobody@example.com", "new_email": "x@example.com"})
+    assert error(response, 404, "user_not_found") == "User with this email not found"
+
+
+def test_supabase_py_generates_an_email_change_link(fauxth):
+    admin = create_client(fauxth.url, SERVICE_ROLE_KEY).auth.admin
+    response = admin.generate_link({"type": "email_change_new", "email": "alice@example.com", "new_email": "alice.py@example.com"})
+    assert response.properties.verification_type == "email_change_new"
+    link = urllib.parse.urlsplit(response.properties.action_link)
+    assert urllib.parse.parse_qs(link.query)["type"] == ["email_change"]
+
+
+# 11. GoTrue configurations over one database
+
+
+def test_projects_naming_the_same_database_share_users_but_not_settings(start_fauxth, tmp_path):
+    from test_supabase_projects import free_port
+
+    database = "postgresql://supabase_auth_admin:root@localhost:54322/postgres"
+    web, admin = tmp_path / "web.env", tmp_path / "admin.env"
+    web.write_text(f"FAUXTH_PROJECT_ID=web\nGOTRUE_JWT_SECRET={JWT_SECRET}\nGOTRUE_MAILER_AUTOCONFIRM=true\nDATABASE_URL={database}\n")
+    admin.write_text(f"FAUXTH_PROJECT_ID=admin\nGOTRUE_JWT_SECRET=a-second-secret-of-at-least-32-characters!\n"
+                     f"GOTRUE_DISABLE_SIGNUP=true\nGOTRUE_DB_DATABASE_URL={database}\n")
+    web_port, admin_port = free_port(), free_port()
+    instance = start_fauxth("--supabase-env", str(web), "--supabase-port", str(web_port),
+                            "--supabase-env", str(admin), "--supabase-port", str(admin_port))
+    web_url, admin_url = f"http://127.0.0.1:{web_port}", f"http://127.0.0.1:{admin_port}"
+    signed_up = requests.post(f"{web_url}/signup", json={"email": "shared@example.com", "password": "secret123"}, headers=headers())
+    assert signed_up.status_code == 200, signed_up.text
+    # The other configuration signs the same user in, with its own key…
+    session = requests.post(f"{admin_url}/token", params={"grant_type": "password"}, headers=headers(),
+                            json={"email": "shared@example.com", "password": "secret123"})
+    assert session.status_code == 200, session.text
+    assert session.json()["user"]["id"] == signed_up.json()["user"]["id"]
+    pyjwt.decode(session.json()["access_token"], "a-second-secret-of-at-least-32-characters!", algorithms=["HS256"], audience="authenticated")
+    # …and keeps its own settings: sign-ups are off there.
+    refused = requests.post(f"{admin_url}/signup", json={"email": "other@example.com", "password": "secret123"}, headers=headers())
+    assert error(refused, 422, "signup_disabled")
+    assert requests.get(f"{admin_url}/settings").json()["disable_signup"] is True
+    assert requests.get(f"{web_url}/settings").json()["disable_signup"] is False
+    users = instance.control("GET", "/tenants/web/users", params={"email": "shared@example.com"}).json()["users"]
+    assert len(users) == 1
