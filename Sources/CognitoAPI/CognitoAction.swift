@@ -98,12 +98,13 @@ enum CognitoAction: String, CaseIterable, Sendable {
         }
     }
 
-    /// The per-IP policy the action counts against: sign-ins and token requests, and the actions that
-    /// check a code.
+    /// The per-IP policy the action counts against: sign-ins and token requests, the actions that
+    /// check a code, and those that send one.
     var requestLimit: PolicyLimit? {
         switch self {
         case .initiateAuth, .adminInitiateAuth, .respondToAuthChallenge, .adminRespondToAuthChallenge, .getTokensFromRefreshToken: .tokenPerIP
         case .confirmSignUp, .confirmForgotPassword, .verifyUserAttribute, .verifySoftwareToken: .verifyPerIP
+        case .signUp, .resendConfirmationCode, .forgotPassword, .getUserAttributeVerificationCode: .otpPerIP
         default: nil
         }
     }

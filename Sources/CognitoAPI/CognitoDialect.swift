@@ -33,11 +33,12 @@ public struct CognitoDialect: Sendable {
     }
 
     /// Cognito's own protections as a pool's policies: the sign-in lockout every pool has, and a limit
-    /// on code messages to one recipient (`LimitExceededException` on the sixth within an hour).
+    /// on code messages to one recipient (`LimitExceededException` on the sixth within an hour). Every
+    /// limit applies but `anonymous_per_ip`: a pool has no anonymous sign-in.
     public static let policyDeriver: PolicyDeriver = { _ in
         VendorPolicies(base: TenantPolicies(lockouts: [.password: TenantPolicies.cognitoSignInLockout],
                                             limits: [.codeDeliveries: RateLimit(count: 5, window: 3600)]),
-                       applied: Set(PolicyLimit.allCases))
+                       applied: Set(PolicyLimit.allCases).subtracting([.anonymousPerIP]))
     }
 
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {

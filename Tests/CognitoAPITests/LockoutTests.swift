@@ -56,6 +56,23 @@ import Testing
         }
     }
 
+    /// `otp_per_ip` counts the actions that send a code, through the core's request limits.
+    @Test func aPoolsOTPRequestLimitCountsTheActionsThatSendCodes() async throws {
+        let harness = try Harness(seed: try builtInAnd(cognitoSeed(settings: ["policies": ["rate_limits": ["otp_per_ip": ["count": 2, "window": 60]]]])))
+        try await harness.run { client async throws in
+            for _ in 0..<2 {
+                #expect(try await client.cognito("ForgotPassword", ["ClientId": .string(testClient), "Username": "dave"]).status == .ok)
+            }
+            let refused = try await client.cognito("ResendConfirmationCode", ["ClientId": .string(testClient), "Username": "dave"])
+            #expect(refused.json == ["__type": "TooManyRequestsException", "message": "Too many requests"])
+            #expect(try await client.passwordAuth("dave", clientId: testClient).json["AuthenticationResult"] != nil)
+        }
+        #expect(throws: AuthError.invalidInput(field: "policies.rate_limits.anonymous_per_ip",
+                                               reason: "does not apply to this dialect (its own setting governs it)")) {
+            try harness.emulator.setPolicies(in: testPool, ["rate_limits": ["anonymous_per_ip": ["count": 1, "window": 60]]])
+        }
+    }
+
     @Test func wrongTOTPCodesLockMFAWhenThePoolSaysSo() async throws {
         let harness = try Harness(seed: try builtInAnd(cognitoSeed(settings: ["policies": ["mfa_lockout": ["max_attempts": 3, "durations": [300]]]])))
         try await harness.run { client async throws in
