@@ -130,8 +130,14 @@ struct FirebaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         return response(for: failure)
     }
 
-    /// `{"error":{"code","message","errors":[{"message","reason","domain"}],"status"?}}`.
     static func response(for failure: FirebaseError) -> Response {
+        var headers = HTTPFields()
+        if let retry = failure.retryAfter { headers[.retryAfter] = String(retry) }
+        return .json(body(for: failure), status: failure.status, headers: headers)
+    }
+
+    /// `{"error":{"code","message","errors":[{"message","reason","domain"}],"status"?}}`.
+    static func body(for failure: FirebaseError) -> JSON {
         let reason = switch failure.status.code {
         case 401: "authError"
         case 403: "forbidden"
@@ -143,8 +149,6 @@ struct FirebaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         if failure.status == .unauthorized { detail.merge(["location": "Authorization", "locationType": "header"]) { $1 } }
         var error: [String: JSON] = ["code": .int(Int(failure.status.code)), "message": .string(failure.message), "errors": [.object(detail)]]
         error["status"] = failure.googleStatus.map(JSON.string)
-        var headers = HTTPFields()
-        if let retry = failure.retryAfter { headers[.retryAfter] = String(retry) }
-        return .json(["error": .object(error)], status: failure.status, headers: headers)
+        return ["error": .object(error)]
     }
 }
