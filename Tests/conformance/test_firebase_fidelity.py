@@ -1,0 +1,48 @@
+"""Where Fauxth's Firebase dialect must answer as the Firebase Auth Emulator (and the SDKs that talk to it) expect:
+credentials the JS SDK builds from an access token, a password change in the second of the sign-in, the emulator's
+(absent) SMS send interval and its accounts-clearing endpoint, and the banner's API keys."""
+import json
+import queue
+import subprocess
+import threading
+import urllib.parse
+
+from firebase_admin import auth
+
+from conftest import BINARY, FIREBASE_PROJECT, firebase_error, jwt_claims
+
+
+def idp_credential(firebase, **post_body):
+    """accounts:signInWithIdp as the JS SDK sends an OAuthCredential: requestUri http://localhost and a postBody built
+    with encodeURIComponent, id_token, access_token and oauth_token_secret first, then providerId."""
+    order = ["id_token", "access_token", "oauth_token_secret", "providerId"]
+    body = "&".join(f"{k}={urllib.parse.quote(post_body[k], safe='')}" for k in order if k in post_body)
+    return firebase.call("accounts:signInWithIdp", {"requestUri": "http://localhost", "postBody": body, "returnSecureToken": True})
+
+
+# --- signInWithIdp with an access token (GithubAuthProvider.credential(token), FacebookAuthProvider.credential(token)) --
+
+
+def test_an_access_token_carrying_claims_signs_in_as_the_emulator_takes_it(firebase, firebase_app):
+    token = json.dumps({"sub": "octo-1", "email": "octo@example.com", "email_verified": True, "name": "Octo"})
+    response = idp_credential(firebase, access_token=token, providerId="github.com")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["isNewUser"] is True and body["providerId"] == "github.com" and body["federatedId"] == "octo-1"
+    # GithubAuthProvider.credentialFromResult reads the access token back from here.
+    assert body["oauthAccessToken"] == token and "oauthIdToken" not in body
+    assert jwt_claims(body["idToken"])["firebase"]["sign_in_provider"] == "github.com"
+    user = auth.get_user(body["localId"], app=firebase_app)
+    assert [(p.provider_id, p.uid) for p in user.provider_data] == [("github.com", "octo-1")]
+    again = idp_credential(firebase, access_token=token, providerId="github.com").json()
+    assert again["localId"] == body["localId"] and again["isNewUser"] is False
+
+
+def test_an_opaque_access_token_is_refused_with_the_emulators_message(firebase):
+    facebook = idp_credential(firebase, access_token="EAAopaque", providerId="facebook.com")
+    assert firebase_error(facebook) == "The Auth Emulator does not support facebook.com sign-in with credentials."
+    google = idp_credential(firebase, access_token="ya29.opaque", providerId="google.com")
+    assert firebase_error(google) == ("The Auth Emulator only support sign-in with google.com using id_token, not access_token. "
+                                      "Please update your code to use id_token.")
+    no_sub = idp_credential(firebase, access_token='{"email":"x@example.com"}', providerId="github.com")
+    assert firebase_error(no_sub).startswith("INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing required fields.")
