@@ -46,3 +46,23 @@ def test_an_opaque_access_token_is_refused_with_the_emulators_message(firebase):
                                       "Please update your code to use id_token.")
     no_sub = idp_credential(firebase, access_token='{"email":"x@example.com"}', providerId="github.com")
     assert firebase_error(no_sub).startswith("INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing required fields.")
+
+
+# --- updatePassword in the second of the sign-in --------------------------------------------------------------------
+
+
+def test_update_password_in_the_sign_ins_second_keeps_the_js_sdk_signed_in(firebase):
+    firebase.freeze()
+    older = firebase.sign_up("mover@example.com")
+    firebase.advance(2)
+    held = firebase.sign_in("mover@example.com", "secret123")
+    response = firebase.ok("accounts:update", {"idToken": held["idToken"], "password": "changed-pw", "returnSecureToken": True})
+    # The JS SDK's _updateTokensIfNecessary: new tokens only when the ID token differs from the one it holds.
+    if response["idToken"] != held["idToken"]:
+        held = response
+    refreshed = firebase.refresh(held["refreshToken"])
+    assert refreshed.status_code == 200, refreshed.text
+    assert firebase.lookup(refreshed.json()["id_token"])["email"] == "mover@example.com"
+    # The session from the earlier second ends, as Firebase ends it.
+    assert firebase_error(firebase.refresh(older["refreshToken"])) == "TOKEN_EXPIRED"
+    assert firebase_error(firebase.call("accounts:lookup", {"idToken": older["idToken"]})) == "TOKEN_EXPIRED"
