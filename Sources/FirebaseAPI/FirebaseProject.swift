@@ -17,8 +17,9 @@ struct FirebaseSettings: Sendable, Equatable {
     /// One lifetime for every out-of-band code; nil keeps Firebase's per-type defaults.
     var oobCodeTTL: TimeInterval?
     var phoneCodeTTL: TimeInterval = 300
-    /// How soon the same number may be sent another code.
-    var phoneResendInterval: TimeInterval = 30
+    /// How soon the same number may be sent another code: none by default, as the Firebase emulator (which
+    /// texts a number as often as it is asked); a seed sets it to behave like production's throttling.
+    var phoneResendInterval: TimeInterval = 0
     var idTokenTTL: TimeInterval = 3600
     /// nil: refresh tokens live until revoked, as Firebase's do.
     var refreshTokenTTL: TimeInterval?

@@ -66,3 +66,66 @@ def test_update_password_in_the_sign_ins_second_keeps_the_js_sdk_signed_in(fireb
     # The session from the earlier second ends, as Firebase ends it.
     assert firebase_error(firebase.refresh(older["refreshToken"])) == "TOKEN_EXPIRED"
     assert firebase_error(firebase.call("accounts:lookup", {"idToken": older["idToken"]})) == "TOKEN_EXPIRED"
+
+
+# --- the SMS send interval, and what clearing accounts forgets -----------------------------------------------------
+
+
+def send_code(firebase, phone, tenant=None):
+    body = {"phoneNumber": phone, "recaptchaToken": "x"}
+    if tenant:
+        body["tenantId"] = tenant
+    return firebase.call("accounts:sendVerificationCode", body)
+
+
+def wrong_password(firebase, email, tenant=None):
+    body = {"email": email, "password": "not-it", "returnSecureToken": True}
+    if tenant:
+        body["tenantId"] = tenant
+    assert firebase.call("accounts:signInWithPassword", body).status_code == 400
+
+
+def lockouts(firebase, tenant):
+    return firebase.fauxth.control("GET", f"/tenants/{tenant}/lockouts").json()["lockouts"]
+
+
+def test_a_number_may_be_sent_codes_back_to_back_as_with_the_emulator(firebase):
+    for _ in range(3):
+        assert send_code(firebase, "+15555550171").status_code == 200
+
+
+def test_clearing_the_projects_accounts_forgets_its_send_windows_and_lockouts(firebase):
+    lockout = {"lockout": {"max_attempts": 1, "durations": [3600]}}
+    tenant = f"{FIREBASE_PROJECT}:acme"
+    # A request naming an unknown tenant creates it (everything on), as the emulator does.
+    assert firebase.call("accounts:signUp", {"tenantId": "acme", "email": "tess@example.com", "password": "secret123"}).status_code == 200
+    for core_tenant, policies in ((FIREBASE_PROJECT, {**lockout, "rate_limits": {"resend_cooldown": 30}}), (tenant, lockout)):
+        assert firebase.fauxth.control("PUT", f"/tenants/{core_tenant}/policies", json=policies).status_code == 200
+    assert send_code(firebase, "+15555550172").status_code == 200
+    assert firebase_error(send_code(firebase, "+15555550172")) == "TOO_MANY_ATTEMPTS_TRY_LATER"
+    wrong_password(firebase, "alice@example.com")
+    wrong_password(firebase, "tess@example.com", tenant="acme")
+    assert len(lockouts(firebase, FIREBASE_PROJECT)) == 1 and len(lockouts(firebase, tenant)) == 1
+
+    assert firebase.emulator("DELETE", "/accounts").status_code == 200
+    assert send_code(firebase, "+15555550172").status_code == 200
+    assert lockouts(firebase, FIREBASE_PROJECT) == []
+    # The emulator's project-level clear leaves the project's tenants (each has its own store, and its own clear).
+    assert len(lockouts(firebase, tenant)) == 1
+    assert firebase.emulator("DELETE", "/tenants/acme/accounts").status_code == 200
+    assert lockouts(firebase, tenant) == []
+
+
+def test_a_tenant_reset_forgets_that_tenants_lockouts_only(firebase):
+    lockout = {"lockout": {"max_attempts": 1, "durations": [3600]}}
+    assert firebase.fauxth.control("PUT", f"/tenants/{FIREBASE_PROJECT}/policies", json=lockout).status_code == 200
+    assert firebase.fauxth.control("PUT", "/tenants/default/policies", json=lockout).status_code == 200
+    wrong_password(firebase, "alice@example.com")
+    supabase = firebase.fauxth.url + "/auth/v1/token?grant_type=password"
+    import requests
+    assert requests.post(supabase, json={"email": "alice@example.com", "password": "not-it"}, timeout=30).status_code == 400
+    assert len(lockouts(firebase, FIREBASE_PROJECT)) == 1 and len(lockouts(firebase, "default")) == 1
+    assert firebase.fauxth.control("POST", "/reset", params={"tenant": FIREBASE_PROJECT}).status_code == 200
+    assert firebase.fauxth.control("PUT", f"/tenants/{FIREBASE_PROJECT}/policies", json=lockout).status_code == 200
+    assert lockouts(firebase, FIREBASE_PROJECT) == []
+    assert len(lockouts(firebase, "default")) == 1
