@@ -143,6 +143,21 @@ struct FirebaseProjects: Sendable {
         return defaultProject
     }
 
+    /// An API key that client calls (which name their project by key alone) bring to `project`: the first
+    /// of its own keys that no earlier project lists too; for the default project without one, a key no
+    /// project lists (the emulator's `fake-api-key` while it is free). Nil when no key reaches it.
+    func apiKey(reaching project: String) throws -> String? {
+        let projects = try emulator.tenants().filter { $0.dialect == .firebase && !$0.id.contains(":") }
+        let keys = { (tenant: Tenant) in (tenant.settings["api_keys"]?.arrayValue ?? []).compactMap(\.stringValue) }
+        if let own = try projects.first(where: { $0.id == project }).map(keys)?.first(where: { try self.project(forAPIKey: $0) == project }) {
+            return own
+        }
+        guard project == defaultProject else { return nil }
+        let listed = Set(projects.flatMap(keys))
+        for candidate in ["fake-api-key", "fake-api-key-\(project)"] where !listed.contains(candidate) { return candidate }
+        return (2...).lazy.map { "fake-api-key-\(project)-\($0)" }.first { !listed.contains($0) }
+    }
+
     /// The Identity Platform tenants of a project, as core tenants.
     func tenants(of project: String) throws -> [Tenant] {
         try emulator.tenants().filter { $0.dialect == .firebase && $0.id.hasPrefix(project + ":") }

@@ -129,3 +129,49 @@ def test_a_tenant_reset_forgets_that_tenants_lockouts_only(firebase):
     assert firebase.fauxth.control("PUT", f"/tenants/{FIREBASE_PROJECT}/policies", json=lockout).status_code == 200
     assert lockouts(firebase, FIREBASE_PROJECT) == []
     assert len(lockouts(firebase, "default")) == 1
+
+
+# --- the banner -----------------------------------------------------------------------------------------------------
+
+
+def banner(*args):
+    """The lines fauxth prints before its ready line."""
+    process = subprocess.Popen([BINARY, "serve", "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line.rstrip("\n")) for line in process.stdout], daemon=True).start()
+    printed = []
+    try:
+        while not printed or not printed[-1].startswith("ready "):
+            printed.append(lines.get(timeout=30))
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+    return printed
+
+
+def project_lines(printed, project):
+    """The banner lines under `firebase tenant "<project>":`."""
+    start = printed.index(f'  firebase tenant "{project}":')
+    block = []
+    for line in printed[start + 1:]:
+        if not line.startswith("    "):
+            break
+        block.append(line.strip())
+    return block
+
+
+def test_the_banner_prints_only_keys_that_reach_their_project(tmp_path):
+    seed = tmp_path / "projects.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "keyless", "dialect": "firebase"},
+                                            {"id": "shop", "dialect": "firebase", "api_keys": ["shop-key"]}]}))
+    printed = banner("--seed", str(seed))
+    assert "FIREBASE_API_KEY=fake-api-key" in project_lines(printed, FIREBASE_PROJECT)
+    assert "FIREBASE_API_KEY=shop-key" in project_lines(printed, "shop")
+    keyless = project_lines(printed, "keyless")
+    # fake-api-key is demo-fauxth's: the key-less project gets a line saying how to reach it instead.
+    assert not any(line.startswith("FIREBASE_API_KEY=") for line in keyless)
+    assert any("--firebase-project keyless" in line for line in keyless)
+
+    as_default = project_lines(banner("--seed", str(seed), "--firebase-project", "keyless"), "keyless")
+    [key_line] = [line for line in as_default if line.startswith("FIREBASE_API_KEY=")]
+    assert key_line.split("=", 1)[1] not in ("fake-api-key", "shop-key")
