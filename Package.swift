@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "CSQLite"], swiftSettings: settings),
         .testTarget(name: "SinksTests", dependencies: ["Sinks", "AuthCore"], swiftSettings: settings),
         .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "SupabaseAPI", hummingbird], swiftSettings: settings),
-        .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", hummingbird], swiftSettings: settings),
+        .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "FirebaseAPI", hummingbird], swiftSettings: settings),
         .testTarget(name: "CognitoAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "CognitoAPI", "CSystemCrypto", hummingbird, crypto],
                     swiftSettings: settings),
         .testTarget(

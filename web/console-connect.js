@@ -55,11 +55,13 @@
       case 'firebase': {
         const host = h.FIREBASE_AUTH_EMULATOR_HOST || hostOf(base);
         const project = h.GCLOUD_PROJECT || tenant.id;
-        const apiKey = h.FIREBASE_API_KEY || 'fake-api-key';
+        // No key at all when none reaches the project (see the tenant's notes): a placeholder to replace.
+        const apiKey = h.FIREBASE_API_KEY || 'NO_API_KEY_REACHES_THIS_PROJECT';
+        const tenantLine = h.FIREBASE_TENANT_ID ? `auth.tenantId = ${js(h.FIREBASE_TENANT_ID)}\n` : '';
         return [
           ['Firebase JS SDK', `import { initializeApp } from "firebase/app"\nimport { getAuth, connectAuthEmulator } from "firebase/auth"\n\n`
             + `const app = initializeApp({ apiKey: ${js(apiKey)}, projectId: ${js(project)} })\nconst auth = getAuth(app)\n`
-            + `connectAuthEmulator(auth, ${js(`http://${host}`)})`],
+            + `connectAuthEmulator(auth, ${js(`http://${host}`)})${tenantLine ? '\n' + tenantLine.trimEnd() : ''}`],
           ['Admin SDKs (shell)', `export FIREBASE_AUTH_EMULATOR_HOST=${host}\nexport GCLOUD_PROJECT=${project}`],
         ];
       }
@@ -108,6 +110,7 @@
       el('div', { class: 'section-head' }, el('h3', { text: 'Environment' }), el('span', { class: 'spacer' }),
         hints.length ? copyButton(env, null, `all ${tenant.id} variables`, 'Copy all') : null),
       el('div', { class: 'env-lines' }, ...hints.map(([key, value]) => copyLine(`${key}=${value}`, 'copy-line env-line', key))),
+      ...(tenant.notes || []).map((note) => el('p', { class: 'hint', text: note })),
       ...snippets(tenant, base).map(([title, text]) => snippetBlock(title, text)));
   }
 

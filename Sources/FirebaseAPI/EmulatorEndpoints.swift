@@ -7,9 +7,13 @@ import Hummingbird
 /// the codes waiting to be used, which tests read instead of an inbox. The plaintext of an SMS code lives
 /// only in the outbox (the store keeps its hash), so the listing reads it back from there.
 enum EmulatorEndpoints {
+    /// Clears the accounts of the project, or of one of its tenants: as in the emulator, where each tenant
+    /// keeps its own store, a project's clear leaves its tenants' accounts. What Fauxth counted against
+    /// them beside the database (send intervals, rate windows, lockouts) goes with them.
     static func deleteAccounts(_ call: FirebaseCall) async throws -> Response {
         let scope = try call.projects.scope(project: try call.projectId(), tenant: call.route.tenant)
         try call.emulator.deleteAllUsers(in: scope.coreTenant)
+        try call.emulator.forgetTransientState(in: scope.coreTenant)
         return .json([:])
     }
 

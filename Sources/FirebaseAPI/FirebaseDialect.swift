@@ -98,10 +98,20 @@ public struct FirebaseDialect: Sendable {
                                  tenantConfig: tenant.id == project ? nil : tenant.settings["tenant_config"]?.objectValue ?? [:])
     }
 
-    /// What a developer sets to point an app at a project.
-    public static func connectionHints(for tenant: Tenant, host: String) -> [String: String] {
-        let key = (tenant.settings["api_keys"]?.arrayValue ?? []).first?.stringValue ?? "fake-api-key"
-        return ["FIREBASE_AUTH_EMULATOR_HOST": host, "GCLOUD_PROJECT": tenant.id, "FIREBASE_API_KEY": key]
+    /// What a developer sets to point an app at a project, or at an Identity Platform tenant (its
+    /// project's key and its tenant id), and notes for what cannot be set: an API key is named only when
+    /// it reaches that project, since client calls find their project by key alone.
+    public func connectionHints(for tenant: Tenant, host: String) -> (hints: [String: String], notes: [String]) {
+        let parts = tenant.id.split(separator: ":", maxSplits: 1).map(String.init)
+        let project = parts[0]
+        var hints = ["FIREBASE_AUTH_EMULATOR_HOST": host, "GCLOUD_PROJECT": project]
+        if parts.count == 2 { hints["FIREBASE_TENANT_ID"] = parts[1] }
+        guard let key = try? projects.apiKey(reaching: project) else {
+            return (hints, ["no API key reaches project \(project): give it \"api_keys\" in the seed, or start with --firebase-project \(project) "
+                            + "(firebase-admin needs no key)"])
+        }
+        hints["FIREBASE_API_KEY"] = key
+        return (hints, [])
     }
 }
 
@@ -130,8 +140,14 @@ struct FirebaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         return response(for: failure)
     }
 
-    /// `{"error":{"code","message","errors":[{"message","reason","domain"}],"status"?}}`.
     static func response(for failure: FirebaseError) -> Response {
+        var headers = HTTPFields()
+        if let retry = failure.retryAfter { headers[.retryAfter] = String(retry) }
+        return .json(body(for: failure), status: failure.status, headers: headers)
+    }
+
+    /// `{"error":{"code","message","errors":[{"message","reason","domain"}],"status"?}}`.
+    static func body(for failure: FirebaseError) -> JSON {
         let reason = switch failure.status.code {
         case 401: "authError"
         case 403: "forbidden"
@@ -143,8 +159,6 @@ struct FirebaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         if failure.status == .unauthorized { detail.merge(["location": "Authorization", "locationType": "header"]) { $1 } }
         var error: [String: JSON] = ["code": .int(Int(failure.status.code)), "message": .string(failure.message), "errors": [.object(detail)]]
         error["status"] = failure.googleStatus.map(JSON.string)
-        var headers = HTTPFields()
-        if let retry = failure.retryAfter { headers[.retryAfter] = String(retry) }
-        return .json(["error": .object(error)], status: failure.status, headers: headers)
+        return ["error": .object(error)]
     }
 }

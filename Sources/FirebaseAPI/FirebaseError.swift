@@ -91,7 +91,9 @@ struct FirebaseError: Error, Equatable {
         case unverifiedEmail = "UNVERIFIED_EMAIL"
         case unsupportedFirstFactor = "UNSUPPORTED_FIRST_FACTOR"
         case secondFactorExists = "SECOND_FACTOR_EXISTS"
-        case maximumSecondFactorCount = "MAXIMUM_SECOND_FACTOR_COUNT_EXCEEDED"
+        // The backend's code; `auth/maximum-second-factor-count-exceeded` (ERROR_MAXIMUM_SECOND_FACTOR_COUNT_EXCEEDED on
+        // Android) is the name the SDKs give the error they raise from it.
+        case secondFactorLimitExceeded = "SECOND_FACTOR_LIMIT_EXCEEDED"
         case mfaEnrollmentNotFound = "MFA_ENROLLMENT_NOT_FOUND"
         case missingMFAPendingCredential = "MISSING_MFA_PENDING_CREDENTIAL"
         case invalidMFAPendingCredential = "INVALID_MFA_PENDING_CREDENTIAL"
@@ -168,7 +170,7 @@ extension FirebaseError {
         case .flowStateNotFound, .flowStateExpired, .badCodeVerifier: self.init(.invalidArgument)
         case .factorNotFound: self.init(.mfaEnrollmentNotFound)
         case .factorNameTaken: self.init(.invalidArgument, "A second factor with this display name exists.")
-        case .tooManyFactors: self.init(.maximumSecondFactorCount)
+        case .tooManyFactors: self.init(.secondFactorLimitExceeded)
         case .verifiedFactorExists: self.init(.secondFactorExists, "Phone number already enrolled as second factor for this account.")
         case .mfaChallengeExpired: self.init(.sessionExpired)
         case .mfaIPMismatch: self.init(.invalidSessionInfo)

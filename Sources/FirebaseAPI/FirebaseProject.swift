@@ -17,8 +17,9 @@ struct FirebaseSettings: Sendable, Equatable {
     /// One lifetime for every out-of-band code; nil keeps Firebase's per-type defaults.
     var oobCodeTTL: TimeInterval?
     var phoneCodeTTL: TimeInterval = 300
-    /// How soon the same number may be sent another code.
-    var phoneResendInterval: TimeInterval = 30
+    /// How soon the same number may be sent another code: none by default, as the Firebase emulator (which
+    /// texts a number as often as it is asked); a seed sets it to behave like production's throttling.
+    var phoneResendInterval: TimeInterval = 0
     var idTokenTTL: TimeInterval = 3600
     /// nil: refresh tokens live until revoked, as Firebase's do.
     var refreshTokenTTL: TimeInterval?
@@ -140,6 +141,21 @@ struct FirebaseProjects: Sendable {
             if (tenant.settings["api_keys"]?.arrayValue ?? []).contains(.string(key)) { return tenant.id }
         }
         return defaultProject
+    }
+
+    /// An API key that client calls (which name their project by key alone) bring to `project`: the first
+    /// of its own keys that no earlier project lists too; for the default project without one, a key no
+    /// project lists (the emulator's `fake-api-key` while it is free). Nil when no key reaches it.
+    func apiKey(reaching project: String) throws -> String? {
+        let projects = try emulator.tenants().filter { $0.dialect == .firebase && !$0.id.contains(":") }
+        let keys = { (tenant: Tenant) in (tenant.settings["api_keys"]?.arrayValue ?? []).compactMap(\.stringValue) }
+        if let own = try projects.first(where: { $0.id == project }).map(keys)?.first(where: { try self.project(forAPIKey: $0) == project }) {
+            return own
+        }
+        guard project == defaultProject else { return nil }
+        let listed = Set(projects.flatMap(keys))
+        for candidate in ["fake-api-key", "fake-api-key-\(project)"] where !listed.contains(candidate) { return candidate }
+        return (2...).lazy.map { "fake-api-key-\(project)-\($0)" }.first { !listed.contains($0) }
     }
 
     /// The Identity Platform tenants of a project, as core tenants.

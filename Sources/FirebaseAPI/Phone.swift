@@ -5,8 +5,8 @@ import Hummingbird
 
 /// `accounts:sendVerificationCode` and `accounts:signInWithPhoneNumber`: an SMS code bound to the
 /// `sessionInfo` the sender gets back. Codes expire (`phone_code_ttl`, five minutes by default), one
-/// number gets at most one code per `phone_resend_interval`, and the project's test numbers get their
-/// fixed code with nothing texted.
+/// number gets at most one code per `phone_resend_interval` when the project sets one (the emulator has
+/// none), and the project's test numbers get their fixed code with nothing texted.
 enum Phone {
     static func sendCode(_ call: FirebaseCall) async throws -> Response {
         let scope = try call.scope()
@@ -36,7 +36,7 @@ enum Phone {
                      template: String) throws -> String {
         let emulator = call.emulator
         let fixed = scope.settings.testPhoneNumbers[phone]
-        if fixed == nil {
+        if fixed == nil, scope.settings.phoneResendInterval > 0 {
             do {
                 try emulator.rateLimiter.consume("\(scope.coreTenant):sms:\(flow):\(phone)",
                                                  limit: RateLimit(count: 1, window: scope.settings.phoneResendInterval), at: emulator.clock.now)

@@ -3,9 +3,9 @@ import Foundation
 import HTTPSupport
 import Hummingbird
 
-/// `accounts:signInWithIdp` (`verifyAssertion`): a provider's ID token, as the Firebase emulator takes it
-/// (plain JSON or a JWT whose signature is not checked, in `postBody` or the `requestUri`), matched to an
-/// account by the emulator's linking rules.
+/// `accounts:signInWithIdp` (`verifyAssertion`): a provider's credential, as the Firebase emulator takes it
+/// (an ID token, or else an access token, as plain JSON or a JWT whose signature is not checked, in
+/// `postBody` or the `requestUri`), matched to an account by the emulator's linking rules.
 enum SignInWithIdp {
     /// What the provider said about the account.
     struct Assertion {
@@ -14,7 +14,9 @@ enum SignInWithIdp {
         var email: String?
         var emailVerified: Bool
         var claims: [String: JSON]
-        var idToken: String
+        /// The credential's tokens as sent, echoed back as `oauthIdToken` and `oauthAccessToken`.
+        var idToken: String?
+        var accessToken: String?
 
         var identity: NewIdentity {
             var data = claims
@@ -37,8 +39,10 @@ enum SignInWithIdp {
         answer["kind"] = "identitytoolkit#VerifyAssertionResponse"
         answer["providerId"] = .string(assertion.provider)
         answer["federatedId"] = .string(FirebaseUserJSON.federatedId(provider: assertion.provider, subject: assertion.subject))
-        answer["oauthIdToken"] = .string(assertion.idToken)
-        answer["oauthAccessToken"] = .string("FirebaseAuthEmulatorFakeAccessToken_\(assertion.provider)")
+        answer["oauthIdToken"] = assertion.idToken.map(JSON.string)
+        // The emulator always answers an access token, the one sent or a fake one (the JS SDK builds most
+        // providers' credentials from it).
+        answer["oauthAccessToken"] = .string(assertion.accessToken ?? "FirebaseAuthEmulatorFakeAccessToken_\(assertion.provider)")
         answer["rawUserInfo"] = .string(JSON.object(rawUserInfo(assertion)).serialized())
         answer["email"] = answer["email"] ?? assertion.email.map(JSON.string)
         answer["emailVerified"] = .bool(assertion.emailVerified)
@@ -50,7 +54,7 @@ enum SignInWithIdp {
         return .json(.object(answer))
     }
 
-    /// Reads `providerId` and `id_token` from `postBody` and the `requestUri`'s query and fragment.
+    /// Reads `providerId` and the credential from `postBody` and the `requestUri`'s query and fragment.
     static func parse(_ call: FirebaseCall) throws -> Assertion {
         guard let requestUri = try call.body.string("requestUri"), !requestUri.isEmpty else { throw FirebaseError(.missingRequestURI) }
         guard let components = URLComponents(string: requestUri), components.scheme != nil else { throw FirebaseError(.invalidRequestURI) }
@@ -68,26 +72,55 @@ enum SignInWithIdp {
            let exchanged = try ProviderWidget.idToken(call, code: code, sessionId: sessionId, providerId: provider) {
             params["id_token"] = exchanged
         }
-        guard let idToken = params["id_token"], !idToken.isEmpty else {
-            if params["access_token"] != nil {
-                // The emulator's message, as a 4xx: an access token cannot be checked without the real provider.
-                throw FirebaseError(.invalidCredentialOrProviderID).withMessage(
-                    "The Auth Emulator only supports sign-in with \(provider) using id_token, not access_token. Please update your code to use id_token.")
-            }
-            throw FirebaseError(.invalidCredentialOrProviderID, "Invalid IdP response/credential: \(requestUri)")
+        let idToken = params["id_token"].flatMap { $0.isEmpty ? nil : $0 }
+        let accessToken = params["access_token"].flatMap { $0.isEmpty ? nil : $0 }
+        // The emulator's `parseClaims(id_token) || parseClaims(access_token)`: what `GithubAuthProvider.credential(token)`
+        // and `FacebookAuthProvider.credential(token)` send carries only an access token.
+        guard let claims = try claims(in: idToken) ?? claims(in: accessToken), case .string(let subject)? = claims["sub"] else {
+            throw unreadable(provider: provider, idToken: idToken, accessToken: accessToken, requestUri: requestUri)
         }
-        let claims: [String: JSON]
-        if idToken.hasPrefix("{") {
-            guard case .object(let parsed)? = try? JSON.parse(Array(idToken.utf8)) else { throw FirebaseError(.invalidIDPResponse, "((Unparsable id_token.))") }
-            claims = parsed
-        } else {
-            guard let parsed = JWS.unverifiedClaims(idToken) else { throw FirebaseError(.invalidIDPResponse, "((Unparsable id_token.))") }
-            claims = parsed
-        }
-        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw FirebaseError(.invalidIDPResponse, "((Missing sub in id_token.))") }
         let verified = claims["email_verified"]?.boolValue ?? (claims["email_verified"]?.stringValue == "true")
         return Assertion(provider: provider, subject: subject, email: claims["email"]?.stringValue, emailVerified: verified, claims: claims,
-                         idToken: idToken)
+                         idToken: idToken, accessToken: accessToken)
+    }
+
+    /// A token's claims as the emulator reads a fake one: strict JSON when it starts with `{`, else a JWT's
+    /// payload, unverified (nil when it is no JWT); either way with a non-empty string `sub`.
+    static func claims(in token: String?) throws -> [String: JSON]? {
+        guard let token else { return nil }
+        let claims: [String: JSON]
+        if token.hasPrefix("{") {
+            guard case .object(let parsed)? = try? JSON.parse(Array(token.utf8)) else {
+                throw FirebaseError(.invalidIDPResponse, "Unable to parse id_token: \(token) ((Auth Emulator failed to parse fake id_token as strict JSON.))")
+            }
+            claims = parsed
+        } else {
+            guard let parsed = JWS.unverifiedClaims(token) else { return nil }
+            claims = parsed
+        }
+        switch claims["sub"] {
+        case .string(let sub)? where !sub.isEmpty:
+            return claims
+        case nil, .null?, .bool(false)?, .string?, .int(0)?, .double(0)?:
+            // A missing or falsy `sub`, as the emulator's JavaScript tells them apart.
+            throw FirebaseError(.invalidIDPResponse, "Invalid Idp Response: id_token missing required fields. "
+                                + "((Missing \"sub\" field. This field is required and must be a unique identifier.))")
+        default:
+            throw FirebaseError(.invalidIDPResponse, "((The \"sub\" field must be a string.))")
+        }
+    }
+
+    /// Why no claims came out of the credential, in the emulator's words (its "only support", sic). It
+    /// answers the access-token cases 501 `NOT_IMPLEMENTED`; Fauxth answers no request that is merely
+    /// unsupported with a 5xx, and the SDKs read only the message.
+    private static func unreadable(provider: String, idToken: String?, accessToken: String?, requestUri: String) -> FirebaseError {
+        if let idToken {
+            return FirebaseError(.invalidIDPResponse, "Unable to parse id_token: \(idToken) ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))")
+        }
+        guard accessToken != nil else { return FirebaseError(.invalidCredentialOrProviderID, "Invalid IdP response/credential: \(requestUri)") }
+        return FirebaseError(.invalidCredentialOrProviderID).withMessage(["google.com", "apple.com"].contains(provider)
+            ? "The Auth Emulator only support sign-in with \(provider) using id_token, not access_token. Please update your code to use id_token."
+            : "The Auth Emulator does not support \(provider) sign-in with credentials.")
     }
 
     /// The emulator's matching, in order: the provider account's user; else, one account per email, the

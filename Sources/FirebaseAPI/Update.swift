@@ -41,7 +41,8 @@ enum Update {
             _ = try OobMailer(call: call, scope: scope).issue(.recoverEmail, email: previous, user: updated, newEmail: email, continueURL: nil)
         }
         var extra: [String: JSON] = [:]
-        // A new password or email ends every session; the caller gets a fresh one, as Firebase answers.
+        // A new password or email ends the sessions begun before this second (`validSince`); the caller gets
+        // a fresh one, as Firebase answers.
         if !call.isOwner, changes.password != nil || emailChanged {
             try call.emulator.revokeTokens(in: scope.coreTenant, userId: user.id, reason: "credentials_changed", origin: call.origin)
             extra = try call.startSession(updated, scope: scope, provider: "password").fields

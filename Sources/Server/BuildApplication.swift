@@ -26,6 +26,8 @@ public struct FauxthApplication: Sendable {
     public let warnings: [String]
     /// Where each listener ended up, once bound.
     public let listeners: Listeners
+    /// The Firebase dialect, which knows which API key reaches which project (the banner's hints).
+    let firebase: FirebaseDialect
     let logger: Logger
 
     /// Serves every listener until SIGINT or SIGTERM.
@@ -92,7 +94,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     cognito.addRoutes(to: router)
     identityProviders.addRoutes(to: router)
     ControlAPI(emulator: emulator, info: { request in
-        info(emulator, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs, smtp: listeners.smtpAddress)
+        info(emulator, firebase: firebase, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs,
+             smtp: listeners.smtpAddress)
     }, exportFirebase: { directory, project in
         try firebase.exportEmulatorFormat(to: directory, project: project)
     }, identityProviders: identityProviders,
@@ -147,7 +150,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
             logger: logger)
     }
     return FauxthApplication(emulator: emulator, application: application, projectApplications: projects, warnings: warnings,
-                             listeners: listeners, logger: logger)
+                             listeners: listeners, firebase: firebase, logger: logger)
 }
 
 /// The project API keys that no project lists belong to: `--firebase-project`, else the first Firebase

@@ -5,19 +5,20 @@ import Synchronization
 import FirebaseAPI
 import SupabaseAPI
 
-/// `/_emu/v1/info`: the version, where things are, and how to point each SDK at each tenant. A project
-/// with its own port is reached there; the others through `baseURL`.
-func info(_ emulator: Emulator, baseURL: String, listeners: [String] = [], projectURLs: [String: String] = [:], smtp: String? = nil) -> JSON {
+/// `/_emu/v1/info`: the version, where things are, and how to point each SDK at each tenant (`hints`, and
+/// `notes` on what cannot be set). A project with its own port is reached there; the others through `baseURL`.
+func info(_ emulator: Emulator, firebase: FirebaseDialect, baseURL: String, listeners: [String] = [], projectURLs: [String: String] = [:],
+          smtp: String? = nil) -> JSON {
     let tenants = ((try? emulator.tenants()) ?? []).map { tenant -> JSON in
-        var hints: [String: String] = [:]
+        var hints: [String: String] = [:], notes: [String] = []
         switch tenant.dialect {
         case .supabase: hints = SupabaseDialect.connectionHints(for: tenant, baseURL: projectURLs[tenant.id] ?? baseURL)
         case .firebase:
-            hints = FirebaseDialect.connectionHints(for: tenant, host: String(baseURL.dropFirst("http://".count)))
+            (hints, notes) = firebase.connectionHints(for: tenant, host: String(baseURL.dropFirst("http://".count)))
         case .cognito: hints = CognitoDialect.connectionHints(for: tenant, baseURL: baseURL, hostedUIURL: projectURLs[tenant.id])
         }
         return ["id": .string(tenant.id), "dialect": .string(tenant.dialect.rawValue), "name": .string(tenant.name),
-                "hints": .object(hints.mapValues(JSON.string))]
+                "hints": .object(hints.mapValues(JSON.string)), "notes": .array(notes.map(JSON.string))]
     }
     return ["version": .string(fauxthVersion), "base_url": .string(baseURL), "console_url": .string(baseURL + "/_emu/"),
             "control_url": .string(baseURL + "/_emu/v1"), "deterministic": .bool(emulator.generator.isDeterministic),
@@ -29,16 +30,19 @@ func info(_ emulator: Emulator, baseURL: String, listeners: [String] = [], proje
             "tenants": .array(tenants)]
 }
 
-/// The start-up banner: where the console is, and what to set for each tenant.
-public func banner(_ emulator: Emulator, baseURL: String, projectURLs: [String: String] = [:], smtp: String? = nil) -> String {
+/// The start-up banner: where the console is, and what to set for each tenant (a note, as a shell
+/// comment, where something cannot be set).
+public func banner(_ app: FauxthApplication, baseURL: String) -> String {
     var lines = ["Fauxth \(fauxthVersion) is listening on \(baseURL)", "  console:     \(baseURL)/_emu/",
                  "  control API: \(baseURL)/_emu/v1 (OpenAPI: \(baseURL)/_emu/v1/openapi.json)"]
-    if let smtp { lines.append("  SMTP sink:   \(smtp) (the app's own mail lands in the inbox)") }
-    for tenant in info(emulator, baseURL: baseURL, projectURLs: projectURLs)["tenants"]?.arrayValue ?? [] {
+    if let smtp = app.listeners.smtpAddress { lines.append("  SMTP sink:   \(smtp) (the app's own mail lands in the inbox)") }
+    let described = info(app.emulator, firebase: app.firebase, baseURL: baseURL, projectURLs: app.listeners.projectURLs)
+    for tenant in described["tenants"]?.arrayValue ?? [] {
         lines.append("  \(tenant["dialect"]?.stringValue ?? "") tenant \"\(tenant["id"]?.stringValue ?? "")\":")
         for (key, value) in (tenant["hints"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             lines.append("    \(key)=\(value.stringValue ?? "")")
         }
+        for note in tenant["notes"]?.arrayValue ?? [] { lines.append("    # \(note.stringValue ?? "")") }
     }
     return lines.joined(separator: "\n")
 }

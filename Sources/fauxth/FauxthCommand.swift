@@ -47,7 +47,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("supabase-port"), help: ArgumentHelp("The port that serves the matching --supabase-env project, at the root and under /auth/v1 (use it as the GoTrue URL).", valueName: "N"))
     var supabasePorts: [Int] = []
 
-    @Option(name: .customLong("firebase-project"), help: ArgumentHelp("The Firebase project API keys that no project lists belong to (default: the first Firebase project in the seed, else demo-fauxth).", valueName: "id"))
+    @Option(name: .customLong("firebase-project"), help: ArgumentHelp("The Firebase project API keys that no project lists belong to (default: the first Firebase project in the seed, else demo-fauxth); the only way client SDKs reach a project with no api_keys of its own.", valueName: "id"))
     var firebaseProject: String?
 
     @Option(name: .customLong("import-firebase"), help: ArgumentHelp("Load a Firebase emulator export directory (auth_export/accounts.json, config.json) into the default Firebase project at start.", valueName: "dir"))
@@ -170,10 +170,10 @@ struct Serve: AsyncParsableCommand {
     private static func announceReady(host: String, port: Int, format: LogFormat) {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         let baseURL = "http://\(shownHost):\(port)"
-        guard let emulator = ReadyState.shared.emulator, let listeners = ReadyState.shared.listeners else { return }
+        guard let app = ReadyState.shared.app else { return }
         switch format {
         case .text:
-            printOut(banner(emulator, baseURL: baseURL, projectURLs: listeners.projectURLs, smtp: listeners.smtpAddress))
+            printOut(banner(app, baseURL: baseURL))
             printOut("ready \(baseURL)")
         case .json:
             printOut(#"{"kind":"ready","base_url":"\#(baseURL)","console_url":"\#(baseURL)/_emu/"}"#)

@@ -7,7 +7,6 @@ final class ReadyState: Sendable {
     static let shared = ReadyState()
     private let box = Mutex<FauxthApplication?>(nil)
 
-    var emulator: Emulator? { box.withLock { $0?.emulator } }
-    var listeners: Listeners? { box.withLock { $0?.listeners } }
+    var app: FauxthApplication? { box.withLock { $0 } }
     func set(_ app: FauxthApplication) { box.withLock { $0 = app } }
 }

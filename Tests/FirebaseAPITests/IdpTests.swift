@@ -158,13 +158,84 @@ import Testing
             #expect(errorMessage(noUri) == "MISSING_REQUEST_URI")
             let noProvider = try await client.send(.post, accounts("signInWithIdp"), json: ["requestUri": "http://localhost", "postBody": "id_token=%7B%7D"])
             #expect(errorMessage(noProvider) == "INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: http://localhost")
-            let accessOnly = try await client.send(.post, accounts("signInWithIdp"), json: ["requestUri": "http://localhost",
-                                                                                           "postBody": "providerId=google.com&access_token=abc"])
-            #expect(accessOnly.status == .badRequest)
-            #expect(errorMessage(accessOnly) == "The Auth Emulator only supports sign-in with google.com using id_token, not access_token. "
-                    + "Please update your code to use id_token.")
             let noSub = try await google(client, ["email": "x@example.com"])
-            #expect(errorMessage(noSub) == "INVALID_IDP_RESPONSE : ((Missing sub in id_token.))")
+            #expect(errorMessage(noSub) == "INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing required fields. "
+                    + "((Missing \"sub\" field. This field is required and must be a unique identifier.))")
+        }
+    }
+
+    /// `signInWithIdp` with a `postBody` built as the JS SDK builds it for `OAuthCredential`s.
+    func credential(_ client: Client, _ fields: [(String, String)]) async throws -> Reply {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let postBody = fields.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: allowed)!)" }.joined(separator: "&")
+        return try await client.send(.post, accounts("signInWithIdp"), json: ["requestUri": "http://localhost", "postBody": .string(postBody),
+                                                                             "returnSecureToken": true])
+    }
+
+    /// `GithubAuthProvider.credential(token)` and `FacebookAuthProvider.credential(token)` send only an
+    /// `access_token`; the emulator reads the claims from it when there is no ID token (`parseClaims(id_token)
+    /// || parseClaims(access_token)`), and echoes it as `oauthAccessToken`.
+    @Test func anAccessTokenCarryingClaimsSignsInWhenThereIsNoIdToken() async throws {
+        let harness = try Harness(seed: firebaseProject())
+        try await harness.run { client in
+            let token = JSON.object(["sub": "gh-1", "email": "octo@example.com", "name": "Octo Cat"]).serialized()
+            let reply = try await credential(client, [("access_token", token), ("providerId", "github.com")])
+            #expect(reply.status == .ok)
+            #expect(reply.json["isNewUser"] == true)
+            #expect(reply.json["providerId"] == "github.com")
+            #expect(reply.json["federatedId"] == "gh-1")
+            #expect(reply.json["oauthAccessToken"] == .string(token))
+            #expect(reply.json["oauthIdToken"] == nil)
+            #expect(reply.json["displayName"] == "Octo Cat")
+            let idToken = try claims(reply.json["idToken"])
+            #expect(idToken["firebase"]?["sign_in_provider"] == "github.com")
+            #expect(idToken["firebase"]?["identities"]?["github.com"] == ["gh-1"])
+            // A JWT works as well as plain JSON, and signs back into the same account.
+            let jwt = try JWS.sign(["sub": "gh-1"], with: SigningKey(.none, kid: nil))
+            let again = try await credential(client, [("access_token", jwt), ("providerId", "github.com")])
+            #expect(again.json["isNewUser"] == false)
+            #expect(again.json["localId"] == reply.json["localId"])
+        }
+    }
+
+    @Test func theIdTokensClaimsWinAndAnUndecodableIdTokenFallsBackToTheAccessToken() async throws {
+        let harness = try Harness(seed: firebaseProject())
+        try await harness.run { client in
+            let fromId = JSON.object(["sub": "fb-id"]).serialized(), fromAccess = JSON.object(["sub": "fb-access"]).serialized()
+            let both = try await credential(client, [("id_token", fromId), ("access_token", fromAccess), ("providerId", "facebook.com")])
+            #expect(both.json["federatedId"] == "fb-id")
+            #expect(both.json["oauthIdToken"] == .string(fromId))
+            #expect(both.json["oauthAccessToken"] == .string(fromAccess))
+            let opaqueId = try await credential(client, [("id_token", "not-a-jwt"), ("access_token", fromAccess), ("providerId", "facebook.com")])
+            #expect(opaqueId.json["federatedId"] == "fb-access")
+        }
+    }
+
+    /// What the emulator refuses, with its messages (its 501s answered as 400s: Fauxth answers no request
+    /// that is merely unsupported with a 5xx).
+    @Test func credentialsTheEmulatorCannotReadAreRefusedWithItsMessages() async throws {
+        let harness = try Harness(seed: firebaseProject())
+        try await harness.run { client in
+            let cases: [([(String, String)], String)] = [
+                ([("access_token", "gho_opaque"), ("providerId", "github.com")], "The Auth Emulator does not support github.com sign-in with credentials."),
+                ([("access_token", "ya29.opaque"), ("providerId", "google.com")],
+                 "The Auth Emulator only support sign-in with google.com using id_token, not access_token. Please update your code to use id_token."),
+                ([("id_token", "opaque"), ("access_token", "also-opaque"), ("providerId", "github.com")],
+                 "INVALID_IDP_RESPONSE : Unable to parse id_token: opaque ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))"),
+                ([("access_token", "{not json"), ("providerId", "github.com")],
+                 "INVALID_IDP_RESPONSE : Unable to parse id_token: {not json ((Auth Emulator failed to parse fake id_token as strict JSON.))"),
+                ([("access_token", #"{"sub":42}"#), ("providerId", "github.com")], #"INVALID_IDP_RESPONSE : ((The "sub" field must be a string.))"#),
+                ([("access_token", #"{"email":"x@example.com"}"#), ("providerId", "github.com")],
+                 #"INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing required fields. ((Missing "sub" field. "#
+                    + "This field is required and must be a unique identifier.))"),
+            ]
+            for (fields, message) in cases {
+                let reply = try await credential(client, fields)
+                #expect(reply.status == .badRequest)
+                #expect(errorMessage(reply) == message)
+            }
+            #expect(try harness.emulator.users(in: "p").isEmpty)
         }
     }
 }

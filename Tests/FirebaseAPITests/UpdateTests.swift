@@ -66,6 +66,29 @@ import Testing
         }
     }
 
+    /// The JS SDK's `updatePassword` keeps the tokens it holds when the answer's ID token is the same one
+    /// (`_updateTokensIfNecessary`), which it is when the change comes in the second of the sign-in.
+    /// Firebase compares `validSince` in whole seconds, so that second's session stays valid and the
+    /// refresh token the client kept still works; sessions from earlier seconds end.
+    @Test func aPasswordChangeInTheSecondOfTheSignInKeepsThatSessionAndEndsOlderOnes() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let older = try await passwordSignIn(client)
+            harness.emulator.clock.advance(by: 2)
+            let session = try await passwordSignIn(client)
+            let changed = try await client.send(.post, accounts("update"), json: ["idToken": session["idToken"]!, "password": "changed-pw",
+                                                                                 "returnSecureToken": true])
+            #expect(changed.status == .ok)
+            #expect(changed.json["idToken"] == session["idToken"])
+            let kept = try await client.send(.post, tokenEndpoint, json: ["grant_type": "refresh_token", "refresh_token": session["refreshToken"]!])
+            #expect(kept.status == .ok)
+            #expect(try await client.send(.post, accounts("lookup"), json: ["idToken": kept.json["id_token"] ?? .null]).status == .ok)
+            let ended = try await client.send(.post, tokenEndpoint, json: ["grant_type": "refresh_token", "refresh_token": older["refreshToken"]!])
+            #expect(errorMessage(ended) == "TOKEN_EXPIRED")
+            #expect(errorMessage(try await client.send(.post, accounts("lookup"), json: ["idToken": older["idToken"]!])) == "TOKEN_EXPIRED")
+        }
+    }
+
     @Test func anEmailChangeIsUnverifiedAndCanBeUndoneFromTheOldAddress() async throws {
         let harness = try Harness(seed: firebaseProject(users: [alice, unverifiedBob]))
         try await harness.run { client in

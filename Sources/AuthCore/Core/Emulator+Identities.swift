@@ -105,16 +105,20 @@ extension Emulator {
         return try requireUser(in: tenant, id: userId)
     }
 
-    /// Revokes every token a user holds: sessions and refresh tokens end, and tokens issued before now
-    /// stop being accepted (Firebase's `validSince`, Cognito's global sign-out).
+    /// Revokes the tokens a user was issued before this second (Firebase's `validSince`): ID tokens issued
+    /// before it stop being accepted, and the sessions begun before it end with their refresh tokens.
+    ///
+    /// Whole seconds, as Firebase keeps `validSince` and compares `iat` with it: a token issued in this very
+    /// second stays valid, and so does the session it came from. A password changed in the second of the
+    /// sign-in is answered with the very ID token the client holds, so the Firebase JS SDK keeps its refresh
+    /// token (`_updateTokensIfNecessary`); that token must keep working.
     public func revokeTokens(in tenant: String, userId: String, reason: String, origin: RequestOrigin = RequestOrigin()) throws {
         _ = try requireUser(in: tenant, id: userId)
-        // Whole seconds, as the vendors keep it: a token issued in this very second stays valid.
         let instant = Date(timeIntervalSince1970: clock.now.timeIntervalSince1970.rounded(.down))
         try db.withConnection { c in
             _ = try c.run("UPDATE users SET tokens_valid_after = ? WHERE tenant = ? AND id = ?", [SQLValue(instant), .text(tenant), .text(userId)])
         }
-        try revokeSessions(in: tenant, userId: userId, .all, reason: reason, origin: origin)
+        try revokeSessions(in: tenant, userId: userId, .startedBefore(instant), reason: reason, origin: origin)
     }
 
     /// Sets `tokens_valid_after` directly (Firebase admin's `validSince`, and imports).

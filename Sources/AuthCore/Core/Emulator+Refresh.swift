@@ -182,6 +182,8 @@ extension Emulator {
         case allExcept(String)
         /// Every session still below aal2 except the one given: GoTrue ends them once a second factor is verified.
         case belowAAL2Except(String)
+        /// Every session begun before the instant (`revokeTokens`).
+        case startedBefore(Date)
     }
 
     /// Ends sessions and their refresh tokens; returns how many sessions were ended.
@@ -194,6 +196,7 @@ extension Emulator {
         case .only(let id): (" AND id = ?", [.text(id)])
         case .allExcept(let id): (" AND id <> ?", [.text(id)])
         case .belowAAL2Except(let id): (" AND aal <> 'aal2' AND id <> ?", [.text(id)])
+        case .startedBefore(let instant): (" AND created_at < ?", [SQLValue(instant)])
         }
         let ended = try db.transaction { c in
             let ids = try c.query("SELECT id FROM sessions WHERE tenant = ? AND user_id = ? AND revoked_at IS NULL\(condition)",

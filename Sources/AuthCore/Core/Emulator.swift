@@ -100,16 +100,19 @@ public final class Emulator: Sendable {
         try db.copy(into: seedState)
     }
 
-    /// Back to the seeded state: everything, or only `tenant`'s rows.
+    /// Back to the seeded state: everything, or only `tenant`'s rows, with the rate windows and lockouts
+    /// of everything, or of that tenant only.
     public func reset(tenant: String? = nil) throws {
         if let tenant {
             try resetTenant(tenant)
+            tenantsChanged()
+            try forgetTransientState(in: tenant)
         } else {
             try seedState.copy(into: db)
             // Rules a test added go; the ones the server started with come back with fresh counters.
             faults.restoreStartupRules()
+            clearTransientState()
         }
-        clearTransientState()
         record(.emulatorReset, tenant: tenant)
     }
 

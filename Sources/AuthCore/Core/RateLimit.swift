@@ -49,8 +49,8 @@ public struct RateWindow: Sendable, Equatable {
     }
 }
 
-/// The emulator's rate-limit windows, by key (tenant, limit name and, for per-client limits, the
-/// client). Transient: a reset clears them.
+/// The emulator's rate-limit windows, by key: the tenant's id, a colon, then the limit's name and, for
+/// per-client limits, the client. Transient: a reset clears them, a tenant's reset that tenant's.
 public final class RateLimiter: Sendable {
     private let windows = Mutex<[String: RateWindow]>([:])
 
@@ -76,6 +76,13 @@ public final class RateLimiter: Sendable {
     }
 
     func clear() { windows.withLock { $0.removeAll() } }
+
+    /// Forgets the windows whose key `isForgotten` picks.
+    func clear(where isForgotten: (String) -> Bool) {
+        windows.withLock { windows in
+            for key in windows.keys where isForgotten(key) { windows.removeValue(forKey: key) }
+        }
+    }
 
     /// Forgets windows with nothing left in them at `now`; answers how many.
     func prune(at now: Date) -> Int {

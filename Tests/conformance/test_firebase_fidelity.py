@@ -1,0 +1,177 @@
+"""Where Fauxth's Firebase dialect must answer as the Firebase Auth Emulator (and the SDKs that talk to it) expect:
+credentials the JS SDK builds from an access token, a password change in the second of the sign-in, the emulator's
+(absent) SMS send interval and its accounts-clearing endpoint, and the banner's API keys."""
+import json
+import queue
+import subprocess
+import threading
+import urllib.parse
+
+from firebase_admin import auth
+
+from conftest import BINARY, FIREBASE_PROJECT, firebase_error, jwt_claims
+
+
+def idp_credential(firebase, **post_body):
+    """accounts:signInWithIdp as the JS SDK sends an OAuthCredential: requestUri http://localhost and a postBody built
+    with encodeURIComponent, id_token, access_token and oauth_token_secret first, then providerId."""
+    order = ["id_token", "access_token", "oauth_token_secret", "providerId"]
+    body = "&".join(f"{k}={urllib.parse.quote(post_body[k], safe='')}" for k in order if k in post_body)
+    return firebase.call("accounts:signInWithIdp", {"requestUri": "http://localhost", "postBody": body, "returnSecureToken": True})
+
+
+# --- signInWithIdp with an access token (GithubAuthProvider.credential(token), FacebookAuthProvider.credential(token)) --
+
+
+def test_an_access_token_carrying_claims_signs_in_as_the_emulator_takes_it(firebase, firebase_app):
+    token = json.dumps({"sub": "octo-1", "email": "octo@example.com", "email_verified": True, "name": "Octo"})
+    response = idp_credential(firebase, access_token=token, providerId="github.com")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["isNewUser"] is True and body["providerId"] == "github.com" and body["federatedId"] == "octo-1"
+    # GithubAuthProvider.credentialFromResult reads the access token back from here.
+    assert body["oauthAccessToken"] == token and "oauthIdToken" not in body
+    assert jwt_claims(body["idToken"])["firebase"]["sign_in_provider"] == "github.com"
+    user = auth.get_user(body["localId"], app=firebase_app)
+    assert [(p.provider_id, p.uid) for p in user.provider_data] == [("github.com", "octo-1")]
+    again = idp_credential(firebase, access_token=token, providerId="github.com").json()
+    assert again["localId"] == body["localId"] and again["isNewUser"] is False
+
+
+def test_an_opaque_access_token_is_refused_with_the_emulators_message(firebase):
+    facebook = idp_credential(firebase, access_token="EAAopaque", providerId="facebook.com")
+    assert firebase_error(facebook) == "The Auth Emulator does not support facebook.com sign-in with credentials."
+    google = idp_credential(firebase, access_token="ya29.opaque", providerId="google.com")
+    assert firebase_error(google) == ("The Auth Emulator only support sign-in with google.com using id_token, not access_token. "
+                                      "Please update your code to use id_token.")
+    no_sub = idp_credential(firebase, access_token='{"email":"x@example.com"}', providerId="github.com")
+    assert firebase_error(no_sub).startswith("INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing required fields.")
+
+
+# --- updatePassword in the second of the sign-in --------------------------------------------------------------------
+
+
+def test_update_password_in_the_sign_ins_second_keeps_the_js_sdk_signed_in(firebase):
+    firebase.freeze()
+    older = firebase.sign_up("mover@example.com")
+    firebase.advance(2)
+    held = firebase.sign_in("mover@example.com", "secret123")
+    response = firebase.ok("accounts:update", {"idToken": held["idToken"], "password": "changed-pw", "returnSecureToken": True})
+    # The JS SDK's _updateTokensIfNecessary: new tokens only when the ID token differs from the one it holds.
+    if response["idToken"] != held["idToken"]:
+        held = response
+    refreshed = firebase.refresh(held["refreshToken"])
+    assert refreshed.status_code == 200, refreshed.text
+    assert firebase.lookup(refreshed.json()["id_token"])["email"] == "mover@example.com"
+    # The session from the earlier second ends, as Firebase ends it.
+    assert firebase_error(firebase.refresh(older["refreshToken"])) == "TOKEN_EXPIRED"
+    assert firebase_error(firebase.call("accounts:lookup", {"idToken": older["idToken"]})) == "TOKEN_EXPIRED"
+
+
+# --- the SMS send interval, and what clearing accounts forgets -----------------------------------------------------
+
+
+def send_code(firebase, phone, tenant=None):
+    body = {"phoneNumber": phone, "recaptchaToken": "x"}
+    if tenant:
+        body["tenantId"] = tenant
+    return firebase.call("accounts:sendVerificationCode", body)
+
+
+def wrong_password(firebase, email, tenant=None):
+    body = {"email": email, "password": "not-it", "returnSecureToken": True}
+    if tenant:
+        body["tenantId"] = tenant
+    assert firebase.call("accounts:signInWithPassword", body).status_code == 400
+
+
+def lockouts(firebase, tenant):
+    return firebase.fauxth.control("GET", f"/tenants/{tenant}/lockouts").json()["lockouts"]
+
+
+def test_a_number_may_be_sent_codes_back_to_back_as_with_the_emulator(firebase):
+    for _ in range(3):
+        assert send_code(firebase, "+15555550171").status_code == 200
+
+
+def test_clearing_the_projects_accounts_forgets_its_send_windows_and_lockouts(firebase):
+    lockout = {"lockout": {"max_attempts": 1, "durations": [3600]}}
+    tenant = f"{FIREBASE_PROJECT}:acme"
+    # A request naming an unknown tenant creates it (everything on), as the emulator does.
+    assert firebase.call("accounts:signUp", {"tenantId": "acme", "email": "tess@example.com", "password": "secret123"}).status_code == 200
+    for core_tenant, policies in ((FIREBASE_PROJECT, {**lockout, "rate_limits": {"resend_cooldown": 30}}), (tenant, lockout)):
+        assert firebase.fauxth.control("PUT", f"/tenants/{core_tenant}/policies", json=policies).status_code == 200
+    assert send_code(firebase, "+15555550172").status_code == 200
+    assert firebase_error(send_code(firebase, "+15555550172")) == "TOO_MANY_ATTEMPTS_TRY_LATER"
+    wrong_password(firebase, "alice@example.com")
+    wrong_password(firebase, "tess@example.com", tenant="acme")
+    assert len(lockouts(firebase, FIREBASE_PROJECT)) == 1 and len(lockouts(firebase, tenant)) == 1
+
+    assert firebase.emulator("DELETE", "/accounts").status_code == 200
+    assert send_code(firebase, "+15555550172").status_code == 200
+    assert lockouts(firebase, FIREBASE_PROJECT) == []
+    # The emulator's project-level clear leaves the project's tenants (each has its own store, and its own clear).
+    assert len(lockouts(firebase, tenant)) == 1
+    assert firebase.emulator("DELETE", "/tenants/acme/accounts").status_code == 200
+    assert lockouts(firebase, tenant) == []
+
+
+def test_a_tenant_reset_forgets_that_tenants_lockouts_only(firebase):
+    lockout = {"lockout": {"max_attempts": 1, "durations": [3600]}}
+    assert firebase.fauxth.control("PUT", f"/tenants/{FIREBASE_PROJECT}/policies", json=lockout).status_code == 200
+    assert firebase.fauxth.control("PUT", "/tenants/default/policies", json=lockout).status_code == 200
+    wrong_password(firebase, "alice@example.com")
+    supabase = firebase.fauxth.url + "/auth/v1/token?grant_type=password"
+    import requests
+    assert requests.post(supabase, json={"email": "alice@example.com", "password": "not-it"}, timeout=30).status_code == 400
+    assert len(lockouts(firebase, FIREBASE_PROJECT)) == 1 and len(lockouts(firebase, "default")) == 1
+    assert firebase.fauxth.control("POST", "/reset", params={"tenant": FIREBASE_PROJECT}).status_code == 200
+    assert firebase.fauxth.control("PUT", f"/tenants/{FIREBASE_PROJECT}/policies", json=lockout).status_code == 200
+    assert lockouts(firebase, FIREBASE_PROJECT) == []
+    assert len(lockouts(firebase, "default")) == 1
+
+
+# --- the banner -----------------------------------------------------------------------------------------------------
+
+
+def banner(*args):
+    """The lines fauxth prints before its ready line."""
+    process = subprocess.Popen([BINARY, "serve", "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line.rstrip("\n")) for line in process.stdout], daemon=True).start()
+    printed = []
+    try:
+        while not printed or not printed[-1].startswith("ready "):
+            printed.append(lines.get(timeout=30))
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+    return printed
+
+
+def project_lines(printed, project):
+    """The banner lines under `firebase tenant "<project>":`."""
+    start = printed.index(f'  firebase tenant "{project}":')
+    block = []
+    for line in printed[start + 1:]:
+        if not line.startswith("    "):
+            break
+        block.append(line.strip())
+    return block
+
+
+def test_the_banner_prints_only_keys_that_reach_their_project(tmp_path):
+    seed = tmp_path / "projects.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "keyless", "dialect": "firebase"},
+                                            {"id": "shop", "dialect": "firebase", "api_keys": ["shop-key"]}]}))
+    printed = banner("--seed", str(seed))
+    assert "FIREBASE_API_KEY=fake-api-key" in project_lines(printed, FIREBASE_PROJECT)
+    assert "FIREBASE_API_KEY=shop-key" in project_lines(printed, "shop")
+    keyless = project_lines(printed, "keyless")
+    # fake-api-key is demo-fauxth's: the key-less project gets a line saying how to reach it instead.
+    assert not any(line.startswith("FIREBASE_API_KEY=") for line in keyless)
+    assert any("--firebase-project keyless" in line for line in keyless)
+
+    as_default = project_lines(banner("--seed", str(seed), "--firebase-project", "keyless"), "keyless")
+    [key_line] = [line for line in as_default if line.startswith("FIREBASE_API_KEY=")]
+    assert key_line.split("=", 1)[1] not in ("fake-api-key", "shop-key")
