@@ -225,7 +225,8 @@ struct SignInFlow {
             let code = try required(name == "SMS_MFA" ? "SMS_MFA_CODE" : (name == "SMS_OTP" ? "SMS_OTP_CODE" : "EMAIL_OTP_CODE"))
             let passwordless = session.data["passwordless"] == true
             do {
-                try mailer.verify(passwordless ? .signIn : .mfa, code: code, destination: session.data["destination"]?.stringValue ?? "", origin: origin)
+                try mailer.verify(passwordless ? .signIn : .mfa, code: code, destination: session.data["destination"]?.stringValue ?? "", user: user,
+                                  origin: origin)
             } catch let error as CognitoError where error.kind == .codeMismatch {
                 pools.replays.fail(session, now: now)
                 throw CognitoError(.codeMismatch, "Invalid code or auth state for the user.")

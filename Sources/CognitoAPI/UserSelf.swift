@@ -42,7 +42,8 @@ enum UserSelf {
         let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
         let name = try call.body.required("AttributeName"), code = try call.body.required("Code")
         let destination = try AttributeUpdate.destination(of: name, user: user)
-        try CognitoMailer(emulator: call.emulator, pool: pool).verify(.verifyAttribute, code: code, destination: destination, origin: call.origin)
+        let mailer = CognitoMailer(emulator: call.emulator, pool: pool)
+        try mailer.verify(.verifyAttribute, code: code, destination: destination, user: user, origin: call.origin)
         // A pending address (held back until verified) replaces the current one now.
         if name == "email" {
             try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(email: destination, emailVerified: true), origin: call.origin)

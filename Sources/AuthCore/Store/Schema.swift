@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 10
+    static let version = 11
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -128,6 +128,15 @@ enum Schema {
         // each sign-in paid for keeping both (scripts/bench).
         """
         DROP INDEX sessions_user;
+        """,
+        // 11: whether an email or phone is one user's is the tenant's rule (`EmulatorOptions.addressUniqueness`:
+        // a Cognito pool lets users share one it does not sign in with), checked where users are written; the
+        // lookups keep their indexes, no longer unique.
+        """
+        DROP INDEX users_email;
+        DROP INDEX users_phone;
+        CREATE INDEX users_email ON users (tenant, email COLLATE NOCASE) WHERE email IS NOT NULL;
+        CREATE INDEX users_phone ON users (tenant, phone) WHERE phone IS NOT NULL;
         """,
     ]
 
