@@ -52,7 +52,9 @@ struct SignInFlow {
         guard let A = SRPNumber(hex: srpA), A < CognitoSRP.n, !A.isZero else { throw CognitoError.invalid("SRP_A is not valid.") }
         let credential = try user.flatMap { try emulator.credential(in: pool.id, userId: $0.id, kind: "srp") }
         let stored = credential?.split(separator: "$")
-        let salt = stored.map { String($0[0]) } ?? Data(emulator.generator.bytes(16)).map { String(format: "%02x", $0) }.joined()
+        // The stored salt's text as it is: one written before salts lost their leading zeros (its verifier hashed
+        // them) still works for clients that hash the text (pycognito), if not for those that hash the number.
+        let salt = stored.map { String($0[0]) } ?? CognitoSRP.newSalt(emulator.generator)
         let verifier = stored.flatMap { $0.count == 2 ? SRPNumber(hex: String($0[1])) : nil }
             ?? SRPNumber(bytes: emulator.generator.bytes(32)) // a stand-in no password produces
         let (b, B) = CognitoSRP.serverKey(verifier: verifier, generator: emulator.generator)
