@@ -73,6 +73,7 @@ struct AttributeUpdate {
     /// Applies `attributes`; answers the `CodeDeliveryDetails` of the codes it sent.
     @discardableResult
     func apply(_ attributes: [(name: String, value: String)], to user: User) throws -> [JSON] {
+        try CognitoUsers.checkMutable(attributes.map(\.name), pool: pool)
         var changes = try CognitoUsers.changes(attributes, pool: pool)
         let held = Set((pool.pool["UserAttributeUpdateSettings"]?["AttributesRequireVerificationBeforeUpdate"]?.arrayValue ?? []).compactMap(\.stringValue))
         var toVerify: [String] = []
