@@ -110,14 +110,10 @@ enum ClientAdmin {
 
     static func list(_ call: CognitoCall) async throws -> JSON {
         let pool = try call.pool()
-        let limit = try call.body.int("MaxResults") ?? 60
-        let after = try call.body.string("NextToken") ?? ""
-        let clients = pool.clients.sorted { $0.id < $1.id }.filter { after.isEmpty || $0.id > after }
-        let page = Array(clients.prefix(max(1, min(limit, 60))))
-        var answer: [String: JSON] = ["UserPoolClients": .array(page.map { client in
+        let paging = try Paging(call, .clients, scope: "ListUserPoolClients \(pool.id)")
+        let (page, next) = paging.page(pool.clients, key: \.id)
+        return paging.answer("UserPoolClients", page.map { client in
             ["ClientId": .string(client.id), "UserPoolId": .string(pool.id), "ClientName": client.fields["ClientName"] ?? ""]
-        })]
-        if clients.count > page.count, let last = page.last { answer["NextToken"] = .string(last.id) }
-        return .object(answer)
+        }, next: next)
     }
 }

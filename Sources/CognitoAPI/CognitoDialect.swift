@@ -79,7 +79,7 @@ public struct CognitoDialect: Sendable {
                 throw CognitoError(.unknownOperation, "Operation \(name) is not supported by Fauxth's Cognito user pools")
             }
             let call = CognitoCall(request: request, action: action, body: try await CognitoBody.read(request), origin: origin,
-                                   emulator: emulator, pools: pools)
+                                   emulator: emulator, pools: pools, requestId: requestId)
             return Self.answer(try await action.handler(call), requestId: requestId)
         } catch {
             return Self.failure(error, requestId: requestId, logger: logger)

@@ -133,18 +133,13 @@ enum PoolAdmin {
     }
 
     static func list(_ call: CognitoCall) async throws -> JSON {
-        let limit = try call.body.int("MaxResults") ?? 60
-        guard (1...60).contains(limit) else { throw CognitoError.invalid("MaxResults must be between 1 and 60") }
-        let after = try call.body.string("NextToken") ?? ""
-        let pools = try call.pools.all().sorted { $0.id < $1.id }.filter { after.isEmpty || $0.id > after }
-        let page = Array(pools.prefix(limit))
-        var answer: [String: JSON] = ["UserPools": .array(page.map { pool in
+        let paging = try Paging(call, .userPools, scope: "ListUserPools")
+        let (page, next) = paging.page(try call.pools.all(), key: \.id)
+        return paging.answer("UserPools", page.map { pool in
             ["Id": .string(pool.id), "Name": .string(pool.tenant.name), "LambdaConfig": pool.pool["LambdaConfig"] ?? [:],
              "CreationDate": pool.pool["CreationDate"] ?? .double(pool.tenant.createdAt.timeIntervalSince1970),
              "LastModifiedDate": pool.pool["LastModifiedDate"] ?? .double(pool.tenant.createdAt.timeIntervalSince1970)]
-        })]
-        if pools.count > page.count, let last = page.last { answer["NextToken"] = .string(last.id) }
-        return .object(answer)
+        }, next: next)
     }
 
     static func addCustomAttributes(_ call: CognitoCall) async throws -> JSON {
