@@ -31,10 +31,9 @@ struct CognitoPool: Sendable {
 
     var passwordPolicy: [String: JSON] { pool["Policies"]?["PasswordPolicy"]?.objectValue ?? [:] }
 
-    /// The pool's `custom:` attributes (`CreateUserPool`'s `Schema` and `AddCustomAttributes`).
-    var customAttributes: Set<String> {
-        Set((pool["Schema"]?.arrayValue ?? []).compactMap { $0["Name"]?.stringValue }.filter { $0.hasPrefix("custom:") })
-    }
+    /// The pool's custom attributes (`CreateUserPool`'s `Schema` and `AddCustomAttributes`): `custom:X`, and
+    /// `dev:custom:X` for the developer-only ones.
+    var customAttributes: Set<String> { Set((pool["Schema"]?.arrayValue ?? []).compactMap { $0["Name"]?.stringValue }.filter(PoolSchema.isCustom)) }
 
     /// What `USER_AUTH` may start with (`Policies.SignInPolicy.AllowedFirstAuthFactors`); a password only
     /// unless the pool says otherwise.

@@ -18,7 +18,9 @@ enum UserSelf {
         let (pool, user, claims) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
         let attributes = try call.body.attributes("UserAttributes")
         let writable = pool.client(claims["client_id"]?.stringValue ?? "")?.writeAttributes
-        for attribute in attributes where attribute.name.hasSuffix("_verified") || !(writable.map { $0.contains(attribute.name) } ?? true) {
+        // Developer-only attributes are the administrator's (DeveloperOnlyAttribute in the AWS model).
+        for attribute in attributes where attribute.name.hasSuffix("_verified") || attribute.name.hasPrefix("dev:")
+            || !(writable.map { $0.contains(attribute.name) } ?? true) {
             throw CognitoError(.notAuthorized, "A client attempted to write unauthorized attribute")
         }
         let deliveries = try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).apply(attributes, to: user)
