@@ -29,11 +29,13 @@ struct ChallengeSession: Sendable {
         id = emulator.generator.uuid()
     }
 
-    /// The next step of the same sign-in, with a fresh id and deadline; SRP secrets do not carry over.
+    /// The next step of the same sign-in, with a fresh id and deadline. This step's SRP secrets do not carry
+    /// over; the ones given for the next step (`extra`: `PASSWORD_SRP` chosen at `SELECT_CHALLENGE`) do.
     func next(_ challenge: String, data extra: [String: JSON] = [:], lifetime: TimeInterval = defaultLifetime,
               emulator: Emulator) -> ChallengeSession {
-        var carried = data.merging(extra) { $1 }
+        var carried = data
         for secret in ["srp_key", "srp_credential"] { carried.removeValue(forKey: secret) }
+        carried.merge(extra) { $1 }
         return ChallengeSession(poolId: poolId, clientId: clientId, userId: userId, challenge: challenge, firstFactor: firstFactor,
                                 data: carried, lifetime: lifetime, emulator: emulator)
     }

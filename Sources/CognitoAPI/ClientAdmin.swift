@@ -27,6 +27,7 @@ enum ClientAdmin {
     /// Cognito's defaults filled in, and the combinations it refuses refused.
     static func checked(_ fields: [String: JSON], generatesSecret: Bool) throws -> [String: JSON] {
         var client = fields
+        if let flows = client["ExplicitAuthFlows"] { try checkAuthFlows(flows) }
         let flows = (client["AllowedOAuthFlows"]?.arrayValue ?? []).compactMap(\.stringValue)
         if flows.contains("client_credentials"), !generatesSecret {
             throw CognitoError.invalid("client_credentials flow can not be selected if client does not have a client secret.")
@@ -41,6 +42,25 @@ enum ClientAdmin {
         client["PreventUserExistenceErrors"] = client["PreventUserExistenceErrors"] ?? "LEGACY"
         client["AuthSessionValidity"] = client["AuthSessionValidity"] ?? 3
         return client
+    }
+
+    /// `ExplicitAuthFlows`: names of the model's enum (its validation message quotes the list as Java prints
+    /// it), of one generation: the API reference says legacy names cannot be assigned with `ALLOW_` ones.
+    static func checkAuthFlows(_ flows: JSON) throws {
+        guard let items = flows.arrayValue else { throw CognitoError(.serialization, "List expected for ExplicitAuthFlows") }
+        let names = try items.map { item in
+            guard let name = item.stringValue else { throw CognitoError(.serialization, "List of strings expected for ExplicitAuthFlows") }
+            return name
+        }
+        guard names.allSatisfy(CognitoClient.flowNames.contains) else {
+            throw CognitoError.invalid("1 validation error detected: Value '[\(names.joined(separator: ", "))]' at 'explicitAuthFlows' failed to satisfy "
+                                       + "constraint: Member must satisfy constraint: [Member must satisfy enum value set: "
+                                       + "[\(CognitoClient.flowNames.joined(separator: ", "))]]")
+        }
+        let allowNames = names.filter { $0.hasPrefix("ALLOW_") }.count
+        guard allowNames == 0 || allowNames == names.count else {
+            throw CognitoError.invalid("Values with ALLOW_ prefix cannot be used along with values without ALLOW_ prefix.")
+        }
     }
 
     static func describeJSON(_ client: [String: JSON], poolId: String) -> JSON {
@@ -90,14 +110,10 @@ enum ClientAdmin {
 
     static func list(_ call: CognitoCall) async throws -> JSON {
         let pool = try call.pool()
-        let limit = try call.body.int("MaxResults") ?? 60
-        let after = try call.body.string("NextToken") ?? ""
-        let clients = pool.clients.sorted { $0.id < $1.id }.filter { after.isEmpty || $0.id > after }
-        let page = Array(clients.prefix(max(1, min(limit, 60))))
-        var answer: [String: JSON] = ["UserPoolClients": .array(page.map { client in
+        let paging = try Paging(call, .clients, scope: "ListUserPoolClients \(pool.id)")
+        let (page, next) = paging.page(pool.clients, key: \.id)
+        return paging.answer("UserPoolClients", page.map { client in
             ["ClientId": .string(client.id), "UserPoolId": .string(pool.id), "ClientName": client.fields["ClientName"] ?? ""]
-        })]
-        if clients.count > page.count, let last = page.last { answer["NextToken"] = .string(last.id) }
-        return .object(answer)
+        }, next: next)
     }
 }

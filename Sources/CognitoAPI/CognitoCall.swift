@@ -54,6 +54,8 @@ struct CognitoCall: Sendable {
     let origin: RequestOrigin
     let emulator: Emulator
     let pools: CognitoPools
+    /// The `x-amzn-RequestId` the answer carries (some of Cognito's messages name it).
+    let requestId: String
 
     var baseURL: String { request.baseURL }
 

@@ -32,6 +32,15 @@ public struct CognitoDialect: Sendable {
         return ["srp": CognitoSRP.credential(poolId: tenant.id, userId: srpUser, password: password, generator: generator)]
     }
 
+    /// Which addresses are one user's in a pool, for `EmulatorOptions.addressUniqueness`: those it signs in
+    /// with (`UsernameAttributes`) or makes aliases (`AliasAttributes`); in a plain username pool users may
+    /// share an email or a phone, as in Cognito.
+    public static let addressUniqueness: AddressUniqueness = { tenant in
+        let pool = CognitoPool(tenant: tenant)
+        let signIn = Set(pool.usernameAttributes + pool.aliasAttributes)
+        return Set([signIn.contains("email") ? Channel.email : nil, signIn.contains("phone_number") ? Channel.sms : nil].compactMap { $0 })
+    }
+
     /// Cognito's own protections as a pool's policies: the sign-in lockout every pool has, and a limit
     /// on code messages to one recipient (`LimitExceededException` on the sixth within an hour). Every
     /// limit applies but `anonymous_per_ip`: a pool has no anonymous sign-in.
@@ -71,7 +80,7 @@ public struct CognitoDialect: Sendable {
                 throw CognitoError(.unknownOperation, "Operation \(name) is not supported by Fauxth's Cognito user pools")
             }
             let call = CognitoCall(request: request, action: action, body: try await CognitoBody.read(request), origin: origin,
-                                   emulator: emulator, pools: pools)
+                                   emulator: emulator, pools: pools, requestId: requestId)
             return Self.answer(try await action.handler(call), requestId: requestId)
         } catch {
             return Self.failure(error, requestId: requestId, logger: logger)

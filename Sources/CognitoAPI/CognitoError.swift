@@ -50,6 +50,8 @@ struct CognitoError: Error, Equatable {
     static let invalidAccessToken = CognitoError(.notAuthorized, "Invalid Access Token")
     static let codeMismatch = CognitoError(.codeMismatch, "Invalid verification code provided, please try again.")
     static let expiredCode = CognitoError(.expiredCode, "Invalid code provided, please request a code again.")
+    /// AWS ends this one with a full stop (aws-sdk-cpp#1789 shows the body).
+    static let invalidRefreshToken = CognitoError(.notAuthorized, "Invalid Refresh Token.")
 
     /// The one mapping from core errors to Cognito's exceptions.
     init(core error: AuthError) {
@@ -57,7 +59,9 @@ struct CognitoError: Error, Equatable {
         case .invalidInput(let field, let reason): self.init(.invalidParameter, "\(field) \(reason)")
         case .invalidEmail: self.init(.invalidParameter, "Invalid email address format.")
         case .invalidPhone: self.init(.invalidParameter, "Invalid phone number format.")
-        case .weakPassword(_, let message): self.init(.invalidPassword, message)
+        // Cognito words every policy refusal "Password did not conform with policy: …" (CognitoMailer.checkPassword).
+        case .weakPassword(let reasons, let message):
+            self.init(.invalidPassword, "Password did not conform with policy: " + (reasons.first == "length" ? "Password not long enough" : message))
         case .emailTaken: self.init(.aliasExists, "An account with the given email already exists.")
         case .phoneTaken: self.init(.aliasExists, "An account with the given phone_number already exists.")
         case .signupDisabled: self.init(.notAuthorized, "SignUp is not permitted for this user pool")
@@ -71,7 +75,8 @@ struct CognitoError: Error, Equatable {
         case .lockedOut(.password, _, _): self.init(.notAuthorized, "Password attempts exceeded")
         case .lockedOut(.code, _, _): self.init(.tooManyFailedAttempts, "Too many failed attempts, please try after some time.")
         case .lockedOut(.mfa, _, _): self.init(.notAuthorized, "Too many invalid MFA codes, please try after some time.")
-        case .rateLimited: self.init(.tooManyRequests, "Too many requests")
+        // AWS throttles with "Rate exceeded" (amplify-js#3554, boto3#2517).
+        case .rateLimited: self.init(.tooManyRequests, "Rate exceeded")
         case .sendLimited(.emailSent, _):
             self.init(.limitExceeded, "Exceeded daily email limit for the operation or the account. "
                       + "If a higher limit is required, please configure your user pool to use your own Amazon SES configuration for sending email.")
@@ -80,7 +85,7 @@ struct CognitoError: Error, Equatable {
         case .codeReused: self.init(.expiredCode, "Your software token has already been used once.")
         // Cognito has no assurance levels of its own; nothing of it asks the core for one.
         case .insufficientAAL: self.init(.notAuthorized, "Access Token does not have required scopes")
-        case .refreshTokenNotFound: self.init(.notAuthorized, "Invalid Refresh Token")
+        case .refreshTokenNotFound: self = .invalidRefreshToken
         case .refreshTokenReused, .sessionNotFound: self.init(.notAuthorized, "Refresh Token has been revoked")
         case .sessionExpired: self.init(.notAuthorized, "Refresh Token has expired")
         case .codeInvalid, .codeExpired: self = .expiredCode

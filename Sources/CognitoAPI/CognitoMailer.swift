@@ -45,12 +45,13 @@ struct CognitoMailer {
         return CognitoUsers.delivery(destination)
     }
 
-    /// Uses a code sent to `destination`: `CodeMismatchException` for a wrong one (five tries),
-    /// `ExpiredCodeException` for an old or used one.
-    func verify(_ kind: Kind, code: String, destination: String, origin: RequestOrigin) throws {
+    /// Uses a code sent to `destination` for `user`: `CodeMismatchException` for a wrong one (five tries),
+    /// `ExpiredCodeException` for an old or used one. A code is its user's: another user's code to the same
+    /// address (where a pool lets users share one) is a wrong code.
+    func verify(_ kind: Kind, code: String, destination: String, user: User, origin: RequestOrigin) throws {
         let channel: Channel = destination.contains("@") ? .email : .sms
         do {
-            _ = try emulator.consumeCode(in: pool.id, purposes: [kind.purpose(channel)], .code(code, target: destination),
+            _ = try emulator.consumeCode(in: pool.id, purposes: [kind.purpose(channel)], .code(code, target: destination), forUser: user.id,
                                          maxAttempts: Self.maxAttempts, origin: origin)
         } catch let error as AuthError {
             throw CognitoError(core: error)

@@ -31,10 +31,9 @@ struct CognitoPool: Sendable {
 
     var passwordPolicy: [String: JSON] { pool["Policies"]?["PasswordPolicy"]?.objectValue ?? [:] }
 
-    /// The pool's `custom:` attributes (`CreateUserPool`'s `Schema` and `AddCustomAttributes`).
-    var customAttributes: Set<String> {
-        Set((pool["Schema"]?.arrayValue ?? []).compactMap { $0["Name"]?.stringValue }.filter { $0.hasPrefix("custom:") })
-    }
+    /// The pool's custom attributes (`CreateUserPool`'s `Schema` and `AddCustomAttributes`): `custom:X`, and
+    /// `dev:custom:X` for the developer-only ones.
+    var customAttributes: Set<String> { Set((pool["Schema"]?.arrayValue ?? []).compactMap { $0["Name"]?.stringValue }.filter(PoolSchema.isCustom)) }
 
     /// What `USER_AUTH` may start with (`Policies.SignInPolicy.AllowedFirstAuthFactors`); a password only
     /// unless the pool says otherwise.
@@ -86,15 +85,22 @@ struct CognitoClient: Sendable {
     var id: String { fields["ClientId"]?.stringValue ?? "" }
     var secret: String? { fields["ClientSecret"]?.stringValue }
 
+    /// Every `ExplicitAuthFlowsType`, in the order Cognito's validation message lists them (as quoted in
+    /// awsdocs/aws-cloudformation-user-guide#525, with `ALLOW_USER_AUTH` added since).
+    static let flowNames = ["ALLOW_CUSTOM_AUTH", "ADMIN_NO_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_USER_PASSWORD_AUTH", "ALLOW_USER_SRP_AUTH",
+                            "CUSTOM_AUTH_FLOW_ONLY", "USER_PASSWORD_AUTH", "ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_USER_AUTH"]
+    /// The legacy names (before the `ALLOW_` ones, 2019) and what they allow now.
+    static let legacyFlows = ["ADMIN_NO_SRP_AUTH": "ALLOW_ADMIN_USER_PASSWORD_AUTH", "USER_PASSWORD_AUTH": "ALLOW_USER_PASSWORD_AUTH",
+                              "CUSTOM_AUTH_FLOW_ONLY": "ALLOW_CUSTOM_AUTH"]
+
     /// `ExplicitAuthFlows`, in their `ALLOW_` names. A client that names none gets Cognito's default
-    /// (SRP, refresh and custom auth).
+    /// (SRP, refresh and custom auth). Beside legacy names, SRP and refresh are always on: those flows
+    /// needed no setting when the legacy names were all there was.
     var authFlows: Set<String> {
         let named = (fields["ExplicitAuthFlows"]?.arrayValue ?? []).compactMap(\.stringValue)
         if named.isEmpty { return ["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_CUSTOM_AUTH"] }
-        let legacy = ["ADMIN_NO_SRP_AUTH": "ALLOW_ADMIN_USER_PASSWORD_AUTH", "USER_PASSWORD_AUTH": "ALLOW_USER_PASSWORD_AUTH",
-                      "CUSTOM_AUTH_FLOW_ONLY": "ALLOW_CUSTOM_AUTH"]
-        // Refresh is always allowed for clients made before ALLOW_REFRESH_TOKEN_AUTH existed.
-        return Set(named.map { legacy[$0] ?? $0 } + (named.contains { $0.hasPrefix("ALLOW_") } ? [] : ["ALLOW_REFRESH_TOKEN_AUTH"]))
+        guard !named.contains(where: { $0.hasPrefix("ALLOW_") }) else { return Set(named.map { Self.legacyFlows[$0] ?? $0 }) }
+        return Set(named.compactMap { Self.legacyFlows[$0] } + ["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"])
     }
 
     func allows(_ flow: String) -> Bool { authFlows.contains(flow) }

@@ -119,7 +119,7 @@ enum CognitoTokens {
     static func continueSession(_ token: String, pool: CognitoPool, client: CognitoClient, emulator: Emulator,
                                 origin: RequestOrigin) throws -> (user: User, session: Session) {
         guard let session = try emulator.session(in: pool.id, refreshToken: token), session.claims["client_id"]?.stringValue == client.id else {
-            throw CognitoError(.notAuthorized, "Invalid Refresh Token")
+            throw CognitoError.invalidRefreshToken
         }
         do {
             return try emulator.continueSession(in: pool.id, token: token, maxAge: client.refreshTokenLifetime, origin: origin)
@@ -137,7 +137,7 @@ enum CognitoTokens {
     static func rotateSession(_ token: String, pool: CognitoPool, client: CognitoClient, emulator: Emulator,
                               origin: RequestOrigin) throws -> (user: User, session: Session, refreshToken: String) {
         guard let session = try emulator.session(in: pool.id, refreshToken: token), session.claims["client_id"]?.stringValue == client.id else {
-            throw CognitoError(.notAuthorized, "Invalid Refresh Token")
+            throw CognitoError.invalidRefreshToken
         }
         guard emulator.clock.now.timeIntervalSince(session.createdAt) <= client.refreshTokenLifetime else {
             throw CognitoError(.notAuthorized, "Refresh Token has expired")

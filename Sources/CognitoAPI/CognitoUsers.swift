@@ -111,8 +111,8 @@ enum CognitoUsers {
             case "phone_number":
                 guard (try? Identifiers.phone(value)) != nil, value.hasPrefix("+") else { throw CognitoError.invalid("Invalid phone number format.") }
                 changes.phone = value
-            case "email_verified": changes.emailVerified = value == "true"
-            case "phone_number_verified": changes.phoneVerified = value == "true"
+            case "email_verified": changes.emailVerified = isTrue(value)
+            case "phone_number_verified": changes.phoneVerified = isTrue(value)
             default:
                 guard standardAttributes.contains(name) || pool.customAttributes.contains(name) else {
                     throw CognitoError.invalid("Attributes did not conform to the schema: \(name): Attribute does not exist in the schema.\n")
@@ -122,6 +122,23 @@ enum CognitoUsers {
         }
         if !metadata.isEmpty { changes.userMetadata = metadata }
         return changes
+    }
+
+    /// A boolean attribute's value as Cognito reads it: `true` in any case is true, anything else false (the
+    /// Java service's `Boolean.parseBoolean`; an administrator's `"True"` verifies an address).
+    static func isTrue(_ value: String) -> Bool { value.caseInsensitiveCompare("true") == .orderedSame }
+
+    /// What an update may not change: `sub`, and the attributes the pool's schema makes immutable (Cognito
+    /// takes those only when the user is created). `NEW_PASSWORD_REQUIRED` refuses the verification flags as
+    /// well, which the challenge's own `userAttributes` lists and SDKs used to send back (aws-sdk-ios#2203,
+    /// amplify-android#244): InvalidParameterException "Cannot modify the non-mutable attribute email_verified".
+    static func checkMutable(_ names: [String], pool: CognitoPool, refusingVerificationFlags: Bool = false) throws {
+        var fixed: Set<String> = ["sub"]
+        for attribute in pool.pool["Schema"]?.arrayValue ?? [] where attribute["Mutable"]?.boolValue == false {
+            if let name = attribute["Name"]?.stringValue { fixed.insert(name) }
+        }
+        if refusingVerificationFlags { fixed.formUnion(["email_verified", "phone_number_verified"]) }
+        if let name = names.first(where: fixed.contains) { throw CognitoError.invalid("Cannot modify the non-mutable attribute \(name)") }
     }
 
     /// How Cognito shows where a code went: `a***@e***` for an email, `+*******0100` for a phone.

@@ -9,8 +9,8 @@ enum Groups {
     static func manage(_ call: CognitoCall) async throws -> JSON {
         let poolId = try call.body.required("UserPoolId")
         if call.action == .listGroups {
-            let groups = try call.pools.pool(poolId).groups.sorted { ($0["GroupName"]?.stringValue ?? "") < ($1["GroupName"]?.stringValue ?? "") }
-            return ["Groups": .array(groups.map { described($0, poolId: poolId) })]
+            let groups = try call.pools.pool(poolId).groups
+            return try page(call, groups, scope: "ListGroups \(poolId)", poolId: poolId)
         }
         let name = try call.body.required("GroupName")
         let now = JSON.double(call.emulator.clock.now.timeIntervalSince1970)
@@ -53,13 +53,15 @@ enum Groups {
         if call.action == .adminListGroupsForUser {
             let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
             let names = Set(CognitoUsers.groups(user))
-            return ["Groups": .array(pool.groups.filter { names.contains($0["GroupName"]?.stringValue ?? "") }.map { described($0, poolId: pool.id) })]
+            let groups = pool.groups.filter { names.contains($0["GroupName"]?.stringValue ?? "") }
+            return try page(call, groups, scope: "AdminListGroupsForUser \(pool.id) \(user.id)", poolId: pool.id)
         }
         let name = try call.body.required("GroupName")
         guard pool.groups.contains(where: { $0["GroupName"]?.stringValue == name }) else { throw CognitoError(.resourceNotFound, "Group not found.") }
         if call.action == .listUsersInGroup {
-            let users = try members(name, poolId: pool.id, emulator: call.emulator)
-            return ["Users": .array(users.map { .object(CognitoUsers.record($0, pool: pool)) })]
+            let paging = try Paging(call, .groups, scope: "ListUsersInGroup \(pool.id) \(name)")
+            let (users, next) = paging.page(try members(name, poolId: pool.id, emulator: call.emulator), key: \.id)
+            return paging.answer("Users", users.map { .object(CognitoUsers.record($0, pool: pool)) }, next: next)
         }
         let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
         if call.action == .adminAddUserToGroup {
@@ -79,6 +81,13 @@ enum Groups {
         var groups = CognitoUsers.groups(user).filter { $0 != removing }
         if let adding, !groups.contains(adding) { groups.append(adding) }
         try emulator.updateUser(in: user.tenant, id: user.id, UserChanges(appMetadata: [CognitoUsers.groupsKey: groups.isEmpty ? .null : .array(groups.map(JSON.string))]))
+    }
+
+    /// A page of groups, in name order.
+    private static func page(_ call: CognitoCall, _ groups: [[String: JSON]], scope: String, poolId: String) throws -> JSON {
+        let paging = try Paging(call, .groups, scope: scope)
+        let (page, next) = paging.page(groups) { $0["GroupName"]?.stringValue ?? "" }
+        return paging.answer("Groups", page.map { described($0, poolId: poolId) }, next: next)
     }
 
     static func described(_ group: [String: JSON], poolId: String) -> JSON {

@@ -2,8 +2,8 @@ import AuthCore
 import Foundation
 
 /// `ListUsers`: the pool's users in a stable order, filtered by Cognito's one-condition grammar
-/// (`attribute = "value"` or `attribute ^= "prefix"`), `Limit` at a time with an opaque
-/// `PaginationToken`, and only the `AttributesToGet` when given.
+/// (`attribute = "value"` or `attribute ^= "prefix"`), a page at a time (`Paging`), and only the
+/// `AttributesToGet` when given.
 enum ListUsers {
     /// The attributes Cognito can search, and whether their comparison ignores case.
     static let searchable: [String: Bool] = ["username": false, "email": true, "phone_number": false, "name": false, "given_name": false,
@@ -18,40 +18,30 @@ enum ListUsers {
 
     static func handle(_ call: CognitoCall) async throws -> JSON {
         let pool = try call.pool()
-        let limit = try call.body.int("Limit") ?? 60
-        guard (1...60).contains(limit) else {
-            throw CognitoError.invalid("1 validation error detected: Value '\(limit)' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 60")
-        }
+        let paging = try Paging(call, .users, scope: "ListUsers \(pool.id)")
         let filter = try parse(try call.body.string("Filter") ?? "")
-        var after: String?
-        if let token = try call.body.string("PaginationToken"), !token.isEmpty {
-            guard let data = Data(base64Encoded: token), let id = String(data: data, encoding: .utf8) else {
-                throw CognitoError.invalid("Invalid pagination token")
-            }
-            after = id
-        }
         let only = try call.body.strings("AttributesToGet")
         var found: [User] = []
         var more = false
+        var after = paging.after
         scan: while true {
             let page = try call.emulator.usersByID(in: pool.id, after: after, limit: 200)
             for user in page {
                 after = user.id
                 guard filter.map({ matches(user, $0, pool: pool) }) ?? true else { continue }
-                if found.count == limit { more = true; break scan }
+                if found.count == paging.size { more = true; break scan }
                 found.append(user)
             }
             if page.count < 200 { break }
         }
-        var answer: [String: JSON] = ["Users": .array(found.map { user in
+        let users: [JSON] = found.map { user in
             var record = CognitoUsers.record(user, pool: pool)
             if let only {
                 record["Attributes"] = .array((record["Attributes"]?.arrayValue ?? []).filter { only.contains($0["Name"]?.stringValue ?? "") })
             }
             return .object(record)
-        })]
-        if more, let last = found.last { answer["PaginationToken"] = .string(Data(last.id.utf8).base64EncodedString()) }
-        return .object(answer)
+        }
+        return paging.answer("Users", users, next: more ? found.last.map { paging.token(after: $0.id) } : nil)
     }
 
     /// The filter, or nil for an empty one; anything else is `InvalidParameterException`.

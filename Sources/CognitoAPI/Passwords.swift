@@ -44,7 +44,7 @@ enum Passwords {
         try CognitoMailer.checkPassword(password, pool: pool)
         let destination = try emulator.liveCodeTargets(in: pool.id, userId: user.id, purpose: .resetPassword).first
             ?? user.email ?? user.phone ?? ""
-        try CognitoMailer(emulator: emulator, pool: pool).verify(.forgotPassword, code: code, destination: destination, origin: origin)
+        try CognitoMailer(emulator: emulator, pool: pool).verify(.forgotPassword, code: code, destination: destination, user: user, origin: origin)
         var changes = UserChanges(password: password)
         if ["RESET_REQUIRED", "FORCE_CHANGE_PASSWORD"].contains(CognitoUsers.status(user)) {
             changes.appMetadata = [CognitoUsers.statusKey: "CONFIRMED"]

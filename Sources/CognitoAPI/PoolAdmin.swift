@@ -20,7 +20,8 @@ enum PoolAdmin {
     static func create(_ call: CognitoCall) async throws -> JSON {
         let name = try call.body.required("PoolName")
         var pool = call.body.fields.filter { $0.key != "PoolName" }
-        pool["Schema"] = .array(try (call.body["Schema"]?.arrayValue ?? []).map(schemaAttribute))
+        pool["Schema"] = .array(try (call.body["Schema"]?.arrayValue ?? []).enumerated().map { try PoolSchema.checked($1, index: $0 + 1, list: "schema") })
+        try checkMFAMode(call.body["MfaConfiguration"])
         pool = withDefaults(pool)
         let now = call.emulator.clock.now.timeIntervalSince1970
         pool["CreationDate"] = .double(now)
@@ -51,7 +52,18 @@ enum PoolAdmin {
             pool["SmsMfaConfiguration"] = .object(config)
         }
         pool["LambdaConfig"] = pool["LambdaConfig"] ?? [:]
-        pool["VerificationMessageTemplate"] = pool["VerificationMessageTemplate"] ?? ["DefaultEmailOption": "CONFIRM_WITH_CODE"]
+        var template = pool["VerificationMessageTemplate"]?.objectValue ?? [:]
+        template["DefaultEmailOption"] = template["DefaultEmailOption"] ?? "CONFIRM_WITH_CODE"
+        pool["VerificationMessageTemplate"] = .object(template)
+        // The older message members read what the template says when only it is given (as moto fills them).
+        for (member, key) in [("EmailVerificationMessage", "EmailMessage"), ("EmailVerificationSubject", "EmailSubject"),
+                              ("SmsVerificationMessage", "SmsMessage")] where pool[member] == nil {
+            pool[member] = template[key]
+        }
+        // Every pool sends email somehow: Cognito's own sender unless it names another.
+        var email = pool["EmailConfiguration"]?.objectValue ?? [:]
+        email["EmailSendingAccount"] = email["EmailSendingAccount"] ?? "COGNITO_DEFAULT"
+        pool["EmailConfiguration"] = .object(email)
         var admin = pool["AdminCreateUserConfig"]?.objectValue ?? [:]
         admin["AllowAdminCreateUserOnly"] = admin["AllowAdminCreateUserOnly"] ?? false
         pool["AdminCreateUserConfig"] = .object(admin)
@@ -71,37 +83,8 @@ enum PoolAdmin {
         o["LastModifiedDate"] = o["LastModifiedDate"] ?? .double(pool.tenant.createdAt.timeIntervalSince1970)
         o["EstimatedNumberOfUsers"] = .int(try emulator.userCount(in: pool.id))
         o["Domain"] = pool.domain.map(JSON.string)
-        o["SchemaAttributes"] = .array(schema(pool.pool))
+        o["SchemaAttributes"] = .array(PoolSchema.described(pool.pool["Schema"]?.arrayValue ?? []))
         return .object(o)
-    }
-
-    /// A `Schema` entry as the pool keeps it: a name that is not a standard attribute is a custom one,
-    /// and gets its `custom:` prefix.
-    static func schemaAttribute(_ attribute: JSON) throws -> JSON {
-        guard var o = attribute.objectValue, let name = o["Name"]?.stringValue, !name.isEmpty else {
-            throw CognitoError.invalid("Attribute name is required in the schema")
-        }
-        let standard = CognitoUsers.standardAttributes.union(["sub", "email", "email_verified", "phone_number", "phone_number_verified"])
-        if !standard.contains(name), !name.hasPrefix("custom:") { o["Name"] = .string("custom:\(name)") }
-        o["AttributeDataType"] = o["AttributeDataType"] ?? "String"
-        o["Mutable"] = o["Mutable"] ?? true
-        o["Required"] = o["Required"] ?? false
-        return .object(o)
-    }
-
-    /// The standard attributes every pool has (as the pool's `Schema` overrides them), then its
-    /// custom ones.
-    static func schema(_ pool: [String: JSON]) -> [JSON] {
-        let own = pool["Schema"]?.arrayValue ?? []
-        func override(_ name: String) -> JSON? { own.first { $0["Name"]?.stringValue == name } }
-        var attributes: [JSON] = ["sub", "name", "given_name", "family_name", "middle_name", "nickname", "preferred_username", "profile",
-                                  "picture", "website", "email", "email_verified", "gender", "birthdate", "zoneinfo", "locale",
-                                  "phone_number", "phone_number_verified", "address", "updated_at"].map { name in
-            let type = name.hasSuffix("_verified") ? "Boolean" : (name == "updated_at" ? "Number" : "String")
-            return override(name) ?? ["Name": .string(name), "AttributeDataType": .string(type), "Mutable": .bool(name != "sub"), "Required": .bool(name == "sub")]
-        }
-        attributes += own.filter { $0["Name"]?.stringValue?.hasPrefix("custom:") == true }
-        return attributes
     }
 
     static func describe(_ call: CognitoCall) async throws -> JSON {
@@ -110,6 +93,7 @@ enum PoolAdmin {
 
     static func update(_ call: CognitoCall) async throws -> JSON {
         let poolId = try call.body.required("UserPoolId")
+        try checkMFAMode(call.body["MfaConfiguration"])
         try call.pools.update(poolId) { settings in
             var pool = (settings["pool"]?.objectValue ?? [:]).filter { !updatable.contains($0.key) }
             pool.merge(call.body.fields.filter { updatable.contains($0.key) }) { $1 }
@@ -133,37 +117,32 @@ enum PoolAdmin {
     }
 
     static func list(_ call: CognitoCall) async throws -> JSON {
-        let limit = try call.body.int("MaxResults") ?? 60
-        guard (1...60).contains(limit) else { throw CognitoError.invalid("MaxResults must be between 1 and 60") }
-        let after = try call.body.string("NextToken") ?? ""
-        let pools = try call.pools.all().sorted { $0.id < $1.id }.filter { after.isEmpty || $0.id > after }
-        let page = Array(pools.prefix(limit))
-        var answer: [String: JSON] = ["UserPools": .array(page.map { pool in
+        let paging = try Paging(call, .userPools, scope: "ListUserPools")
+        let (page, next) = paging.page(try call.pools.all(), key: \.id)
+        return paging.answer("UserPools", page.map { pool in
             ["Id": .string(pool.id), "Name": .string(pool.tenant.name), "LambdaConfig": pool.pool["LambdaConfig"] ?? [:],
              "CreationDate": pool.pool["CreationDate"] ?? .double(pool.tenant.createdAt.timeIntervalSince1970),
              "LastModifiedDate": pool.pool["LastModifiedDate"] ?? .double(pool.tenant.createdAt.timeIntervalSince1970)]
-        })]
-        if pools.count > page.count, let last = page.last { answer["NextToken"] = .string(last.id) }
-        return .object(answer)
+        }, next: next)
     }
 
+    /// New custom attributes, checked as `CreateUserPool` checks them; a name the pool has (as `custom:X` or
+    /// `dev:custom:X`) is refused naming both, as Cognito words it.
     static func addCustomAttributes(_ call: CognitoCall) async throws -> JSON {
         let poolId = try call.body.required("UserPoolId")
-        let added = call.body["CustomAttributes"]?.arrayValue ?? []
+        let added = try (call.body["CustomAttributes"]?.arrayValue ?? []).enumerated().map {
+            try PoolSchema.checked($1, index: $0 + 1, list: "customAttributes")
+        }
         try call.pools.update(poolId) { settings in
             var pool = settings["pool"]?.objectValue ?? [:]
             var schema = pool["Schema"]?.arrayValue ?? []
             for attribute in added {
-                guard var o = attribute.objectValue, let name = o["Name"]?.stringValue, !name.isEmpty else {
-                    throw CognitoError.invalid("Custom attribute name is required")
+                let name = attribute["Name"]?.stringValue ?? ""
+                let base = name.hasPrefix("dev:") ? String(name.dropFirst("dev:".count)) : name
+                if let existing = schema.compactMap({ $0["Name"]?.stringValue }).first(where: { $0 == base || $0 == "dev:" + base }) {
+                    throw CognitoError.invalid("\(base): Existing attribute already has name \(existing).")
                 }
-                // Added attributes are custom even when their name is a standard one's.
-                if !name.hasPrefix("custom:") { o["Name"] = .string("custom:\(name)") }
-                let full = try schemaAttribute(.object(o))
-                guard !schema.contains(where: { $0["Name"] == full["Name"] }) else {
-                    throw CognitoError.invalid("Existing attribute already has name \(full["Name"]?.stringValue ?? name).")
-                }
-                schema.append(full)
+                schema.append(attribute)
             }
             pool["Schema"] = .array(schema)
             settings["pool"] = .object(pool)
@@ -180,15 +159,31 @@ enum PoolAdmin {
         return .object(answer)
     }
 
+    /// The configurations given replace the pool's. MFA that is on or optional needs a factor to use:
+    /// Cognito refuses one with none ("can't disable all MFAs", as SST users quote it, sst#5177).
     static func setMFAConfig(_ call: CognitoCall) async throws -> JSON {
         let poolId = try call.body.required("UserPoolId")
+        try checkMFAMode(call.body["MfaConfiguration"])
         try call.pools.update(poolId) { settings in
             var pool = settings["pool"]?.objectValue ?? [:]
             for key in ["SmsMfaConfiguration", "SoftwareTokenMfaConfiguration", "EmailMfaConfiguration", "MfaConfiguration"] {
                 if let value = call.body[key] { pool[key] = value }
             }
+            let factors = [pool["SmsMfaConfiguration"] != nil, pool["SoftwareTokenMfaConfiguration"]?["Enabled"]?.boolValue == true,
+                           pool["EmailMfaConfiguration"] != nil]
+            guard pool["MfaConfiguration"]?.stringValue ?? "OFF" == "OFF" || factors.contains(true) else {
+                throw CognitoError.invalid("Invalid MFA configuration given, can't disable all MFAs with a required or optional configuration.")
+            }
             settings["pool"] = .object(pool)
         }
         return try await mfaConfig(call)
+    }
+
+    /// `MfaConfiguration` is one of the model's enum, in the service's own words (its order of the values is
+    /// the one CloudFormation users quote: [OPTIONAL, OFF, ON]).
+    static func checkMFAMode(_ mode: JSON?) throws {
+        guard let mode, !(mode.stringValue.map(["OFF", "ON", "OPTIONAL"].contains) ?? false) else { return }
+        throw CognitoError.invalid("1 validation error detected: Value '\(mode.stringValue ?? mode.serialized())' at 'mfaConfiguration' failed to satisfy "
+                                   + "constraint: Member must satisfy enum value set: [OPTIONAL, OFF, ON]")
     }
 }

@@ -33,65 +33,86 @@ enum PoolResources {
         }
     }
 
-    /// Resource servers: `Identifier`, `Name`, `Scopes`.
-    static func resourceServer(_ call: CognitoCall) async throws -> JSON {
-        try collection(call, key: "resource_servers", id: "Identifier", shape: "ResourceServer", plural: "ResourceServers",
-                       settable: ["Identifier", "Name", "Scopes"], notFound: { "Resource server \($0) does not exist." },
-                       create: .createResourceServer, describe: .describeResourceServer, update: .updateResourceServer, list: .listResourceServers)
+    /// A kind of resource kept as a list in the pool's settings: where, keyed by which member, how answers
+    /// name it, what a request may set, how it pages, and what Cognito answers for a missing or taken key.
+    struct Kind: Sendable {
+        var key: String
+        var id: String
+        var shape: String
+        var plural: String
+        var settable: Set<String>
+        var paging: Paging.Rule
+        var create, describe, update, list: CognitoAction
+        var notFound: @Sendable (_ name: String) -> CognitoError
+        var taken: @Sendable (_ name: String, _ poolId: String) -> CognitoError
     }
 
+    /// Resource servers: `Identifier`, `Name`, `Scopes`. A taken identifier is InvalidParameterException
+    /// (moto's CreateResourceServer, after AWS), where a taken provider name is DuplicateProviderException.
+    static let resourceServers = Kind(
+        key: "resource_servers", id: "Identifier", shape: "ResourceServer", plural: "ResourceServers", settable: ["Identifier", "Name", "Scopes"],
+        paging: .resourceServers, create: .createResourceServer, describe: .describeResourceServer, update: .updateResourceServer,
+        list: .listResourceServers, notFound: { CognitoError(.resourceNotFound, "Resource server \($0) does not exist.") },
+        taken: { CognitoError.invalid("\($0) already exists in user pool \($1).") })
+
     /// Identity providers: `ProviderName`, `ProviderType`, `ProviderDetails`, `AttributeMapping`, `IdpIdentifiers`.
-    static func identityProvider(_ call: CognitoCall) async throws -> JSON {
-        try collection(call, key: "identity_providers", id: "ProviderName", shape: "IdentityProvider", plural: "Providers",
-                       settable: ["ProviderName", "ProviderType", "ProviderDetails", "AttributeMapping", "IdpIdentifiers"],
-                       notFound: { "Identity provider \($0) does not exist." },
-                       create: .createIdentityProvider, describe: .describeIdentityProvider, update: .updateIdentityProvider,
-                       list: .listIdentityProviders)
+    static let identityProviders = Kind(
+        key: "identity_providers", id: "ProviderName", shape: "IdentityProvider", plural: "Providers",
+        settable: ["ProviderName", "ProviderType", "ProviderDetails", "AttributeMapping", "IdpIdentifiers"], paging: .identityProviders,
+        create: .createIdentityProvider, describe: .describeIdentityProvider, update: .updateIdentityProvider, list: .listIdentityProviders,
+        notFound: { CognitoError(.resourceNotFound, "Identity provider \($0) does not exist.") },
+        taken: { name, _ in CognitoError(.duplicateProvider, "IdentityProvider \(name) already exists.") })
+
+    static func resourceServer(_ call: CognitoCall) async throws -> JSON { try collection(call, resourceServers) }
+
+    static func identityProvider(_ call: CognitoCall) async throws -> JSON { try collection(call, identityProviders) }
+
+    /// A page of the pool's resources of one kind, in key order.
+    private static func list(_ call: CognitoCall, _ kind: Kind, poolId: String) throws -> JSON {
+        let paging = try Paging(call, kind.paging, scope: "\(kind.list.rawValue) \(poolId)")
+        let items = (try call.pools.pool(poolId).settings[kind.key]?.arrayValue ?? []).compactMap(\.objectValue)
+        let (page, next) = paging.page(items) { $0[kind.id]?.stringValue ?? "" }
+        return paging.answer(kind.plural, page.map { item in
+            var o = item
+            o["UserPoolId"] = .string(poolId)
+            return .object(o)
+        }, next: next)
     }
 
     /// CRUD over a list of objects in the pool's settings, keyed by their `id` member.
-    private static func collection(_ call: CognitoCall, key: String, id idKey: String, shape: String, plural: String, settable: Set<String>,
-                                   notFound: (String) -> String, create: CognitoAction, describe: CognitoAction, update: CognitoAction,
-                                   list: CognitoAction) throws -> JSON {
+    private static func collection(_ call: CognitoCall, _ kind: Kind) throws -> JSON {
         let poolId = try call.body.required("UserPoolId")
+        if call.action == kind.list { return try list(call, kind, poolId: poolId) }
         let now = JSON.double(call.emulator.clock.now.timeIntervalSince1970)
-        if call.action == list {
-            let items = (try call.pools.pool(poolId).settings[key]?.arrayValue ?? []).map { item -> JSON in
-                var o = item.objectValue ?? [:]
-                o["UserPoolId"] = .string(poolId)
-                return .object(o)
-            }
-            return [plural: .array(items)]
-        }
-        let name = try call.body.required(idKey)
+        let name = try call.body.required(kind.id)
         return try call.pools.update(poolId) { settings in
-            var items = (settings[key]?.arrayValue ?? []).compactMap(\.objectValue)
-            let index = items.firstIndex { $0[idKey]?.stringValue == name }
+            var items = (settings[kind.key]?.arrayValue ?? []).compactMap(\.objectValue)
+            let index = items.firstIndex { $0[kind.id]?.stringValue == name }
             var item: [String: JSON]
             switch call.action {
-            case create:
-                guard index == nil else { throw CognitoError(.duplicateProvider, "\(shape) \(name) already exists.") }
-                item = call.body.fields.filter { settable.contains($0.key) }
+            case kind.create:
+                guard index == nil else { throw kind.taken(name, poolId) }
+                item = call.body.fields.filter { kind.settable.contains($0.key) }
                 item["CreationDate"] = now
                 item["LastModifiedDate"] = now
                 items.append(item)
-            case describe:
-                guard let index else { throw CognitoError(.resourceNotFound, notFound(name)) }
+            case kind.describe:
+                guard let index else { throw kind.notFound(name) }
                 item = items[index]
-            case update:
-                guard let index else { throw CognitoError(.resourceNotFound, notFound(name)) }
-                item = items[index].merging(call.body.fields.filter { settable.contains($0.key) }) { $1 }
+            case kind.update:
+                guard let index else { throw kind.notFound(name) }
+                item = items[index].merging(call.body.fields.filter { kind.settable.contains($0.key) }) { $1 }
                 item["LastModifiedDate"] = now
                 items[index] = item
             default:
-                guard let index else { throw CognitoError(.resourceNotFound, notFound(name)) }
+                guard let index else { throw kind.notFound(name) }
                 items.remove(at: index)
-                settings[key] = .array(items.map(JSON.object))
+                settings[kind.key] = .array(items.map(JSON.object))
                 return [:]
             }
-            settings[key] = .array(items.map(JSON.object))
+            settings[kind.key] = .array(items.map(JSON.object))
             item["UserPoolId"] = .string(poolId)
-            return [shape: .object(item)]
+            return [kind.shape: .object(item)]
         }
     }
 }

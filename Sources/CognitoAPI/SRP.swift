@@ -45,16 +45,29 @@ enum CognitoSRP {
     /// The pool name SRP mixes in: the part of the pool id after the underscore.
     static func poolName(_ poolId: String) -> String { poolId.split(separator: "_", maxSplits: 1).last.map(String.init) ?? poolId }
 
-    /// `x = H(PAD(salt) ‖ H(poolName ‖ userId ‖ ":" ‖ password))`, `v = g^x mod N`.
-    static func verifier(poolId: String, userId: String, password: String, saltHex: String) -> SRPNumber {
+    /// `x = H(PAD(salt) ‖ H(poolName ‖ userId ‖ ":" ‖ password))`, PAD of the salt read as a number, as
+    /// amazon-cognito-identity-js (`getPasswordAuthenticationKey`: `padHex(new BigInteger(SALT, 16))`) and
+    /// Amplify v6 compute it: digits before the number's first one are not hashed.
+    static func privateKey(poolId: String, userId: String, password: String, saltHex: String) -> SRPNumber {
         let inner = SHA256.hash(data: Array("\(poolName(poolId))\(userId):\(password)".utf8)).hex
-        let x = hexHash(padHex(saltHex) + inner)
-        return g.power(x, modulus: n)
+        return hexHash(padHex(SRPNumber(hex: saltHex) ?? SRPNumber(0)) + inner)
     }
 
-    /// The stored credential: `salt$verifier`, both hex.
+    /// `v = g^x mod N`.
+    static func verifier(poolId: String, userId: String, password: String, saltHex: String) -> SRPNumber {
+        g.power(privateKey(poolId: poolId, userId: userId, password: password, saltHex: saltHex), modulus: n)
+    }
+
+    /// A new salt, 16 random bytes written as the number they make: lowercase digits without leading zeros,
+    /// as Cognito sends `SALT` (Java's `BigInteger.toString(16)`: moto#3512, warrant#165). Clients that hash
+    /// the text they are sent (pycognito's `pad_hex` of the string) and clients that hash the number then
+    /// agree; with the leading zeros of a salt below 2^119 kept, as the emulator once wrote them, they did not.
+    static func newSalt(_ generator: Generator) -> String { SRPNumber(bytes: generator.bytes(16)).hex }
+
+    /// The stored credential: `salt$verifier`, both hex. Credentials stored before salts lost their leading
+    /// zeros keep the salt text they were made with, which `SALT` repeats: see `SignInFlow.startSRP`.
     static func credential(poolId: String, userId: String, password: String, generator: Generator) -> String {
-        let salt = Data(generator.bytes(16)).map { String(format: "%02x", $0) }.joined()
+        let salt = newSalt(generator)
         return salt + "$" + verifier(poolId: poolId, userId: userId, password: password, saltHex: salt).hex
     }
 

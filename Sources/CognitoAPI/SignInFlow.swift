@@ -51,7 +51,9 @@ struct SignInFlow {
         guard let A = SRPNumber(hex: srpA), A < CognitoSRP.n, !A.isZero else { throw CognitoError.invalid("SRP_A is not valid.") }
         let credential = try user.flatMap { try emulator.credential(in: pool.id, userId: $0.id, kind: "srp") }
         let stored = credential?.split(separator: "$")
-        let salt = stored.map { String($0[0]) } ?? Data(emulator.generator.bytes(16)).map { String(format: "%02x", $0) }.joined()
+        // The stored salt's text as it is: one written before salts lost their leading zeros (its verifier hashed
+        // them) still works for clients that hash the text (pycognito), if not for those that hash the number.
+        let salt = stored.map { String($0[0]) } ?? CognitoSRP.newSalt(emulator.generator)
         let verifier = stored.flatMap { $0.count == 2 ? SRPNumber(hex: String($0[1])) : nil }
             ?? SRPNumber(bytes: emulator.generator.bytes(32)) // a stand-in no password produces
         let (b, B) = CognitoSRP.serverKey(verifier: verifier, generator: emulator.generator)
@@ -216,6 +218,7 @@ struct SignInFlow {
             if let missing = missingRequiredAttributes(user).first(where: { name in !attributes.contains { $0.name == name && !$0.value.isEmpty } }) {
                 throw CognitoError.invalid("Invalid attributes given, \(missing) is missing")
             }
+            try CognitoUsers.checkMutable(attributes.map(\.name), pool: pool, refusingVerificationFlags: true)
             var changes = try CognitoUsers.changes(attributes, pool: pool)
             changes.password = password
             changes.appMetadata = [CognitoUsers.statusKey: "CONFIRMED"]
@@ -226,7 +229,8 @@ struct SignInFlow {
             let code = try required(name == "SMS_MFA" ? "SMS_MFA_CODE" : (name == "SMS_OTP" ? "SMS_OTP_CODE" : "EMAIL_OTP_CODE"))
             let passwordless = session.data["passwordless"] == true
             do {
-                try mailer.verify(passwordless ? .signIn : .mfa, code: code, destination: session.data["destination"]?.stringValue ?? "", origin: origin)
+                try mailer.verify(passwordless ? .signIn : .mfa, code: code, destination: session.data["destination"]?.stringValue ?? "", user: user,
+                                  origin: origin)
             } catch let error as CognitoError where error.kind == .codeMismatch {
                 pools.replays.fail(session, now: now)
                 throw CognitoError(.codeMismatch, "Invalid code or auth state for the user.")

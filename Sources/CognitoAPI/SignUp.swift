@@ -88,7 +88,7 @@ enum SignUp {
             throw CognitoError(.notAuthorized, "User cannot be confirmed. Current status is \(CognitoUsers.status(user))")
         }
         guard let destination = destination(user, pool: pool) else { throw CognitoError.expiredCode }
-        try CognitoMailer(emulator: emulator, pool: pool).verify(.confirmSignUp, code: code, destination: destination, origin: origin)
+        try CognitoMailer(emulator: emulator, pool: pool).verify(.confirmSignUp, code: code, destination: destination, user: user, origin: origin)
         try markConfirmed(user, verifying: destination, emulator: emulator, origin: origin)
     }
 

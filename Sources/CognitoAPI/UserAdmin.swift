@@ -29,8 +29,8 @@ enum UserAdmin {
             let attributes = try call.body.attributes("UserAttributes")
             var new = try SignUp.newUser(username: username, attributes: attributes, pool: pool, emulator: call.emulator)
             new.password = temporary
-            new.emailVerified = attributes.contains { $0.name == "email_verified" && $0.value == "true" }
-            new.phoneVerified = attributes.contains { $0.name == "phone_number_verified" && $0.value == "true" }
+            new.emailVerified = attributes.contains { $0.name == "email_verified" && CognitoUsers.isTrue($0.value) }
+            new.phoneVerified = attributes.contains { $0.name == "phone_number_verified" && CognitoUsers.isTrue($0.value) }
             new.appMetadata[CognitoUsers.statusKey] = "FORCE_CHANGE_PASSWORD"
             user = try SignUp.create(new, pool: pool, emulator: call.emulator, origin: call.origin, event: .userCreated)
         }

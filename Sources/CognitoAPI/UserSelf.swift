@@ -18,7 +18,9 @@ enum UserSelf {
         let (pool, user, claims) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
         let attributes = try call.body.attributes("UserAttributes")
         let writable = pool.client(claims["client_id"]?.stringValue ?? "")?.writeAttributes
-        for attribute in attributes where attribute.name.hasSuffix("_verified") || !(writable.map { $0.contains(attribute.name) } ?? true) {
+        // Developer-only attributes are the administrator's (DeveloperOnlyAttribute in the AWS model).
+        for attribute in attributes where attribute.name.hasSuffix("_verified") || attribute.name.hasPrefix("dev:")
+            || !(writable.map { $0.contains(attribute.name) } ?? true) {
             throw CognitoError(.notAuthorized, "A client attempted to write unauthorized attribute")
         }
         let deliveries = try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).apply(attributes, to: user)
@@ -42,7 +44,8 @@ enum UserSelf {
         let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
         let name = try call.body.required("AttributeName"), code = try call.body.required("Code")
         let destination = try AttributeUpdate.destination(of: name, user: user)
-        try CognitoMailer(emulator: call.emulator, pool: pool).verify(.verifyAttribute, code: code, destination: destination, origin: call.origin)
+        let mailer = CognitoMailer(emulator: call.emulator, pool: pool)
+        try mailer.verify(.verifyAttribute, code: code, destination: destination, user: user, origin: call.origin)
         // A pending address (held back until verified) replaces the current one now.
         if name == "email" {
             try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(email: destination, emailVerified: true), origin: call.origin)
@@ -72,6 +75,7 @@ struct AttributeUpdate {
     /// Applies `attributes`; answers the `CodeDeliveryDetails` of the codes it sent.
     @discardableResult
     func apply(_ attributes: [(name: String, value: String)], to user: User) throws -> [JSON] {
+        try CognitoUsers.checkMutable(attributes.map(\.name), pool: pool)
         var changes = try CognitoUsers.changes(attributes, pool: pool)
         let held = Set((pool.pool["UserAttributeUpdateSettings"]?["AttributesRequireVerificationBeforeUpdate"]?.arrayValue ?? []).compactMap(\.stringValue))
         var toVerify: [String] = []

@@ -65,10 +65,11 @@ extension ControlAPI {
             let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
             let control = ControlRequest(request: request)
             let users: [User]
+            // An address may be several users' (a Cognito pool that does not sign in with it): all of them.
             if let email = control.query("email") {
-                users = try emulator.user(in: tenant, .email(email)).map { [$0] } ?? []
+                users = try emulator.users(in: tenant, having: .email(email))
             } else if let phone = control.query("phone") {
-                users = try emulator.user(in: tenant, .phone(phone)).map { [$0] } ?? []
+                users = try emulator.users(in: tenant, having: .phone(phone))
             } else {
                 users = try emulator.users(in: tenant, query: control.query("q"), limit: try control.listFilter().limit)
             }

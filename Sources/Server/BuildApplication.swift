@@ -49,6 +49,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
                                                 passwordHasher: options.passwordHasher, seed: options.seed,
                                                 credentialDerivers: [.cognito: CognitoDialect.credentialDeriver],
                                                 policyDerivers: [.supabase: SupabaseDialect.policyDeriver, .cognito: CognitoDialect.policyDeriver],
+                                                addressUniqueness: [.cognito: CognitoDialect.addressUniqueness],
                                                 retention: options.retention))
     var warnings = try validateTenants(emulator)
     if let path = options.snapshotPath, FileManager.default.fileExists(atPath: path) {

@@ -241,6 +241,40 @@ import Testing
     }
 }
 
+@Suite struct AddressIndexMigrationTests {
+    /// A snapshot saved at schema 10, when emails and phones were unique in every tenant, loads: its users
+    /// stay, and a tenant whose rule frees addresses can then give one to a second user.
+    @Test func aSnapshotAtSchema10LoadsAndItsAddressesFollowTheTenantsRule() throws {
+        let path = temporaryPath("v10.sqlite")
+        let old = try Database(path: path)
+        try old.withConnection { c in
+            for step in 0..<10 { try c.execute("BEGIN; \(Schema.migrations[step]) PRAGMA user_version = \(step + 1); COMMIT;") }
+            try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES ('us-east-1_Old', 'cognito', 'Old', '{}', 0)")
+            try c.run("""
+                INSERT INTO users (tenant, id, email, phone, username, created_at, updated_at)
+                VALUES ('us-east-1_Old', 'u-1', 'family@example.com', '+15555550199', 'ann', 0, 0)
+                """)
+        }
+        #expect(Schema.version == 11)
+        let emulator = try AddressUniquenessTests.emulator(unique: [])
+        try emulator.loadSnapshot(from: path)
+        #expect(emulator.db.withConnectionVersion() == Schema.version)
+        #expect(try emulator.user(in: "us-east-1_Old", .email("family@example.com"))?.username == "ann")
+        let ben = try emulator.createUser(in: "us-east-1_Old", NewUser(email: "family@example.com", phone: "+15555550199", username: "ben"))
+        #expect(try emulator.users(in: "us-east-1_Old", having: .phone("+15555550199")).map(\.id) == ["u-1", ben.id])
+        // A username is still one user's.
+        #expect(throws: AuthError.invalidInput(field: "username", reason: "is taken")) {
+            try emulator.createUser(in: "us-east-1_Old", NewUser(username: "ann"))
+        }
+        let indexes = try emulator.db.withConnection { c in
+            try c.query("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ('users_email', 'users_phone')")
+                .map { ($0.string("name") ?? "", $0.string("sql") ?? "") }
+        }
+        #expect(indexes.count == 2)
+        #expect(indexes.allSatisfy { !$0.1.uppercased().contains("UNIQUE") }, "\(indexes)")
+    }
+}
+
 @Suite struct PKCETests {
     @Test func s256ChallengeMatchesTheRFC7636Example() {
         // RFC 7636 Appendix B.

@@ -64,7 +64,7 @@ import Testing
                 #expect(try await client.cognito("ForgotPassword", ["ClientId": .string(testClient), "Username": "dave"]).status == .ok)
             }
             let refused = try await client.cognito("ResendConfirmationCode", ["ClientId": .string(testClient), "Username": "dave"])
-            #expect(refused.json == ["__type": "TooManyRequestsException", "message": "Too many requests"])
+            #expect(refused.json == ["__type": "TooManyRequestsException", "message": "Rate exceeded"])
             #expect(try await client.passwordAuth("dave", clientId: testClient).json["AuthenticationResult"] != nil)
         }
         #expect(throws: AuthError.invalidInput(field: "policies.rate_limits.anonymous_per_ip",

@@ -121,12 +121,31 @@ import Testing
             }
         }
 
-        func signature(poolId: String, userId: String, password: String, saltHex: String, B: SRPNumber, secretBlock: [UInt8], timestamp: String) -> String {
+        /// `x` as the clients compute it. amazon-cognito-identity-js (`getPasswordAuthenticationKey`) and
+        /// Amplify v6 read `SALT` as a number (`new BigInteger(SALT, 16)`) and sign-pad that (`padHex`), so
+        /// leading zero digits of the text go; pycognito (`process_challenge`) sign-pads the text as sent.
+        static func x(poolId: String, userId: String, password: String, saltHex: String, saltAsText: Bool = false) -> SRPNumber {
+            let poolName = String(poolId.split(separator: "_")[1])
+            let inner = hash(Array("\(poolName)\(userId):\(password)".utf8))
+            return SRPNumber(bytes: hash((saltAsText ? padText(saltHex) : pad(SRPNumber(hex: saltHex)!)) + inner))
+        }
+
+        /// pycognito's `pad_hex` of a string: a `0` for an odd length, else `00` before a first digit of 8 or more.
+        static func padText(_ text: String) -> [UInt8] {
+            var hex = text
+            if hex.count % 2 == 1 { hex = "0" + hex } else if "89abcdefABCDEF".contains(hex.first!) { hex = "00" + hex }
+            return stride(from: 0, to: hex.count, by: 2).map { offset in
+                let start = hex.index(hex.startIndex, offsetBy: offset)
+                return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+            }
+        }
+
+        func signature(poolId: String, userId: String, password: String, saltHex: String, B: SRPNumber, secretBlock: [UInt8], timestamp: String,
+                       saltAsText: Bool = false) -> String {
             let N = CognitoSRP.n, g = CognitoSRP.g
             let k = SRPNumber(bytes: Self.hash(Self.pad(N) + Self.pad(g)))
             let poolName = String(poolId.split(separator: "_")[1])
-            let inner = Self.hash(Array("\(poolName)\(userId):\(password)".utf8))
-            let x = SRPNumber(bytes: Self.hash(Self.pad(SRPNumber(hex: saltHex)!) + inner))
+            let x = Self.x(poolId: poolId, userId: userId, password: password, saltHex: saltHex, saltAsText: saltAsText)
             let u = SRPNumber(bytes: Self.hash(Self.pad(A) + Self.pad(B)))
             // S = (B − k·g^x)^(a + u·x) = base^a · (base^x)^u, all mod N.
             let base = B.minus(k.times(g.power(x, modulus: N), modulus: N), modulus: N)
@@ -153,7 +172,7 @@ import Testing
     }
 
     /// Starts USER_SRP_AUTH for alice and answers the challenge with `password`.
-    static func signIn(_ client: FauxthTesting.Client, harness: Harness, password: String, replay: Bool = false,
+    static func signIn(_ client: FauxthTesting.Client, harness: Harness, password: String, replay: Bool = false, saltAsText: Bool = false,
                        between: () throws -> Void = {}) async throws -> [Reply] {
         let srp = Client(a: SRPNumber(bytes: harness.emulator.generator.bytes(32)))
         let started = try await call(client, "InitiateAuth", ["ClientId": "fauxthlocalclient000000001", "AuthFlow": "USER_SRP_AUTH",
@@ -166,7 +185,7 @@ import Testing
         let signature = srp.signature(poolId: "us-east-1_fauxth001", userId: userId, password: password,
                                       saltHex: try #require(parameters["SALT"]?.stringValue),
                                       B: try #require(parameters["SRP_B"]?.stringValue.flatMap { SRPNumber(hex: $0) }),
-                                      secretBlock: Array(try #require(Data(base64Encoded: block))), timestamp: stamp)
+                                      secretBlock: Array(try #require(Data(base64Encoded: block))), timestamp: stamp, saltAsText: saltAsText)
         let answer: JSON = ["ClientId": "fauxthlocalclient000000001", "ChallengeName": "PASSWORD_VERIFIER", "ChallengeResponses": [
             "USERNAME": .string(userId), "PASSWORD_CLAIM_SECRET_BLOCK": .string(block), "PASSWORD_CLAIM_SIGNATURE": .string(signature),
             "TIMESTAMP": .string(stamp),

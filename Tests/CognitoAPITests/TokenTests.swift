@@ -124,7 +124,7 @@ import Testing
             #expect(try claims(result["IdToken"])["email"] == "alice@example.com")
             // The same token refreshes again.
             #expect(try await refresh(client, first["RefreshToken"]).json["AuthenticationResult"] != nil)
-            #expect(try await refresh(client, "not-a-token").json == ["__type": "NotAuthorizedException", "message": "Invalid Refresh Token"])
+            #expect(try await refresh(client, "not-a-token").json == ["__type": "NotAuthorizedException", "message": "Invalid Refresh Token."])
         }
     }
 

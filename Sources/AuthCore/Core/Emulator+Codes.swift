@@ -33,15 +33,19 @@ public struct IssuedCode: Sendable {
 
 extension Emulator {
     /// Issues a code; earlier unused codes for the same user, purpose and target stop working, as the
-    /// vendors keep one live code per purpose.
+    /// vendors keep one live code per purpose. Another user's code to the same address (where a tenant lets
+    /// users share one) stays live.
     public func issueCode(in tenant: String, _ request: CodeRequest, origin: RequestOrigin = RequestOrigin()) throws -> IssuedCode {
         let now = clock.now
         let code = request.fixedCode ?? generator.digits(request.length)
         let issued = IssuedCode(id: newID(), code: code, linkToken: request.linkToken?(code), expiresAt: now.addingTimeInterval(request.lifetime))
         try db.transaction { c in
             // The same match as verification (any case), which codes_target serves; a binary match scanned the tenant's codes.
-            try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND purpose = ? AND target = ? COLLATE NOCASE AND used_at IS NULL",
-                      [SQLValue(now), .text(tenant), .text(request.purpose.rawValue), .text(request.target)])
+            try c.run("""
+                UPDATE codes SET used_at = ? WHERE tenant = ? AND purpose = ? AND target = ? COLLATE NOCASE AND used_at IS NULL
+                    AND (? IS NULL OR user_id IS NULL OR user_id = ?)
+                """, [SQLValue(now), .text(tenant), .text(request.purpose.rawValue), .text(request.target), SQLValue(request.userId),
+                      SQLValue(request.userId)])
             try c.run("""
                 INSERT INTO codes (tenant, id, user_id, purpose, channel, target, value_hash, link_token, created_at, expires_at)
                 VALUES (?,?,?,?,?,?,?,?,?,?)

@@ -11,6 +11,7 @@ extension Emulator {
         guard let removed = user.identities.first(where: { $0.id == identityId }) else { throw AuthError.identityNotFound }
         let remaining = user.identities.filter { $0.id != identityId }
         let now = clock.now
+        let unique = try uniqueAddresses(in: tenant)
         do {
             try db.transaction { c in
                 try c.run("DELETE FROM identities WHERE tenant = ? AND id = ?", [.text(tenant), .text(identityId)])
@@ -18,6 +19,7 @@ extension Emulator {
                     try c.run("UPDATE users SET phone = NULL, phone_verified_at = NULL, updated_at = ? WHERE tenant = ? AND id = ?",
                               [SQLValue(now), .text(tenant), .text(userId)])
                 } else if let (email, verified) = Self.emailAfterUnlink(current: user.email, remaining: remaining) {
+                    try Self.claimAddresses(c, tenant: tenant, userId: userId, email: email, phone: nil, unique: unique)
                     try c.run("UPDATE users SET email = ?, email_verified_at = ?, updated_at = ? WHERE tenant = ? AND id = ?",
                               [SQLValue(email), SQLValue(verified ? (user.emailVerifiedAt ?? now) : nil), SQLValue(now), .text(tenant), .text(userId)])
                 }

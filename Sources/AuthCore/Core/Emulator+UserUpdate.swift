@@ -41,8 +41,12 @@ extension Emulator {
         if let verified = changes.phoneVerified { phoneVerifiedAt = verified ? (phoneVerifiedAt ?? now) : nil }
         let secret = changes.password.map { passwordHasher.hash($0, generator: generator) }
         let derived = try derivedCredentials(in: tenant, userId: id, username: user.username, password: changes.password)
+        let unique = try uniqueAddresses(in: tenant)
         do {
             try db.transaction { c in
+                // Only an address the user takes is checked: one kept needs no claim.
+                try Self.claimAddresses(c, tenant: tenant, userId: id, email: email?.lowercased() == user.email?.lowercased() ? nil : email,
+                                        phone: phone == user.phone ? nil : phone, unique: unique)
                 try c.run("""
                     UPDATE users SET email = ?, phone = ?, email_verified_at = ?, phone_verified_at = ?, user_metadata = ?,
                         app_metadata = ?, banned_until = ?, disabled = ?, is_anonymous = ?, updated_at = ? WHERE tenant = ? AND id = ?
@@ -66,15 +70,18 @@ extension Emulator {
     }
 
     /// Records (or, with nil, clears) an email change waiting for confirmation; `emailTaken` if another
-    /// user has the address.
+    /// user has the address and the tenant keeps emails unique.
     public func setPendingEmail(in tenant: String, userId: String, _ email: String?) throws {
-        if let email, let owner = try user(in: tenant, .email(email)), owner.id != userId { throw AuthError.emailTaken }
+        if let email, try uniqueAddresses(in: tenant).contains(.email),
+           try users(in: tenant, having: .email(email)).contains(where: { $0.id != userId }) { throw AuthError.emailTaken }
         try setPending("pending_email", email, in: tenant, userId: userId)
     }
 
-    /// Records (or clears) a phone change waiting for its code; `phoneTaken` if another user has it.
+    /// Records (or clears) a phone change waiting for its code; `phoneTaken` if another user has it and the
+    /// tenant keeps phones unique.
     public func setPendingPhone(in tenant: String, userId: String, _ phone: String?) throws {
-        if let phone, let owner = try user(in: tenant, .phone(phone)), owner.id != userId { throw AuthError.phoneTaken }
+        if let phone, try uniqueAddresses(in: tenant).contains(.sms),
+           try users(in: tenant, having: .phone(phone)).contains(where: { $0.id != userId }) { throw AuthError.phoneTaken }
         try setPending("pending_phone", phone, in: tenant, userId: userId)
     }
 

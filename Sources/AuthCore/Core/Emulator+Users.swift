@@ -18,8 +18,10 @@ extension Emulator {
         let phone = try Identifiers.phone(new.phone)
         let secret = new.passwordHash ?? new.password.map { passwordHasher.hash($0, generator: generator) }
         let derived = try derivedCredentials(in: tenant, userId: id, username: new.username, password: new.password)
+        let unique = try uniqueAddresses(in: tenant)
         do {
             try db.transaction { c in
+                try Self.claimAddresses(c, tenant: tenant, userId: id, email: email, phone: phone, unique: unique)
                 try c.run("""
                     INSERT INTO users (tenant, id, email, phone, username, email_verified_at, phone_verified_at, disabled,
                         is_anonymous, user_metadata, app_metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -47,13 +49,33 @@ extension Emulator {
         return try requireUser(in: tenant, id: id)
     }
 
-    /// Which unique address a constraint failure was about (SQLite names the column).
+    /// Which unique value a constraint failure was about (SQLite names the column).
     static func clash(_ error: SQLiteError) -> AuthError {
-        if error.message.contains("users.phone") { return .phoneTaken }
         if error.message.contains("users.username") { return .invalidInput(field: "username", reason: "is taken") }
-        if error.message.contains("users.email") { return .emailTaken }
         if error.message.contains("identities.") { return .identityTaken }
         return .invalidInput(field: "id", reason: "is taken")
+    }
+
+    /// The addresses of `tenant` that one user at most may have: its dialect's rule, else both.
+    func uniqueAddresses(in tenant: String) throws -> Set<Channel> {
+        guard let row = try self.tenant(tenant), let rule = addressUniqueness[row.dialect] else { return [.email, .sms] }
+        return rule(row)
+    }
+
+    /// `emailTaken` or `phoneTaken` when another user of the tenant has an address that must be unique. Runs in
+    /// the transaction that writes the address (the store's one connection takes one at a time), so two writers
+    /// cannot both take it; nil addresses are not checked.
+    static func claimAddresses(_ c: borrowing Connection, tenant: String, userId: String, email: String?, phone: String?,
+                               unique: Set<Channel>) throws {
+        if unique.contains(.email), let email,
+           try c.first("SELECT id FROM users WHERE tenant = ? AND email = ? COLLATE NOCASE AND id <> ? LIMIT 1",
+                       [.text(tenant), .text(email), .text(userId)]) != nil {
+            throw AuthError.emailTaken
+        }
+        if unique.contains(.sms), let phone,
+           try c.first("SELECT id FROM users WHERE tenant = ? AND phone = ? AND id <> ? LIMIT 1", [.text(tenant), .text(phone), .text(userId)]) != nil {
+            throw AuthError.phoneTaken
+        }
     }
 
     func insertIdentity(_ c: borrowing Connection, tenant: String, userId: String, provider: String, subject: String,
@@ -76,9 +98,21 @@ extension Emulator {
         return user
     }
 
-    /// The user an email, phone or username belongs to (emails match case-insensitively).
+    /// The user an email, phone or username belongs to (emails match case-insensitively); the oldest where
+    /// the tenant lets users share an address.
     public func user(in tenant: String, _ identifier: Identifier) throws -> User? {
         try db.withConnection { c in try loadUser(c, tenant: tenant, identifier) }
+    }
+
+    /// Every user an email, phone or username belongs to, oldest first: several where the tenant lets
+    /// users share an address.
+    public func users(in tenant: String, having identifier: Identifier) throws -> [User] {
+        try db.withConnection { c in
+            let (condition, args) = Self.condition(tenant: tenant, identifier)
+            return try c.query("\(Self.userColumns) WHERE \(condition)", args).map { row in
+                User(row: row, identities: try identities(c, tenant: tenant, userId: row.string("id") ?? ""))
+            }
+        }
     }
 
     /// The user an identifier belongs to and its password hash, under one lock (a password sign-in).
@@ -90,10 +124,16 @@ extension Emulator {
     }
 
     func loadUser(_ c: borrowing Connection, tenant: String, _ identifier: Identifier) throws -> User? {
+        let (condition, args) = Self.condition(tenant: tenant, identifier)
+        return try loadUser(c, condition, args)
+    }
+
+    /// The users an identifier names, oldest first (an address may be several users' in some tenants).
+    static func condition(tenant: String, _ identifier: Identifier) -> (String, [SQLValue]) {
         switch identifier {
-        case .email(let e): try loadUser(c, "tenant = ? AND email = ? COLLATE NOCASE", [.text(tenant), .text(e)])
-        case .phone(let p): try loadUser(c, "tenant = ? AND phone = ?", [.text(tenant), .text((try? Identifiers.phone(p)) ?? p)])
-        case .username(let u): try loadUser(c, "tenant = ? AND username = ?", [.text(tenant), .text(u)])
+        case .email(let e): ("tenant = ? AND email = ? COLLATE NOCASE ORDER BY created_at, rowid", [.text(tenant), .text(e)])
+        case .phone(let p): ("tenant = ? AND phone = ? ORDER BY created_at, rowid", [.text(tenant), .text((try? Identifiers.phone(p)) ?? p)])
+        case .username(let u): ("tenant = ? AND username = ?", [.text(tenant), .text(u)])
         }
     }
 

@@ -18,7 +18,10 @@ extension Emulator {
     ///
     /// Typed codes also fall under the tenant's code lockout (`mfa_lockout` for MFA codes), counted
     /// per address the code went to; `lockout: false` leaves that to a caller that counts itself.
-    public func consumeCode(in tenant: String, purposes: [MessagePurpose], _ proof: CodeProof, maxAttempts: Int? = nil,
+    ///
+    /// With `forUser`, a typed code counts only among that user's codes: where a tenant lets users share an
+    /// address, one user's code does not answer for another.
+    public func consumeCode(in tenant: String, purposes: [MessagePurpose], _ proof: CodeProof, forUser owner: String? = nil, maxAttempts: Int? = nil,
                             lockout: Bool = true, origin: RequestOrigin = RequestOrigin())
         throws -> (userId: String?, purpose: MessagePurpose, target: String) {
         let now = clock.now
@@ -35,7 +38,7 @@ extension Emulator {
             case .code(let code, let target):
                 let rows = try c.query("""
                     SELECT * FROM codes WHERE tenant = ? AND target = ? COLLATE NOCASE AND purpose IN (\(placeholders)) AND used_at IS NULL
-                    """, [.text(tenant), .text(target)] + purposeArgs)
+                    """, [.text(tenant), .text(target)] + purposeArgs).filter { row in owner.map { row.string("user_id") == $0 } ?? true }
                 let hash = Array(Self.codeHash(code).utf8)
                 candidates = rows.filter { constantTimeEquals(Array(($0.string("value_hash") ?? "").utf8), hash) }
                 let live = rows.filter { ($0.date("expires_at") ?? .distantPast) > now }
@@ -152,8 +155,11 @@ extension Emulator {
         let (column, provider, key) = channel == .email ? ("email", "email", "email_verified") : ("phone", "phone", "phone_verified")
         let value = channel == .email ? try Identifiers.email(address) : try Identifiers.phone(address)
         guard let value else { throw channel == .email ? AuthError.invalidEmail : AuthError.invalidPhone }
+        let unique = try uniqueAddresses(in: tenant)
         do {
             try db.transaction { c in
+                try Self.claimAddresses(c, tenant: tenant, userId: userId, email: channel == .email ? value : nil,
+                                        phone: channel == .email ? nil : value, unique: unique)
                 try c.run("""
                     UPDATE users SET \(column) = ?, \(column)_verified_at = ?, pending_\(column) = NULL, is_anonymous = 0, updated_at = ?
                     WHERE tenant = ? AND id = ?

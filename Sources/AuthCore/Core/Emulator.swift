@@ -13,17 +13,24 @@ public struct EmulatorOptions: Sendable {
     /// Per dialect, the vendor's own lockout and rate-limit behaviour for a tenant, under its
     /// `policies` setting. A dialect without one gets only what the setting asks for.
     public var policyDerivers: [Dialect: PolicyDeriver]
+    /// Per dialect, which addresses of a tenant belong to one user only. A dialect without a rule keeps
+    /// both emails and phones unique; Cognito makes them unique only where a pool signs in with them.
+    public var addressUniqueness: [Dialect: AddressUniqueness]
     /// How much history is kept and when spent rows are swept.
     public var retention: Retention
 
     public init(clock: EmulatorClock = EmulatorClock(), generator: Generator = Generator(),
                 passwordHasher: PasswordHasher = PasswordHasher(), seed: Seed = Seed(),
                 credentialDerivers: [Dialect: CredentialDeriver] = [:], policyDerivers: [Dialect: PolicyDeriver] = [:],
-                retention: Retention = Retention()) {
+                addressUniqueness: [Dialect: AddressUniqueness] = [:], retention: Retention = Retention()) {
         self.clock = clock; self.generator = generator; self.passwordHasher = passwordHasher; self.seed = seed
-        self.credentialDerivers = credentialDerivers; self.policyDerivers = policyDerivers; self.retention = retention
+        self.credentialDerivers = credentialDerivers; self.policyDerivers = policyDerivers
+        self.addressUniqueness = addressUniqueness; self.retention = retention
     }
 }
+
+/// The addresses of a tenant that one user at most may have: `.email`, `.sms` (the phone), both or neither.
+public typealias AddressUniqueness = @Sendable (Tenant) -> Set<Channel>
 
 /// Derives credentials from a plaintext password for a user of a tenant: kind → secret.
 public typealias CredentialDeriver = @Sendable (_ tenant: Tenant, _ userId: String, _ username: String?, _ password: String,
@@ -54,6 +61,7 @@ public final class Emulator: Sendable {
     let lastSweep = Locked<Date?>(nil)
     let credentialDerivers: [Dialect: CredentialDeriver]
     let policyDerivers: [Dialect: PolicyDeriver]
+    let addressUniqueness: [Dialect: AddressUniqueness]
     let policyCache = Mutex<[String: (settings: [String: JSON], policies: TenantPolicies)]>([:])
     /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant
     /// write moves the generation on, and a read that raced a write is not kept.
@@ -78,6 +86,7 @@ public final class Emulator: Sendable {
         seed = options.seed
         credentialDerivers = options.credentialDerivers
         policyDerivers = options.policyDerivers
+        addressUniqueness = options.addressUniqueness
         retention = options.retention
         faults = FaultEngine(clock: options.clock, generator: options.generator)
         db = try Database()

@@ -132,10 +132,17 @@ enum Schema {
         // 11: what the core's shared rules remember: the TOTP time step a factor last accepted (a code is
         // good once, RFC 6238 §5.2), when a user was last invited (GoTrue's `invited_at`), and why a session
         // ended (a family revoked for a reused refresh token answers differently from a logged-out session).
+        // And whether an email or phone is one user's is the tenant's rule (`EmulatorOptions.addressUniqueness`:
+        // a Cognito pool lets users share one it does not sign in with), checked where users are written; the
+        // lookups keep their indexes, no longer unique.
         """
         ALTER TABLE factors ADD COLUMN last_used_step INTEGER;
         ALTER TABLE users ADD COLUMN invited_at REAL;
         ALTER TABLE sessions ADD COLUMN revoked_reason TEXT;
+        DROP INDEX users_email;
+        DROP INDEX users_phone;
+        CREATE INDEX users_email ON users (tenant, email COLLATE NOCASE) WHERE email IS NOT NULL;
+        CREATE INDEX users_phone ON users (tenant, phone) WHERE phone IS NOT NULL;
         """,
     ]
 

@@ -1,0 +1,267 @@
+"""Cognito behaviours where Fauxth once answered otherwise than AWS: SRP for every salt, SRP chosen through USER_AUTH,
+attribute rules, legacy auth-flow names, paging, shared addresses, pool schemas and settings. Driven with boto3 and
+pycognito (and pycognito's SRP primitives used the way amazon-cognito-identity-js and Amplify use theirs)."""
+import base64
+import datetime
+import hashlib
+import hmac
+
+import pytest
+from pycognito.aws_srp import AWSSRP, hex_to_long
+
+from conftest import COGNITO_CLIENT, COGNITO_PASSWORD, COGNITO_POOL, cognito_email
+
+
+def aws_srp(cognito, username, pool_id=COGNITO_POOL, client_id=COGNITO_CLIENT, password=COGNITO_PASSWORD):
+    return AWSSRP(username=username, password=password, pool_id=pool_id, client_id=client_id, client=cognito.boto3_client())
+
+
+def amplify_answer(srp, params):
+    """The PASSWORD_VERIFIER answer as amazon-cognito-identity-js and Amplify compute it: they read SALT as a number
+    (`new BigInteger(SALT, 16)`) before padding it, where pycognito's `process_challenge` pads the text it was sent."""
+    user_id = params["USER_ID_FOR_SRP"]
+    key = srp.get_password_authentication_key(user_id, srp.password, hex_to_long(params["SRP_B"]), hex_to_long(params["SALT"]))
+    timestamp = srp.get_cognito_formatted_timestamp(datetime.datetime.now(datetime.timezone.utc))
+    message = (srp.pool_id.split("_")[1] + user_id).encode() + base64.b64decode(params["SECRET_BLOCK"]) + timestamp.encode()
+    signature = base64.b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode()
+    return {"USERNAME": params["USERNAME"], "PASSWORD_CLAIM_SECRET_BLOCK": params["SECRET_BLOCK"],
+            "PASSWORD_CLAIM_SIGNATURE": signature, "TIMESTAMP": timestamp}
+
+
+def plain_pool(cognito, **extra):
+    """A pool of usernames (no UsernameAttributes, no aliases) that verifies emails, with a password-and-SRP client."""
+    pool_id = cognito.create_pool(username_attributes=(), **extra)
+    return pool_id, cognito.create_client(pool_id)["ClientId"]
+
+
+# --- SRP ---------------------------------------------------------------------------------------------------------
+
+def test_srp_signs_in_when_the_salt_starts_with_zero_bytes(cognito):
+    """About one salt in 512 is below 2**119 (a zero byte, then one below 0x80). Its password is set again until the
+    challenge carries such a salt; then Amplify's arithmetic and pycognito's both sign in."""
+    srp = aws_srp(cognito, "alice@example.com")
+    params = srp.get_auth_params()
+    for _ in range(5000):
+        cognito.idp.admin_set_user_password(UserPoolId=COGNITO_POOL, Username="alice@example.com", Password=COGNITO_PASSWORD,
+                                            Permanent=True)
+        challenge = cognito.idp.initiate_auth(ClientId=COGNITO_CLIENT, AuthFlow="USER_SRP_AUTH", AuthParameters=params)
+        if int(challenge["ChallengeParameters"]["SALT"], 16) < 2 ** 119:
+            break
+    else:
+        pytest.fail("no salt below 2**119 in 5000 passwords")
+    done = cognito.idp.respond_to_auth_challenge(ClientId=COGNITO_CLIENT, ChallengeName="PASSWORD_VERIFIER",
+                                                 ChallengeResponses=amplify_answer(srp, challenge["ChallengeParameters"]))
+    assert cognito.verify(done["AuthenticationResult"]["AccessToken"], "access")["client_id"] == COGNITO_CLIENT
+    salt = challenge["ChallengeParameters"]["SALT"]
+    assert not salt.startswith("00"), f"SALT is the number's digits, as Cognito writes it: {salt}"
+    tokens = aws_srp(cognito, "alice@example.com").authenticate_user()["AuthenticationResult"]
+    assert cognito.verify(tokens["IdToken"], "id")["email"] == "alice@example.com"
+
+
+def test_password_srp_chosen_at_select_challenge_signs_in(cognito):
+    srp = aws_srp(cognito, "alice@example.com")
+    auth_params = srp.get_auth_params()
+    started = cognito.idp.initiate_auth(ClientId=COGNITO_CLIENT, AuthFlow="USER_AUTH", AuthParameters={"USERNAME": "alice@example.com"})
+    assert started["ChallengeName"] == "SELECT_CHALLENGE"
+    assert "PASSWORD_SRP" in started["AvailableChallenges"]
+    chosen = cognito.idp.respond_to_auth_challenge(ClientId=COGNITO_CLIENT, ChallengeName="SELECT_CHALLENGE", Session=started["Session"],
+                                                   ChallengeResponses={"USERNAME": "alice@example.com", "ANSWER": "PASSWORD_SRP",
+                                                                       "SRP_A": auth_params["SRP_A"]})
+    assert chosen["ChallengeName"] == "PASSWORD_VERIFIER"
+    answer = srp.process_challenge(chosen["ChallengeParameters"], auth_params)
+    done = cognito.idp.respond_to_auth_challenge(ClientId=COGNITO_CLIENT, ChallengeName="PASSWORD_VERIFIER", Session=chosen["Session"],
+                                                 ChallengeResponses=answer)
+    assert cognito.verify(done["AuthenticationResult"]["IdToken"], "id")["email"] == "alice@example.com"
+
+
+# --- Attributes --------------------------------------------------------------------------------------------------
+
+def test_new_password_required_refuses_a_non_mutable_attribute(cognito):
+    pool_id, client_id = plain_pool(cognito)
+    cognito.idp.admin_create_user(UserPoolId=pool_id, Username="kate", TemporaryPassword="temporary123", MessageAction="SUPPRESS",
+                                  UserAttributes=[{"Name": "email", "Value": "kate@example.com"}, {"Name": "email_verified", "Value": "true"}])
+    started = cognito.password_auth("kate", "temporary123", client_id)
+    assert started["ChallengeName"] == "NEW_PASSWORD_REQUIRED"
+    # The challenge lists email_verified among the user's attributes; sending it back is refused.
+    import json
+    attributes = json.loads(started["ChallengeParameters"]["userAttributes"])
+    assert attributes["email_verified"] == "true"
+    error = cognito.fails("respond_to_auth_challenge", ClientId=client_id, ChallengeName="NEW_PASSWORD_REQUIRED", Session=started["Session"],
+                          ChallengeResponses={"USERNAME": "kate", "NEW_PASSWORD": "chosen12345",
+                                              "userAttributes.email_verified": "true"})
+    assert error == {"Code": "InvalidParameterException", "Message": "Cannot modify the non-mutable attribute email_verified"}
+    done = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="NEW_PASSWORD_REQUIRED", Session=started["Session"],
+                                                 ChallengeResponses={"USERNAME": "kate", "NEW_PASSWORD": "chosen12345"})
+    assert done["AuthenticationResult"]["AccessToken"]
+
+
+def test_verification_flags_are_read_whatever_their_case(cognito):
+    pool_id, client_id = plain_pool(cognito)
+    created = cognito.idp.admin_create_user(UserPoolId=pool_id, Username="lena", MessageAction="SUPPRESS", UserAttributes=[
+        {"Name": "email", "Value": "lena@example.com"}, {"Name": "email_verified", "Value": "True"}])
+    assert {"Name": "email_verified", "Value": "true"} in created["User"]["Attributes"]
+    cognito.idp.admin_set_user_password(UserPoolId=pool_id, Username="lena", Password="chosen12345", Permanent=True)
+    delivery = cognito.idp.forgot_password(ClientId=client_id, Username="lena")["CodeDeliveryDetails"]
+    assert delivery == {"Destination": "l***@e***", "DeliveryMedium": "EMAIL", "AttributeName": "email"}
+
+
+# --- Auth flow names ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("legacy", ["ADMIN_NO_SRP_AUTH", "USER_PASSWORD_AUTH", "CUSTOM_AUTH_FLOW_ONLY"])
+def test_a_client_with_legacy_flow_names_still_allows_srp(cognito, legacy):
+    pool_id = cognito.create_pool()
+    client_id = cognito.create_client(pool_id, flows=[legacy])["ClientId"]
+    email = cognito_email("legacy")
+    cognito.admin_user(pool_id, email)
+    tokens = aws_srp(cognito, email, pool_id=pool_id, client_id=client_id).authenticate_user()["AuthenticationResult"]
+    assert cognito.verify(tokens["AccessToken"], "access", pool_id=pool_id, client_id=client_id)["client_id"] == client_id
+    refreshed = cognito.idp.initiate_auth(ClientId=client_id, AuthFlow="REFRESH_TOKEN_AUTH", AuthParameters={"REFRESH_TOKEN": tokens["RefreshToken"]})
+    assert refreshed["AuthenticationResult"]["AccessToken"]
+
+
+def test_flow_names_outside_the_enum_or_mixed_generations_are_refused(cognito):
+    pool_id = cognito.create_pool()
+    mixed = cognito.fails("create_user_pool_client", UserPoolId=pool_id, ClientName="mixed",
+                          ExplicitAuthFlows=["ALLOW_USER_SRP_AUTH", "ADMIN_NO_SRP_AUTH"])
+    assert mixed == {"Code": "InvalidParameterException",
+                     "Message": "Values with ALLOW_ prefix cannot be used along with values without ALLOW_ prefix."}
+    unknown = cognito.fails("create_user_pool_client", UserPoolId=pool_id, ClientName="unknown", ExplicitAuthFlows=["ALLOW_TELEPATHY"])
+    assert unknown["Code"] == "InvalidParameterException"
+    assert unknown["Message"].startswith("1 validation error detected: Value '[ALLOW_TELEPATHY]' at 'explicitAuthFlows' failed to satisfy")
+
+
+# --- Paging ------------------------------------------------------------------------------------------------------
+
+def populated_pool(cognito):
+    """A pool with five of everything the list operations list; dave is in every group, five users in group0."""
+    pool_id, _ = plain_pool(cognito)
+    for i in range(5):
+        cognito.idp.create_group(UserPoolId=pool_id, GroupName=f"group{i}")
+        cognito.idp.create_identity_provider(UserPoolId=pool_id, ProviderName=f"Idp{i}", ProviderType="OIDC",
+                                             ProviderDetails={"client_id": "x", "authorize_scopes": "openid"})
+        cognito.idp.create_resource_server(UserPoolId=pool_id, Identifier=f"https://api{i}.example.com", Name="api")
+        cognito.idp.admin_create_user(UserPoolId=pool_id, Username=f"user{i}", MessageAction="SUPPRESS")
+        cognito.idp.admin_add_user_to_group(UserPoolId=pool_id, Username=f"user{i}", GroupName="group0")
+        cognito.idp.admin_add_user_to_group(UserPoolId=pool_id, Username="user0", GroupName=f"group{i}")
+        if i > 0:
+            cognito.create_client(pool_id)
+    return pool_id
+
+
+PAGINATORS = [
+    ("list_groups", {}, "Groups", "GroupName"),
+    ("list_users_in_group", {"GroupName": "group0"}, "Users", "Username"),
+    ("admin_list_groups_for_user", {"Username": "user0"}, "Groups", "GroupName"),
+    ("list_identity_providers", {}, "Providers", "ProviderName"),
+    ("list_resource_servers", {}, "ResourceServers", "Identifier"),
+    ("list_user_pool_clients", {}, "UserPoolClients", "ClientId"),
+    ("list_users", {}, "Users", "Username"),
+]
+
+
+def test_boto3_paginators_walk_every_list_two_at_a_time(cognito):
+    pool_id = populated_pool(cognito)
+    for operation, params, key, name in PAGINATORS:
+        pages = list(cognito.idp.get_paginator(operation).paginate(UserPoolId=pool_id, **params, PaginationConfig={"PageSize": 2}))
+        assert [len(page[key]) for page in pages] == [2, 2, 1], operation
+        names = [item[name] for page in pages for item in page[key]]
+        whole = getattr(cognito.idp, operation)(UserPoolId=pool_id, **params)[key]
+        assert sorted(names) == sorted(item[name] for item in whole) and len(set(names)) == 5, operation
+    pools = list(cognito.idp.get_paginator("list_user_pools").paginate(PaginationConfig={"PageSize": 1}))
+    assert pool_id in [p["Id"] for page in pools for p in page["UserPools"]]
+
+
+def test_list_operations_refuse_a_bad_token_or_page_size(cognito):
+    pool_id = populated_pool(cognito)
+    error = cognito.fails("list_groups", UserPoolId=pool_id, NextToken="not-a-token")
+    assert error["Code"] == "InvalidParameterException"
+    assert error["Message"].startswith("Paging marker not-a-token is invalid for request ")
+    error = cognito.fails("list_resource_servers", UserPoolId=pool_id, MaxResults=51)
+    assert error["Message"] == ("1 validation error detected: Value '51' at 'maxResults' failed to satisfy constraint: "
+                                "Member must have value less than or equal to 50")
+    error = cognito.fails("list_users_in_group", UserPoolId=pool_id, GroupName="group0", Limit=61)
+    assert error["Message"].endswith("Member must have value less than or equal to 60")
+
+
+# --- Shared addresses --------------------------------------------------------------------------------------------
+
+def test_users_of_a_username_pool_may_share_an_email_and_a_phone(cognito):
+    pool_id, client_id = plain_pool(cognito)
+    codes = {}
+    for username in ("ann", "ben"):
+        cognito.idp.sign_up(ClientId=client_id, Username=username, Password=COGNITO_PASSWORD, UserAttributes=[
+            {"Name": "email", "Value": "family@example.com"}, {"Name": "phone_number", "Value": "+15555550199"}])
+        codes[username] = cognito.code("family@example.com", "verify_email")
+    ann_code, ben_code = codes["ann"], codes["ben"]
+    assert ann_code != ben_code
+    crossed = cognito.fails("confirm_sign_up", ClientId=client_id, Username="ann", ConfirmationCode=ben_code)
+    assert crossed["Code"] == "CodeMismatchException"
+    cognito.idp.confirm_sign_up(ClientId=client_id, Username="ann", ConfirmationCode=ann_code)
+    cognito.idp.confirm_sign_up(ClientId=client_id, Username="ben", ConfirmationCode=ben_code)
+    for username in ("ann", "ben"):
+        assert cognito.verify(cognito.tokens(username, client_id=client_id)["AccessToken"], "access", pool_id=pool_id,
+                              client_id=client_id)["username"] == username
+    found = cognito.idp.list_users(UserPoolId=pool_id, Filter='email = "family@example.com"')["Users"]
+    assert sorted(u["Username"] for u in found) == ["ann", "ben"]
+
+
+def test_an_alias_or_sign_in_address_stays_one_users(cognito):
+    pool_id = cognito.create_pool(username_attributes=(), AliasAttributes=["email"])
+    client_id = cognito.create_client(pool_id)["ClientId"]
+    cognito.idp.sign_up(ClientId=client_id, Username="ann", Password=COGNITO_PASSWORD,
+                        UserAttributes=[{"Name": "email", "Value": "ann@example.com"}])
+    error = cognito.fails("sign_up", ClientId=client_id, Username="ann2", Password=COGNITO_PASSWORD,
+                          UserAttributes=[{"Name": "email", "Value": "ann@example.com"}])
+    assert error["Code"] == "UsernameExistsException"
+    error = cognito.fails("sign_up", ClientId=COGNITO_CLIENT, Username="alice@example.com", Password=COGNITO_PASSWORD)
+    assert error["Code"] == "UsernameExistsException"
+
+
+# --- Pool schema and settings ------------------------------------------------------------------------------------
+
+def test_schema_attributes_are_described_as_aws_does(cognito):
+    pool_id = cognito.create_pool(Schema=[{"Name": "tenant", "AttributeDataType": "String"},
+                                          {"Name": "secret", "AttributeDataType": "String", "DeveloperOnlyAttribute": True}])
+    schema = {a["Name"]: a for a in cognito.idp.describe_user_pool(UserPoolId=pool_id)["UserPool"]["SchemaAttributes"]}
+    assert schema["sub"] == {"Name": "sub", "AttributeDataType": "String", "DeveloperOnlyAttribute": False, "Mutable": False,
+                             "Required": True, "StringAttributeConstraints": {"MinLength": "1", "MaxLength": "2048"}}
+    assert schema["updated_at"]["NumberAttributeConstraints"] == {"MinValue": "0"}
+    assert schema["custom:tenant"]["DeveloperOnlyAttribute"] is False
+    assert schema["dev:custom:secret"]["DeveloperOnlyAttribute"] is True
+    error = cognito.fails("add_custom_attributes", UserPoolId=pool_id, CustomAttributes=[{"Name": "secret", "AttributeDataType": "String"}])
+    assert error == {"Code": "InvalidParameterException", "Message": "custom:secret: Existing attribute already has name dev:custom:secret."}
+
+
+@pytest.mark.parametrize("attribute, message", [
+    ({"Name": "tier"}, "Invalid AttributeDataType input, consider using the provided AttributeDataType enum."),
+    ({"Name": "tier", "AttributeDataType": "String", "Required": True}, "Required custom attributes are not supported currently."),
+    ({"Name": "email", "AttributeDataType": "Number"},
+     "You can not change AttributeDataType or set developerOnlyAttribute for standard schema attribute email"),
+    ({"Name": "tier", "AttributeDataType": "String", "StringAttributeConstraints": {"MaxLength": "4096"}},
+     "user.custom:tier: String attributes cannot have a length of more than 2048"),
+    ({"Name": "tier", "AttributeDataType": "Number", "NumberAttributeConstraints": {"MinValue": "5", "MaxValue": "1"}},
+     "user.custom:tier: Max value cannot be less than min value."),
+])
+def test_create_user_pool_validates_the_schema(cognito, attribute, message):
+    error = cognito.fails("create_user_pool", PoolName="invalid", Schema=[attribute])
+    assert error == {"Code": "InvalidParameterException", "Message": message}
+
+
+def test_pool_settings_aws_checks_or_fills_in(cognito):
+    pool_id = cognito.create_pool(VerificationMessageTemplate={"EmailMessage": "Code {####}", "EmailSubject": "Code",
+                                                               "SmsMessage": "SMS {####}"})
+    pool = cognito.idp.describe_user_pool(UserPoolId=pool_id)["UserPool"]
+    assert (pool["EmailVerificationMessage"], pool["EmailVerificationSubject"], pool["SmsVerificationMessage"]) == (
+        "Code {####}", "Code", "SMS {####}")
+    assert pool["EmailConfiguration"] == {"EmailSendingAccount": "COGNITO_DEFAULT"}
+
+    error = cognito.fails("set_user_pool_mfa_config", UserPoolId=pool_id, MfaConfiguration="ALWAYS")
+    assert error["Message"] == ("1 validation error detected: Value 'ALWAYS' at 'mfaConfiguration' failed to satisfy constraint: "
+                                "Member must satisfy enum value set: [OPTIONAL, OFF, ON]")
+    error = cognito.fails("set_user_pool_mfa_config", UserPoolId=pool_id, MfaConfiguration="ON")
+    assert error == {"Code": "InvalidParameterException",
+                     "Message": "Invalid MFA configuration given, can't disable all MFAs with a required or optional configuration."}
+
+    cognito.idp.create_resource_server(UserPoolId=pool_id, Identifier="https://api.example.com", Name="api")
+    error = cognito.fails("create_resource_server", UserPoolId=pool_id, Identifier="https://api.example.com", Name="again")
+    assert error == {"Code": "InvalidParameterException", "Message": f"https://api.example.com already exists in user pool {pool_id}."}
