@@ -56,19 +56,26 @@ public struct FirebaseDialect: Sendable {
         let body = request.method == .get ? FirebaseBody.empty : try await FirebaseBody.read(request)
         let call = FirebaseCall(request: request, route: route, body: Self.enumsNamed(body), origin: origin, emulator: emulator,
                                 projects: projects, pages: pages, identityProviders: identityProviders, isOwner: isOwner, apiKey: apiKey)
-        if let limit = Self.requestLimit(route.operation), let scope = try? call.scope() {
-            try emulator.checkRequestLimit(limit, in: try emulator.requireTenant(scope.coreTenant), client: origin.ip)
+        if let scope = try? call.scope() {
+            for limit in try Self.requestLimits(route.operation, body: call.body) {
+                try emulator.checkRequestLimit(limit, in: try emulator.requireTenant(scope.coreTenant), client: origin.ip)
+            }
         }
         return try await Self.handler(for: route.operation)(call)
     }
 
-    /// The per-IP policy an operation counts against: sign-ins and token refreshes, and the
-    /// operations that check a code (both, for those that do both).
-    static func requestLimit(_ operation: FirebaseOperation) -> PolicyLimit? {
+    /// The per-IP policies an operation counts against: sign-ins and token refreshes, the operations
+    /// that check a code and those that send one, and an anonymous sign-up (a `signUp` naming no email,
+    /// which makes an anonymous user) against `anonymous_per_ip` as well.
+    static func requestLimits(_ operation: FirebaseOperation, body: FirebaseBody) throws -> [PolicyLimit] {
         switch operation {
-        case .signUp, .signInWithPassword, .signInWithCustomToken, .signInWithIdp, .refresh: .tokenPerIP
-        case .signInWithPhoneNumber, .signInWithEmailLink, .resetPassword, .mfaEnrollmentFinalize, .mfaSignInFinalize: .verifyPerIP
-        default: nil
+        case .signUp:
+            let anonymous = try (body.string("email") ?? "").isEmpty && (body.string("idToken") ?? "").isEmpty
+            return anonymous ? [.tokenPerIP, .anonymousPerIP] : [.tokenPerIP]
+        case .signInWithPassword, .signInWithCustomToken, .signInWithIdp, .refresh: return [.tokenPerIP]
+        case .signInWithPhoneNumber, .signInWithEmailLink, .resetPassword, .mfaEnrollmentFinalize, .mfaSignInFinalize: return [.verifyPerIP]
+        case .sendOobCode, .sendVerificationCode, .mfaEnrollmentStart, .mfaSignInStart: return [.otpPerIP]
+        default: return []
         }
     }
 

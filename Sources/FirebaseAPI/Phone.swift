@@ -36,17 +36,11 @@ enum Phone {
                      template: String) throws -> String {
         let emulator = call.emulator
         let fixed = scope.settings.testPhoneNumbers[phone]
-        if fixed == nil, scope.settings.phoneResendInterval > 0 {
-            do {
-                try emulator.rateLimiter.consume("\(scope.coreTenant):sms:\(flow):\(phone)",
-                                                 limit: RateLimit(count: 1, window: scope.settings.phoneResendInterval), at: emulator.clock.now)
-            } catch AuthError.rateLimited(let retryAfter) {
-                throw FirebaseError(.tooManyAttempts, retryAfter: max(1, Int(retryAfter.rounded(.up))))
-            }
-        }
         if fixed == nil {
-            try emulator.admitSend(OutgoingMessage(tenant: scope.coreTenant, channel: .sms, to: phone, from: "Firebase", text: "", purpose: purpose),
-                                   userId: userId, scope: flow)
+            let message = OutgoingMessage(tenant: scope.coreTenant, channel: .sms, to: phone, from: "Firebase", text: "", purpose: purpose)
+            try emulator.checkCooldown(SendCooldown(window: scope.settings.phoneResendInterval, per: .recipient(flow: flow), source: "phone_resend_interval"),
+                                       for: message, userId: userId)
+            try emulator.admitSend(message, userId: userId, scope: flow)
         }
         let sessionInfo = emulator.generator.string(200, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         let issued = try emulator.issueCode(in: scope.coreTenant, CodeRequest(userId: userId, purpose: purpose, channel: .sms, target: phone,

@@ -141,7 +141,7 @@ struct Mailer {
         case .reauthentication: [.reauthentication]
         case .magicLink, .recovery: [.magicLink, .resetPassword]
         }
-        try emulator.checkCooldown(SendCooldown(window: project.config.smtpMaxFrequency, purposes: purposes, source: "GOTRUE_SMTP_MAX_FREQUENCY"),
+        try emulator.checkCooldown(SendCooldown(window: project.config.smtpMaxFrequency, per: .user(purposes: purposes), source: "GOTRUE_SMTP_MAX_FREQUENCY"),
                                    for: OutgoingMessage(tenant: user.tenant, channel: .email, to: address ?? user.email ?? "",
                                                         from: project.config.senderAddress, subject: kind.template.subject, text: "",
                                                         purpose: kind.purpose),

@@ -51,7 +51,7 @@ struct SmsSender {
 
     /// GoTrue's per-user SMS cooldown (`GOTRUE_SMS_MAX_FREQUENCY`), through the core's cooldown.
     func checkFrequency(for user: User) throws {
-        try emulator.checkCooldown(SendCooldown(window: project.config.smsMaxFrequency, purposes: [.otp], source: "GOTRUE_SMS_MAX_FREQUENCY"),
+        try emulator.checkCooldown(SendCooldown(window: project.config.smsMaxFrequency, per: .user(purposes: [.otp]), source: "GOTRUE_SMS_MAX_FREQUENCY"),
                                    for: OutgoingMessage(tenant: user.tenant, channel: .sms, to: user.phone ?? "", from: "Fauxth SMS", text: "",
                                                         purpose: .otp),
                                    userId: user.id)

@@ -149,7 +149,7 @@ import Testing
 
     @Test func aCooldownReadsTheLastCodeAndKeepsTheRefusedMessage() throws {
         let emulator = try makeEmulator()
-        let cooldown = SendCooldown(window: 60, purposes: [.magicLink, .resetPassword], source: "GOTRUE_SMTP_MAX_FREQUENCY")
+        let cooldown = SendCooldown(window: 60, per: .user(purposes: [.magicLink, .resetPassword]), source: "GOTRUE_SMTP_MAX_FREQUENCY")
         let message = OutgoingMessage(tenant: "proj", channel: .email, to: "alice@example.com", from: "x@y.z", subject: "Reset", text: "",
                                       purpose: .resetPassword)
         try emulator.checkCooldown(cooldown, for: message, userId: "u-alice")
@@ -161,6 +161,18 @@ import Testing
         #expect(kept.status == .suppressed && kept.reason?.hasPrefix("GOTRUE_SMTP_MAX_FREQUENCY") == true)
         emulator.clock.advance(by: 40)
         try emulator.checkCooldown(cooldown, for: message, userId: "u-alice")
+    }
+
+    @Test func aRecipientCooldownCountsPerNumberAndFlow() throws {
+        let emulator = try makeEmulator()
+        let cooldown = { (flow: String) in SendCooldown(window: 30, per: .recipient(flow: flow), source: "phone_resend_interval") }
+        let text = OutgoingMessage(tenant: "proj", channel: .sms, to: "+15555550100", from: "x", text: "", purpose: .otp)
+        try emulator.checkCooldown(cooldown("sign-in"), for: text, userId: nil)
+        #expect(throws: AuthError.sendCooldown(.sms, retryAfter: 30)) { try emulator.checkCooldown(cooldown("sign-in"), for: text, userId: nil) }
+        try emulator.checkCooldown(cooldown("mfa-sign-in"), for: text, userId: nil)
+        emulator.clock.advance(by: 30)
+        try emulator.checkCooldown(cooldown("sign-in"), for: text, userId: nil)
+        #expect(try emulator.messages(MessageFilter(list: ListFilter(tenant: "proj"))).map(\.reason) == ["phone_resend_interval: the last one went less than 30 s ago"])
     }
 
     // MARK: Address changes

@@ -45,6 +45,23 @@ import Testing
             #expect(try await client.send(.post, accounts("sendOobCode"), json: reset).status == .ok)
         }
     }
+
+    /// `otp_per_ip` counts the operations that send a code; `anonymous_per_ip` the sign-ups that make an
+    /// anonymous user, and only those.
+    @Test func perIPSendAndAnonymousLimitsCountTheirOwnOperations() async throws {
+        let harness = try Harness(seed: firebaseProject(["policies": ["rate_limits": [
+            "otp_per_ip": ["count": 1, "window": 60], "anonymous_per_ip": ["count": 1, "window": 60],
+        ]]], users: [alice]))
+        try await harness.run { client async throws in
+            let reset: JSON = ["requestType": "PASSWORD_RESET", "email": "alice@example.com"]
+            #expect(try await client.send(.post, accounts("sendOobCode"), json: reset).status == .ok)
+            #expect(errorMessage(try await client.send(.post, accounts("sendOobCode"), json: reset)) == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            #expect(try await client.send(.post, accounts("signUp"), json: ["returnSecureToken": true]).status == .ok)
+            #expect(errorMessage(try await client.send(.post, accounts("signUp"), json: ["returnSecureToken": true])) == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            let named = try await client.send(.post, accounts("signUp"), json: ["email": "new@example.com", "password": "secret123"])
+            #expect(named.status == .ok)
+        }
+    }
 }
 
 /// Production's lockout wording, as the tests expect it.

@@ -51,7 +51,8 @@ def enroll_verified_totp(fauxth, session):
     token = session["access_token"]
     factor = auth_post(fauxth, "factors", {"factor_type": "totp", "friendly_name": "phone"}, token).json()
     challenge = auth_post(fauxth, f"factors/{factor['id']}/challenge", {}, token).json()
-    code = pyotp.TOTP(factor["totp"]["secret"]).now()
+    # The emulator's clock, which an earlier test may have moved: not the wall clock.
+    code = pyotp.TOTP(factor["totp"]["secret"]).at(fauxth.now())
     verified = auth_post(fauxth, f"factors/{factor['id']}/verify", {"challenge_id": challenge["id"], "code": code}, token)
     assert verified.status_code == 200, verified.text
     return factor["id"], factor["totp"]["secret"], verified.json()

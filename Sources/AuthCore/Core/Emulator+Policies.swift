@@ -10,17 +10,27 @@ public struct VendorPolicies: Sendable {
     public init(base: TenantPolicies, applied: Set<PolicyLimit>) { self.base = base; self.applied = applied }
 }
 
-/// A per-user wait between two messages of one kind (GoTrue's `GOTRUE_SMTP_MAX_FREQUENCY` and
-/// `GOTRUE_SMS_MAX_FREQUENCY`): the vendor setting's window and name, and the code purposes that share
-/// one clock (GoTrue's recovery and magic-link emails do).
+/// A wait between two messages of one kind, as a vendor setting asks: the setting's window and name,
+/// and what the wait is counted per.
 public struct SendCooldown: Sendable, Equatable {
     public var window: TimeInterval
-    public var purposes: [MessagePurpose]
+    /// What shares one clock.
+    public var per: Per
     /// The setting, named in the suppressed message's reason.
     public var source: String
 
-    public init(window: TimeInterval, purposes: [MessagePurpose], source: String) {
-        self.window = window; self.purposes = purposes; self.source = source
+    public enum Per: Sendable, Equatable {
+        /// The user's last code of these purposes, read from the codes issued, so the wait holds across a
+        /// restart or a snapshot, as GoTrue reads its `*_sent_at` stamps (`GOTRUE_SMTP_MAX_FREQUENCY`,
+        /// `GOTRUE_SMS_MAX_FREQUENCY`; its recovery and magic-link emails share one clock).
+        case user(purposes: [MessagePurpose])
+        /// The recipient's last message of this flow (Firebase's `phone_resend_interval`, per number),
+        /// on the core's rate windows.
+        case recipient(flow: String)
+    }
+
+    public init(window: TimeInterval, per: Per, source: String) {
+        self.window = window; self.per = per; self.source = source
     }
 }
 
@@ -63,15 +73,26 @@ extension Emulator {
         try rateLimiter.consume("\(tenant.id):policy:\(limit.rawValue):\(client ?? "-")", limit: rate, at: clock.now)
     }
 
-    /// Refuses a message when the user had one of the same kind less than `cooldown.window` ago,
-    /// keeping it in the outbox as suppressed, with `cooldown.source` as the reason. The last send is
-    /// read from the codes issued (so the wait holds across a restart or a snapshot), as the vendors read
-    /// it from the user's `*_sent_at` stamps.
-    public func checkCooldown(_ cooldown: SendCooldown, for message: OutgoingMessage, userId: String) throws {
-        guard cooldown.window > 0,
-              let last = try lastCodeIssued(in: message.tenant, userId: userId, purposes: cooldown.purposes) else { return }
-        let wait = cooldown.window - clock.now.timeIntervalSince(last)
-        guard wait > 0 else { return }
+    /// Refuses a message when the last one of the same kind went less than `cooldown.window` ago (to the
+    /// user, or to the recipient, as `cooldown.per` says), keeping it in the outbox as suppressed, with
+    /// `cooldown.source` as the reason, and throwing `sendCooldown`. A recipient's wait starts here.
+    public func checkCooldown(_ cooldown: SendCooldown, for message: OutgoingMessage, userId: String?) throws {
+        guard cooldown.window > 0 else { return }
+        let wait: TimeInterval
+        switch cooldown.per {
+        case .user(let purposes):
+            guard let userId, let last = try lastCodeIssued(in: message.tenant, userId: userId, purposes: purposes) else { return }
+            wait = cooldown.window - clock.now.timeIntervalSince(last)
+            guard wait > 0 else { return }
+        case .recipient(let flow):
+            let key = "\(message.tenant):cooldown:\(flow):\(message.to.lowercased())"
+            do {
+                try rateLimiter.consume(key, limit: RateLimit(count: 1, window: cooldown.window), at: clock.now)
+                return
+            } catch AuthError.rateLimited(let retryAfter) {
+                wait = retryAfter
+            }
+        }
         try suppress(message, userId: userId, reason: "\(cooldown.source): the last one went less than \(Int(cooldown.window)) s ago")
         throw AuthError.sendCooldown(message.channel, retryAfter: wait)
     }

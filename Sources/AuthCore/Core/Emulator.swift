@@ -48,9 +48,9 @@ public final class Emulator: Sendable {
     /// The seed this emulator started from; `reset` returns to it.
     public let seed: Seed
     /// Rate-limit windows on the emulator clock.
-    public let rateLimiter = RateLimiter()
+    let rateLimiter = RateLimiter()
     /// Failed attempts and lockouts on the emulator clock.
-    public let lockouts = LockoutBook()
+    let lockouts = LockoutBook()
     /// RSA keys the dialects sign with.
     public let keyring = Keyring()
     /// Fault rules the server applies to the dialects' requests.
