@@ -46,14 +46,10 @@ enum UserSelf {
         let destination = try AttributeUpdate.destination(of: name, user: user)
         let mailer = CognitoMailer(emulator: call.emulator, pool: pool)
         try mailer.verify(.verifyAttribute, code: code, destination: destination, user: user, origin: call.origin)
-        // A pending address (held back until verified) replaces the current one now.
-        if name == "email" {
-            try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(email: destination, emailVerified: true), origin: call.origin)
-            if user.pendingEmail != nil { try call.emulator.setPendingEmail(in: pool.id, userId: user.id, nil) }
-        } else {
-            try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(phone: destination, phoneVerified: true), origin: call.origin)
-            if user.pendingPhone != nil { try call.emulator.setPendingPhone(in: pool.id, userId: user.id, nil) }
-        }
+        // A pending address (held back until verified) replaces the current one now, in the core's one
+        // confirmation of an address change.
+        try call.emulator.confirmAddressChange(in: pool.id, userId: user.id, channel: name == "email" ? .email : .sms, address: destination,
+                                               origin: call.origin)
         return [:]
     }
 

@@ -62,7 +62,7 @@ struct OobActions {
     }
 
     private func changeEmail(_ user: User, to email: String) throws -> User {
-        let updated = try emulator.updateUser(in: scope.coreTenant, id: user.id, UserChanges(email: email, emailVerified: true), origin: call.origin)
+        let updated = try emulator.confirmAddressChange(in: scope.coreTenant, userId: user.id, channel: .email, address: email, origin: call.origin)
         try emulator.revokeTokens(in: scope.coreTenant, userId: user.id, reason: "email_changed", origin: call.origin)
         return updated
     }

@@ -99,7 +99,8 @@ enum SignIn {
     private static func emailLinkUser(_ call: FirebaseCall, scope: FirebaseScope, email: String, linkingTo target: User?) throws -> (User, Bool) {
         let emulator = call.emulator, tenant = scope.coreTenant
         if let target {
-            let user = try emulator.updateUser(in: tenant, id: target.id, UserChanges(email: email, emailVerified: true, isAnonymous: false), origin: call.origin)
+            // The link proves the address: the core's confirmation, which also ends an anonymous user's anonymity.
+            let user = try emulator.confirmAddressChange(in: tenant, userId: target.id, channel: .email, address: email, origin: call.origin)
             return (try markEmailLink(emulator, user), false)
         }
         if let existing = try emulator.user(in: tenant, .email(email)) {
