@@ -57,8 +57,12 @@ enum Passwords {
     static func change(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
         let previous = try call.body.required("PreviousPassword"), proposed = try call.body.required("ProposedPassword")
-        guard try call.emulator.checkPassword(previous, in: pool.id, userId: user.id) else {
-            call.emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: call.origin, detail: ["reason": "wrong_password", "method": "change_password"])
+        // The previous password is a password attempt like a sign-in's: the pool's lockout counts it.
+        do {
+            _ = try call.emulator.authenticate(in: pool.id, user: user, method: "change_password", origin: call.origin) {
+                try call.emulator.checkPassword(previous, in: pool.id, userId: user.id)
+            }
+        } catch AuthError.invalidCredentials {
             throw CognitoError.incorrectCredentials
         }
         try CognitoMailer.checkPassword(proposed, pool: pool)

@@ -104,6 +104,23 @@ import Testing
         }
     }
 
+    /// A wrong previous password counts against the pool's sign-in lockout, like a wrong sign-in.
+    @Test func wrongPreviousPasswordsLockTheUserOut() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let tokens = try await client.signIn("alice@example.com")
+            func change(_ previous: String) async throws -> Reply {
+                try await client.cognito("ChangePassword", ["AccessToken": tokens["AccessToken"] ?? .null, "PreviousPassword": .string(previous),
+                                                            "ProposedPassword": "fresh1234"])
+            }
+            for _ in 0..<5 { #expect(try await change("wrong-password").json["message"] == "Incorrect username or password.") }
+            #expect(try await change(password).json == ["__type": "NotAuthorizedException", "message": "Password attempts exceeded"])
+            #expect(try await client.passwordAuth("alice@example.com").json["message"] == "Password attempts exceeded")
+        }
+        let failed = try harness.emulator.events(type: "signin.failed").compactMap { $0.detail["method"]?.stringValue }
+        #expect(failed.filter { $0 == "change_password" }.count == 5)
+    }
+
     @Test func adminSetUserPasswordIsPermanentOrTemporary() async throws {
         let harness = try Harness(seed: cognitoSeed(users: [dave, erin]))
         try await harness.run { client async throws in

@@ -125,7 +125,7 @@ extension Emulator {
     }
 
     /// Keeps a message the vendor refused to send (a per-user frequency, say) in the outbox, with why.
-    public func suppress(_ message: OutgoingMessage, userId: String?, reason: String) throws {
+    func suppress(_ message: OutgoingMessage, userId: String?, reason: String) throws {
         var suppressed = message
         suppressed.text = "(Not sent, so no code or link was issued.)"
         suppressed.html = nil
