@@ -90,8 +90,8 @@ struct Recover {
     }
 }
 
-/// `POST /resend` (`internal/api/resend.go`): the sign-up confirmation again. `{}` when the user is
-/// unknown or already confirmed.
+/// `POST /resend` (`internal/api/resend.go`): the sign-up confirmation, or a pending email or phone
+/// change's, again. `{}` when the user is unknown, already confirmed or has no change pending.
 struct Resend {
     let emulator: Emulator
     let projects: SupabaseProjects
@@ -117,9 +117,20 @@ struct Resend {
             let sms = SmsSender(emulator: emulator, project: project)
             try sms.checkFrequency(for: user)
             return ["message_id": .string(try sms.sendCode(to: user, origin: origin))]
-        case "email_change", "phone_change":
-            // Nothing of these kinds can be pending until email and phone changes exist.
+        case "email_change":
+            // The current address names the user; the confirmation goes to the pending one (and the current).
+            guard let raw = try body.string("email"), !raw.isEmpty else { throw SupabaseError.validation("Type provided requires an email address") }
+            guard let user = try emulator.user(in: tenant, .email(try Validation.email(raw))), let pending = user.pendingEmail else { return [:] }
+            try UpdateUser.sendEmailChange(user, to: pending, call: call, project: project)
             return [:]
+        case "phone_change":
+            guard let phone = try Identifiers.phone(try body.string("phone")) else {
+                throw SupabaseError.validation("Type provided requires a phone number")
+            }
+            guard let user = try emulator.user(in: tenant, .phone(phone)), let pending = user.pendingPhone else { return [:] }
+            let sms = SmsSender(emulator: emulator, project: project)
+            try sms.checkFrequency(for: user, address: pending, purpose: .phoneChange)
+            return ["message_id": .string(try sms.sendCode(to: user, address: pending, origin: origin, purpose: .phoneChange))]
         default:
             throw SupabaseError.validation("Missing one of these types: signup, email_change, sms, phone_change")
         }

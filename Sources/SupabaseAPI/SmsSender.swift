@@ -49,11 +49,12 @@ struct SmsSender {
                                userId: user.id, perRecipient: false)
     }
 
-    /// GoTrue's per-user SMS cooldown (`GOTRUE_SMS_MAX_FREQUENCY`), through the core's cooldown.
-    func checkFrequency(for user: User) throws {
-        try emulator.checkCooldown(SendCooldown(window: project.config.smsMaxFrequency, per: .user(purposes: [.otp]), source: "GOTRUE_SMS_MAX_FREQUENCY"),
-                                   for: OutgoingMessage(tenant: user.tenant, channel: .sms, to: user.phone ?? "", from: "Fauxth SMS", text: "",
-                                                        purpose: .otp),
+    /// GoTrue's per-user SMS cooldown (`GOTRUE_SMS_MAX_FREQUENCY`), one clock per kind of text (its
+    /// `sendPhoneConfirmation` reads the stamp of the kind it sends), through the core's cooldown.
+    func checkFrequency(for user: User, address: String? = nil, purpose: MessagePurpose = .otp) throws {
+        try emulator.checkCooldown(SendCooldown(window: project.config.smsMaxFrequency, per: .user(purposes: [purpose]), source: "GOTRUE_SMS_MAX_FREQUENCY"),
+                                   for: OutgoingMessage(tenant: user.tenant, channel: .sms, to: address ?? user.phone ?? "", from: "Fauxth SMS", text: "",
+                                                        purpose: purpose),
                                    userId: user.id)
     }
 }

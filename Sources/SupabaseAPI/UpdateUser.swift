@@ -79,8 +79,10 @@ struct UpdateUser {
         if project.config.phoneAutoconfirm {
             return try emulator.confirmAddressChange(in: call.tenant, userId: user.id, channel: .sms, address: phone, origin: call.origin)
         }
+        let sms = SmsSender(emulator: emulator, project: project)
+        try sms.checkFrequency(for: user, address: phone, purpose: .phoneChange)
         try emulator.setPendingPhone(in: call.tenant, userId: user.id, phone)
-        try SmsSender(emulator: emulator, project: project).sendCode(to: user, address: phone, origin: call.origin, purpose: .phoneChange)
+        try sms.sendCode(to: user, address: phone, origin: call.origin, purpose: .phoneChange)
         return try emulator.requireUser(in: call.tenant, id: user.id)
     }
 
@@ -93,14 +95,20 @@ struct UpdateUser {
             return try emulator.confirmAddressChange(in: call.tenant, userId: user.id, channel: .email, address: email, origin: call.origin)
         }
         try emulator.setPendingEmail(in: call.tenant, userId: user.id, email)
+        try Self.sendEmailChange(user, to: email, call: call, project: project)
+        return try emulator.requireUser(in: call.tenant, id: user.id)
+    }
+
+    /// The confirmation of a pending email change (GoTrue's `sendEmailChange`): to the new address and,
+    /// with secure email change, to the current one, under `GOTRUE_SMTP_MAX_FREQUENCY`.
+    static func sendEmailChange(_ user: User, to email: String, call: Call, project: SupabaseProject) throws {
         let mailer = call.mailer(project)
         try mailer.checkFrequency(.emailChange, for: user, address: email)
-        let redirect = Redirects.target(for: call.request, project: project, emulator: emulator)
+        let redirect = Redirects.target(for: call.request, project: project, emulator: call.emulator)
         try mailer.send(.emailChange, to: user, address: email, redirectTo: redirect, origin: call.origin)
         if project.config.secureEmailChange, let current = user.email {
             try mailer.send(.emailChange, to: user, address: current, redirectTo: redirect, origin: call.origin)
         }
-        return try emulator.requireUser(in: call.tenant, id: user.id)
     }
 }
 

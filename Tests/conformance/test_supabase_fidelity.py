@@ -375,3 +375,24 @@ def test_projects_naming_the_same_database_share_users_but_not_settings(start_fa
     assert requests.get(f"{web_url}/settings").json()["disable_signup"] is False
     users = instance.control("GET", "/tenants/web/users", params={"email": "shared@example.com"}).json()["users"]
     assert len(users) == 1
+
+
+# Resending a pending change's confirmation
+
+
+def test_resend_email_change_sends_the_pending_change_again(supabase_project):
+    fauxth = supabase_project({"GOTRUE_SMTP_MAX_FREQUENCY": "1s", "GOTRUE_MAILER_AUTOCONFIRM": "true"})
+    fauxth.control("POST", "/clock/freeze")
+    session = auth_post(fauxth, "signup", {"email": "mover@example.com", "password": "secret123"}).json()
+    assert requests.put(f"{fauxth.url}/auth/v1/user", json={"email": "moved@example.com"}, headers=headers(session["access_token"])).status_code == 200
+    fauxth.control("POST", "/clock/advance", json={"seconds": 2})
+    assert auth_post(fauxth, "resend", {"type": "email_change", "email": "mover@example.com"}).json() == {}
+    sent = fauxth.control("GET", "/messages", params={"purpose": "email_change"}).json()["messages"]
+    assert sorted(m["to"] for m in sent) == ["moved@example.com", "moved@example.com", "mover@example.com", "mover@example.com"]
+    # The resent code confirms, with the other address's link still to come.
+    code = fauxth.wait_message("moved@example.com", purpose="email_change")["codes"][0]
+    verified = auth_post(fauxth, "verify", {"type": "email_change", "email": "moved@example.com", "token": code})
+    assert verified.status_code == 200 and "Confirmation link accepted" in verified.json()["msg"]
+    # Within GOTRUE_SMTP_MAX_FREQUENCY it is refused, and nothing pending answers {}.
+    assert error(auth_post(fauxth, "resend", {"type": "email_change", "email": "mover@example.com"}), 429, "over_email_send_rate_limit")
+    assert auth_post(fauxth, "resend", {"type": "email_change", "email": "nobody@example.com"}).json() == {}
