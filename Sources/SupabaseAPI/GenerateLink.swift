@@ -13,7 +13,7 @@ struct GenerateLink {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let (body, project) = try await call.bodyAndProject()
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
-        let type = try body.string("type") ?? ""
+        var type = try body.string("type") ?? ""
         let email = try Validation.email(try body.string("email"))
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
         let kind: Mailer.Kind
@@ -25,6 +25,10 @@ struct GenerateLink {
             user = try newOrUnconfirmed(email, tenant: tenant, password: try body.string("password"), data: try body.object("data"), origin: origin, project: project)
         case "invite":
             kind = .invite
+            user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
+        case "magiclink" where try emulator.user(in: tenant, .email(email)) == nil:
+            // GoTrue turns a magic link for an unknown address into a sign-up (with a password nobody knows).
+            (type, kind) = ("signup", .confirmation)
             user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
         case "magiclink", "recovery":
             kind = type == "recovery" ? .recovery : .magicLink

@@ -396,3 +396,13 @@ def test_resend_email_change_sends_the_pending_change_again(supabase_project):
     # Within GOTRUE_SMTP_MAX_FREQUENCY it is refused, and nothing pending answers {}.
     assert error(auth_post(fauxth, "resend", {"type": "email_change", "email": "mover@example.com"}), 429, "over_email_send_rate_limit")
     assert auth_post(fauxth, "resend", {"type": "email_change", "email": "nobody@example.com"}).json() == {}
+
+
+def test_generate_link_magiclink_for_an_unknown_address_is_a_signup(fauxth):
+    response = requests.post(f"{fauxth.url}/auth/v1/admin/generate_link", headers=admin_headers(),
+                             json={"type": "magiclink", "email": "newbie@example.com"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["verification_type"] == "signup" and "type=signup" in body["action_link"]
+    verified = auth_post(fauxth, "verify", {"type": "signup", "token_hash": body["hashed_token"]})
+    assert verified.status_code == 200 and verified.json()["user"]["email"] == "newbie@example.com"
