@@ -406,3 +406,10 @@ def test_generate_link_magiclink_for_an_unknown_address_is_a_signup(fauxth):
     assert body["verification_type"] == "signup" and "type=signup" in body["action_link"]
     verified = auth_post(fauxth, "verify", {"type": "signup", "token_hash": body["hashed_token"]})
     assert verified.status_code == 200 and verified.json()["user"]["email"] == "newbie@example.com"
+
+
+def test_the_refresh_token_of_a_deleted_user_is_not_found(fauxth):
+    session = sign_in(fauxth)
+    assert requests.delete(f"{fauxth.url}/auth/v1/admin/users/{ALICE}", headers=admin_headers()).status_code == 200
+    response = auth_post(fauxth, "token", {"refresh_token": session["refresh_token"]}, grant_type="refresh_token")
+    assert error(response, 400, "refresh_token_not_found") == "Invalid Refresh Token: Refresh Token Not Found"

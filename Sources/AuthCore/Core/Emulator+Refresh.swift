@@ -82,8 +82,9 @@ extension Emulator {
             guard let row = try c.first("SELECT * FROM refresh_tokens WHERE tenant = ? AND token_hash = ?",
                                         [.text(tenant), .text(Self.tokenHash(token))]) else { return .failure(.refreshTokenNotFound) }
             let sessionId = row.string("session_id") ?? ""
+            // A session that is gone went with its user (deleted), or was swept: ended either way.
             guard let sessionRow = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(tenant), .text(sessionId)]) else {
-                return .failure(.sessionNotFound)
+                return .failure(policy.endedSessionError(reason: nil))
             }
             let session = Session(row: sessionRow)
             if session.revokedAt != nil { return .failure(policy.endedSessionError(reason: sessionRow.string("revoked_reason"))) }
