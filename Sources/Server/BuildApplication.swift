@@ -45,6 +45,7 @@ public let fauxthVersion = "0.1.0"
 /// - Parameter onReady: called once every listener is bound, with the main port (useful with port 0).
 public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(label: "fauxth"),
                              onReady: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> FauxthApplication {
+    try options.checkPaths()
     let emulator = try Emulator(EmulatorOptions(clock: options.clock, generator: options.generator,
                                                 passwordHasher: options.passwordHasher, seed: options.seed,
                                                 credentialDerivers: [.cognito: CognitoDialect.credentialDeriver],
@@ -56,10 +57,13 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         try emulator.loadSnapshot(from: path)
         warnings += try validateTenants(emulator).filter { !warnings.contains($0) }
     }
-    // Supabase projects (GoTrue) and Cognito pools (their hosted UI) may each have a port of their own.
+    // Supabase projects (GoTrue) and Cognito pools (their hosted UI) may each have a port of their own. The
+    // main port's `/auth/v1` serves one project; any other seeded project without a port gets a free one, so
+    // every project the banner names is reachable at the URL it prints.
+    let defaultProject = defaultSupabaseProject(in: emulator)
     let projectPorts = try emulator.tenants().compactMap { tenant -> (String, Dialect, Int)? in
         switch tenant.dialect {
-        case .supabase: tenant.settings["port"]?.intValue.map { (tenant.id, tenant.dialect, $0) }
+        case .supabase: (tenant.settings["port"]?.intValue ?? (tenant.id == defaultProject ? nil : 0)).map { (tenant.id, tenant.dialect, $0) }
         case .cognito: tenant.settings["hosted_ui_port"]?.intValue.map { (tenant.id, tenant.dialect, $0) }
         case .firebase: nil
         }
@@ -82,7 +86,6 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
 
     let router = Router(context: FauxthContext.self)
     addCommonMiddleware(to: router, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
-    let defaultProject = defaultSupabaseProject(in: emulator)
     router.add(middleware: FaultMiddleware.main(emulator: emulator, supabase: defaultProject, firebase: firebase, cognito: cognito))
     router.get("/") { request, _ in
         // People go to the console; a client asking for JSON gets the Firebase emulator's health answer.

@@ -48,7 +48,7 @@ public enum SeedLoader {
     /// The built-in seed (unless `noDefault`) with each file's tenants added in order.
     public static func load(files: [String], noDefault: Bool) throws -> Seed {
         var seed = noDefault ? Seed() : try builtIn()
-        for file in files { seed = seed.merged(with: try Seed.load(path: file)) }
+        for file in files { seed = try seed.merged(with: try Seed.load(path: file)) }
         return seed
     }
 }
@@ -91,5 +91,46 @@ public enum DotenvProjects {
             env[key] = value
         }
         return env
+    }
+}
+
+/// A path given on the command line that cannot serve: which option, the path, and why. Found before
+/// anything starts, so a typo stops start-up with its reason instead of failing later (a snapshot that
+/// cannot be written is otherwise found at shutdown, when the state is lost).
+public struct StartupError: Error, Equatable, CustomStringConvertible {
+    public var option: String
+    public var path: String
+    public var reason: String
+    public var description: String { "\(option) \(path): \(reason)" }
+}
+
+extension FauxthOptions {
+    /// Checks the paths the options name: the snapshot's folder exists and can be written (and the file,
+    /// if there, read), the Firebase export and the web root are folders (the web root with `index.html`).
+    public func checkPaths() throws {
+        let files = FileManager.default
+        func isDirectory(_ path: String) -> Bool {
+            var directory: ObjCBool = false
+            return files.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+        }
+        if let path = snapshotPath {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            guard isDirectory(folder) else { throw StartupError(option: "--snapshot", path: path, reason: "the folder \(folder) does not exist") }
+            guard files.isWritableFile(atPath: folder) else {
+                throw StartupError(option: "--snapshot", path: path, reason: "the folder \(folder) cannot be written, so the snapshot could not be saved")
+            }
+            if files.fileExists(atPath: path), !files.isReadableFile(atPath: path) || isDirectory(path) {
+                throw StartupError(option: "--snapshot", path: path, reason: "is not a file that can be read")
+            }
+        }
+        if let path = importFirebase, !isDirectory(path) {
+            throw StartupError(option: "--import-firebase", path: path, reason: "no such folder (give the folder `firebase emulators:export` wrote)")
+        }
+        if let path = webRoot {
+            guard isDirectory(path) else { throw StartupError(option: "--web-root", path: path, reason: "no such folder") }
+            guard files.fileExists(atPath: URL(fileURLWithPath: path).appendingPathComponent("index.html").path) else {
+                throw StartupError(option: "--web-root", path: path, reason: "has no index.html (give the folder holding the console's files, web/)")
+            }
+        }
     }
 }

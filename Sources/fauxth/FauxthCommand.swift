@@ -144,6 +144,9 @@ struct Serve: AsyncParsableCommand {
         } catch let error as SnapshotError {
             printError("error: \(error)")
             throw ExitCode(2)
+        } catch let error as StartupError {
+            printError("error: \(error)")
+            throw ExitCode(2)
         }
         do {
             let rules = try faults.flatMap { try FaultScenarios.load($0) }.map(app.emulator.faults.parse)

@@ -23,7 +23,7 @@ import Testing
         (#"{"tenants": [{"id": "a", "dialect": "supabase", "users": [{"password": "x"}]}]}"#, "$.tenants[0].users[0]", "a user needs an email, phone or username"),
         (#"{"tenants": [{"id": "a", "dialect": "supabase", "gotrue_env": {"GOTRUE_JWT_EXP": 3600}}]}"#, "$.tenants[0].gotrue_env.GOTRUE_JWT_EXP", "expected a string, got a number"),
         (#"{"tenants": [{"id": "a", "dialect": "supabase"}, {"id": "a", "dialect": "supabase"}]}"#, "$.tenants[1].id", "duplicate tenant id a"),
-        (#"{"tenant": []}"#, "$.tenant", "unknown key (expected tenants or identity_providers)"),
+        (#"{"tenant": []}"#, "$.tenant", "unknown key (did you mean tenants?) (expected tenants or identity_providers)"),
         (#"{"identity_providers": [{"id": "Google"}]}"#, "$.identity_providers[0].id", "must be 1-64 lowercase letters, digits, '_' or '-'"),
         (#"{"identity_providers": [{"id": "corp", "kind": "saml"}]}"#, "$.identity_providers[0].kind", "must be google, apple or oidc"),
         (#"{"identity_providers": [{"id": "corp", "accounts": [{"sub": ""}]}]}"#, "$.identity_providers[0].accounts[0].sub", "expected a non-empty string"),
@@ -55,8 +55,66 @@ import Testing
     @Test func laterSeedsReplaceTenantsWithTheSameId() throws {
         let a = try Seed.parse(Data(#"{"tenants":[{"id":"x","dialect":"supabase","name":"A"},{"id":"y","dialect":"supabase"}]}"#.utf8), file: "a")
         let b = try Seed.parse(Data(#"{"tenants":[{"id":"x","dialect":"supabase","name":"B"}]}"#.utf8), file: "b")
-        let merged = a.merged(with: b)
+        let merged = try a.merged(with: b)
         #expect(merged.tenants.map(\.id) == ["x", "y"])
         #expect(merged.tenants.first?.name == "B")
+    }
+
+    private func refusal(_ json: String) -> SeedError? {
+        do { _ = try Seed.parse(Data(json.utf8), file: "s.json"); return nil } catch { return error as? SeedError }
+    }
+
+    @Test func unknownKeysAreRefusedWithTheirPathAndTheNearestKnownKey() {
+        let typo = refusal(#"{"tenants": [{"id": "p", "dialect": "supabase", "gotrue_evn": {}}]}"#)
+        #expect(typo?.path == "$.tenants[0].gotrue_evn")
+        #expect(typo?.reason == "unknown key for a supabase tenant (did you mean gotrue_env?)")
+        let elsewhere = refusal(#"{"tenants": [{"id": "p", "dialect": "supabase", "api_keys": ["k"]}]}"#)
+        #expect(elsewhere?.reason == "applies to firebase tenants, not supabase ones")
+        #expect(refusal(#"{"tenant": []}"#)?.reason.hasPrefix("unknown key (did you mean tenants?)") == true)
+        let user = refusal(#"{"tenants": [{"id": "p", "dialect": "supabase", "users": [{"email": "a@b.c", "pasword": "x"}]}]}"#)
+        #expect(user?.path == "$.tenants[0].users[0].pasword" && user?.reason.hasPrefix("unknown key (did you mean password?)") == true)
+    }
+
+    @Test func aTenantThatExtendsAnEarlierOneChangesOnlyWhatItSays() throws {
+        let base = try Seed.parse(Data(#"""
+            {"tenants": [{"id": "default", "dialect": "supabase", "name": "Base",
+              "gotrue_env": {"GOTRUE_JWT_SECRET": "s", "GOTRUE_EXTERNAL_PHONE_ENABLED": "false"},
+              "users": [{"email": "alice@example.com", "password": "one"}, {"email": "bob@example.com"}]}]}
+            """#.utf8), file: "base")
+        let change = try Seed.parse(Data(#"""
+            {"tenants": [{"id": "default", "dialect": "supabase", "extends": "default",
+              "gotrue_env": {"GOTRUE_EXTERNAL_PHONE_ENABLED": "true"}, "users": [{"email": "ALICE@example.com", "password": "two"}]},
+             {"id": "copy", "dialect": "supabase", "extends": "default"}]}
+            """#.utf8), file: "change")
+        let merged = try base.merged(with: change)
+        #expect(merged.tenants.map(\.id) == ["default", "copy"])
+        let tenant = merged.tenants[0]
+        #expect(tenant.name == "Base")
+        #expect(tenant.settings["gotrue_env"] == ["GOTRUE_JWT_SECRET": "s", "GOTRUE_EXTERNAL_PHONE_ENABLED": "true"])
+        #expect(tenant.users.map(\.email) == ["bob@example.com", "ALICE@example.com"] && tenant.users[1].password == "two")
+        // The copy extends the changed tenant: seeds apply in order.
+        #expect(merged.tenants[1].settings["gotrue_env"]?["GOTRUE_EXTERNAL_PHONE_ENABLED"] == "true")
+    }
+
+    @Test func extendingAMissingTenantOrAnotherDialectIsRefused() throws {
+        let base = try Seed.parse(Data(#"{"tenants": [{"id": "default", "dialect": "supabase"}]}"#.utf8), file: "base")
+        let missing = try Seed.parse(Data(#"{"tenants": [{"id": "x", "dialect": "supabase", "extends": "defualt"}]}"#.utf8), file: "m.json")
+        #expect(throws: SeedError(file: "m.json", path: "$.tenants[0].extends", reason: "no earlier seed has a tenant defualt to extend (did you mean default?)")) {
+            try base.merged(with: missing)
+        }
+        let other = try Seed.parse(Data(#"{"tenants": [{"id": "x", "dialect": "cognito", "extends": "default"}]}"#.utf8), file: "o.json")
+        #expect(throws: SeedError(file: "o.json", path: "$.tenants[0].dialect", reason: "default is a supabase tenant, not cognito")) {
+            try base.merged(with: other)
+        }
+    }
+
+    /// The keys the reader knows are the ones `seed/schema.json` documents, so neither drifts from the other.
+    @Test func theKnownTenantKeysAreTheSchemasProperties() throws {
+        let schemaPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("seed/schema.json")
+        let schema = try JSON.parse(try Data(contentsOf: schemaPath))
+        let documented = Set(schema["$defs"]?["tenant"]?["properties"]?.objectValue?.keys.map { $0 } ?? [])
+        let known = SeedReaderKeys.all
+        #expect(documented == known)
     }
 }

@@ -5,6 +5,7 @@ import signal
 import subprocess
 import threading
 
+import pytest
 import requests
 
 from conftest import BINARY
@@ -99,6 +100,52 @@ def test_an_invalid_seed_stops_startup_with_exit_code_2(tmp_path):
     result = subprocess.run([BINARY, "serve", "--port", "0", "--seed", str(seed)], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert f"{seed}: $.tenants[0].users[0].email: expected a string, got a number" in result.stderr
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--snapshot", "/no/such/folder/state.sqlite"], "--snapshot /no/such/folder/state.sqlite: the folder /no/such/folder does not exist"),
+    (["--import-firebase", "/no/such/export"], "--import-firebase /no/such/export: no such folder"),
+    (["--web-root", "/no/such/web"], "--web-root /no/such/web: no such folder"),
+])
+def test_a_path_that_cannot_serve_stops_startup_with_exit_code_2(args, expected):
+    result = subprocess.run([BINARY, "serve", "--port", "0", *args], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert expected in result.stderr
+
+
+def test_an_unknown_seed_key_stops_startup_naming_the_nearest_one(tmp_path):
+    seed = tmp_path / "typo.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "x", "dialect": "supabase", "gotrue_evn": {}}]}))
+    result = subprocess.run([BINARY, "serve", "--port", "0", "--seed", str(seed)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert f"{seed}: $.tenants[0].gotrue_evn: unknown key for a supabase tenant (did you mean gotrue_env?)" in result.stderr
+
+
+def test_a_seed_extends_the_default_project_with_one_setting(start_fauxth, tmp_path):
+    seed = tmp_path / "phone.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase", "extends": "default",
+                                             "gotrue_env": {"GOTRUE_EXTERNAL_PHONE_ENABLED": "true"}}]}))
+    instance = start_fauxth("--seed", str(seed))
+    settings = requests.get(f"{instance.url}/auth/v1/settings").json()
+    assert settings["external"]["phone"] is True and settings["external"]["email"] is True
+    # The rest of the built-in project is there: its users, its key.
+    signed_in = requests.post(f"{instance.url}/auth/v1/token", params={"grant_type": "password"},
+                              json={"email": "alice@example.com", "password": "password123"})
+    assert signed_in.status_code == 200
+    instance.stop()
+
+
+def test_a_second_project_without_a_port_gets_one_and_the_banner_names_it(start_fauxth, tmp_path):
+    seed = tmp_path / "two.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "second", "dialect": "supabase",
+                                             "gotrue_env": {"GOTRUE_JWT_SECRET": "x" * 40, "GOTRUE_MAILER_AUTOCONFIRM": "true"}}]}))
+    instance = start_fauxth("--seed", str(seed))
+    hints = {t["id"]: t["hints"] for t in instance.control("GET", "/info").json()["tenants"]}
+    url = hints["second"]["SUPABASE_URL"]
+    assert url != instance.url and hints["default"]["SUPABASE_URL"] == instance.url
+    assert requests.get(f"{url}/auth/v1/settings").json()["mailer_autoconfirm"] is True
+    assert requests.get(f"{instance.url}/auth/v1/settings").json()["mailer_autoconfirm"] is False
+    instance.stop()
 
 
 def test_an_extra_seed_adds_a_project(start_fauxth, tmp_path):

@@ -10,9 +10,38 @@ public struct Seed: Sendable, Equatable {
         /// Everything else in the tenant object: the dialect's own settings.
         public var settings: [String: JSON]
         public var users: [UserSeed]
+        /// The tenant of an earlier seed this entry is laid over (`"extends"`), so a seed can change one
+        /// setting of the built-in project without copying it; nil for a tenant of its own.
+        public var extends: String?
+        /// Where the entry was read (`file: $.tenants[1]`), for an error found when seeds are merged.
+        public var source: String?
 
-        public init(id: String, dialect: Dialect, name: String? = nil, settings: [String: JSON] = [:], users: [UserSeed] = []) {
+        public init(id: String, dialect: Dialect, name: String? = nil, settings: [String: JSON] = [:], users: [UserSeed] = [],
+                    extends: String? = nil, source: String? = nil) {
             self.id = id; self.dialect = dialect; self.name = name; self.settings = settings; self.users = users
+            self.extends = extends; self.source = source
+        }
+
+        /// This entry laid over `base`: objects merged key by key (at every depth), other values and the
+        /// name replaced, users added (one with the same id, email, phone or username replacing the base's).
+        func laid(over base: TenantSeed) -> TenantSeed {
+            var merged = base
+            merged.id = id
+            merged.name = name ?? base.name
+            for (key, value) in settings { merged.settings[key] = Self.merge(base.settings[key], value) }
+            for user in users {
+                merged.users.removeAll { $0.sameAccount(as: user) }
+                merged.users.append(user)
+            }
+            merged.extends = nil
+            merged.source = source
+            return merged
+        }
+
+        private static func merge(_ base: JSON?, _ value: JSON) -> JSON {
+            guard case .object(var fields)? = base, case .object(let overrides) = value else { return value }
+            for (key, override) in overrides { fields[key] = merge(fields[key], override) }
+            return .object(fields)
         }
     }
 
@@ -37,6 +66,12 @@ public struct Seed: Sendable, Equatable {
             self.passwordHash = passwordHash
             self.emailVerified = emailVerified; self.phoneVerified = phoneVerified; self.disabled = disabled
             self.userMetadata = userMetadata; self.appMetadata = appMetadata
+        }
+
+        /// Whether both name the same account: the same id, or the same email, phone or username.
+        func sameAccount(as other: UserSeed) -> Bool {
+            func same(_ a: String?, _ b: String?) -> Bool { a != nil && a?.lowercased() == b?.lowercased() }
+            return same(id, other.id) || same(email, other.email) || same(phone, other.phone) || same(username, other.username)
         }
     }
 
@@ -64,10 +99,23 @@ public struct Seed: Sendable, Equatable {
         self.identityProviders = identityProviders
     }
 
-    /// This seed with `other`'s tenants and providers added; one whose id is already here is replaced.
-    public func merged(with other: Seed) -> Seed {
+    /// This seed with `other`'s tenants and providers added; one whose id is already here is replaced,
+    /// and one that `extends` a tenant here is laid over it.
+    public func merged(with other: Seed) throws -> Seed {
         var result = self
-        for tenant in other.tenants {
+        for var tenant in other.tenants {
+            if let base = tenant.extends {
+                guard let found = result.tenants.first(where: { $0.id == base }) else {
+                    let (file, path) = Self.split(tenant.source)
+                    throw SeedError(file: file, path: "\(path).extends", reason: "no earlier seed has a tenant \(base) to extend"
+                                    + Suggestion.hint(for: base, in: result.tenants.map(\.id)))
+                }
+                guard found.dialect == tenant.dialect else {
+                    let (file, path) = Self.split(tenant.source)
+                    throw SeedError(file: file, path: "\(path).dialect", reason: "\(base) is a \(found.dialect.rawValue) tenant, not \(tenant.dialect.rawValue)")
+                }
+                tenant = tenant.laid(over: found)
+            }
             if let i = result.tenants.firstIndex(where: { $0.id == tenant.id }) { result.tenants[i] = tenant }
             else { result.tenants.append(tenant) }
         }
@@ -76,6 +124,14 @@ public struct Seed: Sendable, Equatable {
             else { result.identityProviders.append(provider) }
         }
         return result
+    }
+}
+
+extension Seed {
+    /// `file: path` back into its parts.
+    static func split(_ source: String?) -> (String, String) {
+        guard let source, let colon = source.range(of: ": ", options: .backwards) else { return (source ?? "seed", "$") }
+        return (String(source[..<colon.lowerBound]), String(source[colon.upperBound...]))
     }
 }
 
@@ -119,6 +175,11 @@ extension Seed {
     }
 }
 
+/// Every tenant key the seed format has, for the test that keeps `seed/schema.json` in step.
+enum SeedReaderKeys {
+    static var all: Set<String> { SeedReader.commonKeys.union(SeedReader.dialectKeys.values.flatMap { $0 }) }
+}
+
 /// Walks seed JSON, keeping the JSON path of each value for error messages.
 private struct SeedReader {
     let file: String
@@ -148,8 +209,8 @@ private struct SeedReader {
 
     mutating func seed(_ json: JSON) throws -> Seed {
         let root = try object(json, "$")
-        for key in root.keys where !["tenants", "identity_providers", "$schema", "description"].contains(key) {
-            throw fail("$.\(key)", "unknown key (expected tenants or identity_providers)")
+        for key in root.keys.sorted() where !["tenants", "identity_providers", "$schema", "description"].contains(key) {
+            throw fail("$.\(key)", "unknown key" + Suggestion.hint(for: key, in: ["tenants", "identity_providers"]) + " (expected tenants or identity_providers)")
         }
         guard case .array(let items)? = root["tenants"] ?? .array([]) else { throw fail("$.tenants", "expected an array") }
         var seen = Set<String>()
@@ -205,10 +266,12 @@ private struct SeedReader {
               id.wholeMatch(of: #/[A-Za-z0-9_.:-]{1,128}/#) != nil else {
             throw fail("\(path).id", "must be 1-128 letters, digits, '_', '.', ':' or '-'")
         }
+        let extends = try string(o["extends"], "\(path).extends")
         let dialectName = try string(o["dialect"], "\(path).dialect", required: true) ?? ""
         guard let dialect = Dialect(rawValue: dialectName) else {
             throw fail("\(path).dialect", "must be one of \(Dialect.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        try checkKeys(o, dialect: dialect, path)
         let name = try string(o["name"], "\(path).name")
         let users: [Seed.UserSeed]
         switch o["users"] {
@@ -217,8 +280,29 @@ private struct SeedReader {
         case let other?: throw fail("\(path).users", "expected an array, got \(other.typeName)")
         }
         try settings(o, dialect: dialect, path)
-        for key in ["id", "dialect", "name", "users"] { o.removeValue(forKey: key) }
-        return Seed.TenantSeed(id: id, dialect: dialect, name: name, settings: o, users: users)
+        for key in ["id", "dialect", "name", "users", "extends"] { o.removeValue(forKey: key) }
+        return Seed.TenantSeed(id: id, dialect: dialect, name: name, settings: o, users: users, extends: extends, source: "\(file): \(path)")
+    }
+
+    /// The keys a tenant object may have (`seed/schema.json`): every dialect's, then each dialect's own.
+    static let commonKeys: Set<String> = ["id", "dialect", "name", "users", "extends", "deep_link_interstitial", "app_links", "policies"]
+    static let dialectKeys: [Dialect: Set<String>] = [
+        .supabase: ["port", "gotrue_env"],
+        .firebase: ["api_keys", "id_token_signing", "config", "test_phone_numbers", "oob_code_ttl", "phone_code_ttl", "phone_resend_interval",
+                    "id_token_ttl", "refresh_token_ttl", "password_min_length", "authorized_domains", "tenant_config", "recent_sign_in_window"],
+        .cognito: ["pool", "clients", "groups", "resource_servers", "identity_providers", "domain", "issuer", "fixed_code", "hosted_ui_port"],
+    ]
+
+    /// A key no dialect knows is a typo (the nearest one is suggested); one another dialect knows is refused
+    /// as not this dialect's, so it cannot silently do nothing.
+    func checkKeys(_ o: [String: JSON], dialect: Dialect, _ path: String) throws {
+        let own = Self.commonKeys.union(Self.dialectKeys[dialect] ?? [])
+        for key in o.keys.sorted() where !own.contains(key) {
+            if let other = Self.dialectKeys.first(where: { $0.value.contains(key) })?.key {
+                throw fail("\(path).\(key)", "applies to \(other.rawValue) tenants, not \(dialect.rawValue) ones")
+            }
+            throw fail("\(path).\(key)", "unknown key for a \(dialect.rawValue) tenant" + Suggestion.hint(for: key, in: own))
+        }
     }
 
     /// Checks the dialect settings whose shape the schema fixes.
@@ -238,7 +322,8 @@ private struct SeedReader {
         let known: Set = ["id", "email", "phone", "username", "password", "password_hash", "email_verified", "phone_verified", "disabled",
                           "user_metadata", "app_metadata"]
         if let unknown = o.keys.sorted().first(where: { !known.contains($0) }) {
-            throw fail("\(path).\(unknown)", "unknown key (expected one of \(known.sorted().joined(separator: ", ")))")
+            throw fail("\(path).\(unknown)", "unknown key" + Suggestion.hint(for: unknown, in: known)
+                       + " (expected one of \(known.sorted().joined(separator: ", ")))")
         }
         let email = try string(o["email"], "\(path).email")
         let phone = try string(o["phone"], "\(path).phone")
