@@ -130,7 +130,10 @@ public struct CognitoDialect: Sendable {
     /// What a developer sets to point an SDK at a pool.
     public static func connectionHints(for tenant: Tenant, baseURL: String, hostedUIURL: String? = nil) -> [String: String] {
         let pool = CognitoPool(tenant: tenant)
-        var hints = ["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": baseURL, "COGNITO_USER_POOL_ID": tenant.id, "AWS_REGION": pool.region]
+        // What boto3 (AWS_DEFAULT_REGION), the AWS CLI and the JS SDK (AWS_REGION) read, and credentials for
+        // the signed admin calls: any will do, Fauxth does not check signatures, but the SDKs refuse to sign without.
+        var hints = ["AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": baseURL, "COGNITO_USER_POOL_ID": tenant.id, "AWS_REGION": pool.region,
+                     "AWS_DEFAULT_REGION": pool.region, "AWS_ACCESS_KEY_ID": "fauxth", "AWS_SECRET_ACCESS_KEY": "fauxth"]
         hints["COGNITO_CLIENT_ID"] = pool.clients.first?.id
         if pool.domain != nil { hints["COGNITO_HOSTED_UI_URL"] = hostedUIURL ?? baseURL }
         return hints

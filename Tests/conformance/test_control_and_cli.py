@@ -210,3 +210,22 @@ def test_the_seed_schema_accepts_the_default_seed_and_refuses_bad_ones():
 
 def test_info_lists_the_listener(fauxth):
     assert fauxth.control("GET", "/info").json()["listeners"] == [fauxth.url]
+
+
+def test_the_cognito_hints_work_as_printed_with_boto3_and_nothing_else(fauxth, tmp_path):
+    """boto3 in a clean environment (no AWS config or credentials of the machine) with only the printed hints."""
+    import sys
+
+    hints = next(t["hints"] for t in fauxth.control("GET", "/info").json()["tenants"] if t["dialect"] == "cognito")
+    env = {**hints, "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "AWS_CONFIG_FILE": str(tmp_path / "none"),
+           "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none")}
+    script = (
+        "import boto3, os\n"
+        "c = boto3.client('cognito-idp')\n"  # region, endpoint and credentials all from the environment
+        "print(c.list_users(UserPoolId=os.environ['COGNITO_USER_POOL_ID'])['Users'][0]['Username'])\n"
+        "print(c.initiate_auth(ClientId=os.environ['COGNITO_CLIENT_ID'], AuthFlow='USER_PASSWORD_AUTH',\n"
+        "      AuthParameters={'USERNAME': 'alice@example.com', 'PASSWORD': 'password123'})['AuthenticationResult']['TokenType'])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[1] == "Bearer"
