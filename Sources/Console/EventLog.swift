@@ -16,17 +16,53 @@ public enum EventLog {
         return JSON.object(object).serialized()
     }
 
-    /// A line a person can scan; nil for items the text log leaves out (messages are announced by
-    /// their `message.sent` event).
+    /// A line a person can scan: each event, and each message with the code and the link it carries (what
+    /// a tester reads off the terminal), its `message.sent`/`message.suppressed` event then left out as the
+    /// same line. Long values (tokens, hashes) are cut short; nil for items the text log leaves out.
     public static func text(_ item: FeedItem) -> String? {
-        guard case .event(let e) = item else { return nil }
-        let time = RFC3339.string(from: e.createdAt, fractionalDigits: 3)
-        var parts = [time, e.type.rawValue]
-        if let tenant = e.tenant { parts.append("tenant=\(tenant)") }
-        if let user = e.userId { parts.append("user=\(user)") }
-        for (key, value) in e.detail.sorted(by: { $0.key < $1.key }) where !value.isNull {
-            parts.append("\(key)=\(value.stringValue ?? value.serialized())")
+        switch item {
+        case .event(let e):
+            guard e.type != .messageSent, e.type != .messageSuppressed else { return nil }
+            var parts = [RFC3339.string(from: e.createdAt, fractionalDigits: 3), e.type.rawValue]
+            parts += tenantAndUser(e.tenant, e.userId)
+            for (key, value) in e.detail.sorted(by: { $0.key < $1.key }) where !value.isNull {
+                parts.append("\(key)=\(short(value.stringValue ?? value.serialized()))")
+            }
+            return parts.joined(separator: " ")
+        case .message(let m):
+            var parts = [RFC3339.string(from: m.createdAt, fractionalDigits: 3), m.status == .sent ? "message.sent" : "message.suppressed"]
+            parts += tenantAndUser(m.tenant, nil)
+            parts += ["\(m.channel.rawValue)", "to=\(m.to)", "purpose=\(m.purpose.rawValue)"]
+            if let code = m.codes.first { parts.append("code=\(code)") }
+            if let link = m.links.first { parts.append("link=\(shortLink(link))") }
+            if let reason = m.reason { parts.append("reason=\"\(reason)\"") }
+            return parts.joined(separator: " ")
+        case .deepLink:
+            return nil
         }
-        return parts.joined(separator: " ")
+    }
+
+    private static func tenantAndUser(_ tenant: String?, _ user: String?) -> [String] {
+        var parts: [String] = []
+        if let tenant, !tenant.isEmpty { parts.append("tenant=\(tenant)") }
+        if let user, !user.isEmpty { parts.append("user=\(user)") }
+        return parts
+    }
+
+    /// A value cut to its first characters when it is long (a JWT, a refresh token, a hash).
+    static func short(_ value: String, keep: Int = 24) -> String {
+        value.count <= keep + 16 ? value : value.prefix(keep) + "…"
+    }
+
+    /// A link with its long query values cut (the token a verify link carries), the rest as it is: a line to
+    /// read, not a link to follow (the console and the control API have it whole).
+    static func shortLink(_ link: String) -> String {
+        guard let question = link.firstIndex(of: "?") else { return short(link, keep: 80) }
+        let query = link[link.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "="), pair[..<equals] != "redirect_to" else { return String(pair) }
+            let value = pair[pair.index(after: equals)...]
+            return value.count > 24 ? pair[...equals] + value.prefix(12) + "…" : String(pair)
+        }
+        return link[...question] + query.joined(separator: "&")
     }
 }
