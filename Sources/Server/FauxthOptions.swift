@@ -105,8 +105,9 @@ public struct StartupError: Error, Equatable, CustomStringConvertible {
 }
 
 extension FauxthOptions {
-    /// Checks the paths the options name: the snapshot's folder exists and can be written (and the file,
-    /// if there, read), the Firebase export and the web root are folders (the web root with `index.html`).
+    /// Checks the paths the options name: the snapshot's folder exists and can be written (the file itself,
+    /// if there, is the snapshot loader's to judge), the Firebase export and the web root are folders (the
+    /// web root with `index.html`).
     public func checkPaths() throws {
         let files = FileManager.default
         func isDirectory(_ path: String) -> Bool {
@@ -118,9 +119,6 @@ extension FauxthOptions {
             guard isDirectory(folder) else { throw StartupError(option: "--snapshot", path: path, reason: "the folder \(folder) does not exist") }
             guard files.isWritableFile(atPath: folder) else {
                 throw StartupError(option: "--snapshot", path: path, reason: "the folder \(folder) cannot be written, so the snapshot could not be saved")
-            }
-            if files.fileExists(atPath: path), !files.isReadableFile(atPath: path) || isDirectory(path) {
-                throw StartupError(option: "--snapshot", path: path, reason: "is not a file that can be read")
             }
         }
         if let path = importFirebase, !isDirectory(path) {
