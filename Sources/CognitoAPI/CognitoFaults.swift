@@ -48,28 +48,15 @@ extension CognitoDialect {
                            method: method.rawValue, path: path, headers: headers)
     }
 
-    /// A fault's error as Cognito answers: the JSON 1.1 exception for the API (the meanings as Cognito and
-    /// AWS's front end answer them, or any exception by name), OAuth's error JSON for the hosted UI.
-    public func faultResponse(_ name: String, message: String?, retryAfter: Int?, hostedUI: Bool) -> Response {
-        let (status, type, text): (HTTPResponse.Status, String, String) = switch name {
-        case "rate_limited": (.badRequest, "TooManyRequestsException", "Rate exceeded")
-        case "quota_exceeded": (.badRequest, "LimitExceededException", "Attempt limit exceeded, please try after some time.")
-        case "server_error": (.internalServerError, "InternalErrorException", "Internal server error.")
-        case "unavailable": (.serviceUnavailable, "ServiceUnavailableException", "Service is unavailable.")
-        case "timeout_error": (.gatewayTimeout, "RequestTimeoutException", "Request timed out.")
-        case "network_error": (.badGateway, "InternalErrorException", "Bad Gateway")
-        default: (name.hasPrefix("Internal") ? .internalServerError : .badRequest, name, name)
-        }
+    /// A fault's error as Cognito answers (`CognitoError.fault` says which): the JSON 1.1 exception for the
+    /// API, OAuth's error JSON for the hosted UI.
+    public func faultResponse(_ kind: FaultErrorKind, message: String?, retryAfter: Int?, hostedUI: Bool) -> Response {
+        let (status, type, text) = CognitoError.fault(kind)
         if hostedUI {
-            let oauth = switch status.code {
-            case 503: "temporarily_unavailable"
-            case 500...: "server_error"
-            default: name == "rate_limited" || name == "quota_exceeded" ? "slow_down" : name
-            }
+            let (error, oauthStatus) = CognitoError.oauthFault(kind)
             var headers = HTTPFields()
             if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-            return .json(["error": .string(oauth), "error_description": .string(message ?? text)], status: status == .badRequest && oauth == "slow_down" ? .tooManyRequests : status,
-                         headers: headers)
+            return .json(["error": .string(error), "error_description": .string(message ?? text)], status: oauthStatus, headers: headers)
         }
         var response = Self.failure(type: type, message: message ?? text, status: status, requestId: emulator.generator.uuid())
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }

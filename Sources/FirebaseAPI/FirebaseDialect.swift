@@ -142,7 +142,7 @@ struct FirebaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             failure = FirebaseError(.notFound, status: .notFound, googleStatus: "NOT_FOUND").withMessage("Not Found")
         default:
             logger.error("unexpected error in Firebase dialect: \(error)")
-            failure = FirebaseError(.invalidArgument, status: .internalServerError, googleStatus: "INTERNAL").withMessage("Internal error: \(error)")
+            failure = .internalError("Internal error: \(error)")
         }
         return response(for: failure)
     }

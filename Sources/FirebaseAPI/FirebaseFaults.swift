@@ -22,20 +22,8 @@ extension FirebaseDialect {
                            clientId: apiKey, method: method.rawValue, path: path, headers: headers)
     }
 
-    /// A fault's error as Identity Toolkit answers: the meanings as Google's front end and the service
-    /// answer them, or any Identity Toolkit error code by name (400, `CODE : message`).
-    public static func faultResponse(_ name: String, message: String?, retryAfter: Int?) -> Response {
-        var failure: FirebaseError = switch name {
-        case "rate_limited": FirebaseError(.tooManyAttempts)
-        case "quota_exceeded": FirebaseError(.quotaExceeded)
-        case "server_error": FirebaseError(.invalidArgument, status: .internalServerError, googleStatus: "INTERNAL").withMessage("Internal error encountered.")
-        case "unavailable": FirebaseError(.invalidArgument, status: .serviceUnavailable, googleStatus: "UNAVAILABLE").withMessage("The service is currently unavailable.")
-        case "timeout_error": FirebaseError(.invalidArgument, status: .gatewayTimeout, googleStatus: "DEADLINE_EXCEEDED").withMessage("Deadline expired before operation could complete.")
-        case "network_error": FirebaseError(.invalidArgument, status: .badGateway, googleStatus: "UNAVAILABLE").withMessage("Bad Gateway")
-        default: FirebaseError(.invalidArgument).withMessage(message.map { "\(name) : \($0)" } ?? name)
-        }
-        if let message, FaultRule.meanings.contains(name) { failure = failure.withMessage(message) }
-        failure.retryAfter = retryAfter
-        return FirebaseErrorMiddleware<BasicRequestContext>.response(for: failure)
+    /// A fault's error in Identity Toolkit's body (`FirebaseError.init(fault:…)` says which).
+    public static func faultResponse(_ kind: FaultErrorKind, message: String?, retryAfter: Int?) -> Response {
+        FirebaseErrorMiddleware<BasicRequestContext>.response(for: FirebaseError(fault: kind, message: message, retryAfter: retryAfter))
     }
 }

@@ -20,7 +20,7 @@ struct FaultMiddleware: RouterMiddleware {
     /// What a request is, and how its dialect renders a fault's error.
     struct Classified {
         var target: FaultTarget
-        var render: @Sendable (_ error: String, _ message: String?, _ retryAfter: Int?) -> Response
+        var render: @Sendable (_ error: FaultErrorKind, _ message: String?, _ retryAfter: Int?) -> Response
     }
 
     /// The parts of a request the dialects classify by.
@@ -63,8 +63,8 @@ struct FaultMiddleware: RouterMiddleware {
         ])
         let marker = HTTPField(name: .fauxthFault, value: rule.id)
         switch rule.effect {
-        case .error(let name, let message, let retryAfter):
-            var response = classified.render(name, message, retryAfter ?? firing.retryAfter)
+        case .error(let kind, let message, let retryAfter):
+            var response = classified.render(kind, message, retryAfter ?? firing.retryAfter)
             response.headers.append(marker)
             return response
         case .response(let status, let headers, let body):

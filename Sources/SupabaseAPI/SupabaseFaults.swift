@@ -47,17 +47,9 @@ extension SupabaseDialect {
         return parts.count == segments.count && zip(parts, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
     }
 
-    /// A fault's error as GoTrue renders one: the meanings as GoTrue (or the gateway in front of it)
-    /// answers them, or any GoTrue error code by name (429 for the `over_*` limits, else 400).
-    public static func faultResponse(_ name: String, message: String?, retryAfter: Int?, apiVersion: String?) -> Response {
-        let (status, code, text): (HTTPResponse.Status, String, String) = switch name {
-        case "rate_limited", "quota_exceeded": (.tooManyRequests, "over_request_rate_limit", "Request rate limit reached")
-        case "server_error": (.internalServerError, "unexpected_failure", "Internal Server Error")
-        case "unavailable": (.serviceUnavailable, "unexpected_failure", "Service Unavailable")
-        case "timeout_error": (.gatewayTimeout, "request_timeout", "Processing this request timed out, please retry after a moment.")
-        case "network_error": (.badGateway, "unexpected_failure", "Bad Gateway")
-        default: (name.hasPrefix("over_") ? .tooManyRequests : .badRequest, name, name.replacingOccurrences(of: "_", with: " "))
-        }
+    /// A fault's error in GoTrue's body, for the caller's API version (`SupabaseError.fault` says which).
+    public static func faultResponse(_ kind: FaultErrorKind, message: String?, retryAfter: Int?, apiVersion: String?) -> Response {
+        let (status, code, text) = SupabaseError.fault(kind)
         return SupabaseErrorMiddleware<BasicRequestContext>.response(status: status, code: code, message: message ?? text, retryAfter: retryAfter,
                                                                      apiVersion: apiVersion)
     }
