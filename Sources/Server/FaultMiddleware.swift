@@ -5,10 +5,7 @@ import Foundation
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
-import NIOCore
-import NIOPosix
 import SupabaseAPI
-import Synchronization
 
 /// Applies the fault rules: names each dialect request in auth terms (the dialect's canonical
 /// operation, tenant, identifier, client), asks the engine whether a rule fires, and does what the
@@ -53,91 +50,10 @@ struct FaultMiddleware: RouterMiddleware {
                 parts.json = try? JSON.parse(buffer.readableBytesView)
             }
         }
-        guard let classified = classify(parts), let firing = emulator.faults.decide(classified.target) else {
-            return try await next(request, context)
-        }
-        let rule = firing.rule
-        emulator.record(.faultFired, tenant: classified.target.tenant, origin: request.origin(context), detail: [
-            "rule": .string(rule.id), "firing": .string(firing.id), "operation": .string(classified.target.operation),
-            "effect": .string(rule.effect.type), "identifier": JSON(classified.target.identifier),
-        ])
-        let marker = HTTPField(name: .fauxthFault, value: rule.id)
-        switch rule.effect {
-        case .error(let kind, let message, let retryAfter):
-            var response = classified.render(kind, message, retryAfter ?? firing.retryAfter)
-            response.headers.append(marker)
-            return response
-        case .response(let status, let headers, let body):
-            var fields = HTTPFields()
-            for (name, value) in headers { if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) } }
-            fields.append(marker)
-            return Response(status: HTTPResponse.Status(code: status), headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
-        case .delay(let milliseconds):
-            try await Task.sleep(for: .milliseconds(milliseconds))
-            var response = try await next(request, context)
-            response.headers.append(marker)
-            return response
-        case .hang(let milliseconds):
-            // The client gives up first, or the bound runs out: either way the connection ends unanswered.
-            try? await Task.sleep(for: .milliseconds(milliseconds))
-            return await drop(context, reset: false)
-        case .reset:
-            return await drop(context, reset: true)
-        case .close:
-            return await drop(context, reset: false)
-        case .truncate(let bytes):
-            var response = try await next(request, context)
-            let body = try await Self.collect(response.body)
-            let kept = body.getSlice(at: body.readerIndex, length: min(bytes, body.readableBytes)) ?? ByteBuffer()
-            response.headers[.contentLength] = String(body.readableBytes)
-            response.headers.append(marker)
-            let channel = context.channel
-            response.body = ResponseBody { writer in
-                try await writer.write(kept)
-                // What is promised but never sent: the client sees the connection end mid-body.
-                try? await channel?.close()
-                try await Task.sleep(for: .seconds(1))
-                try await writer.finish(nil)
-            }
-            return response
-        case .slow(let bytes, let milliseconds):
-            var response = try await next(request, context)
-            let body = try await Self.collect(response.body)
-            response.headers[.contentLength] = String(body.readableBytes)
-            response.headers.append(marker)
-            response.body = ResponseBody { writer in
-                var rest = body
-                while let chunk = rest.readSlice(length: min(bytes, rest.readableBytes)), chunk.readableBytes > 0 {
-                    try await writer.write(chunk)
-                    if rest.readableBytes > 0 { try await Task.sleep(for: .milliseconds(milliseconds)) }
-                }
-                try await writer.finish(nil)
-            }
-            return response
-        }
+        guard let classified = classify(parts) else { return try await next(request, context) }
+        return try await FaultRunner(emulator: emulator).respond(to: request, context: context, target: { classified.target },
+                                                               renderError: classified.render, next: { try await next(request, context) })
     }
-
-    /// The whole of a response body the handler produced, to send it back differently.
-    static func collect(_ body: ResponseBody) async throws -> ByteBuffer {
-        let sink = BodySink()
-        try await body.write(sink)
-        return sink.buffer.withLock { $0 }
-    }
-
-    /// Ends the connection without an answer: closed, or reset (SO_LINGER 0 makes the close a TCP RST).
-    private func drop(_ context: Context, reset: Bool) async -> Response {
-        if let channel = context.channel {
-            if reset, let socket = channel as? any SocketOptionProvider { try? await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get() }
-            try? await channel.close()
-        }
-        // Nothing reaches the client; the server's attempt to write this fails quietly.
-        return Response(status: .serviceUnavailable)
-    }
-}
-
-extension HTTPField.Name {
-    /// Names the rule that shaped an answer.
-    static let fauxthFault = Self("x-fauxth-fault")!
 }
 
 // MARK: Classifiers
@@ -185,13 +101,4 @@ extension FaultMiddleware {
         let hostedUI = parts.path != "/"
         return Classified(target: target) { cognito.faultResponse($0, message: $1, retryAfter: $2, hostedUI: hostedUI) }
     }
-}
-
-/// A response-body writer that keeps what it is given.
-private final class BodySink: ResponseBodyWriter, Sendable {
-    let buffer = Mutex(ByteBuffer())
-
-    func write(_ chunk: ByteBuffer) async throws { buffer.withLock { _ = $0.writeImmutableBuffer(chunk) } }
-
-    func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
