@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// MFA factors (`internal/api/mfa.go`): enroll a TOTP authenticator or a phone, challenge it, verify a

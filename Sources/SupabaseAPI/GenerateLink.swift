@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// `POST /admin/generate_link` and `POST /invite` (`internal/api/mail.go`, `invite.go`).

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// `POST /otp` and its legacy twin `POST /magiclink` (`internal/api/otp.go`, `magic_link.go`): a

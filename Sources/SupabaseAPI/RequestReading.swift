@@ -5,9 +5,16 @@ import Hummingbird
 
 /// A request's JSON object body, read the way GoTrue reads it: unknown keys ignored, `null` as absent,
 /// a value of the wrong type refused as `bad_json`, and bodies over 1 MB refused with 413.
-struct JSONBody {
-    let fields: [String: JSON]
+typealias JSONBody = Fields<GoTrueFieldRules>
 
+/// GoTrue's reading of a field: strictly its JSON type, else `bad_json` (Go's `json.Unmarshal` into a struct).
+enum GoTrueFieldRules: FieldRules {
+    static func wrongType(_ key: String, expected: FieldType, got value: JSON) -> any Error {
+        SupabaseError.badJSON("\(key): expected \(expected.withArticle), got \(value.typeName)")
+    }
+}
+
+extension JSONBody {
     /// - Parameter emptyAllowed: an empty body reads as `{}`, for endpoints whose every field is optional.
     static func read(_ request: Request, emptyAllowed: Bool = false) async throws -> JSONBody {
         do {
@@ -22,22 +29,6 @@ struct JSONBody {
             throw SupabaseError.badJSON(detail)
         } catch .notAnObject(let type) {
             throw SupabaseError.badJSON("expected a JSON object, got \(type)")
-        }
-    }
-
-    func string(_ key: String) throws -> String? {
-        switch fields[key] {
-        case nil, .null?: return nil
-        case .string(let s)?: return s
-        case let other?: throw SupabaseError.badJSON("\(key): expected a string, got \(other.typeName)")
-        }
-    }
-
-    func object(_ key: String) throws -> [String: JSON]? {
-        switch fields[key] {
-        case nil, .null?: return nil
-        case .object(let o)?: return o
-        case let other?: throw SupabaseError.badJSON("\(key): expected an object, got \(other.typeName)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// `POST /signup` (`internal/api/signup.go`).

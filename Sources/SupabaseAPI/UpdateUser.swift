@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// `PUT /user` (`internal/api/user.go` `UserUpdate`): the signed-in user changes their data or
