@@ -83,7 +83,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let router = Router(context: FauxthContext.self)
     addCommonMiddleware(to: router, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
     let defaultProject = defaultSupabaseProject(in: emulator)
-    router.add(middleware: FaultMiddleware.main(emulator: emulator, supabase: defaultProject, firebase: firebase, cognito: cognito))
+    router.add(middleware: FaultMiddleware.main(emulator: emulator, firebase: firebase, cognito: cognito))
     router.get("/") { request, _ in
         // People go to the console; a client asking for JSON gets the Firebase emulator's health answer.
         let accept = request.headers[.accept] ?? ""
@@ -135,7 +135,6 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
             cognito.addHostedUIRoutes(to: projectRouter)
         } else {
             addCommonMiddleware(to: projectRouter, fallback: .supabase, emulator: emulator, staticFiles: staticFiles)
-            projectRouter.add(middleware: FaultMiddleware.supabaseProject(emulator: emulator, tenant: tenant))
             // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
             supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
             supabase.addRoutes(to: projectRouter.group()) { _ in tenant }

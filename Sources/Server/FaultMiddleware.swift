@@ -5,7 +5,6 @@ import Foundation
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
-import SupabaseAPI
 
 /// Applies the fault rules: names each dialect request in auth terms (the dialect's canonical
 /// operation, tenant, identifier, client), asks the engine whether a rule fires, and does what the
@@ -60,11 +59,10 @@ struct FaultMiddleware: RouterMiddleware {
 
 extension FaultMiddleware {
     /// The main port: every dialect, each under its own paths.
-    static func main(emulator: Emulator, supabase defaultProject: String, firebase: FirebaseDialect, cognito: CognitoDialect) -> FaultMiddleware {
+    static func main(emulator: Emulator, firebase: FirebaseDialect, cognito: CognitoDialect) -> FaultMiddleware {
         FaultMiddleware(emulator: emulator) { parts in
-            if parts.path.hasPrefix("/auth/v1/") {
-                return supabaseTarget(parts, relative: String(parts.path.dropFirst("/auth/v1".count)), tenant: defaultProject)
-            }
+            // GoTrue's routes ask the fault rules themselves.
+            if parts.path.hasPrefix("/auth/v1/") { return nil }
             let first = parts.path.split(separator: "/").first.map(String.init) ?? ""
             if FirebaseDialect.prefixes.contains(first) {
                 guard let target = firebase.faultTarget(method: parts.method, path: parts.path, query: parts.query, body: parts.json,
@@ -75,24 +73,9 @@ extension FaultMiddleware {
         }
     }
 
-    /// A Supabase project's own port: GoTrue at the root and under `/auth/v1`.
-    static func supabaseProject(emulator: Emulator, tenant: String) -> FaultMiddleware {
-        FaultMiddleware(emulator: emulator) { parts in
-            let relative = parts.path.hasPrefix("/auth/v1/") ? String(parts.path.dropFirst("/auth/v1".count)) : parts.path
-            return supabaseTarget(parts, relative: relative, tenant: tenant)
-        }
-    }
-
     /// A Cognito pool's own hosted-UI port.
     static func cognitoPool(emulator: Emulator, cognito: CognitoDialect, pool: String) -> FaultMiddleware {
         FaultMiddleware(emulator: emulator) { parts in cognitoTarget(parts, cognito: cognito, pool: pool) }
-    }
-
-    private static func supabaseTarget(_ parts: Parts, relative: String, tenant: String) -> Classified? {
-        guard let target = SupabaseDialect.faultTarget(method: parts.method, path: relative, query: parts.query, body: parts.json, tenant: tenant,
-                                                       headers: parts.headers, fullPath: parts.path) else { return nil }
-        let apiVersion = parts.headers["x-supabase-api-version"]
-        return Classified(target: target) { SupabaseDialect.faultResponse($0, message: $1, retryAfter: $2, apiVersion: apiVersion) }
     }
 
     private static func cognitoTarget(_ parts: Parts, cognito: CognitoDialect, pool: String?) -> Classified? {

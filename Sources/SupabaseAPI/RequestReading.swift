@@ -2,6 +2,7 @@ import AuthCore
 import Foundation
 import HTTPSupport
 import Hummingbird
+import NIOCore
 
 /// A request's JSON object body, read the way GoTrue reads it: unknown keys ignored, `null` as absent,
 /// a value of the wrong type refused as `bad_json`, and bodies over 1 MB refused with 413.
@@ -14,15 +15,34 @@ enum GoTrueFieldRules: FieldRules {
     }
 }
 
-extension JSONBody {
-    /// - Parameter emptyAllowed: an empty body reads as `{}`, for endpoints whose every field is optional.
-    static func read(_ request: Request, emptyAllowed: Bool = false) async throws -> JSONBody {
+/// A request's body, read once when its route matched (GET and HEAD have none): the bytes, and the JSON
+/// object they hold or why they hold none. The fault step takes the identifier from it, handlers their
+/// fields; a problem with it is answered only when a handler reads it, as GoTrue answers it.
+struct ReceivedBody: Sendable {
+    let bytes: Result<ByteBuffer, BodyError>
+    let object: Result<[String: JSON], BodyError>
+
+    static let none = ReceivedBody(bytes: .success(ByteBuffer()), object: .failure(.empty))
+
+    static func read(_ request: Request) async -> ReceivedBody {
+        guard request.method != .get, request.method != .head else { return .none }
         do {
-            return JSONBody(fields: try await request.jsonObject())
+            let bytes = try await request.bodyBytes()
+            return ReceivedBody(bytes: .success(bytes), object: Result { () throws(BodyError) in try Request.jsonObject(in: bytes) })
+        } catch {
+            return ReceivedBody(bytes: .failure(error), object: .failure(error))
+        }
+    }
+
+    /// The JSON object, as GoTrue reads a body.
+    /// - Parameter emptyAllowed: an empty body reads as `{}`, for endpoints whose every field is optional.
+    func json(emptyAllowed: Bool = false) throws -> JSONBody {
+        do {
+            return JSONBody(fields: try object.get())
         } catch .empty where emptyAllowed {
             return JSONBody(fields: [:])
         } catch .tooLarge {
-            throw SupabaseError(status: .contentTooLarge, code: .requestEntityTooLarge, message: "Request body too large")
+            throw SupabaseError.bodyTooLarge
         } catch .empty {
             throw SupabaseError.badJSON("EOF")
         } catch .malformed(let detail) {
@@ -30,5 +50,10 @@ extension JSONBody {
         } catch .notAnObject(let type) {
             throw SupabaseError.badJSON("expected a JSON object, got \(type)")
         }
+    }
+
+    /// The bytes as they came (the OAuth callback's form).
+    func raw() throws -> ByteBuffer {
+        do { return try bytes.get() } catch .tooLarge { throw SupabaseError.bodyTooLarge }
     }
 }

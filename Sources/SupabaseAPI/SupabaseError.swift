@@ -86,6 +86,7 @@ struct SupabaseError: Error, Equatable {
     static func badJSON(_ detail: String) -> SupabaseError {
         .init(status: .badRequest, code: .badJSON, message: "Could not parse request body as JSON: \(detail)")
     }
+    static let bodyTooLarge = SupabaseError(status: .contentTooLarge, code: .requestEntityTooLarge, message: "Request body too large")
 }
 
 extension SupabaseError {
