@@ -129,6 +129,8 @@ struct FirebaseError: Error, Equatable {
     static let missingAPIKey = FirebaseError(.permissionDenied, status: .forbidden, googleStatus: "PERMISSION_DENIED")
         .withMessage("The request is missing a valid API key.")
     static let notOwner = FirebaseError(.insufficientPermission)
+    /// Google's front end's answer for a path no API has.
+    static let notFound = FirebaseError(.notFound, status: .notFound, googleStatus: "NOT_FOUND").withMessage("Not Found")
     /// Google's 500, with Google's generic words unless `message` says more.
     static func internalError(_ message: String? = nil) -> FirebaseError {
         let failure = FirebaseError(.invalidArgument, status: .internalServerError, googleStatus: "INTERNAL")

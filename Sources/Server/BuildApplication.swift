@@ -83,7 +83,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let router = Router(context: FauxthContext.self)
     addCommonMiddleware(to: router, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
     let defaultProject = defaultSupabaseProject(in: emulator)
-    router.add(middleware: FaultMiddleware.main(emulator: emulator, firebase: firebase, cognito: cognito))
+    router.add(middleware: FaultMiddleware.main(emulator: emulator, cognito: cognito))
     router.get("/") { request, _ in
         // People go to the console; a client asking for JSON gets the Firebase emulator's health answer.
         let accept = request.headers[.accept] ?? ""

@@ -59,16 +59,13 @@ struct FaultMiddleware: RouterMiddleware {
 
 extension FaultMiddleware {
     /// The main port: every dialect, each under its own paths.
-    static func main(emulator: Emulator, firebase: FirebaseDialect, cognito: CognitoDialect) -> FaultMiddleware {
+    static func main(emulator: Emulator, cognito: CognitoDialect) -> FaultMiddleware {
         FaultMiddleware(emulator: emulator) { parts in
             // GoTrue's routes ask the fault rules themselves.
             if parts.path.hasPrefix("/auth/v1/") { return nil }
+            // So do Firebase's.
             let first = parts.path.split(separator: "/").first.map(String.init) ?? ""
-            if FirebaseDialect.prefixes.contains(first) {
-                guard let target = firebase.faultTarget(method: parts.method, path: parts.path, query: parts.query, body: parts.json,
-                                                        headers: parts.headers) else { return nil }
-                return Classified(target: target) { FirebaseDialect.faultResponse($0, message: $1, retryAfter: $2) }
-            }
+            if FirebaseDialect.prefixes.contains(first) { return nil }
             return cognitoTarget(parts, cognito: cognito, pool: nil)
         }
     }
