@@ -1,9 +1,8 @@
 import Foundation
 
-/// What a fault's error means, in words every dialect renders as its vendor does (README's table: GoTrue's
-/// 429 `over_request_rate_limit`, Identity Toolkit's `TOO_MANY_ATTEMPTS_TRY_LATER`, Cognito's
-/// `TooManyRequestsException`…). Each dialect switches over every case, so a new meaning must be
-/// rendered by all three before it builds.
+/// What a fault's error means, which every dialect renders as its vendor answers that failure (README's
+/// table; each dialect's error file holds its codes). Each dialect switches over every case, so a new
+/// meaning must be rendered by all three before it builds.
 ///
 /// The cases are in the order `GET /_emu/v1/faults/operations` lists them.
 public enum FaultMeaning: String, CaseIterable, Sendable {
