@@ -32,7 +32,10 @@ let package = Package(
         // RS256 through the system's OpenSSL 3 when it is there (dlopen'd: no headers needed to build).
         .target(name: "CSystemCrypto", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "AuthCore", dependencies: ["CSQLite", "CSystemCrypto", crypto, cryptoExtras], swiftSettings: settings),
-        .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird], swiftSettings: settings),
+        // The fault runner closes and resets connections (NIO's channel and socket options).
+        .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird, .product(name: "NIOCore", package: "swift-nio"),
+                                                    .product(name: "NIOPosix", package: "swift-nio")],
+                swiftSettings: settings),
         .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird], swiftSettings: settings),
         .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird, crypto, cryptoExtras], swiftSettings: settings),
         // Cognito's SRP works modulo a 3072-bit prime; swift-crypto offers no big-integer arithmetic, and in a

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// App clients (`CreateUserPoolClient` and friends), kept in their pool's settings in
 /// `UserPoolClientType`'s shape.

@@ -5,9 +5,27 @@ import Hummingbird
 
 /// A JSON 1.1 request body with Cognito's PascalCase members, read strictly: a member of the wrong type
 /// is a `SerializationException`, as the service answers malformed input.
-struct CognitoBody: Sendable {
-    var fields: [String: JSON]
+typealias CognitoBody = Fields<CognitoFieldRules>
 
+/// Cognito's reading of a member: strictly its JSON type, else `SerializationException` in the service's words.
+enum CognitoFieldRules: FieldRules {
+    static func wrongType(_ key: String, expected: FieldType, got value: JSON) -> any Error {
+        let message = switch expected {
+        case .string: "STRING_VALUE can not be converted to a String for \(key)"
+        case .bool: "Boolean value expected for \(key)"
+        case .int: "Integer value expected for \(key)"
+        case .object: "Structure expected for \(key)"
+        case .array: "List expected for \(key)"
+        }
+        return CognitoError(.serialization, message)
+    }
+
+    static func wrongElement(of key: String, at index: Int, got value: JSON) -> any Error {
+        CognitoError(.serialization, "List of strings expected for \(key)")
+    }
+}
+
+extension CognitoBody {
     static func read(_ request: Request) async throws -> CognitoBody {
         do {
             return CognitoBody(fields: try await request.jsonObject(limit: 1 << 20))
@@ -17,19 +35,6 @@ struct CognitoBody: Sendable {
             throw CognitoError(.invalidParameter, "Request body too large")
         } catch .malformed, .notAnObject {
             throw CognitoError(.serialization, "Start of structure or map found where not expected.")
-        }
-    }
-
-    subscript(_ key: String) -> JSON? {
-        if case .null? = fields[key] { return nil }
-        return fields[key]
-    }
-
-    func string(_ key: String) throws -> String? {
-        switch self[key] {
-        case nil: return nil
-        case .string(let s)?: return s
-        case .some: throw CognitoError(.serialization, "STRING_VALUE can not be converted to a String for \(key)")
         }
     }
 
@@ -45,42 +50,6 @@ struct CognitoBody: Sendable {
         return value
     }
 
-    func bool(_ key: String) throws -> Bool? {
-        switch self[key] {
-        case nil: return nil
-        case .bool(let b)?: return b
-        case .some: throw CognitoError(.serialization, "Boolean value expected for \(key)")
-        }
-    }
-
-    func int(_ key: String) throws -> Int? {
-        switch self[key] {
-        case nil: return nil
-        case let value? where value.intValue != nil: return value.intValue
-        case .some: throw CognitoError(.serialization, "Integer value expected for \(key)")
-        }
-    }
-
-    func object(_ key: String) throws -> [String: JSON]? {
-        switch self[key] {
-        case nil: return nil
-        case .object(let o)?: return o
-        case .some: throw CognitoError(.serialization, "Structure expected for \(key)")
-        }
-    }
-
-    func strings(_ key: String) throws -> [String]? {
-        switch self[key] {
-        case nil: return nil
-        case .array(let items)?:
-            return try items.map { item in
-                guard let text = item.stringValue else { throw CognitoError(.serialization, "List of strings expected for \(key)") }
-                return text
-            }
-        case .some: throw CognitoError(.serialization, "List expected for \(key)")
-        }
-    }
-
     /// A string map (`AuthParameters`, `ChallengeResponses`, `ClientMetadata`).
     func map(_ key: String) throws -> [String: String] {
         guard let object = try object(key) else { return [:] }
@@ -89,14 +58,9 @@ struct CognitoBody: Sendable {
 
     /// `[{Name, Value}]` attribute lists.
     func attributes(_ key: String) throws -> [(name: String, value: String)] {
-        switch self[key] {
-        case nil: return []
-        case .array(let items)?:
-            return try items.map { item in
-                guard let name = item["Name"]?.stringValue else { throw CognitoError.invalid("Attribute name is required") }
-                return (name, item["Value"]?.stringValue ?? "")
-            }
-        case .some: throw CognitoError(.serialization, "List expected for \(key)")
+        try (array(key) ?? []).map { item in
+            guard let name = item["Name"]?.stringValue else { throw CognitoError.invalid("Attribute name is required") }
+            return (name, item["Value"]?.stringValue ?? "")
         }
     }
 }

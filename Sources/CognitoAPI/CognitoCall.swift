@@ -111,3 +111,22 @@ struct CognitoCall: Sendable {
         guard matched else { throw CognitoError(.notAuthorized, "Unable to verify secret hash for client \(client.id)") }
     }
 }
+
+/// One hosted-UI request as a handler sees it: where it came from, and a POST's form, read once when its
+/// route matched (the fault step takes the username and client from it).
+struct HostedUICall: Sendable {
+    let request: Request
+    let origin: RequestOrigin
+    /// The form, or why it could not be read: a body over its limit is answered when a handler asks.
+    let posted: Result<[String: String], any Error>
+
+    static func read(_ request: Request, origin: RequestOrigin) async -> HostedUICall {
+        guard request.method == .post else { return HostedUICall(request: request, origin: origin, posted: .success([:])) }
+        do { return HostedUICall(request: request, origin: origin, posted: .success(try await request.formFields())) } catch {
+            return HostedUICall(request: request, origin: origin, posted: .failure(error))
+        }
+    }
+
+    /// The posted form (`application/x-www-form-urlencoded`; empty for another type, or a GET).
+    func form() throws -> [String: String] { try posted.get() }
+}

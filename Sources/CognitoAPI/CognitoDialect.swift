@@ -5,7 +5,6 @@ import HTTPTypes
 import Hummingbird
 import IdentityProviders
 import Logging
-import NIOCore
 
 /// The Cognito dialect: user pools over JSON 1.1 (`POST /` with `X-Amz-Target`), each pool's keys and
 /// discovery document, and the hosted UI (`/oauth2/*`, `/login`, `/logout`), so boto3, the AWS CLI,
@@ -51,26 +50,39 @@ public struct CognitoDialect: Sendable {
     }
 
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.post("/") { request, context in
-            await dispatch(request, origin: request.origin(context), logger: context.logger)
-        }
+        router.post("/") { request, context in try await dispatch(request, context: context) }
         addHostedUIRoutes(to: router)
     }
 
     /// Each pool's keys and discovery document, and the hosted UI: what a pool's own domain serves.
-    public func addHostedUIRoutes<Context: RequestContext>(to router: Router<Context>) {
+    ///
+    /// - Parameter pool: the pool whose own domain this is (its requests are that pool's), nil on the
+    ///   shared listener, where the client id names the pool.
+    public func addHostedUIRoutes<Context: RequestContext>(to router: Router<Context>, pool: String? = nil) {
         router.get(":pool/.well-known/jwks.json") { _, context in try WellKnown.jwks(try context.parameters.require("pool"), dialect: self) }
         router.get(":pool/.well-known/openid-configuration") { request, context in
             try WellKnown.openIDConfiguration(try context.parameters.require("pool"), baseURL: request.baseURL, dialect: self)
         }
-        HostedUI(dialect: self).addRoutes(to: router)
+        HostedUI(dialect: self).addRoutes(to: router, pool: pool)
     }
 
-    /// Runs the operation `X-Amz-Target` names and renders its answer or error as JSON 1.1.
-    func dispatch(_ request: Request, origin: RequestOrigin, logger: Logger) async -> Response {
+    /// Reads the body once, asks the fault rules about the operation `X-Amz-Target` names, then performs it.
+    func dispatch<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+        let target = request.headers[.amzTarget] ?? ""
+        let body: Result<CognitoBody, any Error>
+        do { body = .success(try await CognitoBody.read(request)) } catch { body = .failure(error) }
+        return try await FaultRunner(emulator: emulator).respond(
+            to: request, context: context, target: { faultTarget(amzTarget: target, body: try? body.get(), request: request) },
+            renderError: { faultResponse($0, message: $1, retryAfter: $2, hostedUI: false) }
+        ) { await perform(target, body: body, request: request, origin: request.origin(context), logger: context.logger) }
+    }
+
+    /// Runs the operation `target` names and renders its answer or error as JSON 1.1 (a body Cognito
+    /// cannot read is refused once the operation is known, as before).
+    private func perform(_ target: String, body: Result<CognitoBody, any Error>, request: Request, origin: RequestOrigin,
+                         logger: Logger) async -> Response {
         let requestId = emulator.generator.uuid()
         do {
-            let target = request.headers[.amzTarget] ?? ""
             let prefix = "AWSCognitoIdentityProviderService."
             guard target.hasPrefix(prefix) else {
                 throw CognitoError(.unknownOperation, target.isEmpty ? "Missing X-Amz-Target header" : "Unknown target \(target)")
@@ -79,7 +91,7 @@ public struct CognitoDialect: Sendable {
             guard let action = CognitoAction(rawValue: name) else {
                 throw CognitoError(.unknownOperation, "Operation \(name) is not supported by Fauxth's Cognito user pools")
             }
-            let call = CognitoCall(request: request, action: action, body: try await CognitoBody.read(request), origin: origin,
+            let call = CognitoCall(request: request, action: action, body: try body.get(), origin: origin,
                                    emulator: emulator, pools: pools, requestId: requestId)
             return Self.answer(try await action.handler(call), requestId: requestId)
         } catch {

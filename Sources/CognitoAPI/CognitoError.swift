@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPTypes
 
 /// An error as Cognito renders it: HTTP 400, body `{"__type","message"}`, headers
 /// `x-amzn-ErrorType: <Type>:` and `x-amzn-ErrorMessage`. The types are Cognito's own; no other file
@@ -32,6 +33,8 @@ struct CognitoError: Error, Equatable {
         case unsupportedUserState = "UnsupportedUserStateException"
         case codeDeliveryFailure = "CodeDeliveryFailureException"
         case internalError = "InternalErrorException"
+        case serviceUnavailable = "ServiceUnavailableException"
+        case requestTimeout = "RequestTimeoutException"
         case unknownOperation = "UnknownOperationException"
         case serialization = "SerializationException"
     }
@@ -99,6 +102,45 @@ struct CognitoError: Error, Equatable {
         case .identityNotFound: self.init(.invalidParameter, "The provider account is not linked.")
         case .lastIdentity: self.init(.invalidParameter, "The user must keep one sign-in method.")
         case .identityTaken: self.init(.invalidParameter, "Merging is not currently supported, provide a SourceUser with ProviderName and ProviderAttributeValue")
+        }
+    }
+}
+
+extension CognitoError {
+    /// A fault's error as Cognito answers a JSON 1.1 call: each meaning as Cognito and AWS's front end answer
+    /// that failure, or any exception type by name (500 for the `Internal…` ones, else 400, the name as the
+    /// message). The type is a string: a rule may name one Fauxth never raises.
+    static func fault(_ kind: FaultErrorKind) -> (status: HTTPResponse.Status, type: String, message: String) {
+        switch kind {
+        case .meaning(let meaning):
+            let (status, failure) = fault(meaning)
+            return (status, failure.kind.rawValue, failure.message)
+        case .vendorCode(let type):
+            return (type.hasPrefix("Internal") ? .internalServerError : .badRequest, type, type)
+        }
+    }
+
+    private static func fault(_ meaning: FaultMeaning) -> (HTTPResponse.Status, CognitoError) {
+        switch meaning {
+        case .rateLimited: (.badRequest, CognitoError(.tooManyRequests, "Rate exceeded"))
+        case .quotaExceeded: (.badRequest, CognitoError(.limitExceeded, "Attempt limit exceeded, please try after some time."))
+        case .serverError: (.internalServerError, CognitoError(.internalError, "Internal server error."))
+        case .unavailable: (.serviceUnavailable, CognitoError(.serviceUnavailable, "Service is unavailable."))
+        case .timeoutError: (.gatewayTimeout, CognitoError(.requestTimeout, "Request timed out."))
+        case .networkError: (.badGateway, CognitoError(.internalError, "Bad Gateway"))
+        }
+    }
+
+    /// A fault's error as the hosted UI answers, in OAuth's terms: a busy service asks the client to
+    /// `slow_down` (429), an unavailable one is `temporarily_unavailable`, any other 5xx a `server_error`,
+    /// and an exception named by a rule is its own error code.
+    static func oauthFault(_ kind: FaultErrorKind) -> (error: String, status: HTTPResponse.Status) {
+        let status = fault(kind).status
+        switch kind {
+        case .meaning(.rateLimited), .meaning(.quotaExceeded): return ("slow_down", .tooManyRequests)
+        case .meaning(.unavailable): return ("temporarily_unavailable", status)
+        case .meaning(.serverError), .meaning(.timeoutError), .meaning(.networkError): return ("server_error", status)
+        case .vendorCode(let type): return (status.code >= 500 ? "server_error" : type, status)
         }
     }
 }

@@ -5,71 +5,43 @@ import HTTPTypes
 import Hummingbird
 
 /// Fault injection in Cognito's terms: the JSON 1.1 actions by name (`cognito:InitiateAuth`), the hosted
-/// UI's endpoints (`cognito:oauth2.token`, `cognito:login.post`…), and a fault's error as Cognito
-/// renders one.
+/// UI's endpoints by the names their routes carry (`cognito:oauth2.token`, `cognito:login.post`…), what a
+/// request names for rules to match, and a fault's error as Cognito renders one.
 extension CognitoDialect {
-    static let hostedUIOperations: [(method: HTTPRequest.Method, path: String)] = [
-        (.get, "oauth2/authorize"), (.post, "oauth2/token"), (.get, "oauth2/userInfo"), (.post, "oauth2/userInfo"), (.post, "oauth2/revoke"),
-        (.get, "oauth2/idpresponse"), (.post, "oauth2/idpresponse"), (.get, "logout"), (.get, "login"), (.post, "login"), (.get, "signup"),
-        (.post, "signup"), (.get, "confirm"), (.post, "confirm"), (.post, "resendcode"), (.get, "forgotPassword"), (.post, "forgotPassword"),
-        (.post, "confirmForgotPassword"),
-    ]
-
     public static let faultOperations: [String] = CognitoAction.allCases.map { "cognito:" + $0.rawValue }
-        + hostedUIOperations.map { hostedUIName($0.method, $0.path) }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        + HostedUI.routes.map { "cognito:" + $0.operation }
 
-    private static func hostedUIName(_ method: HTTPRequest.Method, _ path: String) -> String {
-        let base = "cognito:" + path.replacingOccurrences(of: "/", with: ".")
-        return hostedUIOperations.filter { $0.path == path }.count > 1 ? base + "." + method.rawValue.lowercased() : base
+    /// A JSON 1.1 call in auth terms: the action `X-Amz-Target` names (any name after its last dot, as
+    /// before, so a rule may fail an action Fauxth does not serve), and the pool, user and client the body
+    /// names. A call without a target is no operation.
+    func faultTarget(amzTarget: String, body: CognitoBody?, request: Request) -> FaultTarget? {
+        guard let dot = amzTarget.lastIndex(of: ".") else { return nil }
+        let clientId = body?["ClientId"]?.stringValue
+        let identifier = body?["Username"]?.stringValue ?? body?["AuthParameters"]?["USERNAME"]?.stringValue
+        return FaultTarget(.cognito, operation: "cognito:" + amzTarget[amzTarget.index(after: dot)...],
+                           tenant: body?["UserPoolId"]?.stringValue ?? pool(of: clientId), identifier: identifier, clientId: clientId, request: request)
     }
 
-    /// The operation a request is: a JSON 1.1 action (`POST /` with `X-Amz-Target`) or a hosted-UI
-    /// endpoint, with the pool, user and client it names.
-    public func faultTarget(method: HTTPRequest.Method, path: String, query: [String: String], body: JSON?, form: [String: String],
-                            headers: [String: String], pool fixedPool: String?) -> FaultTarget? {
-        let operation: String
-        var clientId: String?
-        var identifier: String?
-        var tenant = fixedPool
-        if path == "/", method == .post, let target = headers["x-amz-target"], let dot = target.lastIndex(of: ".") {
-            operation = "cognito:" + target[target.index(after: dot)...]
-            clientId = body?["ClientId"]?.stringValue
-            identifier = body?["Username"]?.stringValue ?? body?["AuthParameters"]?["USERNAME"]?.stringValue
-            tenant = body?["UserPoolId"]?.stringValue ?? tenant
-        } else {
-            let trimmed = String(path.drop { $0 == "/" })
-            guard Self.hostedUIOperations.contains(where: { $0.method == method && $0.path == trimmed }) else { return nil }
-            operation = Self.hostedUIName(method, trimmed)
-            clientId = query["client_id"] ?? form["client_id"]
-            identifier = form["username"]
-        }
-        if tenant == nil, let clientId { tenant = try? pools.pool(clientId: clientId).0.id }
-        return FaultTarget(dialect: .cognito, operation: operation, tenant: tenant, identifier: identifier, clientId: clientId,
-                           method: method.rawValue, path: path, headers: headers)
+    /// A hosted-UI request in auth terms: its route's operation, the pool (the domain's own, else its
+    /// client's), the username of a posted form, and the client id of the query or the form.
+    func faultTarget(hostedUI operation: String, _ call: HostedUICall, pool fixedPool: String?) -> FaultTarget {
+        let form = (try? call.form()) ?? [:]
+        let clientId = call.request.queryFields["client_id"] ?? form["client_id"]
+        return FaultTarget(.cognito, operation: "cognito:" + operation, tenant: fixedPool ?? pool(of: clientId), identifier: form["username"],
+                           clientId: clientId, request: call.request)
     }
 
-    /// A fault's error as Cognito answers: the JSON 1.1 exception for the API (the meanings as Cognito and
-    /// AWS's front end answer them, or any exception by name), OAuth's error JSON for the hosted UI.
-    public func faultResponse(_ name: String, message: String?, retryAfter: Int?, hostedUI: Bool) -> Response {
-        let (status, type, text): (HTTPResponse.Status, String, String) = switch name {
-        case "rate_limited": (.badRequest, "TooManyRequestsException", "Rate exceeded")
-        case "quota_exceeded": (.badRequest, "LimitExceededException", "Attempt limit exceeded, please try after some time.")
-        case "server_error": (.internalServerError, "InternalErrorException", "Internal server error.")
-        case "unavailable": (.serviceUnavailable, "ServiceUnavailableException", "Service is unavailable.")
-        case "timeout_error": (.gatewayTimeout, "RequestTimeoutException", "Request timed out.")
-        case "network_error": (.badGateway, "InternalErrorException", "Bad Gateway")
-        default: (name.hasPrefix("Internal") ? .internalServerError : .badRequest, name, name)
-        }
+    private func pool(of clientId: String?) -> String? { clientId.flatMap { try? pools.pool(clientId: $0).0.id } }
+
+    /// A fault's error as Cognito answers (`CognitoError.fault` says which): the JSON 1.1 exception for the
+    /// API, OAuth's error JSON for the hosted UI.
+    func faultResponse(_ kind: FaultErrorKind, message: String?, retryAfter: Int?, hostedUI: Bool) -> Response {
+        let (status, type, text) = CognitoError.fault(kind)
         if hostedUI {
-            let oauth = switch status.code {
-            case 503: "temporarily_unavailable"
-            case 500...: "server_error"
-            default: name == "rate_limited" || name == "quota_exceeded" ? "slow_down" : name
-            }
+            let (error, oauthStatus) = CognitoError.oauthFault(kind)
             var headers = HTTPFields()
             if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-            return .json(["error": .string(oauth), "error_description": .string(message ?? text)], status: status == .badRequest && oauth == "slow_down" ? .tooManyRequests : status,
-                         headers: headers)
+            return .json(["error": .string(error), "error_description": .string(message ?? text)], status: oauthStatus, headers: headers)
         }
         var response = Self.failure(type: type, message: message ?? text, status: status, requestId: emulator.generator.uuid())
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// Groups, kept in the pool's settings, and memberships, kept on each user (`cognito:groups` in its app
 /// metadata), which is where the tokens read them.

@@ -66,9 +66,10 @@ extension HostedUI {
 
     /// `GET|POST /oauth2/idpresponse`: the provider's answer. A provider error goes back to the app as
     /// an OAuth error; a code is exchanged in process and the hosted-UI sign-in completes.
-    func idpResponse(_ request: Request, origin: RequestOrigin) async throws -> Response {
+    func idpResponse(_ call: HostedUICall) throws -> Response {
+        let (request, origin) = (call.request, call.origin)
         var parameters = request.queryFields
-        if request.method == .post { parameters.merge(try await request.formFields()) { $1 } }
+        if request.method == .post { parameters.merge(try call.form()) { $1 } }
         guard let providers = dialect.identityProviders, let sealed = parameters["state"],
               let state = try? ChallengeSession.open(sealed, clientId: nil, emulator: emulator, replays: pools.replays),
               state.challenge == "IDP_STATE", pools.replays.spend(state, now: emulator.clock.now) else {

@@ -21,8 +21,9 @@ extension HostedUI {
     /// "We sent a code to a***@e***": the masked destination of a delivery.
     func sentTo(_ delivery: JSON?) -> String { delivery?["Destination"]?.stringValue ?? "you" }
 
-    func login(_ request: Request, origin: RequestOrigin) async throws -> Response {
-        let (form, a, csrf) = try await posted(request)
+    func login(_ call: HostedUICall) throws -> Response {
+        let (form, a, csrf) = try posted(call)
+        let origin = call.origin
         let flow = SignInFlow(emulator: emulator, pools: pools, pool: a.pool, client: a.client, origin: origin)
         let username = form["username"] ?? ""
         do {
@@ -111,8 +112,9 @@ extension HostedUI {
         return page(.login, a, csrf: csrf, username: username, alert: sealed?.isEmpty == false && error == .staleSession ? "Your sign-in expired. Please sign in again." : error.message)
     }
 
-    func signUp(_ request: Request, origin: RequestOrigin) async throws -> Response {
-        let (form, a, csrf) = try await posted(request)
+    func signUp(_ call: HostedUICall) throws -> Response {
+        let (form, a, csrf) = try posted(call)
+        let origin = call.origin
         guard !a.pool.adminCreateUserOnly else { return pages.error("Sign-up is not allowed for this user pool.", status: .forbidden) }
         let username = form["username"] ?? "", email = form["email"] ?? "", password = form["password"] ?? ""
         do {
@@ -129,8 +131,9 @@ extension HostedUI {
         }
     }
 
-    func confirm(_ request: Request, origin: RequestOrigin) async throws -> Response {
-        let (form, a, csrf) = try await posted(request)
+    func confirm(_ call: HostedUICall) throws -> Response {
+        let (form, a, csrf) = try posted(call)
+        let origin = call.origin
         let username = form["username"] ?? ""
         do {
             let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
@@ -141,8 +144,9 @@ extension HostedUI {
         }
     }
 
-    func resendCode(_ request: Request, origin: RequestOrigin) async throws -> Response {
-        let (form, a, csrf) = try await posted(request)
+    func resendCode(_ call: HostedUICall) throws -> Response {
+        let (form, a, csrf) = try posted(call)
+        let origin = call.origin
         let username = form["username"] ?? ""
         do {
             let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
@@ -153,8 +157,9 @@ extension HostedUI {
         }
     }
 
-    func forgotPassword(_ request: Request, origin: RequestOrigin) async throws -> Response {
-        let (form, a, csrf) = try await posted(request)
+    func forgotPassword(_ call: HostedUICall) throws -> Response {
+        let (form, a, csrf) = try posted(call)
+        let origin = call.origin
         let username = form["username"] ?? ""
         do {
             guard let user = try CognitoUsers.find(username, pool: a.pool, emulator: emulator) else {
@@ -169,8 +174,9 @@ extension HostedUI {
         }
     }
 
-    func confirmForgotPassword(_ request: Request, origin: RequestOrigin) async throws -> Response {
-        let (form, a, csrf) = try await posted(request)
+    func confirmForgotPassword(_ call: HostedUICall) throws -> Response {
+        let (form, a, csrf) = try posted(call)
+        let origin = call.origin
         let username = form["username"] ?? ""
         do {
             let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)

@@ -19,25 +19,46 @@ struct HostedUI: Sendable {
     static let cookieLifetime: TimeInterval = 3600
     static let codeLifetime: TimeInterval = 300
 
-    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.get("oauth2/authorize") { request, context in try self.authorize(request, origin: request.origin(context)) }
-        router.get("login") { request, _ in try self.show(.login, request) }
-        router.post("login") { request, context in try await self.answering { try await self.login(request, origin: request.origin(context)) } }
-        router.get("signup") { request, _ in try self.show(.signup, request) }
-        router.post("signup") { request, context in try await self.answering { try await self.signUp(request, origin: request.origin(context)) } }
-        router.get("confirm") { request, _ in try self.show(.confirm, request) }
-        router.post("confirm") { request, context in try await self.answering { try await self.confirm(request, origin: request.origin(context)) } }
-        router.post("resendcode") { request, context in try await self.answering { try await self.resendCode(request, origin: request.origin(context)) } }
-        router.get("forgotPassword") { request, _ in try self.show(.forgot, request) }
-        router.post("forgotPassword") { request, context in
-            try await self.answering { try await self.forgotPassword(request, origin: request.origin(context)) }
+    /// A hosted-UI route: its method and path, the canonical operation name fault rules match (`cognito:`
+    /// and this; README lists them), and its handler.
+    typealias Route = (method: HTTPRequest.Method, path: String, operation: String, handle: @Sendable (HostedUI, HostedUICall) async throws -> Response)
+
+    /// The hosted UI's endpoints, for people (the sign-in pages) and for apps (`OAuthEndpoints`).
+    static let routes: [Route] = [
+        (.get, "oauth2/authorize", "oauth2.authorize", { try $0.authorize($1.request, origin: $1.origin) }),
+        (.post, "oauth2/token", "oauth2.token", { try $0.oauth.token($1) }),
+        (.get, "oauth2/userInfo", "oauth2.userInfo.get", { try $0.oauth.userInfo($1.request) }),
+        (.post, "oauth2/userInfo", "oauth2.userInfo.post", { try $0.oauth.userInfo($1.request) }),
+        (.post, "oauth2/revoke", "oauth2.revoke", { try $0.oauth.revoke($1) }),
+        (.get, "oauth2/idpresponse", "oauth2.idpresponse.get", { try $0.idpResponse($1) }),
+        (.post, "oauth2/idpresponse", "oauth2.idpresponse.post", { try $0.idpResponse($1) }),
+        (.get, "logout", "logout", { try $0.oauth.logout($1.request) }),
+        (.get, "login", "login.get", { try $0.show(.login, $1.request) }),
+        (.post, "login", "login.post", { ui, call in try ui.answering { try ui.login(call) } }),
+        (.get, "signup", "signup.get", { try $0.show(.signup, $1.request) }),
+        (.post, "signup", "signup.post", { ui, call in try ui.answering { try ui.signUp(call) } }),
+        (.get, "confirm", "confirm.get", { try $0.show(.confirm, $1.request) }),
+        (.post, "confirm", "confirm.post", { ui, call in try ui.answering { try ui.confirm(call) } }),
+        (.post, "resendcode", "resendcode", { ui, call in try ui.answering { try ui.resendCode(call) } }),
+        (.get, "forgotPassword", "forgotPassword.get", { try $0.show(.forgot, $1.request) }),
+        (.post, "forgotPassword", "forgotPassword.post", { ui, call in try ui.answering { try ui.forgotPassword(call) } }),
+        (.post, "confirmForgotPassword", "confirmForgotPassword", { ui, call in try ui.answering { try ui.confirmForgotPassword(call) } }),
+    ]
+
+    var oauth: OAuthEndpoints { OAuthEndpoints(dialect: dialect) }
+
+    /// Mounts the routes. Each reads its form once (a POST's), asks the fault rules about its operation,
+    /// then runs its handler; `pool` is the pool a pool's own domain serves, nil on the shared one.
+    func addRoutes<Context: RequestContext>(to router: Router<Context>, pool: String?) {
+        for route in Self.routes {
+            router.on(RouterPath(route.path), method: route.method) { request, context in
+                let call = await HostedUICall.read(request, origin: request.origin(context))
+                return try await FaultRunner(emulator: emulator).respond(
+                    to: request, context: context, target: { dialect.faultTarget(hostedUI: route.operation, call, pool: pool) },
+                    renderError: { dialect.faultResponse($0, message: $1, retryAfter: $2, hostedUI: true) }
+                ) { try await route.handle(self, call) }
+            }
         }
-        router.post("confirmForgotPassword") { request, context in
-            try await self.answering { try await self.confirmForgotPassword(request, origin: request.origin(context)) }
-        }
-        router.get("oauth2/idpresponse") { request, context in try await self.idpResponse(request, origin: request.origin(context)) }
-        router.post("oauth2/idpresponse") { request, context in try await self.idpResponse(request, origin: request.origin(context)) }
-        OAuthEndpoints(dialect: dialect).addRoutes(to: router)
     }
 
     // MARK: The authorization request
@@ -232,17 +253,17 @@ struct HostedUI: Sendable {
     }
 
     /// Runs a form handler, answering with the response it settled on early if it did.
-    func answering(_ handler: () async throws -> Response) async throws -> Response {
-        do { return try await handler() } catch let answered as Answered { return answered.response }
+    func answering(_ handler: () throws -> Response) throws -> Response {
+        do { return try handler() } catch let answered as Answered { return answered.response }
     }
 
     /// A posted form of the hosted UI: its fields, its checked authorization request, and a CSRF token
     /// that matched the browser's cookie; else `Answered`.
-    func posted(_ request: Request) async throws -> (form: [String: String], authorization: Authorization, csrf: CSRF) {
-        let form = try await request.formFields()
+    func posted(_ call: HostedUICall) throws -> (form: [String: String], authorization: Authorization, csrf: CSRF) {
+        let form = try call.form()
         do {
-            let authorization = try validate(AuthorizeRequest(form), baseURL: request.baseURL)
-            let csrf = CSRF(request, generator: emulator.generator)
+            let authorization = try validate(AuthorizeRequest(form), baseURL: call.request.baseURL)
+            let csrf = CSRF(call.request, generator: emulator.generator)
             guard csrf.matches(form["_csrf"]) else {
                 var content = self.content(.login, authorization, csrf: csrf.token)
                 content.alert = "This page expired. Please sign in again."

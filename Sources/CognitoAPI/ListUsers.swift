@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// `ListUsers`: the pool's users in a stable order, filtered by Cognito's one-condition grammar
 /// (`attribute = "value"` or `attribute ^= "prefix"`), a page at a time (`Paging`), and only the

@@ -12,14 +12,6 @@ struct OAuthEndpoints: Sendable {
     var emulator: Emulator { dialect.emulator }
     var pools: CognitoPools { dialect.pools }
 
-    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.post("oauth2/token") { request, context in try await self.token(request, origin: request.origin(context)) }
-        router.get("oauth2/userInfo") { request, _ in try self.userInfo(request) }
-        router.post("oauth2/userInfo") { request, _ in try self.userInfo(request) }
-        router.post("oauth2/revoke") { request, context in try await self.revoke(request, origin: request.origin(context)) }
-        router.get("logout") { request, _ in try self.logout(request) }
-    }
-
     /// An OAuth error answer.
     struct Failure: Error {
         var error: String
@@ -55,12 +47,13 @@ struct OAuthEndpoints: Sendable {
         return (pool, client)
     }
 
-    func token(_ request: Request, origin: RequestOrigin) async throws -> Response {
+    func token(_ call: HostedUICall) throws -> Response {
+        let (request, origin) = (call.request, call.origin)
         do {
             guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
                 throw Failure(error: "invalid_request", description: "The body must be application/x-www-form-urlencoded.")
             }
-            let form = try await request.formFields()
+            let form = try call.form()
             let (pool, client) = try client(request, form: form)
             guard client.oauthEnabled else { throw Failure(error: "unauthorized_client", description: "The client is not allowed OAuth flows.") }
             let body: JSON
@@ -164,9 +157,10 @@ struct OAuthEndpoints: Sendable {
     }
 
     /// Revokes a refresh token's session (and so its access tokens). RFC 7009: an unknown token is no error.
-    func revoke(_ request: Request, origin: RequestOrigin) async throws -> Response {
+    func revoke(_ call: HostedUICall) throws -> Response {
+        let (request, origin) = (call.request, call.origin)
         do {
-            let form = try await request.formFields()
+            let form = try call.form()
             guard let token = form["token"], !token.isEmpty else { throw Failure(error: "invalid_request", description: "token is required.") }
             let (pool, client) = try client(request, form: form)
             do {

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// One page of a list operation, paged as AWS pages them: the page size (`Limit` or `MaxResults`) within
 /// the operation's bounds from the AWS model, and an opaque token for the next page that only the listing

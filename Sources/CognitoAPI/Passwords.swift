@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// `ForgotPassword`, `ConfirmForgotPassword`, `ChangePassword`, `AdminSetUserPassword` and
 /// `AdminResetUserPassword`.

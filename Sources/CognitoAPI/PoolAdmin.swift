@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import HTTPTypes
 import Hummingbird
 

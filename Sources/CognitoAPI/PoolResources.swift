@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// A pool's hosted-UI domain, resource servers (custom OAuth scopes) and identity providers.
 enum PoolResources {

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// `GlobalSignOut`, `AdminUserGlobalSignOut` and `RevokeToken`. Ending a session ends its refresh token
 /// and every access token minted from it (they name it as `origin_jti`).

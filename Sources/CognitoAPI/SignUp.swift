@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// `SignUp`, `ConfirmSignUp`, `ResendConfirmationCode` and `AdminConfirmSignUp`.
 enum SignUp {

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// TOTP set-up (`AssociateSoftwareToken`, `VerifySoftwareToken`) with an access token, or with the
 /// sign-in `Session` of an `MFA_SETUP` challenge; and each user's MFA choices (`SetUserMFAPreference`,

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// Users as an administrator sees them: `AdminCreateUser` (with its invitation), `AdminGetUser`,
 /// `AdminDeleteUser`, `AdminDisableUser`/`AdminEnableUser`, `AdminUpdateUserAttributes`,

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// What a signed-in user does with their access token: `GetUser`, `UpdateUserAttributes`,
 /// `DeleteUserAttributes`, `GetUserAttributeVerificationCode`, `VerifyUserAttribute`, `DeleteUser`.

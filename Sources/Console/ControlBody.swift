@@ -49,34 +49,33 @@ struct ControlRequest {
     }
 }
 
+/// The control API's reading of a field: strictly its JSON type, else `bad_request` naming the field.
+enum ControlFieldRules: FieldRules {
+    static func wrongType(_ key: String, expected: FieldType, got value: JSON) -> any Error {
+        ControlError.badRequest("\(key): expected \(expected.withArticle), got \(value.typeName)")
+    }
+}
+
+/// Control bodies are passed around as plain objects; these read them through the generic reader, with
+/// the control API's defaults (an absent boolean is false, an absent object empty).
 extension [String: JSON] {
+    private var control: Fields<ControlFieldRules> { Fields(fields: self) }
+
     func string(_ key: String, required: Bool = false) throws -> String? {
-        switch self[key] {
-        case nil, .null?: if required { throw ControlError.badRequest("\(key) is required") } else { return nil }
-        case .string(let s)?: return s
-        case let other?: throw ControlError.badRequest("\(key): expected a string, got \(other.typeName)")
+        guard let value = try control.string(key) else {
+            if required { throw ControlError.badRequest("\(key) is required") }
+            return nil
         }
+        return value
     }
 
-    func bool(_ key: String) throws -> Bool {
-        switch self[key] {
-        case nil, .null?: return false
-        case .bool(let b)?: return b
-        case let other?: throw ControlError.badRequest("\(key): expected a boolean, got \(other.typeName)")
-        }
-    }
+    func bool(_ key: String) throws -> Bool { try control.bool(key) ?? false }
 
     /// A boolean only when the body has one: for changes, where absent means "leave it".
-    func change(_ key: String) throws -> Bool? { self[key] == nil || self[key] == .null ? nil : try bool(key) }
+    func change(_ key: String) throws -> Bool? { try control.bool(key) }
 
     /// An object only when the body has one.
-    func changedObject(_ key: String) throws -> [String: JSON]? { self[key] == nil || self[key] == .null ? nil : try object(key) }
+    func changedObject(_ key: String) throws -> [String: JSON]? { try control.object(key) }
 
-    func object(_ key: String) throws -> [String: JSON] {
-        switch self[key] {
-        case nil, .null?: return [:]
-        case .object(let o)?: return o
-        case let other?: throw ControlError.badRequest("\(key): expected an object, got \(other.typeName)")
-        }
-    }
+    func object(_ key: String) throws -> [String: JSON] { try control.object(key) ?? [:] }
 }

@@ -53,67 +53,61 @@ struct FirebaseBody: Sendable {
         return (parts.first.map(String.init) ?? "") + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
-    subscript(_ key: String) -> JSON? {
-        if case .null? = fields[key] { return nil }
-        return fields[key]
-    }
+    /// The generic reader with the emulator's leniency; `object`, `array` and `strings` keep this type's
+    /// own answers (a nested body, and an empty list for an absent one).
+    private var reader: Fields<FirebaseFieldRules> { Fields(fields: fields) }
+
+    subscript(_ key: String) -> JSON? { reader[key] }
 
     /// A string field; numbers and booleans are accepted and turned into their text, as the emulator does.
-    func string(_ key: String) throws -> String? {
-        switch self[key] {
-        case nil: return nil
-        case .string(let s)?: return s
-        case .int(let i)?: return String(i)
-        case .double(let d)?: return d == d.rounded() ? String(Int(d)) : String(d)
-        case .bool(let b)?: return String(b)
-        case let other?: throw FirebaseError.badBody("Invalid JSON payload received. /\(key) should be string, got \(other.typeName)")
-        }
-    }
+    func string(_ key: String) throws -> String? { try reader.string(key) }
 
     /// A boolean field; `"true"`/`"false"` strings are accepted.
-    func bool(_ key: String) throws -> Bool? {
-        switch self[key] {
-        case nil: return nil
-        case .bool(let b)?: return b
-        case .string("true")?: return true
-        case .string("false")?: return false
-        case let other?: throw FirebaseError.badBody("Invalid JSON payload received. /\(key) should be boolean, got \(other.typeName)")
+    func bool(_ key: String) throws -> Bool? { try reader.bool(key) }
+
+    /// An integer field; a string of digits is accepted.
+    func int(_ key: String) throws -> Int? { try reader.int(key) }
+
+    func object(_ key: String) throws -> FirebaseBody? { try reader.object(key).map(FirebaseBody.init(fields:)) }
+
+    func array(_ key: String) throws -> [JSON] { try reader.array(key) ?? [] }
+
+    /// A list of strings; integers are accepted and turned into their text.
+    func strings(_ key: String) throws -> [String] { try reader.strings(key) ?? [] }
+}
+
+/// The Firebase emulator's reading of a field (its OpenAPI validator, then `coerceToString`-style
+/// conversions): numbers and booleans as strings, `"true"`/`"false"` as booleans, digits as integers,
+/// and its schema complaint for the rest.
+enum FirebaseFieldRules: FieldRules {
+    static func string(from value: JSON) -> String? {
+        switch value {
+        case .int(let i): String(i)
+        case .double(let d): d == d.rounded() ? String(Int(d)) : String(d)
+        case .bool(let b): String(b)
+        default: nil
         }
     }
 
-    func int(_ key: String) throws -> Int? {
-        switch self[key] {
-        case nil: return nil
-        case let value? where value.intValue != nil: return value.intValue
-        case .string(let s)? where Int(s) != nil: return Int(s)
-        case let other?: throw FirebaseError.badBody("Invalid JSON payload received. /\(key) should be integer, got \(other.typeName)")
+    static func bool(from value: JSON) -> Bool? {
+        switch value {
+        case .string("true"): true
+        case .string("false"): false
+        default: nil
         }
     }
 
-    func object(_ key: String) throws -> FirebaseBody? {
-        switch self[key] {
-        case nil: return nil
-        case .object(let o)?: return FirebaseBody(fields: o)
-        case let other?: throw FirebaseError.badBody("Invalid JSON payload received. /\(key) should be object, got \(other.typeName)")
-        }
+    static func int(from value: JSON) -> Int? { value.stringValue.flatMap { Int($0) } }
+
+    /// In a list only an integer (not a fraction, not a boolean) passes for a string.
+    static func stringElement(from value: JSON) -> String? { if case .int(let i) = value { String(i) } else { nil } }
+
+    static func wrongType(_ key: String, expected: FieldType, got value: JSON) -> any Error {
+        FirebaseError.badBody("Invalid JSON payload received. /\(key) should be \(expected.rawValue), got \(value.typeName)")
     }
 
-    func array(_ key: String) throws -> [JSON] {
-        switch self[key] {
-        case nil: return []
-        case .array(let a)?: return a
-        case let other?: throw FirebaseError.badBody("Invalid JSON payload received. /\(key) should be array, got \(other.typeName)")
-        }
-    }
-
-    func strings(_ key: String) throws -> [String] {
-        try array(key).enumerated().map { index, item in
-            switch item {
-            case .string(let s): return s
-            case .int(let i): return String(i)
-            default: throw FirebaseError.badBody("Invalid JSON payload received. /\(key)/\(index) should be string")
-            }
-        }
+    static func wrongElement(of key: String, at index: Int, got value: JSON) -> any Error {
+        FirebaseError.badBody("Invalid JSON payload received. /\(key)/\(index) should be string")
     }
 }
 

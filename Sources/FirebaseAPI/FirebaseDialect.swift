@@ -37,7 +37,7 @@ public struct FirebaseDialect: Sendable {
             let group = router.group(RouterPath(prefix))
             group.add(middleware: FirebaseErrorMiddleware<Context>())
             for method in [HTTPRequest.Method.get, .post, .patch, .delete, .put] {
-                group.on("**", method: method) { request, context in try await dispatch(request, origin: request.origin(context)) }
+                group.on("**", method: method) { request, context in try await dispatch(request, context: context) }
             }
         }
     }
@@ -47,14 +47,29 @@ public struct FirebaseDialect: Sendable {
         .json(["authEmulator": ["ready": true, "docs": "https://firebase.google.com/docs/emulator-suite", "apiSpec": "/emulator/openapi.json"]])
     }
 
-    func dispatch(_ request: Request, origin: RequestOrigin) async throws -> Response {
-        guard let route = FirebaseRoute.resolve(request.method, request.uri.path) else {
-            throw FirebaseError(.notFound, status: .notFound, googleStatus: "NOT_FOUND").withMessage("Not Found")
+    /// Resolves the route, reads the body once, asks the fault rules about the operation, then serves it.
+    /// Errors are rendered here, so a fault that delays, truncates or slows an answer does so to Identity
+    /// Toolkit's error answer too; the group's middleware renders whatever escapes that.
+    func dispatch<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+        guard let route = FirebaseRoute.resolve(request.method, request.uri.path) else { throw FirebaseError.notFound }
+        let body: Result<FirebaseBody, any Error>
+        do { body = .success(request.method == .get ? .empty : try await FirebaseBody.read(request)) } catch { body = .failure(error) }
+        return try await FaultRunner(emulator: emulator).respond(
+            to: request, context: context, target: { faultTarget(route, body: try? body.get(), request: request) },
+            renderError: { Self.faultResponse($0, message: $1, retryAfter: $2) }
+        ) {
+            do { return try await serve(route, body: body, request: request, origin: request.origin(context)) } catch {
+                return FirebaseErrorMiddleware<Context>.render(error, logger: context.logger)
+            }
         }
+    }
+
+    /// The operation's answer: the caller checked, the body (a body the emulator cannot read is refused
+    /// after the caller's credentials, as before), the per-IP policies counted, then its handler.
+    private func serve(_ route: FirebaseRoute, body: Result<FirebaseBody, any Error>, request: Request, origin: RequestOrigin) async throws -> Response {
         let (isOwner, apiKey) = try FirebaseCaller.identify(request)
         if Self.needsKey(route.operation), !isOwner, apiKey == nil { throw FirebaseError.missingAPIKey }
-        let body = request.method == .get ? FirebaseBody.empty : try await FirebaseBody.read(request)
-        let call = FirebaseCall(request: request, route: route, body: Self.enumsNamed(body), origin: origin, emulator: emulator,
+        let call = FirebaseCall(request: request, route: route, body: Self.enumsNamed(try body.get()), origin: origin, emulator: emulator,
                                 projects: projects, pages: pages, identityProviders: identityProviders, isOwner: isOwner, apiKey: apiKey)
         if let scope = try? call.scope() {
             for limit in try Self.requestLimits(route.operation, body: call.body) {
@@ -139,10 +154,10 @@ struct FirebaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let e as FirebaseError: failure = e
         case let e as AuthError: failure = FirebaseError(core: e)
         case let e as HTTPError where e.status == .notFound:
-            failure = FirebaseError(.notFound, status: .notFound, googleStatus: "NOT_FOUND").withMessage("Not Found")
+            failure = .notFound
         default:
             logger.error("unexpected error in Firebase dialect: \(error)")
-            failure = FirebaseError(.invalidArgument, status: .internalServerError, googleStatus: "INTERNAL").withMessage("Internal error: \(error)")
+            failure = .internalError("Internal error: \(error)")
         }
         return response(for: failure)
     }

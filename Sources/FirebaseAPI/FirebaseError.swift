@@ -129,6 +129,13 @@ struct FirebaseError: Error, Equatable {
     static let missingAPIKey = FirebaseError(.permissionDenied, status: .forbidden, googleStatus: "PERMISSION_DENIED")
         .withMessage("The request is missing a valid API key.")
     static let notOwner = FirebaseError(.insufficientPermission)
+    /// Google's front end's answer for a path no API has.
+    static let notFound = FirebaseError(.notFound, status: .notFound, googleStatus: "NOT_FOUND").withMessage("Not Found")
+    /// Google's 500, with Google's generic words unless `message` says more.
+    static func internalError(_ message: String? = nil) -> FirebaseError {
+        let failure = FirebaseError(.invalidArgument, status: .internalServerError, googleStatus: "INTERNAL")
+        return message.map(failure.withMessage) ?? failure
+    }
     static let passwordLockout = "Access to this account has been temporarily disabled due to many failed login attempts. "
         + "You can immediately restore it by resetting your password or you can try again later."
 }
@@ -180,6 +187,34 @@ extension FirebaseError {
         case .identityNotFound: self.init(.invalidProviderID)
         case .lastIdentity: self.init(.invalidArgument, "The user must keep one sign-in method.")
         case .identityTaken: self.init(.federatedUserIDAlreadyLinked)
+        }
+    }
+}
+
+extension FirebaseError {
+    /// A fault's error as Identity Toolkit answers: each meaning as Google's front end and the service
+    /// answer that failure (a rule's `message` replacing theirs), or any Identity Toolkit code by name (400,
+    /// `CODE : message`). The code is a string: a rule may name one Fauxth never raises.
+    init(fault kind: FaultErrorKind, message: String?, retryAfter: Int?) {
+        switch kind {
+        case .meaning(let meaning):
+            self = Self.fault(meaning)
+            if let message { self = withMessage(message) }
+        case .vendorCode(let code):
+            self = FirebaseError(.invalidArgument).withMessage(message.map { "\(code) : \($0)" } ?? code)
+        }
+        self.retryAfter = retryAfter
+    }
+
+    private static func fault(_ meaning: FaultMeaning) -> FirebaseError {
+        switch meaning {
+        case .rateLimited: FirebaseError(.tooManyAttempts)
+        case .quotaExceeded: FirebaseError(.quotaExceeded)
+        case .serverError: .internalError("Internal error encountered.")
+        case .unavailable: FirebaseError(.invalidArgument, status: .serviceUnavailable, googleStatus: "UNAVAILABLE").withMessage("The service is currently unavailable.")
+        case .timeoutError:
+            FirebaseError(.invalidArgument, status: .gatewayTimeout, googleStatus: "DEADLINE_EXCEEDED").withMessage("Deadline expired before operation could complete.")
+        case .networkError: FirebaseError(.invalidArgument, status: .badGateway, googleStatus: "UNAVAILABLE").withMessage("Bad Gateway")
         }
     }
 }

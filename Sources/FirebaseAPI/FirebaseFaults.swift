@@ -5,37 +5,25 @@ import HTTPTypes
 import Hummingbird
 
 /// Fault injection in Identity Toolkit's terms: each operation's canonical name (`firebase:` and the
-/// route's own, e.g. `firebase:accounts.signInWithPassword`, `firebase:securetoken.refresh`), and a
-/// fault's error as Google's APIs render one.
+/// route's own, e.g. `firebase:accounts.signInWithPassword`, `firebase:securetoken.refresh`), what a
+/// request names for rules to match, and a fault's error as Google's APIs render one.
 extension FirebaseDialect {
     public static let faultOperations: [String] = FirebaseOperation.allCases.map { "firebase:" + $0.rawValue }
 
-    /// The operation a request under the Firebase paths is, with the project and account it names.
-    public func faultTarget(method: HTTPRequest.Method, path: String, query: [String: String], body: JSON?,
-                            headers: [String: String]) -> FaultTarget? {
-        guard let route = FirebaseRoute.resolve(method, path) else { return nil }
-        let apiKey = query["key"] ?? headers["x-goog-api-key"]
+    /// A request to `route` in auth terms: its operation, the project (the path's, else the API key's) and
+    /// tenant (`<project>:<tenant>`), the account its body names, and the API key.
+    func faultTarget(_ route: FirebaseRoute, body: FirebaseBody?, request: Request) -> FaultTarget {
+        let apiKey = request.queryFields["key"] ?? request.headers[.googAPIKey]
+        let fields = body?.fields ?? [:]
         var tenant = route.project ?? apiKey.flatMap { try? projects.project(forAPIKey: $0) }
-        if let tenantId = route.tenant ?? body?["tenantId"]?.stringValue, let project = tenant { tenant = "\(project):\(tenantId)" }
-        let identifier = body?["email"]?.stringValue ?? body?["phoneNumber"]?.stringValue ?? body?["identifier"]?.stringValue
-        return FaultTarget(dialect: .firebase, operation: "firebase:" + route.operation.rawValue, tenant: tenant, identifier: identifier,
-                           clientId: apiKey, method: method.rawValue, path: path, headers: headers)
+        if let tenantId = route.tenant ?? fields["tenantId"]?.stringValue, let project = tenant { tenant = "\(project):\(tenantId)" }
+        let identifier = fields["email"]?.stringValue ?? fields["phoneNumber"]?.stringValue ?? fields["identifier"]?.stringValue
+        return FaultTarget(.firebase, operation: "firebase:" + route.operation.rawValue, tenant: tenant, identifier: identifier, clientId: apiKey,
+                           request: request)
     }
 
-    /// A fault's error as Identity Toolkit answers: the meanings as Google's front end and the service
-    /// answer them, or any Identity Toolkit error code by name (400, `CODE : message`).
-    public static func faultResponse(_ name: String, message: String?, retryAfter: Int?) -> Response {
-        var failure: FirebaseError = switch name {
-        case "rate_limited": FirebaseError(.tooManyAttempts)
-        case "quota_exceeded": FirebaseError(.quotaExceeded)
-        case "server_error": FirebaseError(.invalidArgument, status: .internalServerError, googleStatus: "INTERNAL").withMessage("Internal error encountered.")
-        case "unavailable": FirebaseError(.invalidArgument, status: .serviceUnavailable, googleStatus: "UNAVAILABLE").withMessage("The service is currently unavailable.")
-        case "timeout_error": FirebaseError(.invalidArgument, status: .gatewayTimeout, googleStatus: "DEADLINE_EXCEEDED").withMessage("Deadline expired before operation could complete.")
-        case "network_error": FirebaseError(.invalidArgument, status: .badGateway, googleStatus: "UNAVAILABLE").withMessage("Bad Gateway")
-        default: FirebaseError(.invalidArgument).withMessage(message.map { "\(name) : \($0)" } ?? name)
-        }
-        if let message, FaultRule.meanings.contains(name) { failure = failure.withMessage(message) }
-        failure.retryAfter = retryAfter
-        return FirebaseErrorMiddleware<BasicRequestContext>.response(for: failure)
+    /// A fault's error in Identity Toolkit's body (`FirebaseError.init(fault:…)` says which).
+    static func faultResponse(_ kind: FaultErrorKind, message: String?, retryAfter: Int?) -> Response {
+        FirebaseErrorMiddleware<BasicRequestContext>.response(for: FirebaseError(fault: kind, message: message, retryAfter: retryAfter))
     }
 }

@@ -21,7 +21,7 @@ enum PublicKeys {
         let now = call.emulator.clock.now
         guard let kid = key.kid, let pem = try Certificate.pem(for: key, commonName: "securetoken.system.gserviceaccount.com",
                                                                  notBefore: now.addingTimeInterval(-86400), notAfter: now.addingTimeInterval(14 * 86400)) else {
-            throw FirebaseError(.invalidArgument, status: .internalServerError, googleStatus: "INTERNAL")
+            throw FirebaseError.internalError()
         }
         return .json([kid: .string(pem)], headers: cacheControl)
     }

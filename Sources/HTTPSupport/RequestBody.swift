@@ -16,16 +16,25 @@ extension Request {
     /// The body as a JSON object, refusing anything over `limit` bytes (1 MiB by default) without
     /// reading past it.
     public func jsonObject(limit: Int = 1 << 20) async throws(BodyError) -> [String: JSON] {
+        try Self.jsonObject(in: try await bodyBytes(limit: limit))
+    }
+
+    /// The body's bytes, refusing anything over `limit` bytes (1 MiB by default) without reading past it.
+    /// The body can be read once: a dialect that reads it keeps what it read.
+    public func bodyBytes(limit: Int = 1 << 20) async throws(BodyError) -> ByteBuffer {
         if let length = headers[.contentLength].flatMap(Int.init), length > limit { throw .tooLarge(limit: limit) }
-        let buffer: ByteBuffer
-        do { buffer = try await body.collect(upTo: limit) } catch is NIOTooManyBytesError { throw .tooLarge(limit: limit) } catch {
+        do { return try await body.collect(upTo: limit) } catch is NIOTooManyBytesError { throw .tooLarge(limit: limit) } catch {
             // The client closed before its Content-Length, or sent a broken chunked encoding: not a size problem.
             throw .malformed("the body ended early or its chunked encoding is broken")
         }
+    }
+
+    /// Body bytes as a JSON object.
+    public static func jsonObject(in buffer: ByteBuffer) throws(BodyError) -> [String: JSON] {
         guard buffer.readableBytes > 0 else { throw .empty }
         let value: JSON
         do { value = try JSON.parse(buffer.readableBytesView) } catch {
-            throw .malformed(Self.describe(error))
+            throw .malformed(describe(error))
         }
         guard case .object(let fields) = value else { throw .notAnObject(value.typeName) }
         return fields

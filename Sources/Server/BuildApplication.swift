@@ -86,7 +86,6 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
 
     let router = Router(context: FauxthContext.self)
     addCommonMiddleware(to: router, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
-    router.add(middleware: FaultMiddleware.main(emulator: emulator, supabase: defaultProject, firebase: firebase, cognito: cognito))
     router.get("/") { request, _ in
         // People go to the console; a client asking for JSON gets the Firebase emulator's health answer.
         let accept = request.headers[.accept] ?? ""
@@ -134,11 +133,9 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         if dialect == .cognito {
             // A pool's own hosted-UI domain, as `https://<domain>.auth.<region>.amazoncognito.com` would be.
             addCommonMiddleware(to: projectRouter, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
-            projectRouter.add(middleware: FaultMiddleware.cognitoPool(emulator: emulator, cognito: cognito, pool: tenant))
-            cognito.addHostedUIRoutes(to: projectRouter)
+            cognito.addHostedUIRoutes(to: projectRouter, pool: tenant)
         } else {
             addCommonMiddleware(to: projectRouter, fallback: .supabase, emulator: emulator, staticFiles: staticFiles)
-            projectRouter.add(middleware: FaultMiddleware.supabaseProject(emulator: emulator, tenant: tenant))
             // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
             supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
             supabase.addRoutes(to: projectRouter.group()) { _ in tenant }

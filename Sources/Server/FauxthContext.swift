@@ -1,9 +1,10 @@
+import HTTPSupport
 import Hummingbird
 import NIOCore
 
 /// The request context every route runs with: Hummingbird's core storage plus the peer address, which
 /// sessions and the audit trail record.
-public struct FauxthContext: RequestContext, RemoteAddressRequestContext {
+public struct FauxthContext: RequestContext, RemoteAddressRequestContext, ConnectionRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     /// The connection, which fault rules may close or reset.

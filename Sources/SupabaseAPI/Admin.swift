@@ -68,8 +68,8 @@ struct Admin {
 
     /// `POST /admin/users`.
     func create(_ call: Call) async throws -> JSON {
-        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let body = try await JSONBody.read(request)
+        let (origin, tenant) = (call.origin, call.tenant)
+        let body = try call.body()
         let project = try adminProject(call)
         let rawEmail = try body.string("email") ?? "", rawPhone = try body.string("phone") ?? ""
         guard !rawEmail.isEmpty || !rawPhone.isEmpty else {
@@ -115,8 +115,8 @@ struct Admin {
 
     /// `PUT /admin/users/{id}`: a password set here ends all the user's sessions.
     func update(_ call: Call) async throws -> JSON {
-        let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let body = try await JSONBody.read(request)
+        let (origin, tenant) = (call.origin, call.tenant)
+        let body = try call.body()
         let project = try adminProject(call)
         let id = try findUser(call).id
         let password = try body.string("password")

@@ -68,7 +68,7 @@ enum External {
     /// where to redirect); everything after that redirects to the app.
     static func callback(_ call: Call) async throws -> Response {
         let project = try call.project()
-        let params = try await callbackParameters(call.request)
+        let params = try callbackParameters(call)
         guard let state = params["state"], !state.isEmpty else {
             throw SupabaseError(status: .badRequest, code: .badOAuthCallback, message: "OAuth state parameter missing")
         }
@@ -136,9 +136,9 @@ enum External {
 
     /// The query, or for a POST (Apple's `form_post`) the form body, as one dictionary, decoded as Go's
     /// `url.ParseQuery` does (`+` is a space).
-    private static func callbackParameters(_ request: Request) async throws -> [String: String] {
-        var encoded = [request.uri.query ?? ""]
-        if request.method == .post { encoded.append(String(buffer: try await request.body.collect(upTo: 1 << 20))) }
+    private static func callbackParameters(_ call: Call) throws -> [String: String] {
+        var encoded = [call.request.uri.query ?? ""]
+        if call.request.method == .post { encoded.append(String(buffer: try call.received.raw())) }
         var params: [String: String] = [:]
         for text in encoded {
             for item in URLComponents(string: "x:?" + text.replacingOccurrences(of: "+", with: "%20"))?.queryItems ?? [] {

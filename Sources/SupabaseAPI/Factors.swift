@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// MFA factors (`internal/api/mfa.go`): enroll a TOTP authenticator or a phone, challenge it, verify a
@@ -12,7 +13,7 @@ struct Factors {
     /// `POST /factors`: a new, unverified factor. TOTP answers with its secret, URI and QR code (SVG);
     /// phone with the number, which each challenge then texts a code to.
     func enroll(_ call: Call) async throws -> JSON {
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         guard !caller.user.isAnonymous else {
             throw SupabaseError(status: .forbidden, code: .noAuthorization, message: "Anonymous users cannot enroll MFA factors")
@@ -60,7 +61,7 @@ struct Factors {
     /// `GOTRUE_MFA_PHONE_MAX_FREQUENCY`.
     func challenge(_ call: Call) async throws -> JSON {
         let project = try call.project()
-        let body = try await JSONBody.read(call.request, emptyAllowed: true)
+        let body = try call.body(emptyAllowed: true)
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
         try requireVerifyEnabled(factor, project.config)
@@ -88,7 +89,7 @@ struct Factors {
     /// `POST /factors/{id}/verify`: the session becomes aal2 and gets a new refresh token; the user's
     /// other aal1 sessions end.
     func verify(_ call: Call) async throws -> JSON {
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
         try requireVerifyEnabled(factor, project.config)

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// `POST /admin/generate_link` and `POST /invite` (`internal/api/mail.go`, `invite.go`).
@@ -11,7 +12,7 @@ struct GenerateLink {
     /// properties flattened into the same object, as GoTrue does.
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
         var type = try body.string("type") ?? ""
         let email = try Validation.email(try body.string("email"))
@@ -75,7 +76,7 @@ struct GenerateLink {
     /// `POST /invite`: creates the user if needed and sends the invitation.
     func invite(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
         let email = try Validation.email(try body.string("email"))
         let user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)

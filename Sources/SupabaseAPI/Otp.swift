@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// `POST /otp` and its legacy twin `POST /magiclink` (`internal/api/otp.go`, `magic_link.go`): a
@@ -12,7 +13,7 @@ struct Otp {
 
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         let config = project.config
         if let phone = try body.string("phone"), !phone.isEmpty {
             return try sms(phone: phone, body: body, call: call, project: project)
@@ -77,7 +78,7 @@ struct Recover {
 
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         guard let raw = try body.string("email"), !raw.isEmpty else { throw SupabaseError.validation("Password recovery requires an email") }
         let email = try Validation.email(raw)
         let challenge = try PKCE.challenge(in: body)
@@ -98,7 +99,7 @@ struct Resend {
 
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         let type = try body.string("type") ?? ""
         switch type {
         case "signup":

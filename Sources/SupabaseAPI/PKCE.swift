@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 
 /// GoTrue's PKCE parameters (`internal/api/pkce.go`): `code_challenge` and `code_challenge_method`
 /// come together or not at all. A flow that has one gets `pkce_`-prefixed link tokens, and its email

@@ -2,20 +2,47 @@ import AuthCore
 import Foundation
 import HTTPSupport
 import Hummingbird
+import NIOCore
 
 /// A request's JSON object body, read the way GoTrue reads it: unknown keys ignored, `null` as absent,
 /// a value of the wrong type refused as `bad_json`, and bodies over 1 MB refused with 413.
-struct JSONBody {
-    let fields: [String: JSON]
+typealias JSONBody = Fields<GoTrueFieldRules>
 
-    /// - Parameter emptyAllowed: an empty body reads as `{}`, for endpoints whose every field is optional.
-    static func read(_ request: Request, emptyAllowed: Bool = false) async throws -> JSONBody {
+/// GoTrue's reading of a field: strictly its JSON type, else `bad_json` (Go's `json.Unmarshal` into a struct).
+enum GoTrueFieldRules: FieldRules {
+    static func wrongType(_ key: String, expected: FieldType, got value: JSON) -> any Error {
+        SupabaseError.badJSON("\(key): expected \(expected.withArticle), got \(value.typeName)")
+    }
+}
+
+/// A request's body, read once when its route matched (GET and HEAD have none): the bytes, and the JSON
+/// object they hold or why they hold none. The fault step takes the identifier from it, handlers their
+/// fields; a problem with it is answered only when a handler reads it, as GoTrue answers it.
+struct ReceivedBody: Sendable {
+    let bytes: Result<ByteBuffer, BodyError>
+    let object: Result<[String: JSON], BodyError>
+
+    static let none = ReceivedBody(bytes: .success(ByteBuffer()), object: .failure(.empty))
+
+    static func read(_ request: Request) async -> ReceivedBody {
+        guard request.method != .get, request.method != .head else { return .none }
         do {
-            return JSONBody(fields: try await request.jsonObject())
+            let bytes = try await request.bodyBytes()
+            return ReceivedBody(bytes: .success(bytes), object: Result { () throws(BodyError) in try Request.jsonObject(in: bytes) })
+        } catch {
+            return ReceivedBody(bytes: .failure(error), object: .failure(error))
+        }
+    }
+
+    /// The JSON object, as GoTrue reads a body.
+    /// - Parameter emptyAllowed: an empty body reads as `{}`, for endpoints whose every field is optional.
+    func json(emptyAllowed: Bool = false) throws -> JSONBody {
+        do {
+            return JSONBody(fields: try object.get())
         } catch .empty where emptyAllowed {
             return JSONBody(fields: [:])
         } catch .tooLarge {
-            throw SupabaseError(status: .contentTooLarge, code: .requestEntityTooLarge, message: "Request body too large")
+            throw SupabaseError.bodyTooLarge
         } catch .empty {
             throw SupabaseError.badJSON("EOF")
         } catch .malformed(let detail) {
@@ -25,19 +52,8 @@ struct JSONBody {
         }
     }
 
-    func string(_ key: String) throws -> String? {
-        switch fields[key] {
-        case nil, .null?: return nil
-        case .string(let s)?: return s
-        case let other?: throw SupabaseError.badJSON("\(key): expected a string, got \(other.typeName)")
-        }
-    }
-
-    func object(_ key: String) throws -> [String: JSON]? {
-        switch fields[key] {
-        case nil, .null?: return nil
-        case .object(let o)?: return o
-        case let other?: throw SupabaseError.badJSON("\(key): expected an object, got \(other.typeName)")
-        }
+    /// The bytes as they came (the OAuth callback's form).
+    func raw() throws -> ByteBuffer {
+        do { return try bytes.get() } catch .tooLarge { throw SupabaseError.bodyTooLarge }
     }
 }

@@ -5,11 +5,12 @@ import HTTPSupport
 import HTTPTypes
 import Hummingbird
 
-/// One request as a handler sees it: where it came from, which project it is for, and the path
-/// parameters.
+/// One request as a handler sees it: where it came from, which project it is for, the path parameters
+/// and the body, read once when the route matched.
 struct Call: Sendable {
     let request: Request
     let origin: RequestOrigin
+    let received: ReceivedBody
     /// The project the request is for: its settings, keys and limits.
     let projectId: String
     /// The tenant holding that project's users, sessions and codes (`SupabaseProject.storeTenant`).
@@ -42,9 +43,13 @@ struct Call: Sendable {
         return project
     }
 
+    /// The JSON body; a body GoTrue cannot read is refused here, when the handler asks for it.
+    /// - Parameter emptyAllowed: an empty body reads as `{}`, for endpoints whose every field is optional.
+    func body(emptyAllowed: Bool = false) throws -> JSONBody { try received.json(emptyAllowed: emptyAllowed) }
+
     /// The JSON body and the project: what most handlers start with.
-    func bodyAndProject() async throws -> (JSONBody, SupabaseProject) {
-        (try await JSONBody.read(request), try project())
+    func bodyAndProject() throws -> (JSONBody, SupabaseProject) {
+        (try body(), try project())
     }
 
     /// GoTrue's per-client limiter for this kind of request, as the project's policy (`token_per_ip`,
@@ -71,7 +76,10 @@ struct Call: Sendable {
 }
 
 extension SupabaseDialect {
-    typealias Endpoint = (method: HTTPRequest.Method, path: String, handle: @Sendable (Call) async throws -> Response)
+    /// A route: its method and path (relative to `/auth/v1`), the canonical operation name fault rules match
+    /// (`supabase:` and this; README lists them), and its handler. `{grant_type}` in a name is the request's
+    /// grant, so `/token` is `token.password`, `token.refresh_token`…
+    typealias Endpoint = (method: HTTPRequest.Method, path: String, operation: String, handle: @Sendable (Call) async throws -> Response)
 
     /// An endpoint behind one of GoTrue's per-client limiters.
     static func limited(_ kind: RequestLimit, _ handle: @escaping @Sendable (Call) async throws -> Response) -> @Sendable (Call) async throws -> Response {
@@ -85,72 +93,84 @@ extension SupabaseDialect {
     static let endpoints: [Endpoint] = servedEndpoints + disabledEndpoints
 
     private static let servedEndpoints: [Endpoint] = [
-        (.get, "health", { _ in .json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"]) }),
-        (.get, "settings", { .json(try Settings(emulator: $0.emulator, projects: $0.projects).settings($0)) }),
-        (.get, ".well-known/openid-configuration", { .json(try OpenIDConfiguration.handle($0)) }),
-        (.post, "sso", Disabled.saml),
-        (.get, "sso/saml/metadata", Disabled.saml),
-        (.post, "sso/saml/acs", Disabled.saml),
-        (.get, ".well-known/jwks.json", { try Settings(emulator: $0.emulator, projects: $0.projects).jwks($0) }),
-        (.post, "signup", { .json(try await Signup(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "token", limited(.token) { .json(try await Token(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "verify", limited(.verify) { .json(try await Verify(emulator: $0.emulator, projects: $0.projects).post($0)) }),
-        (.get, "verify", limited(.verify) { try Verify(emulator: $0.emulator, projects: $0.projects).get($0) }),
-        (.post, "otp", limited(.otp) { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "magiclink", limited(.otp) { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "recover", limited(.otp) { .json(try await Recover(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "resend", limited(.otp) { .json(try await Resend(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "logout", { try Logout(emulator: $0.emulator, projects: $0.projects).handle($0) }),
-        (.get, "user", { .json(try CurrentUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.get, "reauthenticate", { .json(try Reauthenticate.handle($0)) }),
-        (.put, "user", limited(.otp) { .json(try await UpdateUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "invite", { .json(try await GenerateLink(emulator: $0.emulator, projects: $0.projects).invite($0)) }),
-        (.get, "admin/users", { try Admin(emulator: $0.emulator, projects: $0.projects).list($0) }),
-        (.post, "admin/users", { .json(try await Admin(emulator: $0.emulator, projects: $0.projects).create($0)) }),
-        (.get, "admin/users/:id", { .json(try Admin(emulator: $0.emulator, projects: $0.projects).get($0)) }),
-        (.put, "admin/users/:id", { .json(try await Admin(emulator: $0.emulator, projects: $0.projects).update($0)) }),
-        (.delete, "admin/users/:id", { .json(try Admin(emulator: $0.emulator, projects: $0.projects).delete($0)) }),
-        (.post, "factors", { .json(try await Factors(emulator: $0.emulator, projects: $0.projects).enroll($0)) }),
-        (.post, "factors/:id/challenge", { .json(try await Factors(emulator: $0.emulator, projects: $0.projects).challenge($0)) }),
-        (.post, "factors/:id/verify", { .json(try await Factors(emulator: $0.emulator, projects: $0.projects).verify($0)) }),
-        (.delete, "factors/:id", { .json(try Factors(emulator: $0.emulator, projects: $0.projects).unenroll($0)) }),
-        (.get, "admin/users/:id/factors", { .json(try Factors(emulator: $0.emulator, projects: $0.projects).adminList($0)) }),
-        (.delete, "admin/users/:id/factors/:factor", { .json(try Factors(emulator: $0.emulator, projects: $0.projects).adminDelete($0)) }),
-        (.post, "admin/generate_link", { .json(try await GenerateLink(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.get, "authorize", { try External.authorize($0) }),
-        (.get, "callback", { try await External.callback($0) }),
-        (.post, "callback", { try await External.callback($0) }),
-        (.get, "user/identities/authorize", { try Identities.authorize($0) }),
-        (.delete, "user/identities/:id", { try Identities.unlink($0) }),
+        (.get, "health", "health",
+         { _ in .json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"]) }),
+        (.get, "settings", "settings", { .json(try Settings(emulator: $0.emulator, projects: $0.projects).settings($0)) }),
+        (.get, ".well-known/openid-configuration", ".well-known.openid-configuration", { .json(try OpenIDConfiguration.handle($0)) }),
+        (.post, "sso", "sso", Disabled.saml),
+        (.get, "sso/saml/metadata", "sso.saml.metadata", Disabled.saml),
+        (.post, "sso/saml/acs", "sso.saml.acs", Disabled.saml),
+        (.get, ".well-known/jwks.json", ".well-known.jwks.json", { try Settings(emulator: $0.emulator, projects: $0.projects).jwks($0) }),
+        (.post, "signup", "signup", { .json(try await Signup(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "token", "token.{grant_type}", limited(.token) { .json(try await Token(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "verify", "verify.post", limited(.verify) { .json(try await Verify(emulator: $0.emulator, projects: $0.projects).post($0)) }),
+        (.get, "verify", "verify.get", limited(.verify) { try Verify(emulator: $0.emulator, projects: $0.projects).get($0) }),
+        (.post, "otp", "otp", limited(.otp) { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "magiclink", "magiclink", limited(.otp) { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "recover", "recover", limited(.otp) { .json(try await Recover(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "resend", "resend", limited(.otp) { .json(try await Resend(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "logout", "logout", { try Logout(emulator: $0.emulator, projects: $0.projects).handle($0) }),
+        (.get, "user", "user.get", { .json(try CurrentUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.get, "reauthenticate", "reauthenticate", { .json(try Reauthenticate.handle($0)) }),
+        (.put, "user", "user.put", limited(.otp) { .json(try await UpdateUser(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "invite", "invite", { .json(try await GenerateLink(emulator: $0.emulator, projects: $0.projects).invite($0)) }),
+        (.get, "admin/users", "admin.users.get", { try Admin(emulator: $0.emulator, projects: $0.projects).list($0) }),
+        (.post, "admin/users", "admin.users.post", { .json(try await Admin(emulator: $0.emulator, projects: $0.projects).create($0)) }),
+        (.get, "admin/users/:id", "admin.users.id.get", { .json(try Admin(emulator: $0.emulator, projects: $0.projects).get($0)) }),
+        (.put, "admin/users/:id", "admin.users.id.put", { .json(try await Admin(emulator: $0.emulator, projects: $0.projects).update($0)) }),
+        (.delete, "admin/users/:id", "admin.users.id.delete", { .json(try Admin(emulator: $0.emulator, projects: $0.projects).delete($0)) }),
+        (.post, "factors", "factors", { .json(try await Factors(emulator: $0.emulator, projects: $0.projects).enroll($0)) }),
+        (.post, "factors/:id/challenge", "factors.id.challenge",
+         { .json(try await Factors(emulator: $0.emulator, projects: $0.projects).challenge($0)) }),
+        (.post, "factors/:id/verify", "factors.id.verify", { .json(try await Factors(emulator: $0.emulator, projects: $0.projects).verify($0)) }),
+        (.delete, "factors/:id", "factors.id", { .json(try Factors(emulator: $0.emulator, projects: $0.projects).unenroll($0)) }),
+        (.get, "admin/users/:id/factors", "admin.users.id.factors",
+         { .json(try Factors(emulator: $0.emulator, projects: $0.projects).adminList($0)) }),
+        (.delete, "admin/users/:id/factors/:factor", "admin.users.id.factors.factor",
+         { .json(try Factors(emulator: $0.emulator, projects: $0.projects).adminDelete($0)) }),
+        (.post, "admin/generate_link", "admin.generate_link",
+         { .json(try await GenerateLink(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.get, "authorize", "authorize", { try External.authorize($0) }),
+        (.get, "callback", "callback.get", { try await External.callback($0) }),
+        (.post, "callback", "callback.post", { try await External.callback($0) }),
+        (.get, "user/identities/authorize", "user.identities.authorize", { try Identities.authorize($0) }),
+        (.delete, "user/identities/:id", "user.identities.id", { try Identities.unlink($0) }),
     ]
 
     /// Routes of features GoTrue ships off (passkeys, the OAuth 2.1 server, custom providers, SCIM),
     /// answered as such a GoTrue answers them.
     private static let disabledEndpoints: [Endpoint] = {
         var table: [Endpoint] = [
-            (.post, "passkeys/authentication/options", Disabled.passkeys), (.post, "passkeys/authentication/verify", Disabled.passkeys),
-            (.post, "passkeys/registration/options", Disabled.passkeys), (.post, "passkeys/registration/verify", Disabled.passkeys),
-            (.get, "passkeys", Disabled.passkeys), (.patch, "passkeys/:id", Disabled.passkeys), (.delete, "passkeys/:id", Disabled.passkeys),
-            (.get, "admin/users/:id/passkeys", Disabled.admin(Disabled.passkeys)),
-            (.delete, "admin/users/:id/passkeys/:passkey", Disabled.admin(Disabled.passkeys)),
-            (.get, ".well-known/oauth-authorization-server", Disabled.oauthServer),
-            (.post, "oauth/clients/register", Disabled.oauthServer), (.post, "oauth/token", Disabled.oauthServer),
-            (.get, "oauth/userinfo", Disabled.oauthServer), (.get, "oauth/authorize", Disabled.oauthServer),
-            (.get, "oauth/authorizations/:id", Disabled.oauthServer), (.post, "oauth/authorizations/:id/consent", Disabled.oauthServer),
-            (.get, "user/oauth/grants", Disabled.signedIn(Disabled.oauthServer)),
-            (.delete, "user/oauth/grants", Disabled.signedIn(Disabled.oauthServer)),
-            (.get, "admin/oauth/clients", Disabled.admin(Disabled.oauthServer)), (.post, "admin/oauth/clients", Disabled.admin(Disabled.oauthServer)),
-            (.post, "admin/oauth/clients/:id/regenerate_secret", Disabled.admin(Disabled.oauthServer)),
-            (.get, "admin/custom-providers", Disabled.admin(Disabled.customProviders)),
-            (.post, "admin/custom-providers", Disabled.admin(Disabled.customProviders)),
+            (.post, "passkeys/authentication/options", "passkeys.authentication.options", Disabled.passkeys),
+            (.post, "passkeys/authentication/verify", "passkeys.authentication.verify", Disabled.passkeys),
+            (.post, "passkeys/registration/options", "passkeys.registration.options", Disabled.passkeys),
+            (.post, "passkeys/registration/verify", "passkeys.registration.verify", Disabled.passkeys),
+            (.get, "passkeys", "passkeys", Disabled.passkeys),
+            (.patch, "passkeys/:id", "passkeys.id.patch", Disabled.passkeys), (.delete, "passkeys/:id", "passkeys.id.delete", Disabled.passkeys),
+            (.get, "admin/users/:id/passkeys", "admin.users.id.passkeys", Disabled.admin(Disabled.passkeys)),
+            (.delete, "admin/users/:id/passkeys/:passkey", "admin.users.id.passkeys.passkey", Disabled.admin(Disabled.passkeys)),
+            (.get, ".well-known/oauth-authorization-server", ".well-known.oauth-authorization-server", Disabled.oauthServer),
+            (.post, "oauth/clients/register", "oauth.clients.register", Disabled.oauthServer),
+            (.post, "oauth/token", "oauth.token", Disabled.oauthServer),
+            (.get, "oauth/userinfo", "oauth.userinfo", Disabled.oauthServer), (.get, "oauth/authorize", "oauth.authorize", Disabled.oauthServer),
+            (.get, "oauth/authorizations/:id", "oauth.authorizations.id", Disabled.oauthServer),
+            (.post, "oauth/authorizations/:id/consent", "oauth.authorizations.id.consent", Disabled.oauthServer),
+            (.get, "user/oauth/grants", "user.oauth.grants.get", Disabled.signedIn(Disabled.oauthServer)),
+            (.delete, "user/oauth/grants", "user.oauth.grants.delete", Disabled.signedIn(Disabled.oauthServer)),
+            (.get, "admin/oauth/clients", "admin.oauth.clients.get", Disabled.admin(Disabled.oauthServer)),
+            (.post, "admin/oauth/clients", "admin.oauth.clients.post", Disabled.admin(Disabled.oauthServer)),
+            (.post, "admin/oauth/clients/:id/regenerate_secret", "admin.oauth.clients.id.regenerate_secret", Disabled.admin(Disabled.oauthServer)),
+            (.get, "admin/custom-providers", "admin.custom-providers.get", Disabled.admin(Disabled.customProviders)),
+            (.post, "admin/custom-providers", "admin.custom-providers.post", Disabled.admin(Disabled.customProviders)),
         ]
         for method in [HTTPRequest.Method.get, .put, .delete] {
-            table.append((method, "admin/oauth/clients/:id", Disabled.admin(Disabled.oauthServer)))
-            table.append((method, "admin/custom-providers/:id", Disabled.admin(Disabled.customProviders)))
+            let suffix = method.rawValue.lowercased()
+            table.append((method, "admin/oauth/clients/:id", "admin.oauth.clients.id.\(suffix)", Disabled.admin(Disabled.oauthServer)))
+            table.append((method, "admin/custom-providers/:id", "admin.custom-providers.id.\(suffix)", Disabled.admin(Disabled.customProviders)))
         }
         // GoTrue guards the whole `/scim/v2` subtree, unknown paths included.
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
-            table.append((method, "scim/v2/**", Disabled.scim))
+            table.append((method, "scim/v2/**", "scim.v2.\(method.rawValue.lowercased())", Disabled.scim))
         }
         return table
     }()

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// `POST /signup` (`internal/api/signup.go`).
@@ -9,7 +10,7 @@ struct Signup {
 
     func handle(_ call: Call) async throws -> JSON {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         let config = project.config
         if config.disableSignup { throw AuthError.signupDisabled }
         let email = try body.string("email"), phone = try body.string("phone"), password = try body.string("password")

@@ -18,14 +18,26 @@ public struct SupabaseDialect: Sendable {
     }
 
     /// Mounts the route table (`Routes.swift`). `tenant` picks the project a request is for.
+    ///
+    /// Each route reads its body once, asks the fault rules about its operation, then runs its handler.
+    /// Errors are rendered in the route, so a fault that delays, truncates or slows an answer does so to
+    /// GoTrue's error answer too; the group's middleware renders whatever escapes that.
     public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>, tenant: @escaping @Sendable (Request) -> String) {
         group.add(middleware: SupabaseErrorMiddleware<Context>())
         for endpoint in Self.endpoints {
             group.on(RouterPath(endpoint.path), method: endpoint.method) { [emulator, projects, identityProviders] request, context in
                 let project = tenant(request)
-                return try await endpoint.handle(Call(request: request, origin: request.origin(context), projectId: project,
-                                                      tenant: projects.storeTenant(project), parameters: context.parameters,
-                                                      emulator: emulator, projects: projects, identityProviders: identityProviders))
+                let call = Call(request: request, origin: request.origin(context), received: await ReceivedBody.read(request), projectId: project,
+                                tenant: projects.storeTenant(project), parameters: context.parameters,
+                                emulator: emulator, projects: projects, identityProviders: identityProviders)
+                return try await FaultRunner(emulator: emulator).respond(
+                    to: request, context: context, target: { Self.faultTarget(endpoint, call) },
+                    renderError: { Self.faultResponse($0, message: $1, retryAfter: $2, apiVersion: request.headers[.supabaseAPIVersion]) }
+                ) {
+                    do { return try await endpoint.handle(call) } catch {
+                        return SupabaseErrorMiddleware<Context>.render(error, for: request, logger: context.logger)
+                    }
+                }
             }
         }
     }

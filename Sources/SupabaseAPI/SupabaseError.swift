@@ -68,6 +68,7 @@ struct SupabaseError: Error, Equatable {
         case notFound = "not_found"
         case methodNotAllowed = "method_not_allowed"
         case unexpectedFailure = "unexpected_failure"
+        case requestTimeout = "request_timeout"
     }
 
     var status: HTTPResponse.Status
@@ -85,6 +86,7 @@ struct SupabaseError: Error, Equatable {
     static func badJSON(_ detail: String) -> SupabaseError {
         .init(status: .badRequest, code: .badJSON, message: "Could not parse request body as JSON: \(detail)")
     }
+    static let bodyTooLarge = SupabaseError(status: .contentTooLarge, code: .requestEntityTooLarge, message: "Request body too large")
 }
 
 extension SupabaseError {
@@ -203,6 +205,32 @@ extension SupabaseError {
         case .rateLimited(let retryAfter):
             self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
                       retryAfter: max(1, Int(retryAfter.rounded(.up))))
+        }
+    }
+}
+
+extension SupabaseError {
+    /// A fault's error as GoTrue (or the gateway in front of it) answers: each meaning as that failure's own
+    /// answer, or any GoTrue code by name (429 for the `over_*` limits, else 400, the code's words as the
+    /// message). The code is a string: a rule may name one Fauxth never raises.
+    static func fault(_ kind: FaultErrorKind) -> (status: HTTPResponse.Status, code: String, message: String) {
+        switch kind {
+        case .meaning(let meaning):
+            let failure = fault(meaning)
+            return (failure.status, failure.code.rawValue, failure.message)
+        case .vendorCode(let code):
+            return (code.hasPrefix("over_") ? .tooManyRequests : .badRequest, code, code.replacingOccurrences(of: "_", with: " "))
+        }
+    }
+
+    private static func fault(_ meaning: FaultMeaning) -> SupabaseError {
+        switch meaning {
+        case .rateLimited, .quotaExceeded: SupabaseError(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached")
+        case .serverError: SupabaseError(status: .internalServerError, code: .unexpectedFailure, message: "Internal Server Error")
+        case .unavailable: SupabaseError(status: .serviceUnavailable, code: .unexpectedFailure, message: "Service Unavailable")
+        case .timeoutError:
+            SupabaseError(status: .gatewayTimeout, code: .requestTimeout, message: "Processing this request timed out, please retry after a moment.")
+        case .networkError: SupabaseError(status: .badGateway, code: .unexpectedFailure, message: "Bad Gateway")
         }
     }
 }

@@ -4,7 +4,6 @@ import HTTPSupport
 import HTTPTypes
 import Hummingbird
 import Logging
-import NIOCore
 
 /// Renders every error under the Supabase routes as GoTrue does, so the clients raise their own typed
 /// errors. Added to the Supabase route group: an error that escaped to the root router would be
@@ -27,9 +26,6 @@ struct SupabaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             failure = SupabaseError(status: .notFound, code: .notFound, message: "Not Found")
         case let e as HTTPError where e.status == .methodNotAllowed:
             failure = SupabaseError(status: .methodNotAllowed, code: .methodNotAllowed, message: "Method Not Allowed")
-        case is NIOTooManyBytesError:
-            // A body read straight from the request (the OAuth callback's form) and over its limit.
-            failure = SupabaseError(status: .contentTooLarge, code: .requestEntityTooLarge, message: "Request body too large")
         default:
             logger.error("unexpected error in Supabase dialect: \(error)")
             failure = SupabaseError(status: .internalServerError, code: .unexpectedFailure, message: "Unexpected failure, please check server logs for more information")

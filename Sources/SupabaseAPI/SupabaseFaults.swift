@@ -4,61 +4,39 @@ import HTTPSupport
 import HTTPTypes
 import Hummingbird
 
-/// Fault injection in GoTrue's terms: each route's canonical operation name, and a fault's error in
-/// GoTrue's own body and codes.
+/// Fault injection in GoTrue's terms: each route's canonical operation name (its entry in `Routes.swift`
+/// carries it), what a request names for rules to match, and a fault's error in GoTrue's own body.
 extension SupabaseDialect {
     /// `supabase:<path with dots>` (parameters by name), the method added where a path has several (`user.get`, `user.put`), and
     /// `/token` split by grant (`token.password`, `token.refresh_token`, `token.pkce`, `token.id_token`).
-    public static let faultOperations: [String] = {
-        var names: [String] = []
-        for endpoint in endpoints where !names.contains(operationName(endpoint)) {
-            if endpoint.path == "token" {
-                names += ["password", "refresh_token", "pkce", "id_token"].map { "supabase:token.\($0)" }
-            } else {
-                names.append(operationName(endpoint))
-            }
-        }
-        return names
-    }()
-
-    private static func operationName(_ endpoint: Endpoint) -> String {
-        // A path parameter keeps its name (`admin/users/:id` is `admin.users.id`), so no two routes share a name.
-        let segments = endpoint.path.split(separator: "/").filter { $0 != "**" }.map { $0.hasPrefix(":") ? String($0.dropFirst()) : String($0) }
-        var name = "supabase:" + segments.joined(separator: ".")
-        if endpoints.filter({ $0.path == endpoint.path }).count > 1 { name += "." + endpoint.method.rawValue.lowercased() }
-        return name
+    public static let faultOperations: [String] = endpoints.flatMap { endpoint in
+        guard endpoint.operation.contains(grantPlaceholder) else { return ["supabase:" + endpoint.operation] }
+        return ["password", "refresh_token", "pkce", "id_token"].map { "supabase:" + endpoint.operation.replacingOccurrences(of: grantPlaceholder, with: $0) }
     }
 
-    /// The operation a request under `/auth/v1` (or a project's own root) is, with what it names.
-    public static func faultTarget(method: HTTPRequest.Method, path: String, query: [String: String], body: JSON?, tenant: String,
-                                   headers: [String: String], fullPath: String) -> FaultTarget? {
-        let segments = path.split(separator: "/").map(String.init)
-        guard let endpoint = endpoints.first(where: { $0.method == method && matches($0.path, segments) }) else { return nil }
-        var operation = operationName(endpoint)
-        if endpoint.path == "token" { operation = "supabase:token.\(query["grant_type"] ?? "")" }
+    /// Stands for the request's `grant_type` in an operation's name.
+    static let grantPlaceholder = "{grant_type}"
+
+    /// A request to `endpoint` in auth terms: its operation, the project, the email or phone its body
+    /// names, and the caller's `apikey`.
+    static func faultTarget(_ endpoint: Endpoint, _ call: Call) -> FaultTarget {
+        let grant = endpoint.operation.contains(grantPlaceholder) ? call.request.queryFields["grant_type"] ?? "" : ""
+        let operation = "supabase:" + endpoint.operation.replacingOccurrences(of: grantPlaceholder, with: grant)
+        let body = try? call.received.object.get()
         let identifier = body?["email"]?.stringValue ?? body?["phone"]?.stringValue
-        return FaultTarget(dialect: .supabase, operation: operation, tenant: tenant, identifier: identifier, clientId: headers["apikey"],
-                           method: method.rawValue, path: fullPath, headers: headers)
+        return FaultTarget(.supabase, operation: operation, tenant: call.projectId, identifier: identifier, clientId: call.request.headers[.apikey],
+                           request: call.request)
     }
 
-    private static func matches(_ pattern: String, _ segments: [String]) -> Bool {
-        let parts = pattern.split(separator: "/").map(String.init)
-        if parts.last == "**" { return segments.count >= parts.count - 1 && zip(parts.dropLast(), segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 } }
-        return parts.count == segments.count && zip(parts, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
-    }
-
-    /// A fault's error as GoTrue renders one: the meanings as GoTrue (or the gateway in front of it)
-    /// answers them, or any GoTrue error code by name (429 for the `over_*` limits, else 400).
-    public static func faultResponse(_ name: String, message: String?, retryAfter: Int?, apiVersion: String?) -> Response {
-        let (status, code, text): (HTTPResponse.Status, String, String) = switch name {
-        case "rate_limited", "quota_exceeded": (.tooManyRequests, "over_request_rate_limit", "Request rate limit reached")
-        case "server_error": (.internalServerError, "unexpected_failure", "Internal Server Error")
-        case "unavailable": (.serviceUnavailable, "unexpected_failure", "Service Unavailable")
-        case "timeout_error": (.gatewayTimeout, "request_timeout", "Processing this request timed out, please retry after a moment.")
-        case "network_error": (.badGateway, "unexpected_failure", "Bad Gateway")
-        default: (name.hasPrefix("over_") ? .tooManyRequests : .badRequest, name, name.replacingOccurrences(of: "_", with: " "))
-        }
+    /// A fault's error in GoTrue's body, for the caller's API version (`SupabaseError.fault` says which).
+    static func faultResponse(_ kind: FaultErrorKind, message: String?, retryAfter: Int?, apiVersion: String?) -> Response {
+        let (status, code, text) = SupabaseError.fault(kind)
         return SupabaseErrorMiddleware<BasicRequestContext>.response(status: status, code: code, message: message ?? text, retryAfter: retryAfter,
                                                                      apiVersion: apiVersion)
     }
+}
+
+extension HTTPField.Name {
+    /// The project key Supabase clients send with every request: the client a fault rule's `client_id` names.
+    static let apikey = Self("apikey")!
 }

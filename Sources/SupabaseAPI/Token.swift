@@ -31,7 +31,7 @@ struct Token {
     /// Rotates the refresh token (`tokens/service.go` `RefreshTokenGrant`); reuse rules live in the core.
     private func refresh(_ call: Call) async throws -> JSON {
         let (origin, tenant) = (call.origin, call.tenant)
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         let token = try body.string("refresh_token") ?? ""
         guard !token.isEmpty else {
             throw SupabaseError(status: .badRequest, code: .validationFailed, message: "refresh_token required", oauthError: "invalid_request")
@@ -45,7 +45,7 @@ struct Token {
     /// Exchanges the `?code=` an email link redirected with, and the verifier only the client knows.
     private func pkce(_ call: Call) async throws -> JSON {
         let (origin, tenant) = (call.origin, call.tenant)
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         let code = try body.string("auth_code") ?? "", verifier = try body.string("code_verifier") ?? ""
         guard !code.isEmpty, !verifier.isEmpty else {
             throw SupabaseError.validation("invalid request: both auth code and code verifier should be non-empty")
@@ -67,7 +67,7 @@ struct Token {
     /// with `link_identity` and a user's token, links) as `/callback` does.
     private func idToken(_ call: Call) async throws -> JSON {
         let origin = call.origin
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         func bad(_ error: String, _ description: String) -> SupabaseError {
             SupabaseError(status: .badRequest, code: .validationFailed, message: description, oauthError: error)
         }
@@ -114,7 +114,7 @@ struct Token {
     /// Email or phone plus password. An unconfirmed email is refused with `email_not_confirmed`.
     private func password(_ call: Call) async throws -> JSON {
         let (origin, tenant) = (call.origin, call.tenant)
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         let email = try body.string("email"), phone = try body.string("phone")
         let password = try body.string("password") ?? ""
         let identifier: Identifier

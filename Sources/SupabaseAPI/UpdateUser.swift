@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import Hummingbird
 
 /// `PUT /user` (`internal/api/user.go` `UserUpdate`): the signed-in user changes their data or
@@ -9,7 +10,7 @@ struct UpdateUser {
     let projects: SupabaseProjects
 
     func handle(_ call: Call) async throws -> JSON {
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let user = caller.user
         // GoTrue's order (`UserUpdate`): the values' formats and the password's strength, admin-only

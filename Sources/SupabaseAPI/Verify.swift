@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import HTTPSupport
 import HTTPTypes
 import Hummingbird
 
@@ -18,7 +19,7 @@ struct Verify {
 
     func post(_ call: Call) async throws -> JSON {
         let origin = call.origin
-        let (body, project) = try await call.bodyAndProject()
+        let (body, project) = try call.bodyAndProject()
         // `VerifyParams.Validate`: the type, a token or a token hash (not both), then the address the
         // token went to, checked before any token is looked up; the type's validity comes after.
         let type = try body.string("type") ?? ""

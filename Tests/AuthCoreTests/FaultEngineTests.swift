@@ -73,8 +73,8 @@ import Testing
         #expect(engine.decide(target())?.retryAfter == 15)
         clock.advance(by: 15)
         #expect(firings(engine, 3) == [nil, nil, "quota"])
-        guard case .error(let name, _, _) = engine.rules()[0].rule.effect else { Issue.record("a quota's default effect is the rate-limit error"); return }
-        #expect(name == "rate_limited")
+        guard case .error(let kind, _, _) = engine.rules()[0].rule.effect else { Issue.record("a quota's default effect is the rate-limit error"); return }
+        #expect(kind == .meaning(.rateLimited) && kind.name == "rate_limited")
     }
 
     @Test func windowsAndTTLFollowTheEmulatorClock() throws {

@@ -2,6 +2,7 @@ import AuthCore
 import FauxthTesting
 import Foundation
 import HTTPTypes
+import Server
 import Testing
 
 /// Fault rules through the application: each dialect names its operations and renders a fault's error
@@ -54,5 +55,74 @@ import Testing
             let rules = try await client.send(.get, "/_emu/v1/faults").json["rules"]?.arrayValue ?? []
             #expect(rules.map { $0["state"]?["fired"] } == [1, 1])
         }
+    }
+
+    /// A Supabase project's own port and a Cognito pool's own domain serve the same routes, which name
+    /// their operations and their tenant the same way.
+    @Test func ownPortsNameTheirProjectAndPool() async throws {
+        var seed = try SeedLoader.builtIn()
+        seed.tenants.append(Seed.TenantSeed(id: "second", dialect: .supabase, settings: [
+            "port": 0, "gotrue_env": ["GOTRUE_JWT_SECRET": "second-project-secret-with-32-characters"],
+        ]))
+        seed.tenants.append(Seed.TenantSeed(id: "eu-west-1_OwnDomain1", dialect: .cognito, settings: [
+            "domain": "own-domain", "hosted_ui_port": 19_444,
+            "clients": [["ClientId": "owndomainclient00000000001", "CallbackURLs": ["http://localhost:3000/cb"], "AllowedOAuthFlows": ["code"],
+                         "AllowedOAuthScopes": ["openid"], "AllowedOAuthFlowsUserPoolClient": true, "SupportedIdentityProviders": ["COGNITO"]]],
+        ]))
+        let harness = try Harness(seed: seed)
+        try await harness.run { client in
+            _ = try await client.send(.post, "/_emu/v1/faults", json: ["id": "down", "effect": ["type": "error", "error": "unavailable"]])
+        }
+        try await harness.runProject("second") { client in
+            for path in ["/token?grant_type=password", "/auth/v1/token?grant_type=password"] {
+                let reply = try await client.send(.post, path, json: ["email": "carol@example.com", "password": "x"])
+                #expect(reply.status == .serviceUnavailable && reply.json["error_code"] == "unexpected_failure" && reply.headers[Self.marker] == "down")
+            }
+            #expect(try await client.send(.get, "/nothing").headers[Self.marker] == nil)
+        }
+        try await harness.runProject("eu-west-1_OwnDomain1") { client in
+            let login = try await client.send(.get, "/login?client_id=owndomainclient00000000001")
+            #expect(login.status == .serviceUnavailable && login.json["error"] == "temporarily_unavailable")
+            // The pool's keys are no operation.
+            #expect(try await client.send(.get, "/eu-west-1_OwnDomain1/.well-known/jwks.json").status == .ok)
+        }
+        let journal = try await harness.run { try await $0.send(.get, "/_emu/v1/faults/journal").json["firings"]?.arrayValue ?? [] }
+        let named: [[String?]] = journal.map { firing in ["operation", "tenant", "identifier", "path"].map { firing[$0]?.stringValue } }
+        let expected: [[String?]] = [
+            ["supabase:token.password", "second", "carol@example.com", "/token"],
+            ["supabase:token.password", "second", "carol@example.com", "/auth/v1/token"],
+            ["cognito:login.get", "eu-west-1_OwnDomain1", nil, "/login"],
+        ]
+        #expect(named == expected)
+    }
+
+    /// A delay still gives the dialect's own error, marked; a rule that is armed but matches nothing
+    /// leaves every answer as it was, bodies and forms included (each is read once, by the route).
+    @Test func aDelayedErrorIsMarkedAndAnArmedRuleChangesNothingElse() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            _ = try await client.send(.post, "/_emu/v1/faults", json: ["rules": [
+                ["id": "late", "match": ["operation": "supabase:token.refresh_token"], "effect": ["type": "delay", "ms": 1]],
+                ["id": "never", "match": ["operation": "nothing:at.all"], "effect": ["type": "close"]],
+            ]])
+            let late = try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": "nope"])
+            #expect(late.status == .badRequest && late.json["error_code"] == "validation_failed" && late.headers[Self.marker] == "late")
+
+            let signedIn = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "alice@example.com", "password": "password123"])
+            #expect(signedIn.status == .ok && signedIn.headers[Self.marker] == nil)
+            let callback = try await client.send(.post, "/auth/v1/callback", raw: "state=forged&code=c", headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(callback.status == .badRequest && callback.json["error_code"] == "bad_oauth_state")
+            let badJSON = try await client.send(.post, "/auth/v1/signup", raw: "{", headers: [.contentType: "application/json"])
+            #expect(badJSON.json["error_code"] == "bad_json")
+            let refresh = try await client.send(.post, "/securetoken.googleapis.com/v1/token?key=fake-api-key", raw: "grant_type=refresh_token&refresh_token=x",
+                                                headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(refresh.json["error"]?["message"] == "INVALID_REFRESH_TOKEN")
+            let token = try await client.send(.post, "/oauth2/token", raw: "grant_type=client_credentials&client_id=nobody",
+                                              headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(token.status == .badRequest && token.json["error"] == "invalid_client")
+            let unknown = try await client.send(.post, "/", json: [:], headers: [HTTPField.Name("X-Amz-Target")!: "AWSCognitoIdentityProviderService.Nope"])
+            #expect(unknown.json["__type"] == "UnknownOperationException")
+        }
+        #expect(harness.emulator.faults.journal().map(\.rule.id) == ["late"])
     }
 }

@@ -67,7 +67,7 @@ public struct FaultRule: Sendable, Equatable {
     public enum Effect: Sendable, Equatable {
         /// The dialect's own error for a meaning (`rate_limited`, `server_error`, `unavailable`,
         /// `timeout_error`, `quota_exceeded`, `network_error`) or a vendor error code by name.
-        case error(name: String, message: String?, retryAfter: Int?)
+        case error(FaultErrorKind, message: String?, retryAfter: Int?)
         /// A raw answer.
         case response(status: Int, headers: [String: String], body: String)
         /// The real answer, after a pause of real time.
@@ -122,8 +122,6 @@ public struct FaultRule: Sendable, Equatable {
         }
     }
 
-    /// The meanings every dialect renders in its own words.
-    public static let meanings = ["rate_limited", "server_error", "unavailable", "timeout_error", "quota_exceeded", "network_error"]
     /// A hang or delay longer than this is refused: a client that never gives up must not pin the server.
     public static let longestWait = 300_000
 }
@@ -143,7 +141,7 @@ extension FaultRule {
         match = try Self.match(o["match"] ?? [:])
         schedule = try Self.schedule(o["schedule"] ?? [:])
         if let effect = o["effect"] { self.effect = try Self.effect(effect) }
-        else if schedule.quota != nil { self.effect = .error(name: "rate_limited", message: nil, retryAfter: nil) }
+        else if schedule.quota != nil { self.effect = .error(.meaning(.rateLimited), message: nil, retryAfter: nil) }
         else { throw AuthError.invalidInput(field: "effect", reason: "is required (unless the schedule is a quota)") }
     }
 
@@ -184,7 +182,8 @@ extension FaultRule {
         switch type {
         case "error":
             guard let name = o["error"]?.stringValue, !name.isEmpty else { throw AuthError.invalidInput(field: "effect.error", reason: "is required") }
-            return .error(name: name, message: o["message"]?.stringValue, retryAfter: try o["retry_after"].map { _ in try int("retry_after", range: 0...86_400) })
+            return .error(FaultErrorKind(name: name), message: o["message"]?.stringValue,
+                          retryAfter: try o["retry_after"].map { _ in try int("retry_after", range: 0...86_400) })
         case "response":
             let headers = (o["headers"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
             let body: String = switch o["body"] {
@@ -245,8 +244,8 @@ extension FaultRule {
         if let header = match.header { m["header"] = ["name": .string(header.name), "value": JSON(header.value)] }
         var e: [String: JSON] = ["type": .string(effect.type)]
         switch effect {
-        case .error(let name, let message, let retryAfter):
-            e["error"] = .string(name); e["message"] = message.map(JSON.string); e["retry_after"] = retryAfter.map(JSON.int)
+        case .error(let kind, let message, let retryAfter):
+            e["error"] = .string(kind.name); e["message"] = message.map(JSON.string); e["retry_after"] = retryAfter.map(JSON.int)
         case .response(let status, let headers, let body):
             e["status"] = .int(status); e["headers"] = .object(headers.mapValues(JSON.string)); e["body"] = .string(body)
         case .delay(let ms): e["ms"] = .int(ms)
