@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import SupabaseAPI
 import Synchronization
 
@@ -73,13 +74,13 @@ struct FaultMiddleware: RouterMiddleware {
             fields.append(marker)
             return Response(status: HTTPResponse.Status(code: status), headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
         case .delay(let milliseconds):
-            try await Task.sleep(for: .milliseconds(milliseconds))
+            try await pause(.milliseconds(milliseconds))
             var response = try await next(request, context)
             response.headers.append(marker)
             return response
         case .hang(let milliseconds):
             // The client gives up first, or the bound runs out: either way the connection ends unanswered.
-            try? await Task.sleep(for: .milliseconds(milliseconds))
+            try? await pause(.milliseconds(milliseconds))
             return await drop(context, reset: false)
         case .reset:
             return await drop(context, reset: true)
@@ -109,7 +110,7 @@ struct FaultMiddleware: RouterMiddleware {
                 var rest = body
                 while let chunk = rest.readSlice(length: min(bytes, rest.readableBytes)), chunk.readableBytes > 0 {
                     try await writer.write(chunk)
-                    if rest.readableBytes > 0 { try await Task.sleep(for: .milliseconds(milliseconds)) }
+                    if rest.readableBytes > 0 { try await pause(.milliseconds(milliseconds)) }
                 }
                 try await writer.finish(nil)
             }
@@ -133,6 +134,13 @@ struct FaultMiddleware: RouterMiddleware {
         // Nothing reaches the client; the server's attempt to write this fails quietly.
         return Response(status: .serviceUnavailable)
     }
+}
+
+/// Sleeps for `duration`, or until the server starts stopping: a graceful shutdown waits for every request
+/// in progress, and a rule's delay or hang (up to five minutes) would otherwise hold the process that long.
+private func pause(_ duration: Duration) async throws {
+    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
+    try Task.checkCancellation()
 }
 
 extension HTTPField.Name {
