@@ -14,7 +14,8 @@ let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "sw
 
 let package = Package(
     name: "fauxth",
-    platforms: [.macOS(.v14)],
+    // macOS 15: Synchronization's Mutex and Atomic, used throughout, are available from macOS 15 on.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "fauxth", targets: ["fauxth"]),
     ],
@@ -30,11 +31,14 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // RS256 through the system's OpenSSL 3 when it is there (dlopen'd: no headers needed to build).
-        .target(name: "CSystemCrypto", linkerSettings: [.linkedLibrary("dl")]),
+        // Linux only: elsewhere there is no libcrypto.so.3 to open, and dlopen is in libSystem.
+        .target(name: "CSystemCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "AuthCore", dependencies: ["CSQLite", "CSystemCrypto", crypto, cryptoExtras], swiftSettings: settings),
-        // The fault runner closes and resets connections (NIO's channel and socket options).
+        // The fault runner closes and resets connections (NIO's channel and socket options), and lets a held
+        // request go when a graceful shutdown starts (ServiceLifecycle).
         .target(name: "HTTPSupport", dependencies: ["AuthCore", hummingbird, .product(name: "NIOCore", package: "swift-nio"),
-                                                    .product(name: "NIOPosix", package: "swift-nio")],
+                                                    .product(name: "NIOPosix", package: "swift-nio"),
+                                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: settings),
         .target(name: "SupabaseAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird], swiftSettings: settings),
         .target(name: "FirebaseAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird, crypto, cryptoExtras], swiftSettings: settings),
@@ -45,8 +49,10 @@ let package = Package(
         .target(name: "CognitoAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", "CModArith", "CSystemCrypto", hummingbird, crypto],
                 swiftSettings: settings),
         // openapi.json is compiled in through EmbeddedAssets.swift (scripts/embed-assets), not as a resource.
-        .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird], exclude: ["openapi.json"],
-                swiftSettings: settings),
+        // ServiceLifecycle: the event stream and long polls end when a graceful shutdown starts.
+        .target(name: "Console", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", hummingbird,
+                                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                exclude: ["openapi.json"], swiftSettings: settings),
         // The app's own messages: an SMTP server and a Twilio-shaped SMS endpoint feeding the outbox.
         .target(name: "Sinks", dependencies: ["AuthCore", "HTTPSupport", hummingbird,
                                               .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

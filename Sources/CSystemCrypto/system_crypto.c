@@ -46,7 +46,13 @@ static int bn_loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
+#if defined(__linux__)
     void *library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+#else
+    // Only Linux has OpenSSL 3 under this name. macOS has none to offer (its /usr/lib/libcrypto is LibreSSL,
+    // and opening it aborts the process), so everything stays on BoringSSL and the portable C there.
+    void *library = NULL;
+#endif
     if (!library) return;
     *(void **)&api.version_num = dlsym(library, "OpenSSL_version_num");
     // The prototypes here are OpenSSL 3's; refuse any other major version that reuses the soname.

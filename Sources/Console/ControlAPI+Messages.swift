@@ -1,6 +1,7 @@
 import AuthCore
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 
 extension ControlAPI {
     /// `/messages`: the outbox, with a long-poll for the next matching message.
@@ -38,21 +39,39 @@ extension ControlAPI {
 
     /// Answers at once when `current` finds something; otherwise waits (real seconds) for the first feed
     /// item `match` accepts. Subscribes before looking, so nothing published in between is missed.
+    /// Throws `shutting_down` when the server starts stopping: a graceful shutdown waits for every request
+    /// in progress, and a wait of up to five minutes would otherwise hold the process (and its snapshot).
     func waitFor<T: Sendable>(timeout: Double, current: () throws -> T?, match: @escaping @Sendable (FeedItem) -> T?) async throws -> T? {
         let stream = emulator.feed.subscribe()
         if let found = try current() { return found }
-        return await withTaskGroup(of: T?.self) { group in
+        let outcome = await withTaskGroup(of: WaitOutcome<T>.self) { group in
             group.addTask {
-                for await item in stream { if let found = match(item) { return found } }
-                return nil
+                for await item in stream { if let found = match(item) { return .found(found) } }
+                return .timedOut
             }
             group.addTask {
                 try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-                return nil
+                return .timedOut
             }
-            let first = await group.next() ?? nil
+            group.addTask {
+                do { try await gracefulShutdown() } catch { return .timedOut }  // cancelled: another task finished first
+                return .stopping
+            }
+            let first = await group.next() ?? .timedOut
             group.cancelAll()
             return first
         }
+        switch outcome {
+        case .found(let value): return value
+        case .timedOut: return nil
+        case .stopping: throw ControlError(.serviceUnavailable, "shutting_down", "the emulator is stopping")
+        }
     }
+}
+
+/// How a long poll ended.
+private enum WaitOutcome<T: Sendable>: Sendable {
+    case found(T)
+    case timedOut
+    case stopping
 }

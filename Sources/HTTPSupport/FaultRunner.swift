@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 
 /// A request context that knows its connection, which a fault rule may close or reset. Without one
@@ -45,11 +46,11 @@ public struct FaultRunner: Sendable {
         case .response(let status, let headers, let body):
             return Self.raw(status: status, headers: headers, body: body, marker: marker)
         case .delay(let milliseconds):
-            try await Task.sleep(for: .milliseconds(milliseconds))
+            try await pause(.milliseconds(milliseconds))
             return Self.marked(try await next(), marker)
         case .hang(let milliseconds):
             // The client gives up first, or the bound runs out: either way the connection ends unanswered.
-            try? await Task.sleep(for: .milliseconds(milliseconds))
+            try? await pause(.milliseconds(milliseconds))
             return await Self.drop(channel, reset: false)
         case .reset:
             return await Self.drop(channel, reset: true)
@@ -103,7 +104,7 @@ public struct FaultRunner: Sendable {
             var rest = body
             while let chunk = rest.readSlice(length: min(bytes, rest.readableBytes)), chunk.readableBytes > 0 {
                 try await writer.write(chunk)
-                if rest.readableBytes > 0 { try await Task.sleep(for: .milliseconds(interval)) }
+                if rest.readableBytes > 0 { try await pause(.milliseconds(interval)) }
             }
             try await writer.finish(nil)
         }
@@ -151,4 +152,11 @@ private final class BodySink: ResponseBodyWriter, Sendable {
     func write(_ chunk: ByteBuffer) async throws { buffer.withLock { _ = $0.writeImmutableBuffer(chunk) } }
 
     func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
+
+/// Sleeps for `duration`, or until the server starts stopping: a graceful shutdown waits for every request
+/// in progress, and a rule's delay or hang (up to five minutes) would otherwise hold the process that long.
+private func pause(_ duration: Duration) async throws {
+    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
+    try Task.checkCancellation()
 }

@@ -37,9 +37,6 @@ public struct FauxthApplication: Sendable {
     }
 }
 
-/// The release's version, reported by `/_emu/v1/info` and `--version`.
-public let fauxthVersion = "0.1.0"
-
 /// Builds the application from options; the CLI and the tests both come through here.
 ///
 /// - Parameter onReady: called once every listener is bound, with the main port (useful with port 0).

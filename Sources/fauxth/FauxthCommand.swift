@@ -15,14 +15,14 @@ struct FauxthCommand: AsyncParsableCommand {
         commandName: "fauxth",
         abstract: "A local emulator for Supabase Auth, Firebase Authentication and Amazon Cognito, with an inbox for every email and SMS.",
         version: fauxthVersion,
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, Health.self],
         defaultSubcommand: Serve.self)
 }
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Start the emulator (the default when no subcommand is given).",
-        discussion: "Loads the built-in seed (seed/default.json) and any --seed files, optionally a snapshot, then serves every dialect, the control API (/_emu/v1) and the console (/_emu/) on one port, plus any Supabase project ports. Prints a banner with connection hints, then a line starting with \"ready\". SIGINT/SIGTERM stop it, saving --snapshot first.")
+        discussion: "Loads the built-in seed (seed/default.json) and any --seed files, optionally a snapshot, then serves every dialect, the control API (/_emu/v1) and the console (/_emu/) on one port, plus any Supabase project ports. Prints a banner with connection hints, then a line starting with \"ready\". SIGINT/SIGTERM stop it at once (open event streams and long polls are ended), saving --snapshot first.")
 
     enum LogFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 

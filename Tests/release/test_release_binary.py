@@ -1,0 +1,58 @@
+"""The binary scripts/release produces runs on a Linux machine without a Swift toolchain."""
+import json
+import re
+import subprocess
+import warnings
+
+from conftest import CLEAN_ENV, VERSION, Running, without_toolchain
+
+# Every shared library the release binary may need: glibc's, the C++ runtime (BoringSSL in swift-crypto, and
+# the Swift runtime linked in statically), and SQLite. Anything else (libswiftCore.so, libFoundation.so, but also
+# libcurl or libxml2 from FoundationNetworking or FoundationXML) would be a library a user has to install.
+ALLOWED = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libutil.so.1",
+           "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "libstdc++.so.6", "libgcc_s.so.1", "libsqlite3.so.0"}
+TOOLCHAIN = re.compile(r"swift|Foundation|dispatch|BlocksRuntime|XCTest", re.I)
+
+
+def dynamic_section(binary):
+    return subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True, check=True).stdout
+
+
+def test_it_needs_no_library_from_the_swift_toolchain(release_binary):
+    section = dynamic_section(release_binary)
+    needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", section))
+    assert "libsqlite3.so.0" in needed and "libc.so.6" in needed, section
+    assert needed <= ALLOWED, f"unexpected libraries: {sorted(needed - ALLOWED)}"
+    # A run path into the toolchain would find its libraries on this machine and hide the problem.
+    for path in re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[(.+?)\]", section):
+        assert set(path.split(":")) <= {"$ORIGIN"}, f"run path {path}"
+    ldd = subprocess.run(CLEAN_ENV + ["ldd", str(release_binary)], capture_output=True, text=True, check=True).stdout
+    assert "not found" not in ldd, ldd
+    assert not [line for line in ldd.splitlines() if TOOLCHAIN.search(line)], ldd
+
+
+def test_it_starts_and_answers_without_a_toolchain(release_binary):
+    command, hidden = without_toolchain([str(release_binary), "serve", "--port", "0"])
+    if hidden is None:
+        warnings.warn("the Swift toolchain's libraries could not be hidden (no toolchain, or no unshare as root): ran under env -i only")
+    server = Running(command)
+    try:
+        status, body = server.get("/_emu/v1/health")
+        assert status == 200 and json.loads(body)["status"] == "ok"
+        port = server.url.rsplit(":", 1)[1]
+        health, _ = without_toolchain([str(release_binary), "health", "--port", port])
+        checked = subprocess.run(health, capture_output=True, text=True, timeout=30)
+        assert checked.returncode == 0 and checked.stdout.strip() == "ok", checked.stderr
+    finally:
+        assert server.stop() == 0
+
+
+def test_it_reports_its_version_and_ships_with_a_checksum(release_binary):
+    assert release_binary.name.startswith(f"fauxth-{VERSION}-linux-")
+    reported = subprocess.run(CLEAN_ENV + [str(release_binary), "--version"], capture_output=True, text=True, check=True)
+    assert reported.stdout.strip() == VERSION
+    checksum = release_binary.with_name(release_binary.name + ".sha256")
+    assert checksum.read_text().split() == [subprocess.run(["sha256sum", str(release_binary)], capture_output=True, text=True,
+                                                           check=True).stdout.split()[0], release_binary.name]
+    verified = subprocess.run(["sha256sum", "-c", checksum.name], cwd=release_binary.parent, capture_output=True, text=True)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
