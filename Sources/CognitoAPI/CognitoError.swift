@@ -6,7 +6,7 @@ import HTTPTypes
 /// `x-amzn-ErrorType: <Type>:` and `x-amzn-ErrorMessage`. The types are Cognito's own; no other file
 /// spells one.
 struct CognitoError: Error, Equatable {
-    enum Kind: String {
+    enum Kind: String, CaseIterable {
         case notAuthorized = "NotAuthorizedException"
         case userNotFound = "UserNotFoundException"
         case usernameExists = "UsernameExistsException"

@@ -8,11 +8,14 @@ import Hummingbird
 /// UI's endpoints by the names their routes carry (`cognito:oauth2.token`, `cognito:login.post`…), what a
 /// request names for rules to match, and a fault's error as Cognito renders one.
 extension CognitoDialect {
+    /// The error codes this dialect raises, which a fault rule's `error` may name.
+    public static let errorCodes = Set(CognitoError.Kind.allCases.map(\.rawValue))
+
     public static let faultOperations: [String] = CognitoAction.allCases.map { "cognito:" + $0.rawValue }
         + HostedUI.routes.map { "cognito:" + $0.operation }
 
     /// A JSON 1.1 call in auth terms: the action `X-Amz-Target` names (any name after its last dot, as
-    /// before, so a rule may fail an action Fauxth does not serve), and the pool, user and client the body
+    /// before; a rule may only name the actions Fauxth serves), and the pool, user and client the body
     /// names. A call without a target is no operation.
     func faultTarget(amzTarget: String, body: CognitoBody?, request: Request) -> FaultTarget? {
         guard let dot = amzTarget.lastIndex(of: ".") else { return nil }

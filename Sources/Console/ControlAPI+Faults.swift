@@ -48,11 +48,11 @@ extension ControlAPI {
             guard let rules = FaultScenarios.rules(named: name) else {
                 throw ControlError.badRequest("scenario: no scenario \(name) (\(FaultScenarios.all.map(\.name).joined(separator: ", ")))")
             }
-            return try rules.map(engine.parse)
+            return try engine.parse(list: rules, place: "scenario \(name): rules")
         }
         if let list = body["rules"] {
             guard let items = list.arrayValue else { throw ControlError.badRequest("rules: expected an array") }
-            return try items.map(engine.parse)
+            return try engine.parse(list: items)
         }
         return [try engine.parse(.object(body))]
     }
@@ -87,17 +87,39 @@ public enum FaultScenarios {
         EmbeddedAssets.file("seed/scenarios/\(name).json").flatMap { try? JSON.parse($0) }
     }
 
-    /// Rules from a file (`{"rules": [...]}` or an array of rules) or a scenario's name.
-    public static func load(_ pathOrName: String) throws -> [JSON] {
+    /// The rules of a file (`{"rules": [...]}` or an array of rules) or of a scenario by name, read by `engine`.
+    /// What is wrong is said in words, with the source and the rule's place: `--faults` prints it as it is.
+    public static func load(_ pathOrName: String, engine: FaultEngine) throws(FaultSourceError) -> [FaultRule] {
+        let list: [JSON]
         if FileManager.default.fileExists(atPath: pathOrName) {
-            let data = try Data(contentsOf: URL(fileURLWithPath: pathOrName))
-            let json = try JSON.parse(Array(data))
-            if let rules = json.arrayValue ?? json["rules"]?.arrayValue { return rules }
-            throw AuthError.invalidInput(field: pathOrName, reason: "expected {\"rules\": [...]} or an array of rules")
+            let json: JSON
+            do { json = try JSON.parse(Array(Data(contentsOf: URL(fileURLWithPath: pathOrName)))) } catch let error as JSONSyntaxError {
+                throw FaultSourceError(source: pathOrName, problem: "not JSON: \(error)")
+            } catch {
+                throw FaultSourceError(source: pathOrName, problem: "cannot be read: \(error.localizedDescription)")
+            }
+            guard let rules = json.arrayValue ?? json["rules"]?.arrayValue else {
+                throw FaultSourceError(source: pathOrName, problem: "expected {\"rules\": [...]} or an array of rules")
+            }
+            list = rules
+        } else {
+            guard let rules = rules(named: pathOrName) else {
+                let names = all.map(\.name)
+                throw FaultSourceError(source: pathOrName, problem: "is neither a file nor a scenario\(Suggestion.hint(for: pathOrName, in: names)); the scenarios are \(names.joined(separator: ", "))")
+            }
+            list = rules
         }
-        guard let rules = rules(named: pathOrName) else {
-            throw AuthError.invalidInput(field: "--faults", reason: "\(pathOrName) is neither a file nor a scenario (\(all.map(\.name).joined(separator: ", ")))")
+        do { return try engine.parse(list: list) } catch AuthError.invalidInput(let field, let reason) {
+            throw FaultSourceError(source: pathOrName, problem: "\(field) \(reason)")
+        } catch {
+            throw FaultSourceError(source: pathOrName, problem: "\(error)")
         }
-        return rules
     }
+}
+
+/// Why `--faults` could not load a file or scenario, in words.
+public struct FaultSourceError: Error, CustomStringConvertible {
+    public var source: String
+    public var problem: String
+    public var description: String { "--faults \(source): \(problem)" }
 }

@@ -8,7 +8,7 @@ import HTTPTypes
 ///
 /// The codes are Identity Toolkit's own; no other file spells one.
 struct FirebaseError: Error, Equatable {
-    enum Code: String {
+    enum Code: String, CaseIterable {
         // Request and caller
         case invalidArgument = "INVALID_ARGUMENT"
         case permissionDenied = "PERMISSION_DENIED"

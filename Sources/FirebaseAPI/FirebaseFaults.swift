@@ -8,6 +8,9 @@ import Hummingbird
 /// route's own, e.g. `firebase:accounts.signInWithPassword`, `firebase:securetoken.refresh`), what a
 /// request names for rules to match, and a fault's error as Google's APIs render one.
 extension FirebaseDialect {
+    /// The error codes this dialect raises, which a fault rule's `error` may name.
+    public static let errorCodes = Set(FirebaseError.Code.allCases.map(\.rawValue))
+
     public static let faultOperations: [String] = FirebaseOperation.allCases.map { "firebase:" + $0.rawValue }
 
     /// A request to `route` in auth terms: its operation, the project (the path's, else the API key's) and

@@ -29,10 +29,16 @@ public struct FauxthApplication: Sendable {
     /// The Firebase dialect, which knows which API key reaches which project (the banner's hints).
     let firebase: FirebaseDialect
     let logger: Logger
+    /// The port each listener asks for and the option or setting that asked: the main one's is `--port`.
+    let ports: [String: (port: Int, owner: String)]
 
-    /// Serves every listener until SIGINT or SIGTERM.
+    /// Serves every listener until SIGINT or SIGTERM. A port another program holds throws `StartupError`.
     public func run() async throws {
-        let services: [any Service] = [application] + projectApplications.keys.sorted().compactMap { projectApplications[$0] }
+        let named = [("", application)] + projectApplications.sorted { $0.key < $1.key }
+        let services: [any Service] = named.map { tenant, listener in
+            guard let (port, owner) = ports[tenant] else { return listener }
+            return PortListener(service: listener, port: port, owner: owner)
+        }
         try await ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
     }
 }
@@ -66,7 +72,11 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         }
     }
     // The SMTP sink binds first, so its port is known (and taken) before anything says it is ready.
-    let smtp = try options.smtpPort.map { try SMTPServer(host: options.host, port: $0, emulator: emulator, logger: logger) }
+    let smtp = try options.smtpPort.map { port in
+        do { return try SMTPServer(host: options.host, port: port, emulator: emulator, logger: logger) } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw StartupError.portInUse(port, by: "--smtp-port")
+        }
+    }
     let listeners = Listeners(expected: 1 + projectPorts.count, host: options.host, smtpPort: smtp?.port)
     let staticFiles = StaticFiles(webRoot: options.webRoot)
     let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
@@ -80,6 +90,10 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         }
         try emulator.captureSeedState()
     }
+
+    emulator.faults.vocabulary = FaultVocabulary(
+        operations: SupabaseDialect.faultOperations + FirebaseDialect.faultOperations + CognitoDialect.faultOperations,
+        codes: [.supabase: SupabaseDialect.errorCodes, .firebase: FirebaseDialect.errorCodes, .cognito: CognitoDialect.errorCodes])
 
     let router = Router(context: FauxthContext.self)
     addCommonMiddleware(to: router, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
@@ -99,7 +113,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     }, exportFirebase: { directory, project in
         try firebase.exportEmulatorFormat(to: directory, project: project)
     }, identityProviders: identityProviders,
-       faultOperations: SupabaseDialect.faultOperations + FirebaseDialect.faultOperations + CognitoDialect.faultOperations)
+       faultOperations: emulator.faults.vocabulary.operations)
         .addRoutes(to: router.group("_emu/v1"))
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
     TwilioMessages(emulator: emulator).addRoutes(to: router)
@@ -147,8 +161,13 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
             },
             logger: logger)
     }
+    var ports = [String: (port: Int, owner: String)]()
+    ports[""] = (options.port, "--port")
+    for (tenant, dialect, port) in projectPorts {
+        ports[tenant] = (port, dialect == .cognito ? "the hosted_ui_port of Cognito pool \(tenant)" : "the port of Supabase project \(tenant)")
+    }
     return FauxthApplication(emulator: emulator, application: application, projectApplications: projects, warnings: warnings,
-                             listeners: listeners, firebase: firebase, logger: logger)
+                             listeners: listeners, firebase: firebase, logger: logger, ports: ports)
 }
 
 /// The project API keys that no project lists belong to: `--firebase-project`, else the first Firebase

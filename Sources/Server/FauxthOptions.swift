@@ -1,6 +1,8 @@
 import AuthCore
 import Console
 import Foundation
+import NIOCore
+import ServiceLifecycle
 
 /// Everything the application is built from. The CLI fills it from flags; tests build it directly
 /// (frozen clock, seeded generator, an in-code seed).
@@ -101,7 +103,27 @@ public struct StartupError: Error, Equatable, CustomStringConvertible {
     public var option: String
     public var path: String
     public var reason: String
-    public var description: String { "\(option) \(path): \(reason)" }
+    public var description: String { path.isEmpty ? "\(option): \(reason)" : "\(option) \(path): \(reason)" }
+
+    /// A port another program holds: which option or setting asked for it, and what to do instead.
+    static func portInUse(_ port: Int, by owner: String) -> StartupError {
+        StartupError(option: owner, path: String(port),
+                     reason: "the port is in use by another program (is Fauxth already running?); choose another, or 0 for any free port")
+    }
+}
+
+/// A listener whose port another program holds stops start-up naming the port and the option that asked
+/// for it, instead of NIO's `bind(descriptor:ptr:bytes:)` error.
+struct PortListener: Service {
+    let service: any Service
+    let port: Int
+    let owner: String
+
+    func run() async throws {
+        do { try await service.run() } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw StartupError.portInUse(port, by: owner)
+        }
+    }
 }
 
 extension FauxthOptions {

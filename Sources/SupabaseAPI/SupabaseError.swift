@@ -6,7 +6,7 @@ import HTTPTypes
 ///
 /// The codes are GoTrue's own (`internal/api/apierrors/errorcode.go`); no other file spells one.
 struct SupabaseError: Error, Equatable {
-    enum Code: String {
+    enum Code: String, CaseIterable {
         case validationFailed = "validation_failed"
         case badJSON = "bad_json"
         case emailAddressInvalid = "email_address_invalid"

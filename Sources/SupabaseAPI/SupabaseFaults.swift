@@ -9,6 +9,9 @@ import Hummingbird
 extension SupabaseDialect {
     /// `supabase:<path with dots>` (parameters by name), the method added where a path has several (`user.get`, `user.put`), and
     /// `/token` split by grant (`token.password`, `token.refresh_token`, `token.pkce`, `token.id_token`).
+    /// The error codes this dialect raises, which a fault rule's `error` may name.
+    public static let errorCodes = Set(SupabaseError.Code.allCases.map(\.rawValue))
+
     public static let faultOperations: [String] = endpoints.flatMap { endpoint in
         guard endpoint.operation.contains(grantPlaceholder) else { return ["supabase:" + endpoint.operation] }
         return ["password", "refresh_token", "pkce", "id_token"].map { "supabase:" + endpoint.operation.replacingOccurrences(of: grantPlaceholder, with: $0) }

@@ -149,10 +149,11 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         do {
-            let rules = try faults.flatMap { try FaultScenarios.load($0) }.map(app.emulator.faults.parse)
+            var rules: [FaultRule] = []
+            for source in faults { rules += try FaultScenarios.load(source, engine: app.emulator.faults) }
             app.emulator.faults.setStartupRules(rules)
         } catch {
-            printError("error: invalid --faults: \(error)")
+            printError("error: \(error)")
             throw ExitCode(2)
         }
         for warning in app.warnings { printError("warning: \(warning)") }
@@ -163,7 +164,10 @@ struct Serve: AsyncParsableCommand {
                 if let line { Self.printOut(line) }
             }
         }
-        try await app.run()
+        do { try await app.run() } catch let error as StartupError {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
         logTask.cancel()
         if let snapshot {
             do { try app.emulator.saveSnapshot(to: snapshot) } catch { printError("error: could not save the snapshot: \(error)") }

@@ -1,4 +1,5 @@
 import AuthCore
+import Console
 import FauxthTesting
 import Foundation
 import HTTPTypes
@@ -37,6 +38,61 @@ import Testing
             #expect(try await client.send(.delete, "/_emu/v1/faults/busy").status == .noContent)
             let free = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "alice@example.com", "password": "password123"])
             #expect(free.status == .ok && free.headers[Self.marker] == nil)
+        }
+    }
+
+    /// A misspelt key, operation, meaning or effect type is refused with the field and the nearest valid name,
+    /// instead of a rule that matches everything or never fires; a list names the rule by place and id.
+    static let mistakes: [(JSON, String)] = [
+        (["match": ["operaton": "supabase:signup"], "effect": ["type": "close"]],
+         "match.operaton is not a field of a rule's match (did you mean operation?)"),
+        (["match": ["operation": "supabase:sigup"], "effect": ["type": "close"]], "match.operation supabase:sigup is not an operation (did you mean supabase:signup?)"),
+        (["match": ["operation": "firebase:nothing.*"], "effect": ["type": "close"]], "match.operation firebase:nothing.* matches no operation"),
+        (["effect": ["type": "error", "error": "sever_error"]], "effect.error sever_error is not a meaning (did you mean server_error?)"),
+        (["match": ["dialect": "cognito"], "effect": ["type": "error", "error": "over_sms_send_rate_limit"]],
+         "effect.error over_sms_send_rate_limit is neither a meaning"),
+        (["effect": ["type": "hang", "ms": 10]], "effect.ms is not a field of a hang effect (its fields: type, max_ms)"),
+        (["effect": ["type": "clsoe"]], "(did you mean close?)"),
+        (["effect": ["type": "close"], "schedule": ["time": 1]], "schedule.time is not a field of a rule's schedule (did you mean times?)"),
+        (["efect": ["type": "close"]], "efect is not a field of a rule (did you mean effect?)"),
+    ]
+
+    @Test(arguments: mistakes)
+    func aMistakeInARuleIsNamed(rule: JSON, message: String) async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let reply = try await client.send(.post, "/_emu/v1/faults", json: rule)
+            #expect(reply.status == .badRequest && reply.json["error"]?["code"] == "invalid_input")
+            #expect(reply.json["error"]?["message"]?.stringValue?.contains(message) == true, "\(reply.text)")
+            #expect(try await client.send(.get, "/_emu/v1/faults").json["rules"]?.arrayValue?.isEmpty == true)
+        }
+    }
+
+    /// The scenarios shipped in seed/scenarios pass the same reader, so each names real operations.
+    @Test func everyBuiltInScenarioLoads() async throws {
+        let harness = try Harness()
+        #expect(FaultScenarios.all.count >= 6)
+        try await harness.run { client in
+            for scenario in FaultScenarios.all {
+                let reply = try await client.send(.post, "/_emu/v1/faults", json: ["scenario": .string(scenario.name)])
+                #expect(reply.status == .created, "\(scenario.name): \(reply.text)")
+            }
+        }
+    }
+
+    @Test func aListNamesTheWrongRuleAndAListingPostsBackAsItIs() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let reply = try await client.send(.post, "/_emu/v1/faults", json: ["rules": [
+                ["id": "fine", "match": ["operation": "cognito:InitiateAuth"], "effect": ["type": "error", "error": "NotAuthorizedException"]],
+                ["id": "typo", "match": ["operation": "supabase:token.pasword"], "effect": ["type": "close"]],
+            ]])
+            #expect(reply.json["error"]?["message"] == #"rules[1] (id "typo") match.operation supabase:token.pasword is not an operation (did you mean supabase:token.password?)"#)
+            // Nothing of a refused list is added; GET's rules (with their state) are accepted back as they are.
+            #expect(try await client.send(.get, "/_emu/v1/faults").json["rules"]?.arrayValue?.isEmpty == true)
+            _ = try await client.send(.post, "/_emu/v1/faults", json: ["id": "a", "match": ["operation": "supabase:*"], "effect": ["type": "delay", "ms": 1]])
+            let listing = try await client.send(.get, "/_emu/v1/faults").json
+            #expect(try await client.send(.post, "/_emu/v1/faults", json: listing).status == .created)
         }
     }
 
@@ -103,7 +159,7 @@ import Testing
         try await harness.run { client in
             _ = try await client.send(.post, "/_emu/v1/faults", json: ["rules": [
                 ["id": "late", "match": ["operation": "supabase:token.refresh_token"], "effect": ["type": "delay", "ms": 1]],
-                ["id": "never", "match": ["operation": "nothing:at.all"], "effect": ["type": "close"]],
+                ["id": "never", "match": ["operation": "cognito:DeleteUserPool"], "effect": ["type": "close"]],
             ]])
             let late = try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": "nope"])
             #expect(late.status == .badRequest && late.json["error_code"] == "validation_failed" && late.headers[Self.marker] == "late")

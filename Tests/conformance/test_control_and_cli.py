@@ -2,6 +2,7 @@
 import json
 import pathlib
 import signal
+import socket
 import subprocess
 import threading
 
@@ -111,6 +112,31 @@ def test_a_path_that_cannot_serve_stops_startup_with_exit_code_2(args, expected)
     result = subprocess.run([BINARY, "serve", "--port", "0", *args], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2, result.stderr
     assert expected in result.stderr
+
+
+def test_a_faults_file_with_a_mistake_stops_startup_naming_the_file_rule_and_field(tmp_path):
+    rules = tmp_path / "faults.json"
+    rules.write_text(json.dumps({"rules": [
+        {"id": "fine", "match": {"operation": "supabase:signup"}, "effect": {"type": "close"}},
+        {"id": "typo", "match": {"operaton": "supabase:signup"}, "effect": {"type": "close"}},
+    ]}))
+    result = subprocess.run([BINARY, "serve", "--port", "0", "--faults", str(rules)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert f'error: --faults {rules}: rules[1] (id "typo") match.operaton is not a field of a rule\'s match (did you mean operation?)' in result.stderr
+    result = subprocess.run([BINARY, "serve", "--port", "0", "--faults", "flaky-netwrok"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "--faults flaky-netwrok: is neither a file nor a scenario (did you mean flaky-network?)" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--port", "--smtp-port"])
+def test_a_port_in_use_stops_startup_naming_the_port(option):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        args = ["--port", str(port)] if option == "--port" else ["--port", "0", "--smtp-port", str(port)]
+        result = subprocess.run([BINARY, "serve", *args], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert f"error: {option} {port}: the port is in use by another program" in result.stderr
 
 
 def test_an_unknown_seed_key_stops_startup_naming_the_nearest_one(tmp_path):

@@ -46,8 +46,27 @@ public final class FaultEngine: Sendable {
     /// Whether any rule could fire: the server skips classifying requests when none is enabled.
     public var isArmed: Bool { state.withLock { $0.entries.contains { $0.rule.enabled && !$0.retired } } }
 
+    /// The operations and error codes rules may name; the server sets it once the dialects exist.
+    public var vocabulary: FaultVocabulary {
+        get { names.withLock { $0 } }
+        set { names.withLock { $0 = newValue } }
+    }
+    private let names = Mutex(FaultVocabulary())
+
     /// Reads a rule (an id is made when it has none).
-    public func parse(_ json: JSON) throws -> FaultRule { try FaultRule(json: json, newID: { "fault_" + generator.lowerAlphanumeric(10) }) }
+    public func parse(_ json: JSON) throws -> FaultRule {
+        try FaultRule(json: json, vocabulary: vocabulary, newID: { "fault_" + generator.lowerAlphanumeric(10) })
+    }
+
+    /// Reads a list of rules, naming the one that is wrong by its place and id: `rules[2] (id "x") match.operaton`.
+    public func parse(list: [JSON], place: String = "rules") throws -> [FaultRule] {
+        try list.enumerated().map { index, json in
+            do { return try parse(json) } catch AuthError.invalidInput(let field, let reason) {
+                let id = json["id"]?.stringValue.map { " (id \"\($0)\")" } ?? ""
+                throw AuthError.invalidInput(field: "\(place)[\(index)]\(id) \(field)", reason: reason)
+            }
+        }
+    }
 
     /// Adds rules at the end, or replaces the rule with the same id in place (its state starts over).
     public func add(_ rules: [FaultRule]) {

@@ -129,50 +129,78 @@ public struct FaultRule: Sendable, Equatable {
 // MARK: JSON
 
 extension FaultRule {
-    /// Reads a rule as the control API and `--faults` files give it; `id` is made when absent.
-    public init(json: JSON, newID: () -> String) throws {
+    /// Reads a rule as the control API and `--faults` files give it; `id` is made when absent. Every key must
+    /// be one the rule's reader knows (a misspelt `match` key would otherwise leave a rule that matches
+    /// everything), and operations and error names must be ones `vocabulary` has.
+    public init(json: JSON, vocabulary: FaultVocabulary = FaultVocabulary(), newID: () -> String) throws {
         guard let o = json.objectValue else { throw AuthError.invalidInput(field: "rule", reason: "must be an object") }
+        // `state` is what GET /faults adds to each rule: a listing can be posted back, or saved as a file, as is.
+        try Self.checkKeys(o, known: ["id", "description", "enabled", "match", "effect", "schedule", "state"], in: nil)
         id = o["id"]?.stringValue ?? newID()
         guard id.range(of: "^[A-Za-z0-9_.:-]{1,100}$", options: .regularExpression) != nil else {
             throw AuthError.invalidInput(field: "id", reason: "must be 1 to 100 of A-Z a-z 0-9 _ . : -")
         }
         description = o["description"]?.stringValue
         enabled = o["enabled"]?.boolValue ?? true
-        match = try Self.match(o["match"] ?? [:])
+        match = try Self.match(o["match"] ?? [:], vocabulary: vocabulary)
         schedule = try Self.schedule(o["schedule"] ?? [:])
-        if let effect = o["effect"] { self.effect = try Self.effect(effect) }
+        if let effect = o["effect"] { self.effect = try Self.effect(effect, vocabulary: vocabulary, dialects: FaultVocabulary.dialects(of: match)) }
         else if schedule.quota != nil { self.effect = .error(.meaning(.rateLimited), message: nil, retryAfter: nil) }
         else { throw AuthError.invalidInput(field: "effect", reason: "is required (unless the schedule is a quota)") }
     }
 
-    static func match(_ json: JSON) throws -> Match {
+    /// Refuses a key `known` does not list, naming it with its place (`match.operaton`) and the nearest known key.
+    static func checkKeys(_ object: [String: JSON], known: [String], in place: String?, of what: String? = nil) throws {
+        for key in object.keys.sorted() where !known.contains(key) {
+            let field = place.map { "\($0).\(key)" } ?? key
+            let hint = Suggestion.nearest(to: key, in: known).map { " (did you mean \($0)?)" }
+                ?? " (its fields: \(known.filter { $0 != "state" }.joined(separator: ", ")))"
+            throw AuthError.invalidInput(field: field, reason: "is not a field of \(what ?? place.map { "a rule's \($0)" } ?? "a rule")\(hint)")
+        }
+    }
+
+    static func match(_ json: JSON, vocabulary: FaultVocabulary) throws -> Match {
         guard let o = json.objectValue else { throw AuthError.invalidInput(field: "match", reason: "must be an object") }
+        try checkKeys(o, known: ["dialect", "operation", "tenant", "identifier", "client_id", "method", "path", "header"], in: "match")
         var m = Match(operations: [])
         if let d = o["dialect"]?.stringValue {
-            guard let dialect = Dialect(rawValue: d) else { throw AuthError.invalidInput(field: "match.dialect", reason: "must be supabase, firebase or cognito") }
+            guard let dialect = Dialect(rawValue: d) else {
+                throw AuthError.invalidInput(field: "match.dialect", reason: "must be supabase, firebase or cognito" + Suggestion.hint(for: d, in: Dialect.allCases.map(\.rawValue)))
+            }
             m.dialect = dialect
         }
         switch o["operation"] {
         case .string(let op)?: m.operations = [op]
-        case .array(let ops)?: m.operations = ops.compactMap(\.stringValue)
+        case .array(let ops)? where ops.allSatisfy({ $0.stringValue != nil }): m.operations = ops.compactMap(\.stringValue)
         case nil, .null?: break
         default: throw AuthError.invalidInput(field: "match.operation", reason: "must be a string or an array of strings")
         }
+        for operation in m.operations { try vocabulary.check(operation: operation, field: "match.operation") }
         m.tenant = o["tenant"]?.stringValue
         m.identifier = o["identifier"]?.stringValue
         m.clientId = o["client_id"]?.stringValue
         m.method = o["method"]?.stringValue
         m.path = o["path"]?.stringValue
         if let header = o["header"]?.objectValue {
+            try checkKeys(header, known: ["name", "value"], in: "match.header")
             guard let name = header["name"]?.stringValue, !name.isEmpty else { throw AuthError.invalidInput(field: "match.header.name", reason: "is required") }
             m.header = (name.lowercased(), header["value"]?.stringValue)
         }
         return m
     }
 
-    static func effect(_ json: JSON) throws -> Effect {
+    /// Each effect type's own fields, besides `type`.
+    static let effectFields: [String: [String]] = [
+        "error": ["error", "message", "retry_after"], "response": ["status", "headers", "body"], "delay": ["ms"], "hang": ["max_ms"],
+        "reset": [], "close": [], "truncate": ["bytes"], "slow": ["bytes", "interval_ms"],
+    ]
+
+    static func effect(_ json: JSON, vocabulary: FaultVocabulary = FaultVocabulary(), dialects: [Dialect] = Dialect.allCases) throws -> Effect {
         guard let o = json.objectValue, let type = o["type"]?.stringValue else {
             throw AuthError.invalidInput(field: "effect.type", reason: "is required: error, response, delay, hang, reset, close, truncate or slow")
+        }
+        if let fields = effectFields[type] {
+            try checkKeys(o, known: ["type"] + fields, in: "effect", of: "a \(type) effect")
         }
         func int(_ key: String, default value: Int? = nil, range: ClosedRange<Int>) throws -> Int {
             guard let n = o[key]?.intValue ?? value else { throw AuthError.invalidInput(field: "effect.\(key)", reason: "is required") }
@@ -182,7 +210,7 @@ extension FaultRule {
         switch type {
         case "error":
             guard let name = o["error"]?.stringValue, !name.isEmpty else { throw AuthError.invalidInput(field: "effect.error", reason: "is required") }
-            return .error(FaultErrorKind(name: name), message: o["message"]?.stringValue,
+            return .error(try vocabulary.errorKind(name, dialects: dialects), message: o["message"]?.stringValue,
                           retryAfter: try o["retry_after"].map { _ in try int("retry_after", range: 0...86_400) })
         case "response":
             let headers = (o["headers"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
@@ -198,12 +226,15 @@ extension FaultRule {
         case "close": return .close
         case "truncate": return .truncate(bytes: try int("bytes", default: 0, range: 0...1 << 20))
         case "slow": return .slow(bytes: try int("bytes", default: 16, range: 1...1 << 20), milliseconds: try int("interval_ms", default: 100, range: 0...10_000))
-        default: throw AuthError.invalidInput(field: "effect.type", reason: "must be error, response, delay, hang, reset, close, truncate or slow")
+        default:
+            throw AuthError.invalidInput(field: "effect.type", reason: "must be error, response, delay, hang, reset, close, truncate or slow"
+                                         + Suggestion.hint(for: type, in: effectFields.keys))
         }
     }
 
     static func schedule(_ json: JSON) throws -> Schedule {
         guard let o = json.objectValue else { throw AuthError.invalidInput(field: "schedule", reason: "must be an object") }
+        try checkKeys(o, known: ["times", "after", "probability", "seed", "from", "until", "quota", "ttl"], in: "schedule")
         var s = Schedule()
         func count(_ key: String) throws -> Int? {
             guard let value = o[key], value != .null else { return nil }
@@ -224,6 +255,7 @@ extension FaultRule {
             s[keyPath: path] = date
         }
         if let quota = o["quota"]?.objectValue {
+            try checkKeys(quota, known: ["limit", "window"], in: "schedule.quota")
             guard let limit = quota["limit"]?.intValue, limit >= 0, let window = quota["window"]?.intValue, window > 0 else {
                 throw AuthError.invalidInput(field: "schedule.quota", reason: "needs a limit ≥ 0 and a window > 0 (seconds)")
             }
