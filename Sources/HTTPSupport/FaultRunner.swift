@@ -11,6 +11,20 @@ import Synchronization
 /// (a test's router), those effects still answer nothing but cannot touch the socket.
 public protocol ConnectionRequestContext: RequestContext {
     var channel: (any NIOCore.Channel)? { get }
+    /// Where the dialect notes which operation a request was, for `--log-requests`; nil when nothing logs.
+    var requestNote: RequestNote? { get }
+}
+
+/// The operation a request turned out to be, noted by the dialect that answered it (through the fault
+/// runner, where every dialect names its operations) and read by the request log once the answer is made.
+public final class RequestNote: Sendable {
+    private let noted = Mutex<FaultTarget?>(nil)
+
+    public init() {}
+
+    public var target: FaultTarget? { noted.withLock { $0 } }
+
+    func note(_ target: FaultTarget?) { noted.withLock { $0 = target } }
 }
 
 /// Applies the fault rules where a dialect asks, once it has matched its route and read its body: the
@@ -33,7 +47,12 @@ public struct FaultRunner: Sendable {
     public func respond(to request: Request, context: some RequestContext, target: () -> FaultTarget?,
                         renderError: (FaultErrorKind, _ message: String?, _ retryAfter: Int?) -> Response,
                         next: () async throws -> Response) async throws -> Response {
-        guard emulator.faults.isArmed, let target = target(), let firing = emulator.faults.decide(target) else { return try await next() }
+        let note = (context as? any ConnectionRequestContext)?.requestNote
+        // The target is worked out only when a rule could fire or the request log asks for it.
+        guard note != nil || emulator.faults.isArmed else { return try await next() }
+        let target = target()
+        note?.note(target)
+        guard emulator.faults.isArmed, let target, let firing = emulator.faults.decide(target) else { return try await next() }
         emulator.record(.faultFired, tenant: target.tenant, origin: request.origin(context), detail: [
             "rule": .string(firing.rule.id), "firing": .string(firing.id), "operation": .string(target.operation),
             "effect": .string(firing.rule.effect.type), "identifier": JSON(target.identifier),

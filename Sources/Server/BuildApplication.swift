@@ -31,6 +31,8 @@ public struct FauxthApplication: Sendable {
     let logger: Logger
     /// The port each listener asks for and the option or setting that asked: the main one's is `--port`.
     let ports: [String: (port: Int, owner: String)]
+    /// The listeners' twins on [::1], with the default host.
+    let twins: [any Service]
 
     /// Serves every listener until SIGINT or SIGTERM. A port another program holds throws `StartupError`.
     public func run() async throws {
@@ -38,7 +40,7 @@ public struct FauxthApplication: Sendable {
         let services: [any Service] = named.map { tenant, listener in
             guard let (port, owner) = ports[tenant] else { return listener }
             return PortListener(service: listener, port: port, owner: owner)
-        }
+        } + twins
         try await ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
     }
 }
@@ -71,6 +73,10 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         case .firebase: nil
         }
     }
+    // With the default host, each listener has a twin on [::1] (LoopbackTwin), told its port once bound.
+    let twinPorts = options.host == "127.0.0.1"
+        ? Dictionary(uniqueKeysWithValues: ([""] + projectPorts.map(\.0)).map { ($0, PortPromise()) }) : [:]
+    var twins: [any Service] = []
     // The SMTP sink binds first, so its port is known (and taken) before anything says it is ready.
     let smtp = try options.smtpPort.map { port in
         do { return try SMTPServer(host: options.host, port: port, emulator: emulator, logger: logger) } catch let error as IOError where error.errnoCode == EADDRINUSE {
@@ -96,7 +102,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         codes: [.supabase: SupabaseDialect.errorCodes, .firebase: FirebaseDialect.errorCodes, .cognito: CognitoDialect.errorCodes])
 
     let router = Router(context: FauxthContext.self)
-    addCommonMiddleware(to: router, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
+    addCommonMiddleware(to: router, fallback: .byPath, emulator: emulator, staticFiles: staticFiles, requestLog: options.requestLog)
     router.get("/") { request, _ in
         // People go to the console; a client asking for JSON gets the Firebase emulator's health answer.
         let accept = request.headers[.accept] ?? ""
@@ -119,6 +125,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     TwilioMessages(emulator: emulator).addRoutes(to: router)
 
     let idleTimeout = TimeAmount.seconds(60)
+    if let port = twinPorts[""] { twins.append(LoopbackTwin(responder: router.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger)) }
     var services: [any Service] = []
     if let smtp { services.append(smtp) }
     if let path = options.snapshotPath, let seconds = options.autosaveSeconds, seconds > 0 {
@@ -134,6 +141,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         services: services,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? options.port
+            twinPorts[""]?.resolve(port)
             if listeners.bound(main: port) { await onReady(port) }
         },
         logger: logger)
@@ -143,21 +151,26 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         let projectRouter = Router(context: FauxthContext.self)
         if dialect == .cognito {
             // A pool's own hosted-UI domain, as `https://<domain>.auth.<region>.amazoncognito.com` would be.
-            addCommonMiddleware(to: projectRouter, fallback: .byPath, emulator: emulator, staticFiles: staticFiles)
+            addCommonMiddleware(to: projectRouter, fallback: .byPath, emulator: emulator, staticFiles: staticFiles, requestLog: options.requestLog)
             cognito.addHostedUIRoutes(to: projectRouter, pool: tenant)
         } else {
-            addCommonMiddleware(to: projectRouter, fallback: .supabase, emulator: emulator, staticFiles: staticFiles)
+            addCommonMiddleware(to: projectRouter, fallback: .supabase, emulator: emulator, staticFiles: staticFiles, requestLog: options.requestLog)
             // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
             supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
             supabase.addRoutes(to: projectRouter.group()) { _ in tenant }
         }
         // OAuth sign-in goes to the fake providers on the host it leaves from.
         identityProviders.addRoutes(to: projectRouter)
+        if let port = twinPorts[tenant] {
+            twins.append(LoopbackTwin(responder: projectRouter.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger))
+        }
         projects[tenant] = Application(
             router: projectRouter, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
             configuration: .init(address: .hostname(options.host, port: port), serverName: "Fauxth"),
             onServerRunning: { channel in
-                if let main = listeners.bound(project: tenant, port: channel.localAddress?.port ?? port) { await onReady(main) }
+                let bound = channel.localAddress?.port ?? port
+                twinPorts[tenant]?.resolve(bound)
+                if let main = listeners.bound(project: tenant, port: bound) { await onReady(main) }
             },
             logger: logger)
     }
@@ -167,7 +180,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         ports[tenant] = (port, dialect == .cognito ? "the hosted_ui_port of Cognito pool \(tenant)" : "the port of Supabase project \(tenant)")
     }
     return FauxthApplication(emulator: emulator, application: application, projectApplications: projects, warnings: warnings,
-                             listeners: listeners, firebase: firebase, logger: logger, ports: ports)
+                             listeners: listeners, firebase: firebase, logger: logger, ports: ports,
+                             twins: twins)
 }
 
 /// The project API keys that no project lists belong to: `--firebase-project`, else the first Firebase
@@ -188,7 +202,9 @@ private func defaultSupabaseProject(in emulator: Emulator) -> String {
 /// Unknown routes answered in their owner's format, and CORS as the Supabase gateway does it (browser
 /// clients send `apikey`, `x-client-info` and `x-supabase-api-version`).
 private func addCommonMiddleware(to router: Router<FauxthContext>, fallback: RouteFallbackMiddleware<FauxthContext>.Mode,
-                                  emulator: Emulator, staticFiles: StaticFiles) {
+                                  emulator: Emulator, staticFiles: StaticFiles, requestLog: (@Sendable (RequestLogEntry) -> Void)?) {
+    // The request log outside everything, so it reports the status the client gets.
+    if let requestLog { router.add(middleware: RequestLogMiddleware(report: requestLog)) }
     // CORS outermost: it turns errors into plain responses, so the fallback (which renders errors in the owner's
     // format) must run inside it, or a browser's request to a wrong method would get an empty 404.
     router.add(middleware: ExposeHeadersMiddleware(headers: exposedHeaders))

@@ -9,6 +9,8 @@ public struct FauxthContext: RequestContext, RemoteAddressRequestContext, Connec
     public let remoteAddress: SocketAddress?
     /// The connection, which fault rules may close or reset.
     public let channel: (any Channel)?
+    /// Set by the request log (`--log-requests`) for the dialect to note the operation in.
+    public var requestNote: RequestNote?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -28,15 +28,18 @@ public struct FauxthOptions: Sendable {
     public var smtpPort: Int?
     /// How much history is kept and when spent rows are swept.
     public var retention: Retention
+    /// Called once per answered request (`--log-requests`); nil logs nothing and costs nothing.
+    public var requestLog: (@Sendable (RequestLogEntry) -> Void)?
 
     public init(host: String = "127.0.0.1", port: Int = 9099, seed: Seed = Seed(), clock: EmulatorClock = EmulatorClock(),
                 generator: Generator = Generator(), passwordHasher: PasswordHasher = PasswordHasher(),
                 snapshotPath: String? = nil, autosaveSeconds: Int? = nil, webRoot: String? = nil, firebaseProject: String? = nil,
-                importFirebase: String? = nil, smtpPort: Int? = nil, retention: Retention = Retention()) {
+                importFirebase: String? = nil, smtpPort: Int? = nil, retention: Retention = Retention(),
+                requestLog: (@Sendable (RequestLogEntry) -> Void)? = nil) {
         self.host = host; self.port = port; self.seed = seed; self.clock = clock; self.generator = generator
         self.passwordHasher = passwordHasher; self.snapshotPath = snapshotPath; self.autosaveSeconds = autosaveSeconds
         self.webRoot = webRoot; self.firebaseProject = firebaseProject; self.importFirebase = importFirebase
-        self.smtpPort = smtpPort; self.retention = retention
+        self.smtpPort = smtpPort; self.retention = retention; self.requestLog = requestLog
     }
 }
 

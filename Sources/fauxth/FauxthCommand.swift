@@ -68,6 +68,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How the event log on stdout is written: text, or json (one NDJSON object per line).")
     var logFormat: LogFormat = .text
 
+    @Flag(help: "Also log one line per request: method, path, status, the operation it was and its tenant and client, and the time taken.")
+    var logRequests = false
+
     @Option(help: ArgumentHelp("Serve the console from this folder instead of the embedded copy (for console development).", valueName: "path"))
     var webRoot: String?
 
@@ -123,7 +126,8 @@ struct Serve: AsyncParsableCommand {
                 generator: deterministic.map { Generator(seed: $0) } ?? Generator(),
                 snapshotPath: snapshot, autosaveSeconds: autosave, webRoot: webRoot, firebaseProject: firebaseProject,
                 importFirebase: importFirebase, smtpPort: smtpPort,
-                retention: Retention(messages: maxMessages, events: maxEvents, deepLinks: maxDeepLinks, spentFor: keepSpent))
+                retention: Retention(messages: maxMessages, events: maxEvents, deepLinks: maxDeepLinks, spentFor: keepSpent),
+                requestLog: logRequests ? Self.requestLog(format: logFormat) : nil)
         } catch let error as SeedError {
             printError("error: invalid seed: \(error)")
             throw ExitCode(2)
@@ -192,6 +196,11 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// Unbuffered, so a test reading the pipe sees each line at once.
+    /// `--log-requests`: each answered request as a line of the event log, in its format.
+    private static func requestLog(format: LogFormat) -> @Sendable (RequestLogEntry) -> Void {
+        { entry in printOut(format == .json ? entry.json.serialized() : entry.text) }
+    }
+
     private static func printOut(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }

@@ -1,6 +1,7 @@
 """The control API and the command line, over a real socket."""
 import json
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -199,6 +200,35 @@ def test_json_log_format_writes_one_event_per_line(start_fauxth):
     assert ("message", None) in kinds
 
 
+def request_lines(instance, count, json_lines=False):
+    found = []
+    while len(found) < count:
+        line = instance.lines.get(timeout=10)
+        if json.loads(line).get("kind") == "request" if json_lines else line.startswith("request "):
+            found.append(line)
+    return found
+
+
+def test_log_requests_names_each_requests_operation_tenant_and_client(start_fauxth):
+    instance = start_fauxth("--log-requests")
+    requests.post(f"{instance.url}/auth/v1/auth/v1/token", params={"grant_type": "password"}, json={}, timeout=10)
+    requests.post(f"{instance.url}/auth/v1/token", params={"grant_type": "password", "apikey": "secret-in-the-query"},
+                  json={"email": "alice@example.com", "password": "wrong"}, timeout=10)
+    requests.post(f"{instance.url}/", json={"ClientId": "nosuchclient", "AuthFlow": "USER_PASSWORD_AUTH", "AuthParameters": {}}, timeout=10,
+                  headers={"X-Amz-Target": "AWSCognitoIdentityProviderService.InitiateAuth", "Content-Type": "application/x-amz-json-1.1"})
+    wrong_path, wrong_password, unknown_client = [line.rsplit(" ", 1)[0] for line in request_lines(instance, 3)]
+    # A doubled prefix is no operation; the query (API keys, codes) is never printed.
+    assert re.fullmatch(r"request POST /auth/v1/auth/v1/token 40[45] -", wrong_path), wrong_path
+    assert wrong_password == "request POST /auth/v1/token 400 supabase:token.password tenant=default"
+    assert unknown_client == "request POST / 400 cognito:InitiateAuth client=nosuchclient"
+
+    as_json = start_fauxth("--log-requests", "--log-format", "json")
+    requests.post(f"{as_json.url}/auth/v1/signup", json={"email": "logged-request@example.com", "password": "secret123"}, timeout=10)
+    entry = json.loads(request_lines(as_json, 1, json_lines=True)[0])
+    assert {key: entry[key] for key in ("method", "path", "status", "dialect", "operation", "tenant")} == \
+        {"method": "POST", "path": "/auth/v1/signup", "status": 200, "dialect": "supabase", "operation": "supabase:signup", "tenant": "default"}
+
+
 def test_a_non_loopback_host_is_refused_unless_allowed(start_fauxth):
     refused = subprocess.run([BINARY, "serve", "--port", "0", "--host", "0.0.0.0"], capture_output=True, text=True, timeout=30)
     assert refused.returncode != 0 and "is not a loopback address" in refused.stderr and "--allow-remote" in refused.stderr
@@ -255,3 +285,23 @@ def test_the_cognito_hints_work_as_printed_with_boto3_and_nothing_else(fauxth, t
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[1] == "Bearer"
+
+
+def ipv6_loopback():
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback")
+def test_the_default_host_also_answers_on_the_ipv6_loopback(fauxth):
+    """`localhost` resolves to ::1 first for many clients: the same routes answer there, at the same port."""
+    port = fauxth.url.rsplit(":", 1)[1]
+    health = requests.get(f"http://[::1]:{port}/_emu/v1/health", timeout=10)
+    assert health.status_code == 200 and health.json()["status"] == "ok"
+    signed_in = requests.post(f"http://[::1]:{port}/auth/v1/token", params={"grant_type": "password"},
+                              json={"email": "alice@example.com", "password": "password123"}, timeout=10)
+    assert signed_in.status_code == 200 and signed_in.json()["user"]["email"] == "alice@example.com"
