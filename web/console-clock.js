@@ -67,11 +67,8 @@
       async () => adopt(await api('/clock/freeze', { method: 'POST', body: {} })), 'Frozen: time stands still until you advance or resume.'));
     ui.resume.addEventListener('click', () => clockAction(ui.resume,
       async () => adopt(await api('/clock/resume', { method: 'POST', body: {} })), 'Running again, from where it stood.'));
-    // The API has no "back to real time": freezing at the real instant and resuming gets there (offset ≈ 0).
-    ui.sync.addEventListener('click', () => clockAction(ui.sync, async () => {
-      await api('/clock/freeze', { method: 'POST', body: { at: new Date().toISOString() } });
-      adopt(await api('/clock/resume', { method: 'POST', body: {} }));
-    }, 'Back in step with real time.'));
+    ui.sync.addEventListener('click', () => clockAction(ui.sync,
+      async () => adopt(await api('/clock/real', { method: 'POST', body: {} })), 'Back in step with real time.'));
   }
 
   registerView('clock', {

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 
 extension ControlAPI {
-    /// `/clock`: read, advance, freeze and resume the emulator clock.
+    /// `/clock`: read, advance, freeze and resume the emulator clock, or return it to real time.
     func addClockRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
         group.get { _, _ in ControlJSON.response(ControlJSON.clock(emulator.clock)) }
         group.post("advance") { request, _ in
@@ -31,6 +31,10 @@ extension ControlAPI {
         group.post("resume") { _, _ in
             emulator.clock.resume()
             return clockChanged("resume", [:])
+        }
+        group.post("real") { _, _ in
+            emulator.clock.reset()
+            return clockChanged("real", [:])
         }
     }
 

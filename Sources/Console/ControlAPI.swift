@@ -58,7 +58,7 @@ public struct ControlAPI: Sendable {
     /// the document's paths.
     public static let routes: [String] = [
         "GET /health", "GET /info", "GET /openapi.json", "POST /reset",
-        "GET /clock", "POST /clock/advance", "POST /clock/freeze", "POST /clock/resume",
+        "GET /clock", "POST /clock/advance", "POST /clock/freeze", "POST /clock/resume", "POST /clock/real",
         "GET /messages", "DELETE /messages", "GET /messages/wait", "GET /messages/{id}",
         "GET /deeplinks", "GET /deeplinks/wait", "GET /deeplinks/{id}",
         "GET /tenants/{tenant}/sessions", "DELETE /tenants/{tenant}/sessions", "PATCH /tenants/{tenant}/users/{user}",
@@ -86,9 +86,16 @@ public struct ControlAPI: Sendable {
         if let tenant, try emulator.tenant(tenant) == nil, !emulator.seed.tenants.contains(where: { $0.id == tenant }) {
             throw AuthError.tenantNotFound(tenant)
         }
+        let clock = request.query("clock")
+        guard clock == nil || clock == "keep" else { throw ControlError.badRequest("clock: expected keep, or nothing") }
         try emulator.reset(tenant: tenant)
-        if tenant == nil { identityProviders.clearQueue() }
-        return ControlJSON.response(["status": "reset", "tenant": JSON(tenant)])
+        // The clock is the whole process's: a tenant's reset leaves it, a full one returns it to how --clock
+        // started it (a test's frozen instant included), unless asked to keep it.
+        if tenant == nil {
+            identityProviders.clearQueue()
+            if clock == nil { emulator.clock.restart() }
+        }
+        return ControlJSON.response(["status": "reset", "tenant": JSON(tenant), "clock": ControlJSON.clock(emulator.clock)])
     }
 
     private func openAPIDocument() -> Response {

@@ -41,6 +41,28 @@ import Testing
         #expect(try harness.emulator.events(type: "clock.changed").count == 3)
     }
 
+    /// `POST /clock/real` returns to the wall clock; a whole reset returns to how the clock started (here frozen at
+    /// the harness's epoch) unless `?clock=keep`; a tenant's reset leaves the process's clock alone.
+    @Test func theClockReturnsToRealTimeAndAResetReturnsItToItsStart() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            _ = try await client.send(.post, "/_emu/v1/clock/advance", json: ["seconds": 3600])
+            let real = try await client.send(.post, "/_emu/v1/clock/real")
+            #expect(real.json["mode"] == "real")
+            let now = RFC3339.date(from: real.json["now"]?.stringValue ?? "") ?? .distantPast
+            #expect(abs(now.timeIntervalSinceNow) < 60)
+
+            _ = try await client.send(.post, "/_emu/v1/clock/advance", json: ["seconds": 3600])
+            let keptByTenant = try await client.send(.post, "/_emu/v1/reset?tenant=default")
+            #expect(keptByTenant.json["clock"]?["mode"] == "offset")
+            let kept = try await client.send(.post, "/_emu/v1/reset?clock=keep")
+            #expect(kept.json["clock"]?["mode"] == "offset")
+            let reset = try await client.send(.post, "/_emu/v1/reset")
+            #expect(reset.json["clock"] == ["now": "2026-01-01T00:00:00.000Z", "mode": "frozen"])
+            #expect(try await client.send(.post, "/_emu/v1/reset?clock=later").status == .badRequest)
+        }
+    }
+
     @Test func messagesCanBeListedFilteredFetchedAndCleared() async throws {
         let harness = try Harness()
         try await harness.run { client in

@@ -22,12 +22,15 @@ public final class EmulatorClock: Sendable {
 
     private let state: Mutex<State>
     private let wallClock: @Sendable () -> Date
+    /// How the clock started (`--clock`), which a reset returns to.
+    private let initial: State
 
     /// A clock that reads the system time (shifted by `offset`), or is frozen at `frozenAt`.
     /// - Parameter wallClock: where real time comes from; injectable so the clock itself can be tested.
     public init(frozenAt: Date? = nil, offset: TimeInterval = 0, wallClock: @escaping @Sendable () -> Date = { Date() }) {
         self.wallClock = wallClock
-        self.state = Mutex(frozenAt.map { .frozen(at: $0) } ?? .running(offset: offset))
+        initial = frozenAt.map { .frozen(at: $0) } ?? .running(offset: offset)
+        self.state = Mutex(initial)
     }
 
     /// The current emulator time.
@@ -77,6 +80,11 @@ public final class EmulatorClock: Sendable {
     /// Back to the plain wall clock.
     public func reset() {
         state.withLock { $0 = .running(offset: 0) }
+    }
+
+    /// Back to how the clock started: real, frozen at the same instant, or the same offset from real time.
+    public func restart() {
+        state.withLock { [initial] in $0 = initial }
     }
 }
 
