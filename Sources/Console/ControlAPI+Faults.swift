@@ -23,7 +23,7 @@ extension ControlAPI {
             ControlJSON.response(["firings": .array(emulator.faults.journal().map(Self.firing))])
         }
         group.get("operations") { _, _ in
-            ControlJSON.response(["operations": .array(faultOperations.map(JSON.string)), "meanings": .array(FaultMeaning.allCases.map { .string($0.rawValue) }),
+            ControlJSON.response(["operations": .array(emulator.faults.vocabulary.operations.map(JSON.string)), "meanings": .array(FaultMeaning.allCases.map { .string($0.rawValue) }),
                                   "scenarios": .array(FaultScenarios.all.map { ["name": .string($0.name), "description": .string($0.description)] })])
         }
         group.patch(":id") { request, context in

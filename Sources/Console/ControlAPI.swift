@@ -14,14 +14,11 @@ public struct ControlAPI: Sendable {
 
     /// The fake identity providers `/idp` steers.
     let identityProviders: FakeIdentityProviders
-    /// Every dialect's canonical operation names, which fault rules match.
-    let faultOperations: [String]
 
     public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON,
                 exportFirebase: @escaping @Sendable (String, String?) throws -> JSON = { _, _ in .null },
-                identityProviders: FakeIdentityProviders? = nil, faultOperations: [String] = []) {
+                identityProviders: FakeIdentityProviders? = nil) {
         self.emulator = emulator
-        self.faultOperations = faultOperations
         self.info = info
         self.exportFirebase = exportFirebase
         self.identityProviders = identityProviders ?? FakeIdentityProviders(emulator: emulator, page: { _ in nil })

@@ -47,17 +47,18 @@ public struct FaultRunner: Sendable {
     public func respond(to request: Request, context: some RequestContext, target: () -> FaultTarget?,
                         renderError: (FaultErrorKind, _ message: String?, _ retryAfter: Int?) -> Response,
                         next: () async throws -> Response) async throws -> Response {
-        let note = (context as? any ConnectionRequestContext)?.requestNote
+        let connection = context as? any ConnectionRequestContext
+        let armed = emulator.faults.isArmed
         // The target is worked out only when a rule could fire or the request log asks for it.
-        guard note != nil || emulator.faults.isArmed else { return try await next() }
+        guard armed || connection?.requestNote != nil else { return try await next() }
         let target = target()
-        note?.note(target)
-        guard emulator.faults.isArmed, let target, let firing = emulator.faults.decide(target) else { return try await next() }
+        connection?.requestNote?.note(target)
+        guard armed, let target, let firing = emulator.faults.decide(target) else { return try await next() }
         emulator.record(.faultFired, tenant: target.tenant, origin: request.origin(context), detail: [
             "rule": .string(firing.rule.id), "firing": .string(firing.id), "operation": .string(target.operation),
             "effect": .string(firing.rule.effect.type), "identifier": JSON(target.identifier),
         ])
-        let channel = (context as? any ConnectionRequestContext)?.channel
+        let channel = connection?.channel
         let marker = HTTPField(name: .fauxthFault, value: firing.rule.id)
         switch firing.rule.effect {
         case .error(let kind, let message, let retryAfter):

@@ -29,18 +29,12 @@ public struct FauxthApplication: Sendable {
     /// The Firebase dialect, which knows which API key reaches which project (the banner's hints).
     let firebase: FirebaseDialect
     let logger: Logger
-    /// The port each listener asks for and the option or setting that asked: the main one's is `--port`.
-    let ports: [String: (port: Int, owner: String)]
-    /// The listeners' twins on [::1], with the default host.
-    let twins: [any Service]
+    /// Every listener as it runs: each named by the option or setting that asked for its port
+    /// (`PortListener`), and, with the default host, their twins on [::1].
+    let services: [any Service]
 
     /// Serves every listener until SIGINT or SIGTERM. A port another program holds throws `StartupError`.
     public func run() async throws {
-        let named = [("", application)] + projectApplications.sorted { $0.key < $1.key }
-        let services: [any Service] = named.map { tenant, listener in
-            guard let (port, owner) = ports[tenant] else { return listener }
-            return PortListener(service: listener, port: port, owner: owner)
-        } + twins
         try await ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
     }
 }
@@ -76,7 +70,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     // With the default host, each listener has a twin on [::1] (LoopbackTwin), told its port once bound.
     let twinPorts = options.host == "127.0.0.1"
         ? Dictionary(uniqueKeysWithValues: ([""] + projectPorts.map(\.0)).map { ($0, PortPromise()) }) : [:]
-    var twins: [any Service] = []
+    var services: [any Service] = []
     // The SMTP sink binds first, so its port is known (and taken) before anything says it is ready.
     let smtp = try options.smtpPort.map { port in
         do { return try SMTPServer(host: options.host, port: port, emulator: emulator, logger: logger) } catch let error as IOError where error.errnoCode == EADDRINUSE {
@@ -118,18 +112,17 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
              smtp: listeners.smtpAddress)
     }, exportFirebase: { directory, project in
         try firebase.exportEmulatorFormat(to: directory, project: project)
-    }, identityProviders: identityProviders,
-       faultOperations: emulator.faults.vocabulary.operations)
+    }, identityProviders: identityProviders)
         .addRoutes(to: router.group("_emu/v1"))
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
     TwilioMessages(emulator: emulator).addRoutes(to: router)
 
     let idleTimeout = TimeAmount.seconds(60)
-    if let port = twinPorts[""] { twins.append(LoopbackTwin(responder: router.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger)) }
-    var services: [any Service] = []
-    if let smtp { services.append(smtp) }
+    if let port = twinPorts[""] { services.append(LoopbackTwin(responder: router.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger)) }
+    var background: [any Service] = []
+    if let smtp { background.append(smtp) }
     if let path = options.snapshotPath, let seconds = options.autosaveSeconds, seconds > 0 {
-        services.append(AutosaveService(emulator: emulator, path: path, interval: seconds, logger: logger))
+        background.append(AutosaveService(emulator: emulator, path: path, interval: seconds, logger: logger))
     }
     let application = Application(
         // A connection idle for a minute between requests, or that takes a minute to send a request's head, is
@@ -138,13 +131,14 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         // stream, a fault's hang), is never cut.
         router: router, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Fauxth"),
-        services: services,
+        services: background,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? options.port
             twinPorts[""]?.resolve(port)
             if listeners.bound(main: port) { await onReady(port) }
         },
         logger: logger)
+    services.append(PortListener(service: application, port: options.port, owner: "--port"))
 
     var projects: [String: Application<RouterResponder<FauxthContext>>] = [:]
     for (tenant, dialect, port) in projectPorts {
@@ -162,9 +156,9 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         // OAuth sign-in goes to the fake providers on the host it leaves from.
         identityProviders.addRoutes(to: projectRouter)
         if let port = twinPorts[tenant] {
-            twins.append(LoopbackTwin(responder: projectRouter.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger))
+            services.append(LoopbackTwin(responder: projectRouter.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger))
         }
-        projects[tenant] = Application(
+        let project = Application(
             router: projectRouter, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
             configuration: .init(address: .hostname(options.host, port: port), serverName: "Fauxth"),
             onServerRunning: { channel in
@@ -173,15 +167,12 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
                 if let main = listeners.bound(project: tenant, port: bound) { await onReady(main) }
             },
             logger: logger)
-    }
-    var ports = [String: (port: Int, owner: String)]()
-    ports[""] = (options.port, "--port")
-    for (tenant, dialect, port) in projectPorts {
-        ports[tenant] = (port, dialect == .cognito ? "the hosted_ui_port of Cognito pool \(tenant)" : "the port of Supabase project \(tenant)")
+        projects[tenant] = project
+        let owner = dialect == .cognito ? "the hosted_ui_port of Cognito pool \(tenant)" : "the port of Supabase project \(tenant)"
+        services.append(PortListener(service: project, port: port, owner: owner))
     }
     return FauxthApplication(emulator: emulator, application: application, projectApplications: projects, warnings: warnings,
-                             listeners: listeners, firebase: firebase, logger: logger, ports: ports,
-                             twins: twins)
+                             listeners: listeners, firebase: firebase, logger: logger, services: services)
 }
 
 /// The project API keys that no project lists belong to: `--firebase-project`, else the first Firebase

@@ -106,7 +106,7 @@ public struct StartupError: Error, Equatable, CustomStringConvertible {
     public var option: String
     public var path: String
     public var reason: String
-    public var description: String { path.isEmpty ? "\(option): \(reason)" : "\(option) \(path): \(reason)" }
+    public var description: String { "\(option) \(path): \(reason)" }
 
     /// A port another program holds: which option or setting asked for it, and what to do instead.
     static func portInUse(_ port: Int, by owner: String) -> StartupError {

@@ -45,11 +45,10 @@ struct RequestLogMiddleware: RouterMiddleware {
         context.requestNote = note
         let started = ContinuousClock.now
         func entry(_ status: Int) -> RequestLogEntry {
-            let elapsed = ContinuousClock.now - started
             let target = note.target
             return RequestLogEntry(method: request.method.rawValue, path: request.uri.path, status: status, dialect: target?.dialect,
                                    operation: target?.operation, tenant: target?.tenant, clientId: target?.clientId,
-                                   milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+                                   milliseconds: (ContinuousClock.now - started) / .milliseconds(1))
         }
         do {
             let response = try await next(request, context)

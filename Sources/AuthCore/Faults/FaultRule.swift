@@ -195,7 +195,7 @@ extension FaultRule {
         "reset": [], "close": [], "truncate": ["bytes"], "slow": ["bytes", "interval_ms"],
     ]
 
-    static func effect(_ json: JSON, vocabulary: FaultVocabulary = FaultVocabulary(), dialects: [Dialect] = Dialect.allCases) throws -> Effect {
+    static func effect(_ json: JSON, vocabulary: FaultVocabulary, dialects: [Dialect]) throws -> Effect {
         guard let o = json.objectValue, let type = o["type"]?.stringValue else {
             throw AuthError.invalidInput(field: "effect.type", reason: "is required: error, response, delay, hang, reset, close, truncate or slow")
         }
