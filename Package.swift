@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         // Already in the graph through Hummingbird; named for the SMTP sink's own listener.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        // Hooks, blocking functions and Lambda triggers are called over HTTP(S); already in the graph through
+        // HummingbirdTesting.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -62,7 +65,8 @@ let package = Package(
             name: "Server",
             dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "CognitoAPI", "IdentityProviders", "Console", "Sinks", hummingbird,
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                           .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "NIOCore", package: "swift-nio")],
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: settings
         ),
         .executableTarget(

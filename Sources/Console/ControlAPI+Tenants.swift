@@ -30,6 +30,7 @@ extension ControlAPI {
             return Response(status: .noContent)
         }
         addPolicyRoutes(to: group)
+        addHookRoutes(to: group)
         group.get(":tenant/sessions") { request, context in
             let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
             let limit = try ControlRequest(request: request).listFilter().limit

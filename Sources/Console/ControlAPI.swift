@@ -34,6 +34,7 @@ public struct ControlAPI: Sendable {
         addMessageRoutes(to: group.group("messages"))
         addDeepLinkRoutes(to: group.group("deeplinks"))
         addEventRoutes(to: group.group("events"))
+        addHookReplayRoute(to: group.group("events"))
         addTenantRoutes(to: group.group("tenants"))
         addSnapshotRoutes(to: group.group("snapshots"))
         addIdentityProviderRoutes(to: group.group("idp"))
@@ -62,7 +63,8 @@ public struct ControlAPI: Sendable {
         "DELETE /tenants/{tenant}/users/{user}/sessions", "PATCH /faults/{id}", "GET /snapshots/download",
         "GET /tenants/{tenant}/policies", "PUT /tenants/{tenant}/policies", "GET /tenants/{tenant}/lockouts", "DELETE /tenants/{tenant}/lockouts",
         "GET /faults", "POST /faults", "DELETE /faults", "DELETE /faults/{id}", "GET /faults/journal", "GET /faults/operations",
-        "GET /events", "GET /events/stream",
+        "GET /events", "GET /events/stream", "POST /events/{id}/replay",
+        "GET /tenants/{tenant}/hooks", "PUT /tenants/{tenant}/hooks/{point}", "DELETE /tenants/{tenant}/hooks/{point}",
         "GET /tenants", "POST /tenants", "GET /tenants/{tenant}", "DELETE /tenants/{tenant}",
         "GET /tenants/{tenant}/users", "POST /tenants/{tenant}/users",
         "GET /tenants/{tenant}/users/{user}", "DELETE /tenants/{tenant}/users/{user}",

@@ -91,6 +91,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
         try emulator.captureSeedState()
     }
 
+    emulator.hooks.transport = HTTPHookTransport()
     emulator.faults.vocabulary = FaultVocabulary(
         operations: SupabaseDialect.faultOperations + FirebaseDialect.faultOperations + CognitoDialect.faultOperations,
         codes: [.supabase: SupabaseDialect.errorCodes, .firebase: FirebaseDialect.errorCodes, .cognito: CognitoDialect.errorCodes])

@@ -467,3 +467,12 @@ def pytest_terminal_summary(terminalreporter):
     out = ROOT / ".build" / "reliability"
     out.mkdir(parents=True, exist_ok=True)
     (out / "figures.json").write_text(json.dumps({"scale": RELIABILITY_SCALE, "figures": FIGURES}, indent=2) + "\n")
+
+
+@pytest.fixture
+def hook_server():
+    """A loopback HTTP server playing the app's hook code; set `.answer` to shape its answers."""
+    from hook_server import HookServer
+    server = HookServer()
+    yield server
+    server.close()

@@ -55,6 +55,8 @@ public final class Emulator: Sendable {
     public let keyring = Keyring()
     /// Fault rules the server applies to the dialects' requests.
     public let faults: FaultEngine
+    /// The app's hooks: how they are sent, how each dialect keeps them, the calls a user may replay.
+    public let hooks = Hooks()
     /// How much history is kept and when spent rows are swept (see `sweep`).
     public let retention: Retention
     /// When the last sweep ran, on the emulator clock (nil until the first event).

@@ -31,6 +31,8 @@ public enum EventType: String, Sendable, Codable, CaseIterable {
     case lockoutStarted = "lockout.started"
     /// A lockout was lifted before it ended (a success, a password reset, the control API).
     case lockoutCleared = "lockout.cleared"
+    /// A hook, blocking function or Lambda trigger was called (or a fault rule answered for it).
+    case hookCalled = "hook.called"
 }
 
 /// One entry of the audit trail.
