@@ -9,9 +9,9 @@
     'user.signed_up', 'user.created', 'user.updated', 'user.deleted', 'identity.linked', 'identity.unlinked',
     'signin.succeeded', 'signin.failed', 'code.issued', 'code.used', 'token.refreshed', 'session.revoked',
     'message.sent', 'message.suppressed', 'deeplink.captured', 'redirect.rejected', 'tenant.created', 'tenant.deleted',
-    'clock.changed', 'snapshot.taken', 'snapshot.restored', 'emulator.reset', 'fault.fired', 'lockout.started', 'lockout.cleared',
+    'clock.changed', 'snapshot.taken', 'snapshot.restored', 'emulator.reset', 'fault.fired', 'lockout.started', 'lockout.cleared', 'hook.called',
   ];
-  const QUICK = ['signin', 'signin.failed', 'lockout', 'fault', 'code', 'message', 'user', 'session'];
+  const QUICK = ['signin', 'signin.failed', 'lockout', 'fault', 'hook', 'code', 'message', 'user', 'session'];
 
   const events = { list: [], loaded: false, expanded: new Set(), unseen: 0 };
 
@@ -51,6 +51,8 @@
     const links = [
       e.user_id && e.tenant ? el('a', { class: 'user-link', href: viewHref('users', e.tenant, e.user_id), text: `user ${short(e.user_id, 24)}` }) : null,
       detail.message_id ? el('a', { class: 'message-link', href: viewHref('inbox', detail.message_id), text: 'message' }) : null,
+      // A hook call can be sent again (signed afresh) to the app's hook, e.g. after fixing it.
+      e.type === 'hook.called' ? el('button', { type: 'button', class: 'replay', 'data-replay': e.id, text: 'Replay' }) : null,
     ];
     const origin = [e.ip, e.user_agent].filter(Boolean).join(' · ');
     return el('li', {
@@ -145,7 +147,17 @@
       ui.type.value = chip.dataset.prefix;
       renderList();
     });
-    ui.list.addEventListener('click', (event) => {
+    ui.list.addEventListener('click', async (event) => {
+      const replay = event.target.closest('button.replay');
+      if (replay) {
+        try {
+          const { event: call } = await api(`/events/${encodeURIComponent(replay.dataset.replay)}/replay`, { method: 'POST' });
+          setStatus(`Replayed: ${call?.detail?.outcome ?? 'sent'}${call?.detail?.response ? ` (${call.detail.response.status})` : ''}`);
+        } catch (error) {
+          setStatus(`Could not replay (${error.message})`);
+        }
+        return;
+      }
       if (event.target.closest('a')) return; // links navigate; the item itself expands
       const item = event.target.closest('li.event');
       if (item) toggle(item);

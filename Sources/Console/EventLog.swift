@@ -30,7 +30,7 @@ public enum EventLog {
             }
             return parts.joined(separator: " ")
         case .message(let m):
-            var parts = [RFC3339.string(from: m.createdAt, fractionalDigits: 3), m.status == .sent ? "message.sent" : "message.suppressed"]
+            var parts = [RFC3339.string(from: m.createdAt, fractionalDigits: 3), m.status == .suppressed ? "message.suppressed" : "message.sent"]
             parts += tenantAndUser(m.tenant, nil)
             parts += ["\(m.channel.rawValue)", "to=\(m.to)", "purpose=\(m.purpose.rawValue)"]
             if let code = m.codes.first { parts.append("code=\(code)") }

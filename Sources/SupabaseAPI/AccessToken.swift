@@ -8,8 +8,10 @@ struct AccessToken {
     let expiresIn: Int
 
     /// Claims as GoTrue sets them: `aud` a single string, `email`/`phone` always present, integer
-    /// `iat`/`exp`, `amr` newest first, no `jti` or `nbf`.
-    init(user: User, session: Session, config: SupabaseConfig, now: Date) throws {
+    /// `iat`/`exp`, `amr` newest first, no `jti` or `nbf`. With the custom access token hook on, the
+    /// hook's claims replace them (checked against GoTrue's minimum schema).
+    init(user: User, session: Session, config: SupabaseConfig, now: Date,
+         customize: ([String: JSON]) async throws -> [String: JSON] = { $0 }) async throws {
         let iat = Int(now.timeIntervalSince1970)
         // GoTrue never lets an access token outlive its session's timebox.
         let sessionEnd = config.refreshPolicy.timebox.map { Int(session.createdAt.timeIntervalSince1970 + $0) } ?? Int.max
@@ -24,22 +26,33 @@ struct AccessToken {
             "session_id": .string(session.id), "is_anonymous": .bool(user.isAnonymous),
         ]
         if let issuer = config.jwtIssuer, !issuer.isEmpty { claims["iss"] = .string(issuer) }
-        jwt = try JWS.sign(claims, with: config.signingKey)
+        jwt = try JWS.sign(try await customize(claims), with: config.signingKey)
     }
 }
 
 extension Emulator {
     /// Opens a GoTrue session (v1 refresh tokens: 12 lowercase alphanumerics) and signs its access token.
-    func goTrueSession(for user: User, method: String, project: SupabaseProject, origin: RequestOrigin) throws -> JSON {
+    /// A custom access token hook that fails ends the new session again: GoTrue issues the token in the
+    /// transaction that creates the session, so the session never exists.
+    func goTrueSession(for user: User, method: String, project: SupabaseProject, origin: RequestOrigin) async throws -> JSON {
         let issued = try startSession(for: user, method: method, origin: origin, refreshToken: Self.goTrueRefreshToken)
-        return try goTrueSessionResponse(issued, userId: user.id, project: project)
+        do {
+            return try await goTrueSessionResponse(issued, userId: user.id, project: project, method: method, origin: origin)
+        } catch {
+            try? revokeSessions(in: project.storeTenant, userId: user.id, .only(issued.session.id), reason: "hook_failed", origin: origin)
+            throw error
+        }
     }
 
     /// The session response for a session just opened or refreshed (the user read again unless the
-    /// sign-in brought it along).
-    func goTrueSessionResponse(_ issued: IssuedSession, userId: String, project: SupabaseProject) throws -> JSON {
+    /// sign-in brought it along). `method` is GoTrue's authentication method, which the custom access
+    /// token hook is told.
+    func goTrueSessionResponse(_ issued: IssuedSession, userId: String, project: SupabaseProject, method: String,
+                               origin: RequestOrigin) async throws -> JSON {
         let user = try issued.user ?? requireUser(in: project.storeTenant, id: userId)
-        let token = try AccessToken(user: user, session: issued.session, config: project.config, now: clock.now)
+        let token = try await AccessToken(user: user, session: issued.session, config: project.config, now: clock.now) { claims in
+            try await AuthHooks(emulator: self, project: project).customizeClaims(claims, userId: user.id, method: method, origin: origin)
+        }
         return GoTrueJSON.session(token, refreshToken: issued.refreshToken, user: user, config: project.config,
                                   factors: try issued.factors ?? factors(in: project.storeTenant, userId: userId))
     }

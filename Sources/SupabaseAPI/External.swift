@@ -87,9 +87,9 @@ enum External {
                                                     baseURL: call.request.baseURL)
                 // Apple sends the name in the `user` form field of the first sign-in only.
                 let account = FakeIdentityProviders.addingAppleUser(params["user"], to: tokens.claims)
-                let user = try OAuthSignIn.user(for: account, provider: name, project: project, emulator: call.emulator, origin: call.origin,
+                let user = try await OAuthSignIn.user(for: account, provider: name, project: project, emulator: call.emulator, origin: call.origin,
                                                 linkingTarget: claims["linking_target_id"]?.stringValue)
-                return try signedIn(call, user: user, providerToken: tokens.accessToken, state: claims, referrer: referrer, project: project)
+                return try await signedIn(call, user: user, providerToken: tokens.accessToken, state: claims, referrer: referrer, project: project)
             } catch let error as ProviderError {
                 failure = ("server_error", nil, "Unable to exchange external code: \(error)")
             } catch let error as SupabaseError {
@@ -113,7 +113,7 @@ enum External {
     /// Back to the app signed in: `?code=` for a PKCE flow (exchanged with `grant_type=pkce`, which hands
     /// over the provider's token too), else the session in the fragment, as GoTrue writes it.
     private static func signedIn(_ call: Call, user: User, providerToken: String, state: [String: JSON], referrer: String,
-                                 project: SupabaseProject) throws -> Response {
+                                 project: SupabaseProject) async throws -> Response {
         if let challenge = state["code_challenge"]?.stringValue,
            let method = (state["code_challenge_method"]?.stringValue).flatMap({ PKCEChallenge.Method(rawValue: $0) }) {
             try call.emulator.startFlow(in: project.storeTenant, userId: user.id, challenge: PKCEChallenge(challenge: challenge, method: method),
@@ -122,7 +122,7 @@ enum External {
             return try redirect(call, to: referrer + (referrer.contains("?") ? "&" : "?") + Verify.formEncode([("code", code)]), project: project,
                                 userId: user.id)
         }
-        let session = try call.emulator.goTrueSession(for: user, method: "oauth", project: project, origin: call.origin)
+        let session = try await call.emulator.goTrueSession(for: user, method: "oauth", project: project, origin: call.origin)
         let pairs: [(String, String)] = [("access_token", session["access_token"]?.stringValue ?? ""), ("expires_at", session["expires_at"]?.serialized() ?? ""),
                                          ("expires_in", session["expires_in"]?.serialized() ?? ""), ("provider_token", providerToken),
                                          ("refresh_token", session["refresh_token"]?.stringValue ?? ""), ("sb", ""), ("token_type", "bearer")]

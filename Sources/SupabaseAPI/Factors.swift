@@ -80,7 +80,7 @@ struct Factors {
         }
         let challenge = try emulator.challenge(in: call.tenant, factor: factor, ip: call.origin.ip)
         if factor.kind == "phone" {
-            try SmsSender(emulator: emulator, project: project).sendMFACode(for: factor, challengeId: challenge.id, user: caller.user, origin: call.origin)
+            try await SmsSender(emulator: emulator, project: project).sendMFACode(for: factor, challengeId: challenge.id, user: caller.user, origin: call.origin)
         }
         return ["id": .string(challenge.id), "type": .string(factor.kind),
                 "expires_at": .int(Int(challenge.createdAt.timeIntervalSince1970 + project.config.mfaChallengeExpiry))]
@@ -96,6 +96,9 @@ struct Factors {
         let code = try body.string("code") ?? ""
         guard !code.isEmpty else { throw SupabaseError.validation("Code needs to be non-empty") }
         let challengeId = Validation.uuid(try body.string("challenge_id") ?? "") ?? ""
+        // A wrong code is held back until the MFA verification attempt hook has heard of it: the hook may
+        // reject either way (GoTrue asks it between checking the code and answering).
+        var wrongCode: (any Error)?
         do {
             _ = try emulator.verifyChallenge(in: call.tenant, factor: factor, challengeId: challengeId, ip: call.origin.ip,
                                              expiry: project.config.mfaChallengeExpiry,
@@ -103,13 +106,19 @@ struct Factors {
         } catch AuthError.factorNotFound {
             throw SupabaseError(status: .unprocessableContent, code: .mfaFactorNotFound, message: "MFA factor with the provided challenge ID not found")
         } catch AuthError.mfaVerificationFailed where factor.kind == "phone" {
-            throw SupabaseError(status: .unprocessableContent, code: .mfaVerificationFailed, message: "Invalid MFA Phone code entered")
+            wrongCode = SupabaseError(status: .unprocessableContent, code: .mfaVerificationFailed, message: "Invalid MFA Phone code entered")
+        } catch AuthError.mfaVerificationFailed {
+            wrongCode = AuthError.mfaVerificationFailed
         }
+        try await AuthHooks(emulator: emulator, project: project).mfaAttempt(userId: caller.user.id, factor: factor, valid: wrongCode == nil,
+                                                                             origin: call.origin)
+        if let wrongCode { throw wrongCode }
         try emulator.elevate(in: call.tenant, sessionId: caller.session.id, method: factor.kind == "phone" ? "mfa/phone" : "totp", origin: call.origin)
         try emulator.revokeSessions(in: call.tenant, userId: caller.user.id, .belowAAL2Except(caller.session.id),
                                     reason: "mfa_verified", origin: call.origin)
         let issued = try emulator.reissueRefreshToken(in: call.tenant, sessionId: caller.session.id, newToken: Emulator.goTrueRefreshToken)
-        return try emulator.goTrueSessionResponse(issued, userId: caller.user.id, project: project)
+        return try await emulator.goTrueSessionResponse(issued, userId: caller.user.id, project: project,
+                                                      method: factor.kind == "phone" ? "mfa/phone" : "totp", origin: call.origin)
     }
 
     /// `DELETE /factors/{id}`: a verified factor can only be removed from an aal2 session.

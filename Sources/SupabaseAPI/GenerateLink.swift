@@ -23,14 +23,14 @@ struct GenerateLink {
         switch type {
         case "signup":
             kind = .confirmation
-            user = try newOrUnconfirmed(email, tenant: tenant, password: try body.string("password"), data: try body.object("data"), origin: origin, project: project)
+            user = try await newOrUnconfirmed(email, tenant: tenant, password: try body.string("password"), data: try body.object("data"), origin: origin, project: project)
         case "invite":
             kind = .invite
-            user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
+            user = try await newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
         case "magiclink" where try emulator.user(in: tenant, .email(email)) == nil:
             // GoTrue turns a magic link for an unknown address into a sign-up (with a password nobody knows).
             (type, kind) = ("signup", .confirmation)
-            user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
+            user = try await newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
         case "magiclink", "recovery":
             kind = type == "recovery" ? .recovery : .magicLink
             user = try existing(email, tenant: tenant)
@@ -79,21 +79,22 @@ struct GenerateLink {
         let (body, project) = try call.bodyAndProject()
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
         let email = try Validation.email(try body.string("email"))
-        let user = try newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
-        try call.mailer(project).send(.invite, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
+        let user = try await newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
+        try await call.mailer(project).send(.invite, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
         try emulator.markInvited(in: tenant, userId: user.id)
         return GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: project.config)
     }
 
     /// The unconfirmed user with this email, created when absent; a confirmed one is `email_exists`.
     private func newOrUnconfirmed(_ email: String, tenant: String, password: String?, data: [String: JSON]?, origin: RequestOrigin,
-                                  project: SupabaseProject) throws -> User {
+                                  project: SupabaseProject) async throws -> User {
         if let existing = try emulator.user(in: tenant, .email(email)) {
             guard existing.emailVerifiedAt == nil else { throw AuthError.emailTaken }
             return existing
         }
         if let password { try project.config.passwordPolicy.check(password) }
-        return try emulator.createUser(in: tenant, NewUser(email: email, password: password, userMetadata: data ?? [:],
-                                                           identityData: ["email_verified": false, "phone_verified": false]), origin: origin)
+        return try await AuthHooks(emulator: emulator, project: project).createUser(
+            NewUser(email: email, password: password, userMetadata: data ?? [:], identityData: ["email_verified": false, "phone_verified": false]),
+            provider: "email", origin: origin, event: .userCreated)
     }
 }

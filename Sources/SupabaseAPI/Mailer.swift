@@ -83,20 +83,23 @@ struct Mailer {
     }
 
     /// Sends `kind` to the user's email and records when (for the per-user send frequency).
-    /// With `pkce`, the user's open PKCE flow must already exist (`Emulator.startFlow`).
-    func send(_ kind: Kind, to user: User, address: String? = nil, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) throws {
+    /// With `pkce`, the user's open PKCE flow must already exist (`Emulator.startFlow`). With the send
+    /// email hook on, the hook delivers it: the outbox keeps the message as handed over, and a hook that
+    /// fails fails the request, as in GoTrue.
+    func send(_ kind: Kind, to user: User, address: String? = nil, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) async throws {
         guard let email = address ?? user.email else { return }
         let config = project.config
         try checkProjectLimit(kind, to: user, address: email)
         let prepared = try prepare(kind, for: user, address: email, redirectTo: redirectTo, origin: origin, pkce: pkce)
         let (code, link) = (prepared.code, prepared.link)
+        let handedTo = try await handToHook(kind, user: user, code: code, redirectTo: redirectTo, origin: origin)
         let t = kind.template
         if kind == .reauthentication {
             // GoTrue's reauthentication email carries the code only: it is typed into the app as `nonce`.
             try emulator.deliver(OutgoingMessage(
                 tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: t.subject,
                 text: "\(t.heading)\n\nEnter the code: \(code.code)\n", html: "<h2>\(t.heading)</h2>\n\n<p>Enter the code: \(code.code)</p>",
-                purpose: kind.purpose, codes: [code.code]), userId: user.id)
+                purpose: kind.purpose, codes: [code.code], handedTo: handedTo), userId: user.id)
             return
         }
         let html = """
@@ -109,16 +112,31 @@ struct Mailer {
         let text = "\(t.heading)\n\n\(t.lead)\n\(link)\n\nAlternatively, enter the code: \(code.code)\n"
         try emulator.deliver(OutgoingMessage(
             tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: t.subject,
-            text: text, html: html, purpose: kind.purpose, codes: [code.code]), userId: user.id)
+            text: text, html: html, purpose: kind.purpose, codes: [code.code], handedTo: handedTo), userId: user.id)
         if kind == .confirmation { try emulator.markVerificationSent(in: user.tenant, userId: user.id) }
     }
 
+    /// Calls the send email hook with GoTrue's `email_data` when it is on; answers what the outbox says
+    /// the message was handed to, nil when GoTrue would send it itself.
+    private func handToHook(_ kind: Kind, user: User, code: IssuedCode, redirectTo: String, origin: RequestOrigin) async throws -> String? {
+        let hooks = AuthHooks(emulator: emulator, project: project)
+        guard let binding = project.config.hooks[.sendEmail] else { return nil }
+        let data: [String: JSON] = [
+            "token": .string(code.code), "token_hash": .string(code.linkToken ?? ""), "redirect_to": .string(redirectTo),
+            "email_action_type": .string(kind.type), "site_url": .string(externalURL), "token_new": "", "token_hash_new": "",
+            "old_email": "", "old_phone": "", "provider": "", "factor_type": "",
+        ]
+        try await hooks.run(.sendEmail, ["user": GoTrueJSON.user(user, config: project.config), "email_data": .object(data)],
+                            origin: origin, userId: user.id, identifier: user.email)
+        return "the send_email hook at \(binding.uri)"
+    }
+
     /// Sends `kind`, opening a PKCE flow first when the request carried a challenge.
-    func send(_ kind: Kind, to user: User, redirectTo: String, origin: RequestOrigin, challenge: PKCEChallenge?) throws {
+    func send(_ kind: Kind, to user: User, redirectTo: String, origin: RequestOrigin, challenge: PKCEChallenge?) async throws {
         if let challenge {
             try emulator.startFlow(in: user.tenant, userId: user.id, challenge: challenge, authenticationMethod: kind.authenticationMethod)
         }
-        try send(kind, to: user, redirectTo: redirectTo, origin: origin, pkce: challenge != nil)
+        try await send(kind, to: user, redirectTo: redirectTo, origin: origin, pkce: challenge != nil)
     }
 
     /// `GOTRUE_RATE_LIMIT_EMAIL_SENT` (the project's `email_sent` policy): emails per project per

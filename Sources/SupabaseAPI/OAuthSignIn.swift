@@ -32,7 +32,7 @@ enum OAuthSignIn {
     }
 
     static func user(for claims: [String: JSON], provider: String, project: SupabaseProject, emulator: Emulator, origin: RequestOrigin,
-                     linkingTarget: String? = nil) throws -> User {
+                     linkingTarget: String? = nil) async throws -> User {
         let tenant = project.storeTenant
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw SupabaseError.validation("The identity provider gave no subject") }
         let email = claims["email"]?.stringValue.map { $0.lowercased() }
@@ -60,8 +60,8 @@ enum OAuthSignIn {
             throw SupabaseError(status: .unprocessableContent, code: .signupDisabled, message: "Signups not allowed for this instance")
         }
         let taken = try email.map { try emulator.user(in: tenant, .email($0)) != nil } ?? false
-        return try emulator.createUser(in: tenant, NewUser(email: taken ? nil : email, emailVerified: verified, userMetadata: data,
-                                                           addressIdentities: false, identities: [identity]),
-                                       origin: origin, event: .userSignedUp)
+        return try await AuthHooks(emulator: emulator, project: project).createUser(
+            NewUser(email: taken ? nil : email, emailVerified: verified, userMetadata: data, addressIdentities: false, identities: [identity]),
+            provider: provider, origin: origin)
     }
 }

@@ -16,7 +16,7 @@ struct Otp {
         let (body, project) = try call.bodyAndProject()
         let config = project.config
         if let phone = try body.string("phone"), !phone.isEmpty {
-            return try sms(phone: phone, body: body, call: call, project: project)
+            return try await sms(phone: phone, body: body, call: call, project: project)
         }
         guard let raw = try body.string("email"), !raw.isEmpty else {
             throw SupabaseError.validation("An email address or phone number is required")
@@ -30,7 +30,7 @@ struct Otp {
         if let user = try emulator.user(in: tenant, .email(email)) {
             let kind: Mailer.Kind = user.emailVerifiedAt == nil ? .confirmation : .magicLink
             try mailer.checkFrequency(kind, for: user)
-            try mailer.send(kind, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
+            try await mailer.send(kind, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
             return [:]
         }
         guard createUser else {
@@ -38,10 +38,10 @@ struct Otp {
         }
         if config.disableSignup { throw AuthError.signupDisabled }
         let data = try body.object("data") ?? [:]
-        let user = try emulator.createUser(in: tenant, NewUser(email: email, userMetadata: data,
-                                                               identityData: data.merging(["email_verified": false, "phone_verified": false]) { $1 }),
-                                           origin: origin, event: .userSignedUp)
-        try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
+        let user = try await AuthHooks(emulator: emulator, project: project).createUser(
+            NewUser(email: email, userMetadata: data, identityData: data.merging(["email_verified": false, "phone_verified": false]) { $1 }),
+            provider: "email", origin: origin)
+        try await mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
         return [:]
     }
 }
@@ -49,7 +49,7 @@ struct Otp {
 extension Otp {
     /// `/otp` with a phone: a code by SMS, answered with `{"message_id"}` (`"test-otp"` for
     /// `GOTRUE_SMS_TEST_OTP` numbers, which are not texted).
-    private func sms(phone: String, body: JSONBody, call: Call, project: SupabaseProject) throws -> JSON {
+    private func sms(phone: String, body: JSONBody, call: Call, project: SupabaseProject) async throws -> JSON {
         guard project.config.phoneEnabled else { throw AuthError.providerDisabled("phone") }
         guard let normalized = try Identifiers.phone(phone) else { throw AuthError.invalidPhone }
         let sender = SmsSender(emulator: emulator, project: project)
@@ -60,13 +60,13 @@ extension Otp {
             }
             if project.config.disableSignup { throw AuthError.signupDisabled }
             let data = try body.object("data") ?? [:]
-            user = try emulator.createUser(in: call.tenant, NewUser(phone: normalized, userMetadata: data,
-                                                                    identityData: data.merging(["email_verified": false, "phone_verified": false]) { $1 }),
-                                           origin: call.origin, event: .userSignedUp)
+            user = try await AuthHooks(emulator: emulator, project: project).createUser(
+                NewUser(phone: normalized, userMetadata: data, identityData: data.merging(["email_verified": false, "phone_verified": false]) { $1 }),
+                provider: "phone", origin: call.origin)
         }
         guard let user else { throw AuthError.userNotFound }
         try sender.checkFrequency(for: user)
-        return ["message_id": .string(try sender.sendCode(to: user, origin: call.origin))]
+        return ["message_id": .string(try await sender.sendCode(to: user, origin: call.origin))]
     }
 }
 
@@ -85,7 +85,7 @@ struct Recover {
         guard let user = try emulator.user(in: tenant, .email(email)) else { return [:] }
         let mailer = call.mailer(project)
         try mailer.checkFrequency(.recovery, for: user)
-        try mailer.send(.recovery, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin,
+        try await mailer.send(.recovery, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin,
                         challenge: challenge)
         return [:]
     }
@@ -108,7 +108,7 @@ struct Resend {
             guard let user = try emulator.user(in: tenant, .email(email)), user.emailVerifiedAt == nil else { return [:] }
             let mailer = call.mailer(project)
             try mailer.checkFrequency(.confirmation, for: user)
-            try mailer.send(.confirmation, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
+            try await mailer.send(.confirmation, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
             return [:]
         case "sms":
             guard let phone = try Identifiers.phone(try body.string("phone")) else {
@@ -117,12 +117,12 @@ struct Resend {
             guard let user = try emulator.user(in: tenant, .phone(phone)), user.phoneVerifiedAt == nil else { return [:] }
             let sms = SmsSender(emulator: emulator, project: project)
             try sms.checkFrequency(for: user)
-            return ["message_id": .string(try sms.sendCode(to: user, origin: origin))]
+            return ["message_id": .string(try await sms.sendCode(to: user, origin: origin))]
         case "email_change":
             // The current address names the user; the confirmation goes to the pending one (and the current).
             guard let raw = try body.string("email"), !raw.isEmpty else { throw SupabaseError.validation("Type provided requires an email address") }
             guard let user = try emulator.user(in: tenant, .email(try Validation.email(raw))), let pending = user.pendingEmail else { return [:] }
-            try UpdateUser.sendEmailChange(user, to: pending, call: call, project: project)
+            try await UpdateUser.sendEmailChange(user, to: pending, call: call, project: project)
             return [:]
         case "phone_change":
             guard let phone = try Identifiers.phone(try body.string("phone")) else {
@@ -131,7 +131,7 @@ struct Resend {
             guard let user = try emulator.user(in: tenant, .phone(phone)), let pending = user.pendingPhone else { return [:] }
             let sms = SmsSender(emulator: emulator, project: project)
             try sms.checkFrequency(for: user, address: pending, purpose: .phoneChange)
-            return ["message_id": .string(try sms.sendCode(to: user, address: pending, origin: origin, purpose: .phoneChange))]
+            return ["message_id": .string(try await sms.sendCode(to: user, address: pending, origin: origin, purpose: .phoneChange))]
         default:
             throw SupabaseError.validation("Missing one of these types: signup, email_change, sms, phone_change")
         }

@@ -22,8 +22,9 @@ struct Signup {
                 throw SupabaseError(status: .unprocessableContent, code: .anonymousProviderDisabled, message: "Anonymous sign-ins are disabled")
             }
             try call.checkRequestLimit(.anonymous)
-            let user = try emulator.createUser(in: tenant, NewUser(isAnonymous: true, userMetadata: data), origin: origin, event: .userSignedUp)
-            return try emulator.goTrueSession(for: user, method: "anonymous", project: project, origin: origin)
+            let user = try await AuthHooks(emulator: emulator, project: project).createUser(NewUser(isAnonymous: true, userMetadata: data),
+                                                                                          provider: "anonymous", origin: origin)
+            return try await emulator.goTrueSession(for: user, method: "anonymous", project: project, origin: origin)
         }
         try call.checkRequestLimit(.otp)
         guard let password, !password.isEmpty else { throw SupabaseError.validation("Signup requires a valid password") }
@@ -34,7 +35,7 @@ struct Signup {
                             redirect: Redirects.target(for: request, project: project, emulator: emulator), origin: origin, challenge: challenge)
 
         if let existing = try emulator.user(in: tenant, signup.identifier) {
-            return try signUpExisting(existing, signup, project: project, sender: sender)
+            return try await signUpExisting(existing, signup, project: project, sender: sender)
         }
         let verified = signup.autoconfirm ? signup.verifiedFlag : nil
         var metadata = data
@@ -42,20 +43,21 @@ struct Signup {
         var identityData = data
         identityData["email_verified"] = .bool(verified == "email_verified")
         identityData["phone_verified"] = .bool(verified == "phone_verified")
-        let user = try emulator.createUser(in: tenant, NewUser(
+        let user = try await AuthHooks(emulator: emulator, project: project).createUser(NewUser(
             email: signup.email, phone: signup.phone, password: password, emailVerified: verified == "email_verified",
-            phoneVerified: verified == "phone_verified", userMetadata: metadata, identityData: identityData), origin: origin, event: .userSignedUp)
+            phoneVerified: verified == "phone_verified", userMetadata: metadata, identityData: identityData),
+            provider: signup.phone == nil ? "email" : "phone", origin: origin)
         if signup.autoconfirm {
-            return try emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
+            return try await emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
         }
-        try sender.sendConfirmation(to: user, signup)
+        try await sender.sendConfirmation(to: user, signup)
         return GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: config)
     }
 
     /// GoTrue never reveals that an address is taken when confirmations are on: a confirmed user gets a
     /// made-up user back (new id, no identities); an unconfirmed one gets the confirmation again,
     /// subject to the send cooldown. With autoconfirm on it answers `user_already_exists`.
-    private func signUpExisting(_ user: User, _ signup: Confirmation, project: SupabaseProject, sender: Sender) throws -> JSON {
+    private func signUpExisting(_ user: User, _ signup: Confirmation, project: SupabaseProject, sender: Sender) async throws -> JSON {
         let config = project.config
         let confirmed = signup.phone == nil ? user.emailVerifiedAt != nil : user.phoneVerifiedAt != nil
         if confirmed {
@@ -73,7 +75,7 @@ struct Signup {
             return GoTrueJSON.user(decoy, config: config)
         }
         try sender.checkFrequency(for: user, signup)
-        try sender.sendConfirmation(to: user, signup)
+        try await sender.sendConfirmation(to: user, signup)
         return GoTrueJSON.user(try emulator.requireUser(in: user.tenant, id: user.id), config: config)
     }
 
@@ -107,11 +109,11 @@ struct Signup {
         let origin: RequestOrigin
         let challenge: PKCEChallenge?
 
-        func sendConfirmation(to user: User, _ signup: Confirmation) throws {
+        func sendConfirmation(to user: User, _ signup: Confirmation) async throws {
             if signup.phone != nil {
-                try sms.sendCode(to: user, origin: origin)
+                try await sms.sendCode(to: user, origin: origin)
             } else {
-                try mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
+                try await mailer.send(.confirmation, to: user, redirectTo: redirect, origin: origin, challenge: challenge)
             }
         }
 

@@ -56,6 +56,8 @@ struct SupabaseConfig: Sendable {
     var manualLinkingEnabled: Bool
     /// `GOTRUE_EXTERNAL_IOS_BUNDLE_ID`: an audience Apple ID tokens from the native sheet may carry.
     var iosBundleID: String?
+    /// `GOTRUE_HOOK_<NAME>_*`: the enabled Auth Hooks.
+    var hooks: [AuthHook: AuthHook.Binding]
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -78,7 +80,9 @@ struct SupabaseConfig: Sendable {
     ]
 
     /// Whether Fauxth reads `variable` (the fixed list, or a provider's `GOTRUE_EXTERNAL_<NAME>_*`).
-    static func isKnown(_ variable: String) -> Bool { knownVariables.contains(variable) || ExternalProvider.isKnown(variable) }
+    static func isKnown(_ variable: String) -> Bool {
+        knownVariables.contains(variable) || ExternalProvider.isKnown(variable) || AuthHook.variables.contains(variable)
+    }
 
     init(env: [String: String]) throws {
         let secret = env["GOTRUE_JWT_SECRET"] ?? ""
@@ -136,6 +140,7 @@ struct SupabaseConfig: Sendable {
         })
         manualLinkingEnabled = try Self.bool(env, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", default: false)
         iosBundleID = env["GOTRUE_EXTERNAL_IOS_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
+        hooks = try AuthHook.bindings(env)
         emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))
         smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600))
         rateLimitHeader = env["GOTRUE_RATE_LIMIT_HEADER"].flatMap { $0.isEmpty ? nil : $0 }

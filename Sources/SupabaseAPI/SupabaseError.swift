@@ -69,6 +69,13 @@ struct SupabaseError: Error, Equatable {
         case methodNotAllowed = "method_not_allowed"
         case unexpectedFailure = "unexpected_failure"
         case requestTimeout = "request_timeout"
+        /// A hook's error object with an `http_code` other than 500 (GoTrue's `ErrorCodeUnknown`).
+        case unknown = "unknown"
+        case hookTimeout = "hook_timeout"
+        case hookTimeoutAfterRetry = "hook_timeout_after_retry"
+        case hookPayloadInvalidContentType = "hook_payload_invalid_content_type"
+        case hookPayloadOverSizeLimit = "hook_payload_over_size_limit"
+        case mfaVerificationRejected = "mfa_verification_rejected"
     }
 
     var status: HTTPResponse.Status

@@ -12,10 +12,11 @@ extension SupabaseDialect {
     /// The error codes this dialect raises, which a fault rule's `error` may name.
     public static let errorCodes = Set(SupabaseError.Code.allCases.map(\.rawValue))
 
+    /// Calls of the project's Auth Hooks are operations too (`supabase:hook.custom_access_token`).
     public static let faultOperations: [String] = endpoints.flatMap { endpoint in
         guard endpoint.operation.contains(grantPlaceholder) else { return ["supabase:" + endpoint.operation] }
         return ["password", "refresh_token", "pkce", "id_token"].map { "supabase:" + endpoint.operation.replacingOccurrences(of: grantPlaceholder, with: $0) }
-    }
+    } + AuthHook.allCases.map { HookRequest.operation(.supabase, $0.rawValue) }
 
     /// Stands for the request's `grant_type` in an operation's name.
     static let grantPlaceholder = "{grant_type}"

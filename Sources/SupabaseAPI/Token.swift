@@ -39,7 +39,7 @@ struct Token {
         guard token.count >= 12 else { throw SupabaseError.validation("Refresh token is not valid") }
         let (user, issued) = try emulator.refresh(in: tenant, token: token, policy: project.config.refreshPolicy, origin: origin,
                                                   newToken: Emulator.goTrueRefreshToken)
-        return try emulator.goTrueSessionResponse(issued, userId: user.id, project: project)
+        return try await emulator.goTrueSessionResponse(issued, userId: user.id, project: project, method: "token_refresh", origin: origin)
     }
 
     /// Exchanges the `?code=` an email link redirected with, and the verifier only the client knows.
@@ -52,7 +52,7 @@ struct Token {
         }
         let flow = try emulator.exchangeAuthCode(in: tenant, code: code, verifier: verifier, lifetime: project.config.flowStateExpiry)
         let user = try emulator.requireUser(in: tenant, id: flow.userId)
-        var session = try emulator.goTrueSession(for: user, method: flow.method, project: project, origin: origin)
+        var session = try await emulator.goTrueSession(for: user, method: flow.method, project: project, origin: origin)
         // An OAuth flow hands over the provider's access token with the session, as GoTrue's does.
         if let providerToken = flow.providerToken, case .object(var fields) = session {
             fields["provider_token"] = .string(providerToken)
@@ -107,8 +107,8 @@ struct Token {
             }
             target = try Authentication(emulator: emulator).require(call.request, project: project).user.id
         }
-        let user = try OAuthSignIn.user(for: claims, provider: name, project: project, emulator: emulator, origin: origin, linkingTarget: target)
-        return try emulator.goTrueSession(for: user, method: "oauth", project: project, origin: origin)
+        let user = try await OAuthSignIn.user(for: claims, provider: name, project: project, emulator: emulator, origin: origin, linkingTarget: target)
+        return try await emulator.goTrueSession(for: user, method: "oauth", project: project, origin: origin)
     }
 
     /// Email or phone plus password. An unconfirmed email is refused with `email_not_confirmed`.
@@ -125,8 +125,14 @@ struct Token {
         } else {
             throw AuthError.invalidCredentials
         }
+        // The password verification attempt hook hears about every attempt on a known, unbanned user, right
+        // password or not, and may reject it before GoTrue's own answer.
+        let hooks = AuthHooks(emulator: emulator, project: project)
+        if hooks.enabled(.passwordVerificationAttempt), let found = try emulator.user(in: tenant, identifier), !found.isBanned(at: emulator.clock.now) {
+            try await hooks.passwordAttempt(userId: found.id, valid: try emulator.checkPassword(password, in: tenant, userId: found.id), origin: origin)
+        }
         let user = try emulator.authenticate(in: tenant, PasswordSignIn(identifier: identifier, password: password, requireVerified: true),
                                              origin: origin)
-        return try emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
+        return try await emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
     }
 }

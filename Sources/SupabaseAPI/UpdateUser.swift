@@ -53,8 +53,8 @@ struct UpdateUser {
             try emulator.revokeSessions(in: call.tenant, userId: user.id, .allExcept(caller.session.id), reason: "password_changed", origin: call.origin)
         }
         var result = updated
-        if let changedEmail { result = try changeEmail(result, to: changedEmail, call: call, project: project) }
-        if let changedPhone { result = try changePhone(result, to: changedPhone, call: call, project: project) }
+        if let changedEmail { result = try await changeEmail(result, to: changedEmail, call: call, project: project) }
+        if let changedPhone { result = try await changePhone(result, to: changedPhone, call: call, project: project) }
         return GoTrueJSON.user(result, config: project.config)
     }
 
@@ -76,14 +76,14 @@ struct UpdateUser {
 
     /// With SMS autoconfirm the number changes at once; otherwise it waits as `new_phone` while the new
     /// number gets a `phone_change` code for `/verify`.
-    private func changePhone(_ user: User, to phone: String, call: Call, project: SupabaseProject) throws -> User {
+    private func changePhone(_ user: User, to phone: String, call: Call, project: SupabaseProject) async throws -> User {
         if project.config.phoneAutoconfirm {
             return try emulator.confirmAddressChange(in: call.tenant, userId: user.id, channel: .sms, address: phone, origin: call.origin)
         }
         let sms = SmsSender(emulator: emulator, project: project)
         try sms.checkFrequency(for: user, address: phone, purpose: .phoneChange)
         try emulator.setPendingPhone(in: call.tenant, userId: user.id, phone)
-        try sms.sendCode(to: user, address: phone, origin: call.origin, purpose: .phoneChange)
+        try await sms.sendCode(to: user, address: phone, origin: call.origin, purpose: .phoneChange)
         return try emulator.requireUser(in: call.tenant, id: user.id)
     }
 
@@ -91,24 +91,24 @@ struct UpdateUser {
     /// else waits with it as `new_email` while a confirmation goes to the new address and, with secure
     /// email change (GoTrue's default), to the current one too; `/verify` type `email_change` applies it
     /// once every link is used.
-    private func changeEmail(_ user: User, to email: String, call: Call, project: SupabaseProject) throws -> User {
+    private func changeEmail(_ user: User, to email: String, call: Call, project: SupabaseProject) async throws -> User {
         if project.config.mailerAutoconfirm, user.isAnonymous {
             return try emulator.confirmAddressChange(in: call.tenant, userId: user.id, channel: .email, address: email, origin: call.origin)
         }
         try emulator.setPendingEmail(in: call.tenant, userId: user.id, email)
-        try Self.sendEmailChange(user, to: email, call: call, project: project)
+        try await Self.sendEmailChange(user, to: email, call: call, project: project)
         return try emulator.requireUser(in: call.tenant, id: user.id)
     }
 
     /// The confirmation of a pending email change (GoTrue's `sendEmailChange`): to the new address and,
     /// with secure email change, to the current one, under `GOTRUE_SMTP_MAX_FREQUENCY`.
-    static func sendEmailChange(_ user: User, to email: String, call: Call, project: SupabaseProject) throws {
+    static func sendEmailChange(_ user: User, to email: String, call: Call, project: SupabaseProject) async throws {
         let mailer = call.mailer(project)
         try mailer.checkFrequency(.emailChange, for: user, address: email)
         let redirect = Redirects.target(for: call.request, project: project, emulator: call.emulator)
-        try mailer.send(.emailChange, to: user, address: email, redirectTo: redirect, origin: call.origin)
+        try await mailer.send(.emailChange, to: user, address: email, redirectTo: redirect, origin: call.origin)
         if project.config.secureEmailChange, let current = user.email {
-            try mailer.send(.emailChange, to: user, address: current, redirectTo: redirect, origin: call.origin)
+            try await mailer.send(.emailChange, to: user, address: current, redirectTo: redirect, origin: call.origin)
         }
     }
 }
@@ -116,16 +116,16 @@ struct UpdateUser {
 /// `GET /reauthenticate`: a code by email (or SMS for phone-only users) that a password update then
 /// presents as `nonce`.
 enum Reauthenticate {
-    static func handle(_ call: Call) throws -> JSON {
+    static func handle(_ call: Call) async throws -> JSON {
         let project = try call.project()
         let caller = try Authentication(emulator: call.emulator).require(call.request, project: project)
         let user = caller.user
         if user.email != nil {
             let mailer = call.mailer(project)
             try mailer.checkFrequency(.reauthentication, for: user)
-            try mailer.send(.reauthentication, to: user, redirectTo: project.config.siteURL, origin: call.origin)
+            try await mailer.send(.reauthentication, to: user, redirectTo: project.config.siteURL, origin: call.origin)
         } else if user.phone != nil {
-            try SmsSender(emulator: call.emulator, project: project).sendCode(to: user, origin: call.origin, purpose: .reauthentication)
+            try await SmsSender(emulator: call.emulator, project: project).sendCode(to: user, origin: call.origin, purpose: .reauthentication)
         } else {
             throw SupabaseError(status: .badRequest, code: .validationFailed, message: "Reauthentication requires an email or a phone number")
         }

@@ -51,7 +51,7 @@ struct Verify {
         do {
             switch try complete(proof, purposes: purposes, project: project, origin: origin) {
             case .signIn(let user):
-                return try emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
+                return try await emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
             case .awaitingOtherLink:
                 return ["msg": .string(Self.otherLinkPending), "code": "200"]
             }
@@ -60,7 +60,7 @@ struct Verify {
         }
     }
 
-    func get(_ call: Call) throws -> Response {
+    func get(_ call: Call) async throws -> Response {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let project = try call.project()
         let redirect = Redirects.target(for: request, project: project, emulator: emulator)
@@ -79,7 +79,7 @@ struct Verify {
                 // PKCE: the app exchanges this code with its verifier (`grant_type=pkce`).
                 location = redirect + (redirect.contains("?") ? "&" : "?") + Self.formEncode([("code", code)])
             } else {
-                let session = try emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
+                let session = try await emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
                 var fragment = ["access_token", "expires_at", "expires_in", "refresh_token", "token_type"].map { key in
                     (key, session[key].map { $0.stringValue ?? $0.serialized() } ?? "")
                 }

@@ -28,7 +28,8 @@ extension Emulator {
         let body = [outgoing.subject ?? "", outgoing.text, outgoing.html ?? ""].joined(separator: "\n")
         let codes = outgoing.codes.isEmpty ? LinkExtractor.codes(in: outgoing.text) : outgoing.codes
         let links = LinkExtractor.links(in: body)
-        let status: DeliveryStatus = outgoing.suppressedReason == nil ? .sent : .suppressed
+        let status: DeliveryStatus = outgoing.suppressedReason != nil ? .suppressed : outgoing.handedTo != nil ? .hook : .sent
+        let reason = outgoing.suppressedReason ?? outgoing.handedTo.map { "handed to \($0)" }
         let message = try db.withConnection { c in
             try c.run("""
                 INSERT INTO messages (id, tenant, channel, recipient, sender, subject, text, html, purpose, codes, links, status, reason, created_at)
@@ -36,7 +37,7 @@ extension Emulator {
                 """, [.text(id), .text(outgoing.tenant), .text(outgoing.channel.rawValue), .text(outgoing.to), .text(outgoing.from),
                       SQLValue(outgoing.subject), .text(outgoing.text), SQLValue(outgoing.html), .text(outgoing.purpose.rawValue),
                       SQLValue(JSON.array(codes.map(JSON.string))), SQLValue(JSON.array(links.map(JSON.string))),
-                      .text(status.rawValue), SQLValue(outgoing.suppressedReason), SQLValue(clock.now)])
+                      .text(status.rawValue), SQLValue(reason), SQLValue(clock.now)])
             try c.trimHistory("messages", keep: retention.messages)
             return try c.first("SELECT * FROM messages WHERE id = ?", [.text(id)]).map(Message.init(row:))
         }
@@ -44,9 +45,9 @@ extension Emulator {
         feed.publish(.message(message))
         // A link in a message that opens an app is a deep link the app would be opened with.
         for link in links { _ = try? captureIfAppLink(link, tenant: outgoing.tenant, source: "message", userId: userId) }
-        record(status == .sent ? .messageSent : .messageSuppressed, tenant: outgoing.tenant, userId: userId,
+        record(status == .suppressed ? .messageSuppressed : .messageSent, tenant: outgoing.tenant, userId: userId,
                detail: ["message_id": .string(id), "channel": .string(outgoing.channel.rawValue), "to": .string(outgoing.to),
-                        "purpose": .string(outgoing.purpose.rawValue), "reason": JSON(outgoing.suppressedReason)])
+                        "purpose": .string(outgoing.purpose.rawValue), "reason": JSON(reason), "status": .string(status.rawValue)])
         return message
     }
 

@@ -23,6 +23,9 @@ public enum MessagePurpose: String, Sendable, Codable, CaseIterable {
 /// Whether the message would have reached its recipient.
 public enum DeliveryStatus: String, Sendable, Codable {
     case sent, suppressed
+    /// Handed to the app's own sending hook (Supabase's send email/SMS hook, Cognito's custom sender),
+    /// which delivers it instead of the vendor.
+    case hook
 }
 
 /// An outbox entry: an email or SMS the real service would have sent, kept with what is in it.
@@ -80,10 +83,13 @@ public struct OutgoingMessage: Sendable {
     public var codes: [String]
     /// Set to keep the message but mark it not sent, with why.
     public var suppressedReason: String?
+    /// Set when the app's own hook delivers the message instead of the vendor: which hook, and where.
+    public var handedTo: String?
 
     public init(tenant: String, channel: Channel, to: String, from: String, subject: String? = nil, text: String,
-                html: String? = nil, purpose: MessagePurpose, codes: [String] = [], suppressedReason: String? = nil) {
+                html: String? = nil, purpose: MessagePurpose, codes: [String] = [], suppressedReason: String? = nil, handedTo: String? = nil) {
         self.tenant = tenant; self.channel = channel; self.to = to; self.from = from; self.subject = subject
         self.text = text; self.html = html; self.purpose = purpose; self.codes = codes; self.suppressedReason = suppressedReason
+        self.handedTo = handedTo
     }
 }
