@@ -94,7 +94,7 @@ def test_admin_create_user_calls_pre_sign_up_as_admin_create_user(cognito, hook_
 
 def test_a_trigger_that_times_out_is_an_unexpected_lambda_exception(cognito, hook_server):
     pool_id, client_id = pool_with(cognito, {"PreSignUp": hook_server.url})
-    rule = {"match": {"operations": ["cognito:hook.PreSignUp"]}, "effect": {"error": "timeout_error"}}
+    rule = {"match": {"operation": "cognito:hook.PreSignUp"}, "effect": {"type": "error", "error": "timeout_error"}}
     assert cognito.fauxth.control("POST", "/faults", json=rule).status_code in (200, 201)
     try:
         email = cognito_email("slow")
