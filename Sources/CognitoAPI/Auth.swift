@@ -32,16 +32,27 @@ enum Auth {
         guard client.allows(needed) else { throw CognitoError.invalid("\(flowName) flow not enabled for this client") }
         let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin)
         if flowName == "REFRESH_TOKEN_AUTH" || flowName == "REFRESH_TOKEN" {
-            return try refresh(call, flow: flow, parameters: parameters)
+            return try await refresh(call, flow: flow, parameters: parameters)
         }
-        guard flowName != "CUSTOM_AUTH" else {
+        let triggers = call.triggers(pool)
+        guard flowName != "CUSTOM_AUTH" || triggers.isSet("DefineAuthChallenge") else {
             throw CognitoError(.notAuthorized, "Custom auth lambda trigger is not configured for the user pool.")
         }
         guard let name = parameters["USERNAME"], !name.isEmpty else { throw CognitoError.invalid("Missing required parameter USERNAME") }
         try call.checkSecretHash(parameters["SECRET_HASH"], usernames: [name], client: client)
-        let user = try flow.user(named: name)
+        let validationData = try call.body.attributes("ValidationData")
+        var found = try CognitoUsers.find(name, pool: pool, emulator: call.emulator)
+        if found == nil, ["USER_PASSWORD_AUTH", "ADMIN_USER_PASSWORD_AUTH", "ADMIN_NO_SRP_AUTH"].contains(flowName),
+           let password = parameters["PASSWORD"], !password.isEmpty {
+            found = try await migrate(name, password: password, call: call, triggers: triggers, client: client, validationData: validationData)
+        }
+        let user = try found ?? flow.user(named: name)
+        try await triggers.preAuthentication(user: user, userName: name, clientId: client.id, validationData: validationData,
+                                             clientMetadata: call.clientMetadata)
         let step: SignInStep
         switch flowName {
+        case "CUSTOM_AUTH":
+            step = try await CustomAuth(flow: flow, triggers: triggers, clientMetadata: call.clientMetadata).start(user, srpA: parameters["SRP_A"])
         case "USER_SRP_AUTH":
             guard let srpA = parameters["SRP_A"], !srpA.isEmpty else { throw CognitoError.invalid("Missing required parameter SRP_A") }
             step = try flow.startSRP(user, srpA: srpA)
@@ -51,7 +62,23 @@ enum Auth {
             guard let password = parameters["PASSWORD"], !password.isEmpty else { throw CognitoError.invalid("Missing required parameter PASSWORD") }
             step = try flow.password(user, password)
         }
-        return try answer(step, flow: flow, call: call)
+        return try await answer(step, flow: flow, call: call)
+    }
+
+    /// `UserMigration_Authentication`: a user the pool lacks, brought in by the migration function with the
+    /// password they signed in with. A function that does not know them leaves them unknown.
+    static func migrate(_ name: String, password: String, call: CognitoCall, triggers: LambdaTriggers, client: CognitoClient,
+                        validationData: [(name: String, value: String)]) async throws -> User? {
+        guard let migration = try await triggers.userMigration(source: "UserMigration_Authentication", userName: name, password: password,
+                                                               clientId: client.id, validationData: validationData,
+                                                               clientMetadata: call.clientMetadata) else {
+            guard !triggers.isSet("UserMigration") || client.preventUserExistenceErrors else {
+                throw CognitoError(.userNotFound, "Exception migrating user in app client \(client.id)")
+            }
+            return nil
+        }
+        try CognitoMailer.checkPassword(password, pool: triggers.pool)
+        return try triggers.createMigrated(migration, userName: name, password: password)
     }
 
     static func respond(_ call: CognitoCall) async throws -> JSON {
@@ -73,18 +100,34 @@ enum Auth {
         }
         try call.checkSecretHash(responses["SECRET_HASH"], usernames: [responses["USERNAME"]].compactMap { $0 } + userNames, client: client)
         let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin)
-        let step = name == "PASSWORD_VERIFIER" ? try flow.verifySRP(session, responses: responses)
-            : try flow.respond(name, session: session, responses: responses)
-        return try answer(step, flow: flow, call: call)
+        let custom = CustomAuth(flow: flow, triggers: call.triggers(pool), clientMetadata: call.clientMetadata)
+        let step: SignInStep
+        switch name {
+        case "PASSWORD_VERIFIER" where session.data[CustomAuth.historyKey] != nil:
+            step = try await custom.passwordVerified(session, responses: responses)
+        case "PASSWORD_VERIFIER":
+            step = try flow.verifySRP(session, responses: responses)
+        case "CUSTOM_CHALLENGE":
+            step = try await custom.respond(session, responses: responses)
+        default:
+            step = try flow.respond(name, session: session, responses: responses)
+        }
+        return try await answer(step, flow: flow, call: call,
+                                source: name == "NEW_PASSWORD_REQUIRED" ? "TokenGeneration_NewPasswordChallenge" : "TokenGeneration_Authentication")
     }
 
-    /// A step as `InitiateAuth` answers it: `AuthenticationResult`, or `ChallengeName` with its
+    /// A step as `InitiateAuth` answers it: `AuthenticationResult` (after the post authentication and pre
+    /// token generation triggers, the latter's event from `source`), or `ChallengeName` with its
     /// parameters and `Session`.
-    static func answer(_ step: SignInStep, flow: SignInFlow, call: CognitoCall) throws -> JSON {
+    static func answer(_ step: SignInStep, flow: SignInFlow, call: CognitoCall, source: String = "TokenGeneration_Authentication") async throws -> JSON {
         switch step {
         case .signedIn(let user, let firstFactor, let mfa):
+            let triggers = call.triggers(flow.pool)
+            let overrides = try await triggers.preTokenGeneration(source: source, user: user, clientId: flow.client.id, scopes: [CognitoTokens.adminScope],
+                                                                  clientMetadata: call.clientMetadata)
+            try await triggers.postAuthentication(user: user, clientId: flow.client.id, clientMetadata: call.clientMetadata)
             let (minted, refreshToken) = try CognitoTokens.issue(user, pool: flow.pool, client: flow.client, firstFactor: firstFactor, mfa: mfa,
-                                                                 baseURL: call.baseURL, emulator: call.emulator, origin: call.origin)
+                                                                 baseURL: call.baseURL, emulator: call.emulator, origin: call.origin, overrides: overrides)
             return ["ChallengeParameters": [:], "AuthenticationResult": CognitoTokens.authenticationResult(minted, refreshToken: refreshToken)]
         case .challenge(let name, let parameters, let session):
             var answer: [String: JSON] = ["ChallengeName": .string(name), "ChallengeParameters": .object(parameters.mapValues(JSON.string)),
@@ -97,7 +140,7 @@ enum Auth {
     }
 
     /// `REFRESH_TOKEN_AUTH`: new access and ID tokens for the same session; the refresh token stays.
-    static func refresh(_ call: CognitoCall, flow: SignInFlow, parameters: [String: String]) throws -> JSON {
+    static func refresh(_ call: CognitoCall, flow: SignInFlow, parameters: [String: String]) async throws -> JSON {
         guard let token = parameters["REFRESH_TOKEN"], !token.isEmpty else { throw CognitoError.invalid("Missing required parameter REFRESH_TOKEN") }
         if flow.client.secret != nil {
             // The hash is over the user's internal username, which only the token's session knows.
@@ -106,8 +149,9 @@ enum Auth {
             try call.checkSecretHash(parameters["SECRET_HASH"], usernames: names, client: flow.client)
         }
         let (user, session) = try CognitoTokens.continueSession(token, pool: flow.pool, client: flow.client, emulator: call.emulator, origin: call.origin)
+        let overrides = try await refreshOverrides(call, pool: flow.pool, client: flow.client, user: user, session: session)
         let minted = try CognitoTokens.mint(user: user, pool: flow.pool, client: flow.client, session: session, baseURL: call.baseURL,
-                                            emulator: call.emulator)
+                                            emulator: call.emulator, overrides: overrides)
         return ["ChallengeParameters": [:], "AuthenticationResult": CognitoTokens.authenticationResult(minted, refreshToken: nil)]
     }
 
@@ -129,7 +173,17 @@ enum Auth {
             (user, session) = try CognitoTokens.continueSession(token, pool: pool, client: client, emulator: call.emulator, origin: call.origin)
             rotated = nil
         }
-        let minted = try CognitoTokens.mint(user: user, pool: pool, client: client, session: session, baseURL: call.baseURL, emulator: call.emulator)
+        let overrides = try await refreshOverrides(call, pool: pool, client: client, user: user, session: session)
+        let minted = try CognitoTokens.mint(user: user, pool: pool, client: client, session: session, baseURL: call.baseURL, emulator: call.emulator,
+                                            overrides: overrides)
         return ["AuthenticationResult": CognitoTokens.authenticationResult(minted, refreshToken: rotated)]
+    }
+
+    /// `TokenGeneration_RefreshTokens`: the pre token generation function sees every refresh too.
+    static func refreshOverrides(_ call: CognitoCall, pool: CognitoPool, client: CognitoClient, user: User,
+                                 session: Session) async throws -> LambdaTriggers.TokenOverrides? {
+        let scopes = (session.claims["scope"]?.stringValue ?? CognitoTokens.adminScope).split(separator: " ").map(String.init)
+        return try await call.triggers(pool).preTokenGeneration(source: "TokenGeneration_RefreshTokens", user: user, clientId: client.id, scopes: scopes,
+                                                                clientMetadata: call.clientMetadata)
     }
 }

@@ -10,11 +10,16 @@ final class CognitoPools: Sendable {
     let emulator: Emulator
     /// Sign-in sessions already used.
     let replays = SessionReplays()
+    /// Where Lambda ARNs are invoked (`--lambda-endpoint`), for pools that name no endpoint of their own.
+    let lambdaEndpoint: String?
     /// Pool resources (clients, groups, domains…) live in the pool's settings; changes to them are
     /// read-modify-write, so they take turns.
     private let writes = Mutex(())
 
-    init(emulator: Emulator) { self.emulator = emulator }
+    init(emulator: Emulator, lambdaEndpoint: String? = nil) {
+        self.emulator = emulator
+        self.lambdaEndpoint = lambdaEndpoint
+    }
 
     /// Changes a pool's settings in place.
     @discardableResult
@@ -85,15 +90,19 @@ struct CognitoCall: Sendable {
     /// `ForgotPassword` and `ResendConfirmationCode`: sends the code to the user `Username` names and
     /// answers its `CodeDeliveryDetails`; for an unknown user, a made-up delivery when the client hides
     /// which users exist (`PreventUserExistenceErrors`), else `UserNotFoundException`.
-    func deliverCode(_ send: (User, CognitoPool) throws -> JSON) throws -> JSON {
+    /// `migrate` may bring in a user the pool lacks (the `UserMigration` trigger) first.
+    func deliverCode(migrate: ((String, CognitoPool, CognitoClient) async throws -> User?)? = nil,
+                     _ send: (User, CognitoPool, CognitoClient) async throws -> JSON) async throws -> JSON {
         let (pool, client) = try poolAndClient()
         let username = try body.required("Username")
         try checkSecretHash(try body.string("SecretHash"), usernames: [username], client: client)
-        guard let user = try CognitoUsers.find(username, pool: pool, emulator: emulator) else {
+        var found = try CognitoUsers.find(username, pool: pool, emulator: emulator)
+        if found == nil, let migrate { found = try await migrate(username, pool, client) }
+        guard let user = found else {
             guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
             return ["CodeDeliveryDetails": CognitoUsers.simulatedDelivery(username)]
         }
-        return ["CodeDeliveryDetails": try send(user, pool)]
+        return ["CodeDeliveryDetails": try await send(user, pool, client)]
     }
 
     /// `SECRET_HASH` (`base64(HMAC-SHA256(secret, username ‖ clientId))`), required and checked in

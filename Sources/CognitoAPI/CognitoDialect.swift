@@ -16,10 +16,13 @@ public struct CognitoDialect: Sendable {
     /// The fake providers federated sign-in goes through.
     let identityProviders: FakeIdentityProviders?
 
-    /// - Parameter page: the text of a file under `web/` (the hosted UI's templates).
-    public init(emulator: Emulator, page: @escaping @Sendable (String) -> String?, identityProviders: FakeIdentityProviders? = nil) {
+    /// - Parameters:
+    ///   - page: the text of a file under `web/` (the hosted UI's templates).
+    ///   - lambdaEndpoint: where triggers given as Lambda ARNs are invoked (`--lambda-endpoint`).
+    public init(emulator: Emulator, page: @escaping @Sendable (String) -> String?, identityProviders: FakeIdentityProviders? = nil,
+                lambdaEndpoint: String? = nil) {
         self.emulator = emulator
-        self.pools = CognitoPools(emulator: emulator)
+        self.pools = CognitoPools(emulator: emulator, lambdaEndpoint: lambdaEndpoint)
         self.pages = LoginPages(page: page)
         self.identityProviders = identityProviders
     }

@@ -37,6 +37,9 @@ struct CognitoError: Error, Equatable {
         case requestTimeout = "RequestTimeoutException"
         case unknownOperation = "UnknownOperationException"
         case serialization = "SerializationException"
+        case userLambdaValidation = "UserLambdaValidationException"
+        case invalidLambdaResponse = "InvalidLambdaResponseException"
+        case unexpectedLambda = "UnexpectedLambdaException"
     }
 
     var kind: Kind

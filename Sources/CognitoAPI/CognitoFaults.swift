@@ -13,6 +13,7 @@ extension CognitoDialect {
 
     public static let faultOperations: [String] = CognitoAction.allCases.map { "cognito:" + $0.rawValue }
         + HostedUI.routes.map { "cognito:" + $0.operation }
+        + LambdaTriggers.points.map { HookRequest.operation(.cognito, $0) }
 
     /// A JSON 1.1 call in auth terms: the action `X-Amz-Target` names (any name after its last dot, as
     /// before; a rule may only name the actions Fauxth serves), and the pool, user and client the body

@@ -31,9 +31,17 @@ struct CognitoMailer {
 
     /// Sends a code to `destination` (an email or an E.164 number); answers its `CodeDeliveryDetails`.
     @discardableResult
-    func send(_ kind: Kind, to destination: String, user: User, origin: RequestOrigin = RequestOrigin()) throws -> JSON {
+    /// `text` is what a custom message function wrote instead of the pool's templates.
+    func send(_ kind: Kind, to destination: String, user: User, origin: RequestOrigin = RequestOrigin(),
+              text custom: LambdaTriggers.CustomText? = nil) throws -> JSON {
         let channel: Channel = destination.contains("@") ? .email : .sms
-        let (subject, template) = self.template(kind, channel: channel)
+        var (subject, template) = self.template(kind, channel: channel)
+        if channel == .email {
+            subject = custom?.emailSubject ?? subject
+            template = custom?.emailMessage ?? template
+        } else {
+            template = custom?.smsMessage ?? template
+        }
         // Codes a user can ask for again count per recipient (Cognito's LimitExceededException on
         // resends); sign-in and MFA codes only against the pool's sending quota.
         try emulator.admitSend(OutgoingMessage(tenant: pool.id, channel: channel, to: destination, from: channel == .email ? sender : "AWS",
@@ -59,13 +67,15 @@ struct CognitoMailer {
     }
 
     /// `AdminCreateUser`'s invitation with the temporary password.
-    func invite(_ user: User, username: String, temporaryPassword: String, channels: [Channel]) {
+    func invite(_ user: User, username: String, temporaryPassword: String, channels: [Channel], text custom: LambdaTriggers.CustomText? = nil) {
         let template = pool.pool["AdminCreateUserConfig"]?["InviteMessageTemplate"]
         for channel in channels {
             guard let destination = channel == .email ? user.email : user.phone else { continue }
-            let text = channel == .email ? (template?["EmailMessage"]?.stringValue ?? "Your username is {username} and temporary password is {####}. ")
-                : (template?["SMSMessage"]?.stringValue ?? "Your username is {username} and temporary password is {####}. ")
-            deliverText(text.replacingOccurrences(of: "{username}", with: username), subject: template?["EmailSubject"]?.stringValue ?? "Your temporary password",
+            let text = channel == .email
+                ? (custom?.emailMessage ?? template?["EmailMessage"]?.stringValue ?? "Your username is {username} and temporary password is {####}. ")
+                : (custom?.smsMessage ?? template?["SMSMessage"]?.stringValue ?? "Your username is {username} and temporary password is {####}. ")
+            deliverText(text.replacingOccurrences(of: "{username}", with: username),
+                        subject: custom?.emailSubject ?? template?["EmailSubject"]?.stringValue ?? "Your temporary password",
                         code: temporaryPassword, to: destination, channel: channel, purpose: .invite, user: user)
         }
     }

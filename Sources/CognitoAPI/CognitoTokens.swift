@@ -42,7 +42,9 @@ enum CognitoTokens {
     }
 
     /// Access and ID tokens for a session.
-    static func mint(user: User, pool: CognitoPool, client: CognitoClient, session: Session, baseURL: String, emulator: Emulator) throws -> Minted {
+    /// `overrides` are a pre token generation function's changes.
+    static func mint(user: User, pool: CognitoPool, client: CognitoClient, session: Session, baseURL: String, emulator: Emulator,
+                     overrides: LambdaTriggers.TokenOverrides? = nil) throws -> Minted {
         let now = Int(emulator.clock.now.timeIntervalSince1970)
         let issuer = pool.issuer(baseURL: baseURL)
         let scope = session.claims["scope"]?.stringValue ?? adminScope
@@ -55,6 +57,13 @@ enum CognitoTokens {
             "username": .string(CognitoUsers.username(user, pool: pool)), "version": 2,
         ]
         if !groups.isEmpty { access["cognito:groups"] = .array(groups.map(JSON.string)) }
+        if let overrides {
+            LambdaTriggers.TokenOverrides.apply(overrides.accessClaims, suppress: overrides.accessSuppressed, to: &access)
+            if let groups = overrides.groups { access["cognito:groups"] = groups.isEmpty ? nil : .array(groups.map(JSON.string)) }
+            var scopes = scope.split(separator: " ").map(String.init).filter { !overrides.scopesToSuppress.contains($0) }
+            for added in overrides.scopesToAdd where !scopes.contains(added) { scopes.append(added) }
+            access["scope"] = .string(scopes.joined(separator: " "))
+        }
         let accessToken = try JWS.sign(access, with: try key(pool, "access", emulator: emulator), extraHeader: [:])
         guard session.claims["no_id_token"] == nil else { return Minted(accessToken: accessToken, idToken: nil, expiresIn: Int(client.accessTokenLifetime)) }
         var id: [String: JSON] = [:]
@@ -75,6 +84,12 @@ enum CognitoTokens {
         ]) { $1 }
         if !groups.isEmpty { id["cognito:groups"] = .array(groups.map(JSON.string)) }
         id["nonce"] = session.claims["nonce"]
+        if let overrides {
+            LambdaTriggers.TokenOverrides.apply(overrides.idClaims, suppress: overrides.idSuppressed, to: &id)
+            if let groups = overrides.groups { id["cognito:groups"] = groups.isEmpty ? nil : .array(groups.map(JSON.string)) }
+            if let roles = overrides.roles, !roles.isEmpty { id["cognito:roles"] = .array(roles.map(JSON.string)) }
+            if let role = overrides.preferredRole { id["cognito:preferred_role"] = .string(role) }
+        }
         if session.claims["oauth"] == true {
             // The left half of the access token's SHA-256, base64url (OpenID Connect Core 3.1.3.6).
             id["at_hash"] = .string(Base64URL.encode(Array(SHA256.hash(data: Array(accessToken.utf8)).prefix(16))))
@@ -99,11 +114,12 @@ enum CognitoTokens {
     /// Opens a session for a signed-in user and mints its first tokens.
     static func issue(_ user: User, pool: CognitoPool, client: CognitoClient, firstFactor: String, mfa: String?, scope: String = adminScope,
                       nonce: String? = nil, oauth: Bool = false, baseURL: String, emulator: Emulator,
-                      origin: RequestOrigin) throws -> (Minted, refreshToken: String) {
+                      origin: RequestOrigin, overrides: LambdaTriggers.TokenOverrides? = nil) throws -> (Minted, refreshToken: String) {
         let issued = try emulator.startSession(for: user, aal: mfa == nil ? "aal1" : "aal2", method: firstFactor, origin: origin,
                                                claims: sessionClaims(client: client, scope: scope, emulator: emulator, nonce: nonce, oauth: oauth),
                                                refreshToken: newRefreshToken)
-        return (try mint(user: user, pool: pool, client: client, session: issued.session, baseURL: baseURL, emulator: emulator), issued.refreshToken)
+        return (try mint(user: user, pool: pool, client: client, session: issued.session, baseURL: baseURL, emulator: emulator, overrides: overrides),
+                issued.refreshToken)
     }
 
     /// `AuthenticationResult`: the tokens, `Bearer`, and the access token's lifetime in seconds.

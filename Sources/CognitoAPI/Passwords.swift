@@ -6,14 +6,27 @@ import HTTPSupport
 /// `AdminResetUserPassword`.
 enum Passwords {
     static func forgot(_ call: CognitoCall) async throws -> JSON {
-        try call.deliverCode { user, pool in try sendResetCode(user, pool: pool, emulator: call.emulator, origin: call.origin) }
+        try await call.deliverCode(migrate: { username, pool, client in
+            // A user the pool lacks may be one a migration function knows (without a password: it must reset it).
+            let triggers = call.triggers(pool)
+            guard let migration = try await triggers.userMigration(source: "UserMigration_ForgotPassword", userName: username, password: nil,
+                                                                   clientId: client.id, validationData: [], clientMetadata: call.clientMetadata) else { return nil }
+            return try triggers.createMigrated(migration, userName: username, password: nil)
+        }) { user, pool, client in
+            try call.emulator.checkCanSignIn(user, stage: .recovery, origin: call.origin)
+            _ = try recoveryDestination(user, pool: pool)
+            let text = try await call.triggers(pool).customMessage(source: "CustomMessage_ForgotPassword", user: user, clientId: client.id,
+                                                                   clientMetadata: call.clientMetadata)
+            return try sendResetCode(user, pool: pool, emulator: call.emulator, origin: call.origin, text: text)
+        }
     }
 
     /// A reset code to the user's recovery address; its `CodeDeliveryDetails`.
-    static func sendResetCode(_ user: User, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin) throws -> JSON {
+    static func sendResetCode(_ user: User, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin,
+                              text: LambdaTriggers.CustomText? = nil) throws -> JSON {
         try emulator.checkCanSignIn(user, stage: .recovery, origin: origin)
         let destination = try recoveryDestination(user, pool: pool)
-        return try CognitoMailer(emulator: emulator, pool: pool).send(.forgotPassword, to: destination, user: user, origin: origin)
+        return try CognitoMailer(emulator: emulator, pool: pool).send(.forgotPassword, to: destination, user: user, origin: origin, text: text)
     }
 
     /// Where a reset code goes: the first of the pool's recovery mechanisms the user has verified.
@@ -36,6 +49,11 @@ enum Passwords {
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
         let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
         try reset(user, code: code, password: password, pool: pool, emulator: call.emulator, origin: call.origin)
+        let triggers = call.triggers(pool)
+        if triggers.isSet("PostConfirmation"), let user = try call.emulator.user(in: pool.id, id: user.id) {
+            try await triggers.postConfirmation(source: "PostConfirmation_ConfirmForgotPassword", user: user, clientId: client.id,
+                                                clientMetadata: call.clientMetadata)
+        }
         return [:]
     }
 

@@ -23,6 +23,7 @@ enum PoolAdmin {
         var pool = call.body.fields.filter { $0.key != "PoolName" }
         pool["Schema"] = .array(try (call.body["Schema"]?.arrayValue ?? []).enumerated().map { try PoolSchema.checked($1, index: $0 + 1, list: "schema") })
         try checkMFAMode(call.body["MfaConfiguration"])
+        try LambdaTriggers.check(call.body["LambdaConfig"])
         pool = withDefaults(pool)
         let now = call.emulator.clock.now.timeIntervalSince1970
         pool["CreationDate"] = .double(now)
@@ -95,6 +96,7 @@ enum PoolAdmin {
     static func update(_ call: CognitoCall) async throws -> JSON {
         let poolId = try call.body.required("UserPoolId")
         try checkMFAMode(call.body["MfaConfiguration"])
+        try LambdaTriggers.check(call.body["LambdaConfig"])
         try call.pools.update(poolId) { settings in
             var pool = (settings["pool"]?.objectValue ?? [:]).filter { !updatable.contains($0.key) }
             pool.merge(call.body.fields.filter { updatable.contains($0.key) }) { $1 }

@@ -74,7 +74,8 @@ struct SignInFlow {
 
     /// The answer to `PASSWORD_VERIFIER`: the client's HMAC over the pool name, its user id, the secret
     /// block and its timestamp, with the key only the right password yields. One answer per block.
-    func verifySRP(_ session: ChallengeSession, responses: [String: String]) throws -> SignInStep {
+    /// `continuing: false` stops at the password (the custom flow's define function decides what follows).
+    func verifySRP(_ session: ChallengeSession, responses: [String: String], continuing: Bool = true) throws -> SignInStep {
         guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
         // A password changed since the challenge gets no answer from the old one's key.
         guard session.data["ghost"] == nil, let user = try emulator.user(in: pool.id, id: session.userId),
@@ -97,7 +98,7 @@ struct SignInFlow {
         } catch AuthError.invalidCredentials {
             throw CognitoError.incorrectCredentials
         }
-        return try afterFirstFactor(signedIn, method: "srp")
+        return continuing ? try afterFirstFactor(signedIn, method: "srp") : .signedIn(signedIn, firstFactor: "srp", mfa: nil)
     }
 
     /// Sends a sign-in code by email or SMS (`USER_AUTH`'s `EMAIL_OTP` and `SMS_OTP` first factors).

@@ -9,24 +9,47 @@ enum SignUp {
         guard !pool.adminCreateUserOnly else { throw CognitoError(.notAuthorized, "SignUp is not permitted for this user pool") }
         let username = try call.body.required("Username"), password = try call.body.required("Password")
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
-        let (user, delivery) = try register(username: username, password: password, attributes: try call.body.attributes("UserAttributes"),
-                                            pool: pool, emulator: call.emulator, origin: call.origin)
-        var answer: [String: JSON] = ["UserConfirmed": false, "UserSub": .string(user.id)]
-        answer["CodeDeliveryDetails"] = delivery
+        let attributes = try call.body.attributes("UserAttributes")
+        // The request is checked before the function is asked about it.
+        try CognitoMailer.checkPassword(password, pool: pool)
+        _ = try newUser(username: username, attributes: attributes, pool: pool, emulator: call.emulator)
+        let triggers = call.triggers(pool)
+        let decision = try await triggers.preSignUp(source: "PreSignUp_SignUp", userName: username, clientId: client.id, attributes: attributes,
+                                                    validationData: try call.body.attributes("ValidationData"), clientMetadata: call.clientMetadata)
+        let user = try createUnconfirmed(username: username, password: password, attributes: attributes, pool: pool, decision: decision,
+                                         emulator: call.emulator, origin: call.origin)
+        var answer: [String: JSON] = ["UserConfirmed": .bool(decision.autoConfirmUser), "UserSub": .string(user.id)]
+        if decision.autoConfirmUser {
+            try await triggers.postConfirmation(source: "PostConfirmation_ConfirmSignUp", user: user, clientId: client.id, clientMetadata: call.clientMetadata)
+        } else if let destination = destination(user, pool: pool) {
+            let text = try await triggers.customMessage(source: "CustomMessage_SignUp", user: user, clientId: client.id, clientMetadata: call.clientMetadata)
+            answer["CodeDeliveryDetails"] = try CognitoMailer(emulator: call.emulator, pool: pool).send(.confirmSignUp, to: destination, user: user,
+                                                                                                        origin: call.origin, text: text)
+        }
         return .object(answer)
     }
 
     /// A new `UNCONFIRMED` user, and the confirmation code sent if the pool auto-verifies an address the
-    /// user gave (its `CodeDeliveryDetails`). Shared with the hosted UI's sign-up page.
+    /// user gave (its `CodeDeliveryDetails`). The hosted UI's sign-up page, which calls no triggers.
     static func register(username: String, password: String, attributes: [(name: String, value: String)], pool: CognitoPool,
                          emulator: Emulator, origin: RequestOrigin) throws -> (User, JSON?) {
+        let user = try createUnconfirmed(username: username, password: password, attributes: attributes, pool: pool, emulator: emulator, origin: origin)
+        guard let destination = destination(user, pool: pool) else { return (user, nil) }
+        return (user, try CognitoMailer(emulator: emulator, pool: pool).send(.confirmSignUp, to: destination, user: user, origin: origin))
+    }
+
+    /// The signed-up user: `UNCONFIRMED`, unless a pre sign-up function confirmed them (and verified their
+    /// addresses).
+    static func createUnconfirmed(username: String, password: String, attributes: [(name: String, value: String)], pool: CognitoPool,
+                                  decision: LambdaTriggers.SignUpDecision = LambdaTriggers.SignUpDecision(), emulator: Emulator,
+                                  origin: RequestOrigin) throws -> User {
         try CognitoMailer.checkPassword(password, pool: pool)
         var new = try newUser(username: username, attributes: attributes, pool: pool, emulator: emulator)
         new.password = password
-        new.appMetadata[CognitoUsers.statusKey] = "UNCONFIRMED"
-        let user = try create(new, pool: pool, emulator: emulator, origin: origin, event: .userSignedUp)
-        guard let destination = destination(user, pool: pool) else { return (user, nil) }
-        return (user, try CognitoMailer(emulator: emulator, pool: pool).send(.confirmSignUp, to: destination, user: user, origin: origin))
+        new.appMetadata[CognitoUsers.statusKey] = decision.autoConfirmUser ? "CONFIRMED" : "UNCONFIRMED"
+        new.emailVerified = decision.autoVerifyEmail && new.email != nil
+        new.phoneVerified = decision.autoVerifyPhone && new.phone != nil
+        return try create(new, pool: pool, emulator: emulator, origin: origin, event: .userSignedUp)
     }
 
     /// The account a sign-up (or `AdminCreateUser`) describes. In a pool that signs in by email or phone
@@ -80,7 +103,15 @@ enum SignUp {
         // A client that hides which users exist answers an unknown one as a wrong code.
         let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
         try confirm(user, code: code, pool: pool, emulator: call.emulator, origin: call.origin)
+        try await confirmed(user, call: call, pool: pool, clientId: client.id)
         return [:]
+    }
+
+    /// `PostConfirmation_ConfirmSignUp`, with the user as confirmed.
+    static func confirmed(_ user: User, call: CognitoCall, pool: CognitoPool, clientId: String?) async throws {
+        let triggers = call.triggers(pool)
+        guard triggers.isSet("PostConfirmation"), let user = try call.emulator.user(in: pool.id, id: user.id) else { return }
+        try await triggers.postConfirmation(source: "PostConfirmation_ConfirmSignUp", user: user, clientId: clientId, clientMetadata: call.clientMetadata)
     }
 
     /// Confirms an `UNCONFIRMED` user with the code sent to them.
@@ -101,14 +132,21 @@ enum SignUp {
     }
 
     static func resend(_ call: CognitoCall) async throws -> JSON {
-        try call.deliverCode { user, pool in try resendCode(user, pool: pool, emulator: call.emulator, origin: call.origin) }
+        try await call.deliverCode { user, pool, client in
+            guard CognitoUsers.status(user) == "UNCONFIRMED" else { throw CognitoError.invalid("User is already confirmed.") }
+            guard destination(user, pool: pool) != nil else { throw CognitoError.invalid("Auto verification not turned on.") }
+            let text = try await call.triggers(pool).customMessage(source: "CustomMessage_ResendCode", user: user, clientId: client.id,
+                                                                   clientMetadata: call.clientMetadata)
+            return try resendCode(user, pool: pool, emulator: call.emulator, origin: call.origin, text: text)
+        }
     }
 
     /// A new confirmation code for an `UNCONFIRMED` user; the old one stops working.
-    static func resendCode(_ user: User, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin) throws -> JSON {
+    static func resendCode(_ user: User, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin,
+                           text: LambdaTriggers.CustomText? = nil) throws -> JSON {
         guard CognitoUsers.status(user) == "UNCONFIRMED" else { throw CognitoError.invalid("User is already confirmed.") }
         guard let destination = destination(user, pool: pool) else { throw CognitoError.invalid("Auto verification not turned on.") }
-        return try CognitoMailer(emulator: emulator, pool: pool).send(.confirmSignUp, to: destination, user: user, origin: origin)
+        return try CognitoMailer(emulator: emulator, pool: pool).send(.confirmSignUp, to: destination, user: user, origin: origin, text: text)
     }
 
     static func adminConfirm(_ call: CognitoCall) async throws -> JSON {
@@ -118,6 +156,7 @@ enum SignUp {
             throw CognitoError(.notAuthorized, "User cannot be confirmed. Current status is \(CognitoUsers.status(user))")
         }
         try markConfirmed(user, verifying: nil, emulator: call.emulator, origin: call.origin)
+        try await confirmed(user, call: call, pool: pool, clientId: nil)
         return [:]
     }
 }

@@ -29,9 +29,16 @@ enum UserAdmin {
         } else {
             let attributes = try call.body.attributes("UserAttributes")
             var new = try SignUp.newUser(username: username, attributes: attributes, pool: pool, emulator: call.emulator)
+            // The user is the administrator's to confirm (a temporary password); a pre sign-up function may
+            // still verify their addresses.
+            let decision = try await call.triggers(pool).preSignUp(source: "PreSignUp_AdminCreateUser", userName: username, clientId: nil,
+                                                                   attributes: attributes, validationData: try call.body.attributes("ValidationData"),
+                                                                   clientMetadata: call.clientMetadata)
             new.password = temporary
-            new.emailVerified = attributes.contains { $0.name == "email_verified" && CognitoUsers.isTrue($0.value) }
-            new.phoneVerified = attributes.contains { $0.name == "phone_number_verified" && CognitoUsers.isTrue($0.value) }
+            new.emailVerified = decision.autoVerifyEmail && new.email != nil
+                || attributes.contains { $0.name == "email_verified" && CognitoUsers.isTrue($0.value) }
+            new.phoneVerified = decision.autoVerifyPhone && new.phone != nil
+                || attributes.contains { $0.name == "phone_number_verified" && CognitoUsers.isTrue($0.value) }
             new.appMetadata[CognitoUsers.statusKey] = "FORCE_CHANGE_PASSWORD"
             user = try SignUp.create(new, pool: pool, emulator: call.emulator, origin: call.origin, event: .userCreated)
         }
@@ -41,7 +48,12 @@ enum UserAdmin {
                 .filter { ($0 == .email ? user.email : user.phone) != nil }
             // The default (SMS) falls back to email for a user without a phone, rather than inviting nobody.
             if channels.isEmpty, user.email != nil { channels = [.email] }
-            CognitoMailer(emulator: call.emulator, pool: pool).invite(user, username: username, temporaryPassword: temporary, channels: channels)
+            var text: LambdaTriggers.CustomText?
+            if !channels.isEmpty {
+                text = try await call.triggers(pool).customMessage(source: "CustomMessage_AdminCreateUser", user: user, clientId: nil,
+                                                                   clientMetadata: call.clientMetadata)
+            }
+            CognitoMailer(emulator: call.emulator, pool: pool).invite(user, username: username, temporaryPassword: temporary, channels: channels, text: text)
         }
         return ["User": .object(CognitoUsers.record(user, pool: pool))]
     }

@@ -37,8 +37,11 @@ enum UserSelf {
     static func verificationCode(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
         let destination = try AttributeUpdate.destination(of: try call.body.required("AttributeName"), user: user)
+        let text = try await call.triggers(pool).customMessage(source: "CustomMessage_VerifyUserAttribute", user: user,
+                                                               clientId: call.pools.clientId(ofAccessToken: try call.body.required("AccessToken")),
+                                                               clientMetadata: call.clientMetadata)
         return ["CodeDeliveryDetails": try CognitoMailer(emulator: call.emulator, pool: pool).send(.verifyAttribute, to: destination, user: user,
-                                                                                                  origin: call.origin)]
+                                                                                                  origin: call.origin, text: text)]
     }
 
     static func verifyAttribute(_ call: CognitoCall) async throws -> JSON {

@@ -83,7 +83,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let supabase = SupabaseDialect(emulator: emulator, identityProviders: identityProviders)
     let firebase = FirebaseDialect(emulator: emulator, defaultProject: defaultFirebaseProject(options, emulator: emulator),
                                    page: { path in staticFiles.text(path) }, identityProviders: identityProviders)
-    let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) }, identityProviders: identityProviders)
+    let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) }, identityProviders: identityProviders,
+                                 lambdaEndpoint: options.lambdaEndpoint)
     if let directory = options.importFirebase {
         do { _ = try firebase.importEmulatorExport(from: directory) } catch {
             throw SeedError(file: directory, path: "$", reason: "\(error)")
@@ -93,6 +94,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
 
     emulator.hooks.transport = HTTPHookTransport()
     emulator.hooks[.supabase] = SupabaseDialect.hookSchema
+    emulator.hooks[.cognito] = CognitoDialect.hookSchema
     emulator.faults.vocabulary = FaultVocabulary(
         operations: SupabaseDialect.faultOperations + FirebaseDialect.faultOperations + CognitoDialect.faultOperations,
         codes: [.supabase: SupabaseDialect.errorCodes, .firebase: FirebaseDialect.errorCodes, .cognito: CognitoDialect.errorCodes])

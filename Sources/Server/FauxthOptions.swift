@@ -30,6 +30,9 @@ public struct FauxthOptions: Sendable {
     public var retention: Retention
     /// Called once per answered request (`--log-requests`); nil logs nothing and costs nothing.
     public var requestLog: (@Sendable (RequestLogEntry) -> Void)?
+    /// Where Cognito triggers given as Lambda ARNs are invoked (`--lambda-endpoint`: `sam local start-lambda`,
+    /// LocalStack); a pool's own `lambda_endpoint` comes first.
+    public var lambdaEndpoint: String? = nil
 
     public init(host: String = "127.0.0.1", port: Int = 9099, seed: Seed = Seed(), clock: EmulatorClock = EmulatorClock(),
                 generator: Generator = Generator(), passwordHasher: PasswordHasher = PasswordHasher(),

@@ -77,6 +77,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("smtp-port"), help: ArgumentHelp("Also run an SMTP server on this port (e.g. 2500; 0 picks a free one): mail the app sends itself lands in the inbox.", valueName: "N"))
     var smtpPort: Int?
 
+    @Option(name: .customLong("lambda-endpoint"), help: ArgumentHelp("Where Cognito Lambda triggers given as ARNs are invoked (the Lambda Invoke API): sam local start-lambda (http://127.0.0.1:3001) or LocalStack (http://127.0.0.1:4566).", valueName: "url"))
+    var lambdaEndpoint: String?
+
     @Option(name: .customLong("faults"), help: ArgumentHelp("Fault rules to load at start (and after every reset): a JSON file ({\"rules\": [...]}) or the name of a scenario in seed/scenarios (repeatable).", valueName: "file|scenario"))
     var faults: [String] = []
 
@@ -108,6 +111,9 @@ struct Serve: AsyncParsableCommand {
                                   + "and read every captured code. Add --allow-remote to listen there anyway.")
         }
         if let smtpPort, !(0...65535).contains(smtpPort) { throw ValidationError("--smtp-port: expected 0-65535") }
+        if let lambdaEndpoint, URL(string: lambdaEndpoint)?.scheme.map({ $0 == "http" || $0 == "https" }) != true {
+            throw ValidationError("--lambda-endpoint: expected an http:// or https:// URL, got \(lambdaEndpoint)")
+        }
         if min(maxMessages, maxEvents, maxDeepLinks) < 0 { throw ValidationError("--max-messages, --max-events, --max-deeplinks: expected 0 or more") }
         if !(keepSpent >= 0) { throw ValidationError("--keep-spent: expected 0 or more seconds") }
     }
@@ -117,7 +123,7 @@ struct Serve: AsyncParsableCommand {
         // Swift's own thread pool and back: a quarter more sign-ins per second (scripts/bench). Installed as
         // early as the command can, before the server starts any task; the in-process tests keep the default.
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        let options: FauxthOptions
+        var options: FauxthOptions
         do {
             options = FauxthOptions(
                 host: host, port: port,
@@ -132,6 +138,7 @@ struct Serve: AsyncParsableCommand {
             printError("error: invalid seed: \(error)")
             throw ExitCode(2)
         }
+        options.lambdaEndpoint = lambdaEndpoint
         if !Self.isLoopback(host) {
             printError("WARNING: listening on \(host), not a loopback address: anyone who can reach this machine can sign in as any user and read every captured code.")
         }
