@@ -92,6 +92,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     }
 
     emulator.hooks.transport = HTTPHookTransport()
+    emulator.hooks[.firebase] = firebase.hookSchema
     emulator.faults.vocabulary = FaultVocabulary(
         operations: SupabaseDialect.faultOperations + FirebaseDialect.faultOperations + CognitoDialect.faultOperations,
         codes: [.supabase: SupabaseDialect.errorCodes, .firebase: FirebaseDialect.errorCodes, .cognito: CognitoDialect.errorCodes])
