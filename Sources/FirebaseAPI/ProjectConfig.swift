@@ -17,7 +17,12 @@ enum ProjectConfig {
     static func get(_ call: FirebaseCall) async throws -> Response {
         let scope = try call.projects.scope(project: try call.projectId(), tenant: nil)
         var answer = config(scope)
-        if [.getConfig, .updateConfig].contains(call.route.operation) { answer["name"] = .string("projects/\(scope.projectId)/config") }
+        if [.getConfig, .updateConfig].contains(call.route.operation) {
+            answer["name"] = .string("projects/\(scope.projectId)/config")
+        } else if answer["blockingFunctions"] == [:] {
+            // The emulator's own config endpoint answers its two knobs; blocking functions only once set.
+            answer.removeValue(forKey: "blockingFunctions")
+        }
         return .json(.object(answer))
     }
 
