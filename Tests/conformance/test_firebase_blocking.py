@@ -329,3 +329,25 @@ def test_the_control_api_sets_reads_and_clears_a_function_and_reset_restores_the
     assert control("GET", f"/tenants/{FIREBASE_PROJECT}/hooks").json()["hooks"] == {}
     firebase.sign_in("alice@example.com")
     assert hook_server.calls_to("/beforeSignIn") == []
+
+
+def test_before_sign_in_runs_after_the_second_factor_not_before(firebase, hook_server):
+    from test_firebase_mfa import enroll_phone, password_sign_in
+    phone = "+15555550179"
+    enroll_phone(firebase, firebase.sign_in("alice@example.com")["idToken"], phone)
+    register(firebase, hook_server, "beforeSignIn", "beforeSendSms")
+    hook_server.answer = answer_by_path({"beforeSignIn": user_record(sessionClaims={"mfa": "done"})})
+    first = password_sign_in(firebase, "alice@example.com")
+    assert "mfaPendingCredential" in first and hook_server.calls_to("/beforeSignIn") == []
+    started = firebase.ok("accounts/mfaSignIn:start", {"mfaPendingCredential": first["mfaPendingCredential"],
+                                                       "mfaEnrollmentId": first["mfaInfo"][0]["mfaEnrollmentId"],
+                                                       "phoneSignInInfo": {"recaptchaToken": "x"}}, version="v2")
+    assert events_of(hook_server, "beforeSendSms")[0]["sms_type"] == "MULTI_FACTOR_SIGN_IN"
+    session_info = started["phoneResponseInfo"]["sessionInfo"]
+    done = firebase.ok("accounts/mfaSignIn:finalize", {"mfaPendingCredential": first["mfaPendingCredential"],
+                                                       "phoneVerificationInfo": {"sessionInfo": session_info,
+                                                                                 "code": firebase.verification_code(session_info)}}, version="v2")
+    [signed_in] = events_of(hook_server, "beforeSignIn")
+    assert signed_in["sign_in_method"] == "password" and signed_in["sign_in_second_factor"] == "phone"
+    assert signed_in["user_record"]["multi_factor"]["enrolled_factors"][0]["phone_number"] == phone
+    assert jwt_claims(done["idToken"])["mfa"] == "done"
