@@ -74,4 +74,6 @@ enum FirebaseCaller {
 
 extension HTTPField.Name {
     static let googAPIKey = Self("x-goog-api-key")!
+    /// The language the SDKs send when the app sets `auth.languageCode`.
+    static let firebaseLocale = Self("x-firebase-locale")!
 }

@@ -101,6 +101,9 @@ struct FirebaseError: Error, Equatable {
         case invalidMFAPhoneNumber = "INVALID_MFA_PHONE_NUMBER"
         // Tenants
         case invalidTenantID = "INVALID_TENANT_ID"
+        // Blocking functions
+        case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
+        case blockingFunctionErrorResponse = "BLOCKING_FUNCTION_ERROR_RESPONSE"
     }
 
     var status: HTTPResponse.Status
@@ -135,6 +138,11 @@ struct FirebaseError: Error, Equatable {
     static func internalError(_ message: String? = nil) -> FirebaseError {
         let failure = FirebaseError(.invalidArgument, status: .internalServerError, googleStatus: "INTERNAL")
         return message.map(failure.withMessage) ?? failure
+    }
+    /// A blocking function refused or failed: 400 for its refusal and answers it should not have given,
+    /// 500 (`INTERNAL`) when it could not be reached, timed out or answered no JSON, as the emulator answers.
+    static func blockingFunction(_ status: HTTPResponse.Status, _ detail: String) -> FirebaseError {
+        FirebaseError(.blockingFunctionErrorResponse, detail, status: status, googleStatus: status == .badRequest ? nil : "INTERNAL")
     }
     static let passwordLockout = "Access to this account has been temporarily disabled due to many failed login attempts. "
         + "You can immediately restore it by resetting your password or you can try again later."

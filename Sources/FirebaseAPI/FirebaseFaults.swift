@@ -11,7 +11,10 @@ extension FirebaseDialect {
     /// The error codes this dialect raises, which a fault rule's `error` may name.
     public static let errorCodes = Set(FirebaseError.Code.allCases.map(\.rawValue))
 
+    /// The routes' operations, and a call of each blocking function (`firebase:hook.beforeCreate`…), which
+    /// a rule can make time out, fail or answer as it likes.
     public static let faultOperations: [String] = FirebaseOperation.allCases.map { "firebase:" + $0.rawValue }
+        + BlockingFunctions.Event.allCases.map { HookRequest.operation(.firebase, $0.rawValue) }
 
     /// A request to `route` in auth terms: its operation, the project (the path's, else the API key's) and
     /// tenant (`<project>:<tenant>`), the account its body names, and the API key.

@@ -34,6 +34,10 @@ struct FirebaseSettings: Sendable, Equatable {
     var enableAnonymousUser = true
     var disableAuth = false
     var mfaEnabled = true
+    /// The project config's `blockingFunctions`; an Identity Platform tenant uses its project's.
+    var blockingFunctions = BlockingFunctions.Config(nil)
+    /// The same as stored, which the config API answers.
+    var blockingFunctionsJSON: JSON = [:]
 
     /// The project settings in `settings`, with an Identity Platform tenant's `tenant_config` on top.
     init(project: [String: JSON], tenantConfig: [String: JSON]? = nil) throws {
@@ -45,6 +49,11 @@ struct FirebaseSettings: Sendable, Equatable {
         let config = project["config"] ?? [:]
         allowDuplicateEmails = config["signIn"]?["allowDuplicateEmails"]?.boolValue ?? false
         improvedEmailPrivacy = config["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"]?.boolValue ?? false
+        if let stored = config["blockingFunctions"], stored != .null {
+            if let problem = BlockingFunctions.Config.problem(in: stored) { throw FirebaseSettingsError("config.blockingFunctions: \(problem)") }
+            blockingFunctions = BlockingFunctions.Config(stored)
+            blockingFunctionsJSON = stored
+        }
         for (number, code) in project["test_phone_numbers"]?.objectValue ?? [:] {
             guard let code = code.stringValue, code.count == 6, code.allSatisfy(\.isNumber), let phone = try? Identifiers.phone(number) else {
                 throw FirebaseSettingsError("test_phone_numbers.\(number) must map an E.164 number to a 6-digit code")

@@ -26,9 +26,11 @@ struct TokenCaller {
 extension FirebaseCall {
     /// Opens a session for `user` signed in with `provider` and answers its tokens; a user with a second
     /// factor gets an MFA pending credential instead (`mfaPendingCredential`, `mfaInfo`) when the scope
-    /// has MFA on and `allowMFA` (admin and linking flows skip it).
-    func signIn(_ user: User, scope: FirebaseScope, provider: String, isNewUser: Bool? = nil, extraClaims: [String: JSON] = [:],
-                allowMFA: Bool = true) throws -> [String: JSON] {
+    /// has MFA on and `allowMFA` (admin and linking flows skip it). With `blocking`, the project's
+    /// `beforeSignIn` function is called first (not before the second factor: after it, in `MFA`), and its
+    /// `sessionClaims` stay in every ID token of the session.
+    func signIn(_ user: User, scope: FirebaseScope, provider: String, isNewUser: Bool? = nil, allowMFA: Bool = true,
+                blocking method: BlockingFunctions.SignInMethod? = nil) async throws -> [String: JSON] {
         try emulator.checkCanSignIn(user, origin: origin)
         let factors = try emulator.factors(in: scope.coreTenant, userId: user.id).filter(\.verified)
         if allowMFA, scope.settings.mfaEnabled, !factors.isEmpty {
@@ -39,15 +41,19 @@ extension FirebaseCall {
             answer["email"] = user.email.map(JSON.string)
             return answer
         }
-        var answer = try startSession(user, scope: scope, provider: provider, extraClaims: extraClaims).fields
+        var user = user, sessionClaims: [String: JSON] = [:]
+        if let method { (user, sessionClaims) = try await beforeSignIn(user, scope: scope, method) }
+        var answer = try startSession(user, scope: scope, provider: provider, sessionClaims: sessionClaims).fields
         answer["isNewUser"] = isNewUser.map(JSON.bool)
         return answer
     }
 
-    /// A new session and its first tokens.
-    func startSession(_ user: User, scope: FirebaseScope, provider: String, extraClaims: [String: JSON] = [:]) throws -> IssuedTokens {
-        let issued = try emulator.startSession(for: user, method: provider, origin: origin, refreshToken: FirebaseTokens.newRefreshToken)
-        return try tokens(for: issued.session, refreshToken: issued.refreshToken, scope: scope, user: issued.user, extraClaims: extraClaims)
+    /// A new session and its first tokens; `sessionClaims` (a custom token's, a blocking function's) go into
+    /// every ID token of the session, refreshes included.
+    func startSession(_ user: User, scope: FirebaseScope, provider: String, sessionClaims: [String: JSON] = [:]) throws -> IssuedTokens {
+        let issued = try emulator.startSession(for: user, method: provider, origin: origin, claims: sessionClaims,
+                                               refreshToken: FirebaseTokens.newRefreshToken)
+        return try tokens(for: issued.session, refreshToken: issued.refreshToken, scope: scope, user: issued.user)
     }
 
     /// A fresh ID token for a session, with the refresh token it goes with. `user` is the session's user

@@ -22,7 +22,7 @@ enum MFA {
             if factors.contains(where: { $0.verified && $0.phone == phone }) {
                 throw FirebaseError(.secondFactorExists, "Phone number already enrolled as second factor for this account.")
             }
-            let sessionInfo = try Phone.send(call, scope: scope, phone: phone, purpose: .mfa, flow: "mfa-enrollment", userId: caller.user.id,
+            let sessionInfo = try await Phone.send(call, scope: scope, phone: phone, purpose: .mfa, flow: "mfa-enrollment", userId: caller.user.id,
                                              template: smsTemplate)
             return .json(["phoneSessionInfo": ["sessionInfo": .string(sessionInfo)]])
         }
@@ -82,7 +82,7 @@ enum MFA {
         }
         let factor = try call.emulator.requireFactor(in: scope.coreTenant, userId: user.id, id: id)
         guard factor.verified, factor.kind == "phone", let phone = factor.phone else { throw FirebaseError(.mfaEnrollmentNotFound) }
-        let sessionInfo = try Phone.send(call, scope: scope, phone: phone, purpose: .mfa, flow: "mfa-sign-in", userId: user.id, template: smsTemplate)
+        let sessionInfo = try await Phone.send(call, scope: scope, phone: phone, purpose: .mfa, flow: "mfa-sign-in", userId: user.id, template: smsTemplate)
         return .json(["phoneResponseInfo": ["sessionInfo": .string(sessionInfo)]])
     }
 
@@ -105,7 +105,10 @@ enum MFA {
         } else {
             throw FirebaseError(.invalidArgument, "((Missing phoneVerificationInfo.))")
         }
-        let issued = try call.emulator.startSession(for: user, method: provider, origin: call.origin, refreshToken: FirebaseTokens.newRefreshToken)
+        // beforeSignIn runs once the second factor is verified, as Identity Platform documents.
+        let (signedIn, sessionClaims) = try await call.beforeSignIn(user, scope: scope, .init(provider, secondFactor: factor.kind))
+        let issued = try call.emulator.startSession(for: signedIn, method: provider, origin: call.origin, claims: sessionClaims,
+                                                    refreshToken: FirebaseTokens.newRefreshToken)
         let session = try call.emulator.elevate(in: scope.coreTenant, sessionId: issued.session.id,
                                                 method: FirebaseTokens.SignIn.amrMethod(secondFactor: factor.kind, enrollmentId: factor.id),
                                                 origin: call.origin)

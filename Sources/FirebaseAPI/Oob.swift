@@ -19,6 +19,11 @@ enum Oob {
             // Email enumeration protection: an unknown address gets the same answer and no code.
             return .json(["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(try body.string("email") ?? "")])
         }
+        // beforeSendEmail sees the emails its event names, sign-in links and password resets, and only those
+        // really sent (an admin's generated link is not).
+        if !returnLink, let emailType = [OobType.emailSignIn: "EMAIL_SIGN_IN", .passwordReset: "PASSWORD_RESET"][type] {
+            try await call.beforeSendEmail(to: email, type: emailType, scope: scope)
+        }
         let issued = try OobMailer(call: call, scope: scope).issue(type, email: email, user: user, newEmail: newEmail,
                                                                   continueURL: continueURL, send: !returnLink)
         var answer: [String: JSON] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email)]

@@ -15,7 +15,7 @@ enum Phone {
            try call.emulator.factors(in: scope.coreTenant, userId: owner.id).contains(where: \.verified) {
             throw FirebaseError(.unsupportedFirstFactor, "A phone number cannot be set as a first factor on an SMS based MFA user.")
         }
-        let sessionInfo = try send(call, scope: scope, phone: phone, purpose: .otp, flow: "sign-in", userId: nil,
+        let sessionInfo = try await send(call, scope: scope, phone: phone, purpose: .otp, flow: "sign-in", userId: nil,
                                    template: "%LOGIN_CODE% is your verification code for %APP_NAME%.")
         return .json(["sessionInfo": .string(sessionInfo)])
     }
@@ -33,10 +33,13 @@ enum Phone {
     /// `sessionInfo` that proves which code a later request means. The resend interval counts per number
     /// and `flow`, so enrolling a second factor and signing in with it straight after both get their code.
     static func send(_ call: FirebaseCall, scope: FirebaseScope, phone: String, purpose: MessagePurpose, flow: String, userId: String?,
-                     template: String) throws -> String {
+                     template: String) async throws -> String {
         let emulator = call.emulator
         let fixed = scope.settings.testPhoneNumbers[phone]
         if fixed == nil {
+            // A test number is texted nothing, so no beforeSendSms either.
+            let type = ["mfa-sign-in": "MULTI_FACTOR_SIGN_IN", "mfa-enrollment": "MULTI_FACTOR_ENROLLMENT"][flow] ?? "SIGN_IN_OR_SIGN_UP"
+            try await call.beforeSendSms(to: phone, type: type, scope: scope, userId: userId)
             let message = OutgoingMessage(tenant: scope.coreTenant, channel: .sms, to: phone, from: "Firebase", text: "", purpose: purpose)
             try emulator.checkCooldown(SendCooldown(window: scope.settings.phoneResendInterval, per: .recipient(flow: flow), source: "phone_resend_interval"),
                                        for: message, userId: userId)
@@ -90,13 +93,18 @@ enum Phone {
             }
             let user = try call.emulator.updateUser(in: scope.coreTenant, id: caller.user.id, UserChanges(phone: phone, phoneVerified: true, isAnonymous: false),
                                                     origin: call.origin)
-            var answer = try call.signIn(user, scope: scope, provider: "phone", isNewUser: false, allowMFA: false)
+            var answer = try await call.signIn(user, scope: scope, provider: "phone", isNewUser: false, allowMFA: false, blocking: .init("phone"))
             answer["phoneNumber"] = .string(phone)
             return .json(.object(answer))
         }
-        let user = try owner ?? call.emulator.createUser(in: scope.coreTenant, NewUser(id: SignUp.newLocalId(call.emulator), phone: phone, phoneVerified: true),
-                                                         origin: call.origin, event: .userSignedUp)
-        var answer = try call.signIn(user, scope: scope, provider: "phone", isNewUser: owner == nil)
+        var user: User
+        if let owner {
+            user = owner
+        } else {
+            let new = try await call.beforeCreate(NewUser(id: SignUp.newLocalId(call.emulator), phone: phone, phoneVerified: true), scope: scope, .init("phone"))
+            user = try call.emulator.createUser(in: scope.coreTenant, new, origin: call.origin, event: .userSignedUp)
+        }
+        var answer = try await call.signIn(user, scope: scope, provider: "phone", isNewUser: owner == nil, blocking: .init("phone"))
         answer["phoneNumber"] = .string(phone)
         return .json(.object(answer))
     }

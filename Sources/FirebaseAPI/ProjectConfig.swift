@@ -6,16 +6,23 @@ import Hummingbird
 /// Project configuration (`/v2/projects/{p}/config`, and the emulator's `/emulator/v1/projects/{p}/config`)
 /// and Identity Platform tenants (`/v2/projects/{p}/tenants`).
 enum ProjectConfig {
-    /// The config keys Fauxth keeps: the emulator's three knobs.
+    /// The config keys Fauxth keeps: the emulator's three knobs (`blockingFunctions` as stored, `{}` when
+    /// none, as the emulator's default config has it).
     static func config(_ scope: FirebaseScope) -> [String: JSON] {
         ["signIn": ["allowDuplicateEmails": .bool(scope.settings.allowDuplicateEmails)],
+         "blockingFunctions": scope.settings.blockingFunctionsJSON,
          "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(scope.settings.improvedEmailPrivacy)]]
     }
 
     static func get(_ call: FirebaseCall) async throws -> Response {
         let scope = try call.projects.scope(project: try call.projectId(), tenant: nil)
         var answer = config(scope)
-        if [.getConfig, .updateConfig].contains(call.route.operation) { answer["name"] = .string("projects/\(scope.projectId)/config") }
+        if [.getConfig, .updateConfig].contains(call.route.operation) {
+            answer["name"] = .string("projects/\(scope.projectId)/config")
+        } else if answer["blockingFunctions"] == [:] {
+            // The emulator's own config endpoint answers its two knobs; blocking functions only once set.
+            answer.removeValue(forKey: "blockingFunctions")
+        }
         return .json(.object(answer))
     }
 
@@ -30,7 +37,11 @@ enum ProjectConfig {
         let current = settings["config"]?.objectValue ?? [:]
         let mask = call.request.uri.queryParameters.get("updateMask").map { $0.split(separator: ",").map(String.init) }
         let replaceAll = call.route.operation == .updateConfig && (mask?.isEmpty ?? true)
-        settings["config"] = .object(replaceAll ? call.body.fields : merge(current, call.body.fields, mask: mask))
+        let config = replaceAll ? call.body.fields : merge(current, call.body.fields, mask: mask)
+        if let blocking = config["blockingFunctions"], let problem = BlockingFunctions.Config.problem(in: blocking) {
+            throw FirebaseError(.invalidBlockingFunction, problem)
+        }
+        settings["config"] = .object(config)
         try call.emulator.updateTenant(project, settings: settings)
         return try await get(call)
     }

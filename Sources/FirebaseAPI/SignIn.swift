@@ -20,11 +20,13 @@ enum SignIn {
             let known = try call.emulator.user(in: scope.coreTenant, .email(email)) != nil
             throw FirebaseError(known ? .invalidPassword : .emailNotFound)
         }
-        var answer = try call.signIn(user, scope: scope, provider: "password")
+        var answer = try await call.signIn(user, scope: scope, provider: "password", blocking: .init("password"))
+        // The profile as a beforeSignIn function left it.
+        let signedIn = try call.emulator.user(in: scope.coreTenant, id: user.id) ?? user
         answer["kind"] = "identitytoolkit#VerifyPasswordResponse"
         answer["registered"] = true
-        answer["email"] = user.email.map(JSON.string)
-        answer["displayName"] = .string(user.userMetadata["displayName"]?.stringValue ?? "")
+        answer["email"] = signedIn.email.map(JSON.string)
+        answer["displayName"] = .string(signedIn.userMetadata["displayName"]?.stringValue ?? "")
         return .json(.object(answer))
     }
 
@@ -89,14 +91,14 @@ enum SignIn {
             throw FirebaseError(.invalidEmail, "The email provided does not match the sign-in email address.")
         }
         _ = try call.emulator.consumeCode(in: scope.coreTenant, purposes: [.magicLink], .linkToken(oobCode), origin: call.origin)
-        let (user, isNewUser) = try emailLinkUser(call, scope: scope, email: email, linkingTo: caller?.user)
-        var answer = try call.signIn(user, scope: scope, provider: "password", isNewUser: isNewUser)
+        let (user, isNewUser) = try await emailLinkUser(call, scope: scope, email: email, linkingTo: caller?.user)
+        var answer = try await call.signIn(user, scope: scope, provider: "password", isNewUser: isNewUser, blocking: .init("emailLink"))
         answer["kind"] = "identitytoolkit#EmailLinkSigninResponse"
         answer["email"] = .string(email)
         return .json(.object(answer))
     }
 
-    private static func emailLinkUser(_ call: FirebaseCall, scope: FirebaseScope, email: String, linkingTo target: User?) throws -> (User, Bool) {
+    private static func emailLinkUser(_ call: FirebaseCall, scope: FirebaseScope, email: String, linkingTo target: User?) async throws -> (User, Bool) {
         let emulator = call.emulator, tenant = scope.coreTenant
         if let target {
             // The link proves the address: the core's confirmation, which also ends an anonymous user's anonymity.
@@ -108,9 +110,9 @@ enum SignIn {
             let user = try emulator.updateUser(in: tenant, id: existing.id, UserChanges(emailVerified: true), origin: call.origin)
             return (try markEmailLink(emulator, user), false)
         }
-        let created = try emulator.createUser(in: tenant, NewUser(id: SignUp.newLocalId(emulator), email: email, emailVerified: true,
-                                                                  identityData: ["emailLinkSignin": true]),
-                                              origin: call.origin, event: .userSignedUp)
+        let new = try await call.beforeCreate(NewUser(id: SignUp.newLocalId(emulator), email: email, emailVerified: true,
+                                                      identityData: ["emailLinkSignin": true]), scope: scope, .init("emailLink"))
+        let created = try emulator.createUser(in: tenant, new, origin: call.origin, event: .userSignedUp)
         return (created, true)
     }
 

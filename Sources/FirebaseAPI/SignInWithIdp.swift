@@ -32,9 +32,9 @@ enum SignInWithIdp {
         let scope = try caller?.scope ?? call.scope()
         var answer: [String: JSON]
         if let caller {
-            answer = try link(call, scope: scope, assertion: assertion, to: caller.user)
+            answer = try await link(call, scope: scope, assertion: assertion, to: caller.user)
         } else {
-            answer = try signIn(call, scope: scope, assertion: assertion)
+            answer = try await signIn(call, scope: scope, assertion: assertion)
         }
         answer["kind"] = "identitytoolkit#VerifyAssertionResponse"
         answer["providerId"] = .string(assertion.provider)
@@ -125,11 +125,13 @@ enum SignInWithIdp {
 
     /// The emulator's matching, in order: the provider account's user; else, one account per email, the
     /// user with that (verified) email; else a new user.
-    private static func signIn(_ call: FirebaseCall, scope: FirebaseScope, assertion: Assertion) throws -> [String: JSON] {
+    private static func signIn(_ call: FirebaseCall, scope: FirebaseScope, assertion: Assertion) async throws -> [String: JSON] {
         let emulator = call.emulator, tenant = scope.coreTenant
+        let blocking = blockingMethod(assertion)
         if let user = try emulator.user(in: tenant, provider: assertion.provider, subject: assertion.subject) {
             try emulator.linkIdentity(in: tenant, userId: user.id, assertion.identity, origin: call.origin)
-            return try call.signIn(try emulator.requireUser(in: tenant, id: user.id), scope: scope, provider: assertion.provider, isNewUser: false)
+            return try await call.signIn(try emulator.requireUser(in: tenant, id: user.id), scope: scope, provider: assertion.provider, isNewUser: false,
+                                         blocking: blocking)
         }
         if !scope.settings.allowDuplicateEmails, let email = assertion.email, let owner = try emulator.user(in: tenant, .email(email)) {
             guard assertion.emailVerified else {
@@ -149,19 +151,21 @@ enum SignInWithIdp {
                 user = try emulator.updateUser(in: tenant, id: user.id, UserChanges(emailVerified: true, userMetadata: profile(assertion)), origin: call.origin)
                 try emulator.revokeTokens(in: tenant, userId: user.id, reason: "account_recovered_by_provider", origin: call.origin)
             }
-            return try call.signIn(try emulator.requireUser(in: tenant, id: user.id), scope: scope, provider: assertion.provider, isNewUser: false)
+            return try await call.signIn(try emulator.requireUser(in: tenant, id: user.id), scope: scope, provider: assertion.provider, isNewUser: false,
+                                         blocking: blocking)
         }
         // With duplicate emails allowed a provider's address stays on its identity, not on the account.
         let email = scope.settings.allowDuplicateEmails ? nil : assertion.email?.lowercased()
-        let user = try SignUp.create(call, scope: scope, new: NewUser(
+        let new = try await call.beforeCreate(NewUser(
             id: SignUp.newLocalId(emulator), email: email, emailVerified: assertion.emailVerified, userMetadata: profile(assertion),
-            addressIdentities: false, identities: [assertion.identity]))
-        return try call.signIn(user, scope: scope, provider: assertion.provider, isNewUser: true)
+            addressIdentities: false, identities: [assertion.identity]), scope: scope, blocking)
+        let user = try SignUp.create(call, scope: scope, new: new)
+        return try await call.signIn(user, scope: scope, provider: assertion.provider, isNewUser: true, blocking: blocking)
     }
 
     /// Linking (an `idToken` came along): the provider account may not belong to anyone else, and its
     /// email may not be someone else's.
-    private static func link(_ call: FirebaseCall, scope: FirebaseScope, assertion: Assertion, to target: User) throws -> [String: JSON] {
+    private static func link(_ call: FirebaseCall, scope: FirebaseScope, assertion: Assertion, to target: User) async throws -> [String: JSON] {
         let emulator = call.emulator, tenant = scope.coreTenant
         if let owner = try emulator.user(in: tenant, provider: assertion.provider, subject: assertion.subject), owner.id != target.id {
             if try call.body.bool("returnIdpCredential") == true { return ["errorMessage": "FEDERATED_USER_ID_ALREADY_LINKED"] }
@@ -177,7 +181,14 @@ enum SignInWithIdp {
         }
         try emulator.linkIdentity(in: tenant, userId: target.id, assertion.identity, origin: call.origin)
         let user = try emulator.updateUser(in: tenant, id: target.id, changes, origin: call.origin)
-        return try call.signIn(user, scope: scope, provider: assertion.provider, isNewUser: false, allowMFA: false)
+        return try await call.signIn(user, scope: scope, provider: assertion.provider, isNewUser: false, allowMFA: false,
+                                     blocking: blockingMethod(assertion))
+    }
+
+    /// The sign-in as a blocking function's event describes it: the provider, its profile and its tokens.
+    private static func blockingMethod(_ assertion: Assertion) -> BlockingFunctions.SignInMethod {
+        .init(assertion.provider, rawUserInfo: JSON.object(rawUserInfo(assertion)).serialized(), oauthIdToken: assertion.idToken,
+              oauthAccessToken: assertion.accessToken)
     }
 
     private static func profile(_ assertion: Assertion) -> [String: JSON] {

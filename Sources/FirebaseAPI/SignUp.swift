@@ -16,11 +16,24 @@ enum SignUp {
         if password != nil, email == nil, !call.isOwner { throw FirebaseError(.missingEmail) }
         if email != nil, password == nil, !call.isOwner { throw FirebaseError(.missingPassword) }
         if !call.isOwner, !scope.settings.allowPasswordSignup { throw FirebaseError(.operationNotAllowed) }
-        let user = try create(call, scope: scope, new: try newUser(call, scope: scope))
+        var new = try newUser(call, scope: scope)
+        // Blocking functions see the sign-ups of the app's users, not the accounts an admin creates.
+        if !call.isOwner {
+            if !scope.settings.allowDuplicateEmails, let email = new.email, try call.emulator.user(in: scope.coreTenant, .email(email)) != nil {
+                throw FirebaseError(.emailExists)
+            }
+            new = try await call.beforeCreate(new, scope: scope, .init("password"))
+        }
+        var user = try create(call, scope: scope, new: new)
+        var tokens: [String: JSON] = [:]
+        if !call.isOwner {
+            tokens = try await call.signIn(user, scope: scope, provider: "password", allowMFA: false, blocking: .init("password"))
+            user = try call.emulator.user(in: scope.coreTenant, id: user.id) ?? user
+        }
         var answer: [String: JSON] = ["kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(user.id)]
         answer["email"] = user.email.map(JSON.string)
         answer["displayName"] = user.userMetadata["displayName"]
-        if !call.isOwner { answer.merge(try call.startSession(user, scope: scope, provider: "password").fields) { $1 } }
+        answer.merge(tokens) { $1 }
         return .json(.object(answer))
     }
 

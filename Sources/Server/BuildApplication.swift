@@ -94,6 +94,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
 
     emulator.hooks.transport = HTTPHookTransport()
     emulator.hooks[.supabase] = SupabaseDialect.hookSchema
+    emulator.hooks[.firebase] = firebase.hookSchema
     emulator.hooks[.cognito] = CognitoDialect.hookSchema
     emulator.faults.vocabulary = FaultVocabulary(
         operations: SupabaseDialect.faultOperations + FirebaseDialect.faultOperations + CognitoDialect.faultOperations,
