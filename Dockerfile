@@ -16,11 +16,11 @@ COPY . .
 RUN scripts/release && cp .build/release-artifacts/fauxth-*-linux-"$(uname -m)" /fauxth
 
 FROM debian:bookworm-slim
-# What the binary links besides glibc (readelf -d): SQLite, and the C++ runtime that swift-crypto's BoringSSL
-# and the statically linked Swift runtime use. No curl or CA certificates: Fauxth makes no outbound calls, and
-# the health check is the binary's own `fauxth health`.
+# What the binary links besides glibc (readelf -d): SQLite, zlib (the HTTP client that calls hooks), and the
+# C++ runtime that the BoringSSL copies and the statically linked Swift runtime use. CA certificates, so an
+# https:// hook's certificate can be checked. No curl: the health check is the binary's own `fauxth health`.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libsqlite3-0 libstdc++6 libgcc-s1 \
+    && apt-get install -y --no-install-recommends libsqlite3-0 zlib1g libstdc++6 libgcc-s1 ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 # Not root. uid 1000 is the usual first user on a Linux host, so a mounted folder of theirs is writable for
 # --snapshot; otherwise run with --user "$(id -u)". /data is not a VOLUME: that would leave an anonymous

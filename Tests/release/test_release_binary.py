@@ -7,10 +7,11 @@ import warnings
 from conftest import CLEAN_ENV, VERSION, Running, without_toolchain
 
 # Every shared library the release binary may need: glibc's, the C++ runtime (BoringSSL in swift-crypto, and
-# the Swift runtime linked in statically), and SQLite. Anything else (libswiftCore.so, libFoundation.so, but also
+# the Swift runtime linked in statically), SQLite, and zlib (AsyncHTTPClient, which calls hooks). Anything else (libswiftCore.so, libFoundation.so, but also
 # libcurl or libxml2 from FoundationNetworking or FoundationXML) would be a library a user has to install.
 ALLOWED = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libutil.so.1",
-           "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "libstdc++.so.6", "libgcc_s.so.1", "libsqlite3.so.0"}
+           "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "libstdc++.so.6", "libgcc_s.so.1", "libsqlite3.so.0",
+           "libz.so.1"}
 TOOLCHAIN = re.compile(r"swift|Foundation|dispatch|BlocksRuntime|XCTest", re.I)
 
 
