@@ -119,7 +119,7 @@ struct AuthHooks {
             switch await emulator.callHook(request, origin: origin, userId: userId) {
             case .timedOut:
                 throw SupabaseError(status: .unprocessableContent, code: .hookTimeout,
-                                    message: "Failed to reach hook within maximum time of \(String(format: "%f", 5.0)) seconds")
+                                    message: "Failed to reach hook within maximum time of \(String(format: "%f", Double(Self.timeout.components.seconds))) seconds")
             case .unreachable:
                 // GoTrue waits and tries again, three times in all, within its overall timeout.
                 if attempt < Self.attempts - 1 { try? await Task.sleep(for: Self.backoff); continue }

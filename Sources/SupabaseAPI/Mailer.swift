@@ -119,14 +119,13 @@ struct Mailer {
     /// Calls the send email hook with GoTrue's `email_data` when it is on; answers what the outbox says
     /// the message was handed to, nil when GoTrue would send it itself.
     private func handToHook(_ kind: Kind, user: User, code: IssuedCode, redirectTo: String, origin: RequestOrigin) async throws -> String? {
-        let hooks = AuthHooks(emulator: emulator, project: project)
         guard let binding = project.config.hooks[.sendEmail] else { return nil }
         let data: [String: JSON] = [
             "token": .string(code.code), "token_hash": .string(code.linkToken ?? ""), "redirect_to": .string(redirectTo),
             "email_action_type": .string(kind.type), "site_url": .string(externalURL), "token_new": "", "token_hash_new": "",
             "old_email": "", "old_phone": "", "provider": "", "factor_type": "",
         ]
-        try await hooks.run(.sendEmail, ["user": GoTrueJSON.user(user, config: project.config), "email_data": .object(data)],
+        try await AuthHooks(emulator: emulator, project: project).run(.sendEmail, ["user": GoTrueJSON.user(user, config: project.config), "email_data": .object(data)],
                             origin: origin, userId: user.id, identifier: user.email)
         return "the send_email hook at \(binding.uri)"
     }

@@ -44,6 +44,20 @@ private final class RecordingTransport: HookTransport {
         #expect(event.detail["response"]?["status"] == 200)
     }
 
+    @Test func theSignatureIsMadeAtTheWallClocksTimeNotTheEmulatorsFrozenOne() async throws {
+        let wall = Date(timeIntervalSince1970: 1_800_000_000)
+        let emulator = try Emulator(EmulatorOptions(clock: EmulatorClock(frozenAt: Date(timeIntervalSince1970: 0), wallClock: { wall }),
+                                                    generator: Generator(seed: 1), passwordHasher: PasswordHasher(rounds: 1)))
+        let signedAt = Mutex<Date?>(nil)
+        var request = Self.request()
+        request.sign = { _, at in
+            signedAt.withLock { $0 = at }
+            return []
+        }
+        _ = await emulator.callHook(request)
+        #expect(signedAt.withLock { $0 } == wall)
+    }
+
     @Test func withoutATransportEveryCallIsUnreachable() async throws {
         let emulator = try makeEmulator()
         guard case .unreachable = await emulator.callHook(Self.request()) else { Issue.record("expected unreachable"); return }

@@ -22,7 +22,7 @@ extension Emulator {
         // The signature's time is the wall clock's, not the emulator's: the hook checks it against its own
         // clock (Standard Webhooks refuse five minutes' skew), and a test that moves Fauxth's clock must not
         // make every hook refuse its calls.
-        let sent = request.headers + (request.sign?(request.body, Date()) ?? [])
+        let sent = request.headers + (request.sign?(request.body, clock.wallTime) ?? [])
         var fault: FaultEngine.Firing?
         let outcome: HookOutcome
         if faults.isArmed, let firing = faults.decide(faultTarget(request)) {

@@ -43,6 +43,10 @@ public final class EmulatorClock: Sendable {
         }
     }
 
+    /// The wall clock itself, ignoring any freeze or offset: for times another machine checks against
+    /// its own clock (a webhook signature's timestamp). Injected like the rest, so a test can fix it.
+    public var wallTime: Date { wallClock() }
+
     /// The current mode: `offset` once a running clock has been advanced.
     public var mode: Mode {
         state.withLock { state in
