@@ -19,15 +19,25 @@ struct CustomAuth {
     static let historyKey = "custom_history"
     static let privateKey = "custom_private"
     static let metadataKey = "custom_metadata"
+    /// The name asked about, in the session of a user the pool does not have.
+    static let unknownUserKey = "custom_unknown_user"
+
+    /// Whom the challenges are for: a user, or (for a client that hides which users exist) a name the pool
+    /// does not know, which the functions are told (`userNotFound`) so they can answer as for anyone.
+    struct Subject {
+        var user: User?
+        var userName: String
+    }
+
+    func subject(_ user: User) -> Subject { Subject(user: user, userName: CognitoUsers.username(user, pool: pool)) }
 
     var pool: CognitoPool { flow.pool }
 
-    /// `InitiateAuth` with `CUSTOM_AUTH`. An unknown user (when the client hides which users exist) fails
-    /// as a wrong answer would.
-    func start(_ user: User?, srpA: String?) async throws -> SignInStep {
-        guard let user else { throw CognitoError.incorrectCredentials }
+    /// `InitiateAuth` with `CUSTOM_AUTH`. An unknown user (when the client hides which users exist) goes
+    /// through the functions as anyone does, with `userNotFound`; it can only fail in the end.
+    func start(_ user: User?, userName: String, srpA: String?) async throws -> SignInStep {
         let history: [JSON] = srpA?.isEmpty == false ? [.object(Self.entry("SRP_A", true))] : []
-        return try await define(user, history: history, srpA: srpA, previous: nil)
+        return try await define(user.map(subject) ?? Subject(user: nil, userName: userName), history: history, srpA: srpA, previous: nil)
     }
 
     /// `RespondToAuthChallenge` with `CUSTOM_CHALLENGE` and the user's `ANSWER`.
@@ -36,23 +46,30 @@ struct CustomAuth {
             throw CognitoError.invalid("The challenge CUSTOM_CHALLENGE does not match the session, which is for \(session.challenge).")
         }
         guard let answer = responses["ANSWER"], !answer.isEmpty else { throw CognitoError.invalid("Missing required parameter ANSWER") }
-        guard let user = try flow.emulator.user(in: pool.id, id: session.userId) else { throw CognitoError.userDoesNotExist }
+        let subject: Subject
+        if let unknown = session.data[Self.unknownUserKey]?.stringValue {
+            subject = Subject(user: nil, userName: unknown)
+        } else {
+            guard let user = try flow.emulator.user(in: pool.id, id: session.userId) else { throw CognitoError.userDoesNotExist }
+            subject = self.subject(user)
+        }
         // Spent before the function judges the answer: a session gets one answer, right or wrong; a wrong
         // one goes to the define function, which decides whether the user may try again (with the new session).
         guard flow.pools.replays.spend(session, now: flow.now) else { throw CognitoError.staleSession }
         let response = try await triggers.invoke("VerifyAuthChallengeResponse", source: "VerifyAuthChallengeResponse_Authentication",
-                                                 userName: CognitoUsers.username(user, pool: pool), clientId: flow.client.id, request: [
-                                                     "userAttributes": LambdaTriggers.userAttributes(user, pool: pool),
+                                                 userName: subject.userName, clientId: flow.client.id, request: [
+                                                     "userAttributes": attributes(subject),
                                                      "privateChallengeParameters": session.data[Self.privateKey] ?? [:],
-                                                     "challengeAnswer": .string(answer), "clientMetadata": clientMetadata, "userNotFound": false,
-                                                 ], response: ["answerCorrect": .null], userId: user.id)
+                                                     "challengeAnswer": .string(answer), "clientMetadata": clientMetadata,
+                                                     "userNotFound": .bool(subject.user == nil),
+                                                 ], response: ["answerCorrect": .null], userId: subject.user?.id)
         let correct = try LambdaTriggers.flag(response, "answerCorrect")
         if !correct {
-            flow.emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: flow.origin, detail: ["reason": "wrong_challenge_answer"])
+            flow.emulator.record(.signInFailed, tenant: pool.id, userId: subject.user?.id, origin: flow.origin, detail: ["reason": "wrong_challenge_answer"])
         }
         var entry = Self.entry("CUSTOM_CHALLENGE", correct)
         entry["challengeMetadata"] = session.data[Self.metadataKey] ?? .null
-        return try await define(user, history: history + [.object(entry)], srpA: nil, previous: session)
+        return try await define(subject, history: history + [.object(entry)], srpA: nil, previous: session)
     }
 
     /// The answer to the `PASSWORD_VERIFIER` the define function asked for: right or wrong, it is the
@@ -61,27 +78,35 @@ struct CustomAuth {
         let history = session.data[Self.historyKey]?.arrayValue ?? []
         let verified: Bool
         do {
-            _ = try flow.verifySRP(session, responses: responses, continuing: false)
+            _ = try await flow.verifySRP(session, responses: responses, continuing: false)
             verified = true
         } catch let error as CognitoError where error == .incorrectCredentials {
             verified = false
         }
         guard let user = try flow.emulator.user(in: pool.id, id: session.userId) else { throw CognitoError.incorrectCredentials }
-        return try await define(user, history: history + [.object(Self.entry("PASSWORD_VERIFIER", verified))], srpA: nil, previous: session)
+        return try await define(subject(user), history: history + [.object(Self.entry("PASSWORD_VERIFIER", verified))], srpA: nil, previous: session)
     }
 
     // MARK: Steps
 
     /// Asks the define function what comes next: tokens, a failure, or another challenge.
-    private func define(_ user: User, history: [JSON], srpA: String?, previous: ChallengeSession?) async throws -> SignInStep {
+    private func define(_ subject: Subject, history: [JSON], srpA: String?, previous: ChallengeSession?) async throws -> SignInStep {
         let response = try await triggers.invoke("DefineAuthChallenge", source: "DefineAuthChallenge_Authentication",
-                                                 userName: CognitoUsers.username(user, pool: pool), clientId: flow.client.id, request: [
-                                                     "userAttributes": LambdaTriggers.userAttributes(user, pool: pool), "session": .array(history),
-                                                     "clientMetadata": clientMetadata, "userNotFound": false,
-                                                 ], response: ["challengeName": .null, "issueTokens": .null, "failAuthentication": .null], userId: user.id)
+                                                 userName: subject.userName, clientId: flow.client.id, request: [
+                                                     "userAttributes": attributes(subject), "session": .array(history),
+                                                     "clientMetadata": clientMetadata, "userNotFound": .bool(subject.user == nil),
+                                                 ], response: ["challengeName": .null, "issueTokens": .null, "failAuthentication": .null],
+                                                 userId: subject.user?.id)
         if try LambdaTriggers.flag(response, "failAuthentication") {
-            flow.emulator.record(.signInFailed, tenant: pool.id, userId: user.id, origin: flow.origin, detail: ["reason": "custom_auth_failed"])
+            flow.emulator.record(.signInFailed, tenant: pool.id, userId: subject.user?.id, origin: flow.origin, detail: ["reason": "custom_auth_failed"])
             throw CognitoError.incorrectCredentials
+        }
+        guard let user = subject.user else {
+            // Nobody to issue tokens to, nor a password to verify: an unknown user fails as a wrong answer does.
+            guard try LambdaTriggers.text(response, "challengeName") == "CUSTOM_CHALLENGE", try !LambdaTriggers.flag(response, "issueTokens") else {
+                throw CognitoError.incorrectCredentials
+            }
+            return try await create(subject, history: history, previous: previous)
         }
         if try LambdaTriggers.flag(response, "issueTokens") {
             // The account's state still counts: a disabled or unconfirmed user gets no tokens.
@@ -91,10 +116,10 @@ struct CustomAuth {
         }
         switch try LambdaTriggers.text(response, "challengeName") {
         case "CUSTOM_CHALLENGE"?:
-            return try await create(user, history: history, previous: previous)
+            return try await create(subject, history: history, previous: previous)
         case "PASSWORD_VERIFIER"? where srpA?.isEmpty == false:
             let start = flow.newSession(userId: user.id, challenge: "CUSTOM_AUTH", firstFactor: "custom", data: [Self.historyKey: .array(history)])
-            return try flow.startSRP(user, srpA: srpA ?? "", from: start)
+            return try await flow.startSRP(user, srpA: srpA ?? "", from: start)
         default:
             throw CognitoError.unrecognizableLambdaOutput
         }
@@ -102,23 +127,28 @@ struct CustomAuth {
 
     /// Asks the create function for the challenge; its public parameters go to the client, its private
     /// ones into the sealed session for the verify function.
-    private func create(_ user: User, history: [JSON], previous: ChallengeSession?) async throws -> SignInStep {
+    private func create(_ subject: Subject, history: [JSON], previous: ChallengeSession?) async throws -> SignInStep {
         let response = try await triggers.invoke("CreateAuthChallenge", source: "CreateAuthChallenge_Authentication",
-                                                 userName: CognitoUsers.username(user, pool: pool), clientId: flow.client.id, request: [
-                                                     "userAttributes": LambdaTriggers.userAttributes(user, pool: pool), "challengeName": "CUSTOM_CHALLENGE",
-                                                     "session": .array(history), "clientMetadata": clientMetadata, "userNotFound": false,
+                                                 userName: subject.userName, clientId: flow.client.id, request: [
+                                                     "userAttributes": attributes(subject), "challengeName": "CUSTOM_CHALLENGE",
+                                                     "session": .array(history), "clientMetadata": clientMetadata,
+                                                     "userNotFound": .bool(subject.user == nil),
                                                  ], response: ["publicChallengeParameters": .null, "privateChallengeParameters": .null,
-                                                               "challengeMetadata": .null], userId: user.id)
+                                                               "challengeMetadata": .null], userId: subject.user?.id)
         let publicParameters = try Self.parameters(response["publicChallengeParameters"])
         let privateParameters = try Self.parameters(response["privateChallengeParameters"])
-        let data: [String: JSON] = [Self.historyKey: .array(history), Self.privateKey: .object(privateParameters.mapValues(JSON.string)),
+        var data: [String: JSON] = [Self.historyKey: .array(history), Self.privateKey: .object(privateParameters.mapValues(JSON.string)),
                                     Self.metadataKey: try LambdaTriggers.text(response, "challengeMetadata").map(JSON.string) ?? .null]
+        if subject.user == nil { data[Self.unknownUserKey] = .string(subject.userName) }
         let session = previous?.next("CUSTOM_CHALLENGE", data: data, lifetime: flow.sessionLifetime, emulator: flow.emulator)
-            ?? flow.newSession(userId: user.id, challenge: "CUSTOM_CHALLENGE", firstFactor: "custom", data: data)
+            ?? flow.newSession(userId: subject.user?.id ?? "", challenge: "CUSTOM_CHALLENGE", firstFactor: "custom", data: data)
         var parameters = publicParameters
-        parameters["USERNAME"] = CognitoUsers.username(user, pool: pool)
+        parameters["USERNAME"] = subject.userName
         return .challenge("CUSTOM_CHALLENGE", parameters: parameters, session: session)
     }
+
+    /// `request.userAttributes`: none for a user the pool does not have.
+    private func attributes(_ subject: Subject) -> JSON { subject.user.map { LambdaTriggers.userAttributes($0, pool: pool) } ?? [:] }
 
     /// One entry of the events' `session`.
     private static func entry(_ challenge: String, _ passed: Bool) -> [String: JSON] {

@@ -234,6 +234,11 @@ extension AuthHooks {
         guard enabled(.customAccessToken) else { return claims }
         let output = try await run(.customAccessToken, ["user_id": .string(userId), "claims": .object(claims), "authentication_method": .string(method)],
                                    origin: origin, userId: userId)
+        // A 204 (no output) and `"claims": null` both leave GoTrue with nil claims, which its schema check refuses;
+        // only an output without the member is "missing".
+        if output == nil || output?["claims"] == .null {
+            throw Self.internalError("output claims do not conform to the expected schema: \n- (root): Invalid type. Expected: object, given: null\n")
+        }
         guard let object = output?.objectValue, let field = object["claims"] else { throw Self.internalError("output claims field is missing") }
         guard let custom = field.objectValue else { throw Self.internalError("Error unmarshaling JSON output.") }
         var problems = Self.requiredClaims.filter { custom[$0] == nil }.map { "- (root): \($0) is required" }

@@ -87,6 +87,12 @@ def test_a_hook_error_object_becomes_the_answer(fauxth, hook_server):
     (lambda call: (500, "boom", "text/plain"), 500, "unexpected_failure", "Unexpected status code returned from hook: 500"),
     (lambda call: (401, "", "text/plain"), 500, "unexpected_failure", "Hook requires authorization token"),
     (lambda call: {"claims": "not an object"}, 500, "unexpected_failure", "Error unmarshaling JSON output."),
+    (lambda call: {}, 500, "unexpected_failure", "output claims field is missing"),
+    # No output (204) and null claims both reach GoTrue's schema check as nil claims.
+    (lambda call: (204, None, None), 500, "unexpected_failure",
+     "output claims do not conform to the expected schema: \n- (root): Invalid type. Expected: object, given: null\n"),
+    (lambda call: {"claims": None}, 500, "unexpected_failure",
+     "output claims do not conform to the expected schema: \n- (root): Invalid type. Expected: object, given: null\n"),
 ])
 def test_bad_hook_answers_give_gotrues_errors(fauxth, hook_server, answer, status, code, message):
     hook_server.answer = answer
