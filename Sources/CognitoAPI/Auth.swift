@@ -30,7 +30,8 @@ enum Auth {
             throw CognitoError.invalid("Initiate Auth method not supported.")
         }
         guard client.allows(needed) else { throw CognitoError.invalid("\(flowName) flow not enabled for this client") }
-        let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin)
+        let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin,
+                              clientMetadata: call.clientMetadata)
         if flowName == "REFRESH_TOKEN_AUTH" || flowName == "REFRESH_TOKEN" {
             return try await refresh(call, flow: flow, parameters: parameters)
         }
@@ -52,15 +53,15 @@ enum Auth {
         let step: SignInStep
         switch flowName {
         case "CUSTOM_AUTH":
-            step = try await CustomAuth(flow: flow, triggers: triggers, clientMetadata: call.clientMetadata).start(user, srpA: parameters["SRP_A"])
+            step = try await CustomAuth(flow: flow, triggers: triggers, clientMetadata: call.clientMetadata).start(user, userName: name, srpA: parameters["SRP_A"])
         case "USER_SRP_AUTH":
             guard let srpA = parameters["SRP_A"], !srpA.isEmpty else { throw CognitoError.invalid("Missing required parameter SRP_A") }
-            step = try flow.startSRP(user, srpA: srpA)
+            step = try await flow.startSRP(user, srpA: srpA)
         case "USER_AUTH":
-            step = try flow.choiceBased(user, parameters: parameters)
+            step = try await flow.choiceBased(user, parameters: parameters)
         default:
             guard let password = parameters["PASSWORD"], !password.isEmpty else { throw CognitoError.invalid("Missing required parameter PASSWORD") }
-            step = try flow.password(user, password)
+            step = try await flow.password(user, password)
         }
         return try await answer(step, flow: flow, call: call)
     }
@@ -99,18 +100,19 @@ enum Auth {
             throw CognitoError(.notAuthorized, "Incorrect username or password.")
         }
         try call.checkSecretHash(responses["SECRET_HASH"], usernames: [responses["USERNAME"]].compactMap { $0 } + userNames, client: client)
-        let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin)
+        let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin,
+                              clientMetadata: call.clientMetadata)
         let custom = CustomAuth(flow: flow, triggers: call.triggers(pool), clientMetadata: call.clientMetadata)
         let step: SignInStep
         switch name {
         case "PASSWORD_VERIFIER" where session.data[CustomAuth.historyKey] != nil:
             step = try await custom.passwordVerified(session, responses: responses)
         case "PASSWORD_VERIFIER":
-            step = try flow.verifySRP(session, responses: responses)
+            step = try await flow.verifySRP(session, responses: responses)
         case "CUSTOM_CHALLENGE":
             step = try await custom.respond(session, responses: responses)
         default:
-            step = try flow.respond(name, session: session, responses: responses)
+            step = try await flow.respond(name, session: session, responses: responses)
         }
         return try await answer(step, flow: flow, call: call,
                                 source: name == "NEW_PASSWORD_REQUIRED" ? "TokenGeneration_NewPasswordChallenge" : "TokenGeneration_Authentication")

@@ -87,6 +87,9 @@ public struct CognitoDialect: Sendable {
         let requestId = emulator.generator.uuid()
         do {
             let prefix = "AWSCognitoIdentityProviderService."
+            if target.hasPrefix("TrentService.") {
+                return Self.answer(try KMSKeys.perform(String(target.dropFirst("TrentService.".count)), body: try body.get()), requestId: requestId)
+            }
             guard target.hasPrefix(prefix) else {
                 throw CognitoError(.unknownOperation, target.isEmpty ? "Missing X-Amz-Target header" : "Unknown target \(target)")
             }

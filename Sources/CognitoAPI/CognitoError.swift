@@ -40,6 +40,9 @@ struct CognitoError: Error, Equatable {
         case userLambdaValidation = "UserLambdaValidationException"
         case invalidLambdaResponse = "InvalidLambdaResponseException"
         case unexpectedLambda = "UnexpectedLambdaException"
+        // KMS's, for the `Decrypt` custom sender functions call (KMSKeys).
+        case invalidCiphertext = "InvalidCiphertextException"
+        case incorrectKey = "IncorrectKeyException"
     }
 
     var kind: Kind

@@ -4,9 +4,34 @@ import Foundation
 /// Cognito's codes and the messages that carry them, with the pool's templates (`{####}` is the code,
 /// `{username}` the user name), kept in the outbox. Codes are single use, expire, allow five wrong
 /// tries, and follow the pool's `fixed_code` when it sets one.
+///
+/// With triggers, a message goes as the pool's functions say: a custom sender function
+/// (`CustomEmailSender`, `CustomSMSSender`) gets the code encrypted and sends it itself; else a custom
+/// message function may write the text. The outbox keeps the message either way, with its code.
 struct CognitoMailer {
     let emulator: Emulator
     let pool: CognitoPool
+    /// The pool's triggers on behalf of the request; nil where Cognito calls none.
+    var triggers: LambdaTriggers?
+
+    init(emulator: Emulator, pool: CognitoPool) {
+        self.emulator = emulator
+        self.pool = pool
+    }
+
+    init(triggers: LambdaTriggers) {
+        self.init(emulator: triggers.emulator, pool: triggers.pool)
+        self.triggers = triggers
+    }
+
+    /// Why a message goes out, in the trigger sources' words (`SignUp`, `ResendCode`, `ForgotPassword`,
+    /// `UpdateUserAttribute`, `VerifyUserAttribute`, `AdminCreateUser`, `Authentication`), and for whom:
+    /// the custom message and custom sender functions are told both.
+    struct Cause: Sendable {
+        var source: String
+        var clientId: String?
+        var clientMetadata: JSON = .null
+    }
 
     /// Why a code is sent: its outbox purpose, lifetime and template.
     enum Kind {
@@ -31,10 +56,15 @@ struct CognitoMailer {
 
     /// Sends a code to `destination` (an email or an E.164 number); answers its `CodeDeliveryDetails`.
     @discardableResult
-    /// `text` is what a custom message function wrote instead of the pool's templates.
-    func send(_ kind: Kind, to destination: String, user: User, origin: RequestOrigin = RequestOrigin(),
-              text custom: LambdaTriggers.CustomText? = nil) throws -> JSON {
+    func send(_ kind: Kind, to destination: String, user: User, origin: RequestOrigin = RequestOrigin(), cause: Cause) async throws -> JSON {
         let channel: Channel = destination.contains("@") ? .email : .sms
+        // A custom sender writes its own message: Cognito asks no custom message function then.
+        let senderFunction = triggers?.sender(for: channel)
+        var custom: LambdaTriggers.CustomText?
+        if senderFunction == nil, let triggers {
+            custom = try await triggers.customMessage(source: "CustomMessage_\(cause.source)", user: user, clientId: cause.clientId,
+                                                      clientMetadata: cause.clientMetadata)
+        }
         var (subject, template) = self.template(kind, channel: channel)
         if channel == .email {
             subject = custom?.emailSubject ?? subject
@@ -49,7 +79,12 @@ struct CognitoMailer {
                                userId: user.id, perRecipient: kind != .mfa && kind != .signIn)
         let issued = try emulator.issueCode(in: pool.id, CodeRequest(userId: user.id, purpose: kind.purpose(channel), channel: channel, target: destination,
                                                                      lifetime: kind.lifetime, fixedCode: pool.fixedCode), origin: origin)
-        deliverText(template, subject: subject, code: issued.code, to: destination, channel: channel, purpose: kind.purpose(channel), user: user)
+        var handedTo: String?
+        if let senderFunction, let triggers {
+            handedTo = await triggers.handToSender(senderFunction, channel: channel, cause: cause, user: user, code: issued.code)
+        }
+        deliverText(template, subject: subject, code: issued.code, to: destination, channel: channel, purpose: kind.purpose(channel), user: user,
+                    handedTo: handedTo)
         return CognitoUsers.delivery(destination)
     }
 
@@ -67,16 +102,26 @@ struct CognitoMailer {
     }
 
     /// `AdminCreateUser`'s invitation with the temporary password.
-    func invite(_ user: User, username: String, temporaryPassword: String, channels: [Channel], text custom: LambdaTriggers.CustomText? = nil) {
+    func invite(_ user: User, username: String, temporaryPassword: String, channels: [Channel], cause: Cause) async throws {
+        guard !channels.isEmpty else { return }
         let template = pool.pool["AdminCreateUserConfig"]?["InviteMessageTemplate"]
+        var custom: LambdaTriggers.CustomText?
+        if let triggers, channels.contains(where: { triggers.sender(for: $0) == nil }) {
+            custom = try await triggers.customMessage(source: "CustomMessage_\(cause.source)", user: user, clientId: cause.clientId,
+                                                      clientMetadata: cause.clientMetadata)
+        }
         for channel in channels {
             guard let destination = channel == .email ? user.email : user.phone else { continue }
+            var handedTo: String?
+            if let triggers, let function = triggers.sender(for: channel) {
+                handedTo = await triggers.handToSender(function, channel: channel, cause: cause, user: user, code: temporaryPassword)
+            }
             let text = channel == .email
                 ? (custom?.emailMessage ?? template?["EmailMessage"]?.stringValue ?? "Your username is {username} and temporary password is {####}. ")
                 : (custom?.smsMessage ?? template?["SMSMessage"]?.stringValue ?? "Your username is {username} and temporary password is {####}. ")
             deliverText(text.replacingOccurrences(of: "{username}", with: username),
                         subject: custom?.emailSubject ?? template?["EmailSubject"]?.stringValue ?? "Your temporary password",
-                        code: temporaryPassword, to: destination, channel: channel, purpose: .invite, user: user)
+                        code: temporaryPassword, to: destination, channel: channel, purpose: .invite, user: user, handedTo: handedTo)
         }
     }
 
@@ -95,11 +140,14 @@ struct CognitoMailer {
         }
     }
 
+    /// Keeps the message in the outbox: sent, or (`handedTo`) handed to a custom sender function, with the
+    /// text the pool's templates give so a tester still reads the code.
     private func deliverText(_ template: String, subject: String, code: String, to destination: String, channel: Channel,
-                             purpose: MessagePurpose, user: User) {
+                             purpose: MessagePurpose, user: User, handedTo: String? = nil) {
         let text = template.replacingOccurrences(of: "{####}", with: code)
         _ = try? emulator.deliver(OutgoingMessage(tenant: pool.id, channel: channel, to: destination, from: channel == .email ? sender : "AWS",
-                                                  subject: channel == .email ? subject : nil, text: text, purpose: purpose, codes: [code]),
+                                                  subject: channel == .email ? subject : nil, text: text, purpose: purpose, codes: [code],
+                                                  handedTo: handedTo),
                                   userId: user.id)
     }
 

@@ -21,7 +21,7 @@ extension HostedUI {
     /// "We sent a code to a***@e***": the masked destination of a delivery.
     func sentTo(_ delivery: JSON?) -> String { delivery?["Destination"]?.stringValue ?? "you" }
 
-    func login(_ call: HostedUICall) throws -> Response {
+    func login(_ call: HostedUICall) async throws -> Response {
         let (form, a, csrf) = try posted(call)
         let origin = call.origin
         let flow = SignInFlow(emulator: emulator, pools: pools, pool: a.pool, client: a.client, origin: origin)
@@ -35,27 +35,27 @@ extension HostedUI {
                 case "EMAIL_OTP": ["EMAIL_OTP_CODE": form["code"] ?? ""]
                 default: ["SOFTWARE_TOKEN_MFA_CODE": form["code"] ?? ""]
                 }
-                return try finish(try flow.respond(session.challenge, session: session, responses: responses), a, flow: flow, csrf: csrf, origin: origin)
+                return try await finish(try await flow.respond(session.challenge, session: session, responses: responses), a, flow: flow, csrf: csrf, origin: origin)
             }
             guard !username.isEmpty, let password = form["password"], !password.isEmpty else {
                 return page(.login, a, csrf: csrf, username: username, alert: "Enter your \(content(.login, a, csrf: "").usernameLabel.lowercased()) and password.")
             }
-            return try finish(try flow.password(try flow.user(named: username), password), a, flow: flow, csrf: csrf, origin: origin)
+            return try await finish(try await flow.password(try flow.user(named: username), password), a, flow: flow, csrf: csrf, origin: origin)
         } catch let error as CognitoError {
-            return try recover(from: error, username: username, session: form["session"], a, flow: flow, csrf: csrf, origin: origin)
+            return try await recover(from: error, username: username, session: form["session"], a, flow: flow, csrf: csrf, origin: origin)
         }
     }
 
     /// The page after a sign-in step: back to the app, or the challenge's page.
-    func finish(_ step: SignInStep, _ a: Authorization, flow: SignInFlow, csrf: CSRF, origin: RequestOrigin) throws -> Response {
+    func finish(_ step: SignInStep, _ a: Authorization, flow: SignInFlow, csrf: CSRF, origin: RequestOrigin) async throws -> Response {
         switch step {
         case .signedIn(let user, let firstFactor, let mfa):
             return try complete(user, firstFactor: firstFactor, mfa: mfa, a, origin: origin)
         case .challenge("SELECT_MFA_TYPE", let parameters, let session):
             // The page asks for the first method the user can use, as the hosted UI picks one.
             let choices = (try? JSON.parse(Array((parameters["MFAS_CAN_CHOOSE"] ?? "[]").utf8)))?.arrayValue?.compactMap(\.stringValue) ?? []
-            let step = try flow.respond("SELECT_MFA_TYPE", session: session, responses: ["ANSWER": choices.first ?? "SOFTWARE_TOKEN_MFA"])
-            return try finish(step, a, flow: flow, csrf: csrf, origin: origin)
+            let step = try await flow.respond("SELECT_MFA_TYPE", session: session, responses: ["ANSWER": choices.first ?? "SOFTWARE_TOKEN_MFA"])
+            return try await finish(step, a, flow: flow, csrf: csrf, origin: origin)
         case .challenge("MFA_SETUP", _, _):
             return pages.error("This account must set up multi-factor authentication first. Fauxth's hosted UI cannot enrol an authenticator yet: "
                                + "set it up through the API (AssociateSoftwareToken with the sign-in Session), then sign in here.", status: .ok)
@@ -89,15 +89,15 @@ extension HostedUI {
     /// A sign-in that failed: a user who must confirm or reset first goes to that page (with a fresh
     /// code); anything else shows on the page it came from.
     func recover(from error: CognitoError, username: String, session sealed: String?, _ a: Authorization, flow: SignInFlow, csrf: CSRF,
-                 origin: RequestOrigin) throws -> Response {
+                 origin: RequestOrigin) async throws -> Response {
         let user = username.isEmpty ? nil : try CognitoUsers.find(username, pool: a.pool, emulator: emulator)
         switch error.kind {
         case .userNotConfirmed:
-            if let user, let delivery = try? SignUp.resendCode(user, pool: a.pool, emulator: emulator, origin: origin) {
+            if let user, let delivery = try? await SignUp.resendCode(user, triggers: pools.triggers(a.pool, origin: origin), cause: .init(source: "ResendCode", clientId: a.client.id)) {
                 return page(.confirm, a, csrf: csrf, username: username, notice: "Your account is not confirmed yet. We sent a code to \(sentTo(delivery)).")
             }
         case .passwordResetRequired:
-            if let user, let delivery = try? Passwords.sendResetCode(user, pool: a.pool, emulator: emulator, origin: origin) {
+            if let user, let delivery = try? await Passwords.sendResetCode(user, triggers: pools.triggers(a.pool, origin: origin), cause: .init(source: "ForgotPassword", clientId: a.client.id)) {
                 return page(.reset, a, csrf: csrf, username: username, notice: "Your password must be reset. We sent a code to \(sentTo(delivery)).")
             }
         default:
@@ -112,7 +112,7 @@ extension HostedUI {
         return page(.login, a, csrf: csrf, username: username, alert: sealed?.isEmpty == false && error == .staleSession ? "Your sign-in expired. Please sign in again." : error.message)
     }
 
-    func signUp(_ call: HostedUICall) throws -> Response {
+    func signUp(_ call: HostedUICall) async throws -> Response {
         let (form, a, csrf) = try posted(call)
         let origin = call.origin
         guard !a.pool.adminCreateUserOnly else { return pages.error("Sign-up is not allowed for this user pool.", status: .forbidden) }
@@ -120,8 +120,8 @@ extension HostedUI {
         do {
             guard !username.isEmpty, !password.isEmpty else { throw CognitoError.invalid("Enter a \(content(.signup, a, csrf: "").usernameLabel.lowercased()) and a password.") }
             let attributes = a.pool.usernameAttributes.isEmpty && !email.isEmpty ? [(name: "email", value: email)] : []
-            let (_, delivery) = try SignUp.register(username: username, password: password, attributes: attributes, pool: a.pool, emulator: emulator,
-                                                    origin: origin)
+            let (_, delivery) = try await SignUp.register(username: username, password: password, attributes: attributes,
+                                                          triggers: pools.triggers(a.pool, origin: origin), clientId: a.client.id)
             guard let delivery else {
                 return page(.login, a, csrf: csrf, username: username, notice: "Your account was created. An administrator must confirm it before you can sign in.")
             }
@@ -144,20 +144,20 @@ extension HostedUI {
         }
     }
 
-    func resendCode(_ call: HostedUICall) throws -> Response {
+    func resendCode(_ call: HostedUICall) async throws -> Response {
         let (form, a, csrf) = try posted(call)
         let origin = call.origin
         let username = form["username"] ?? ""
         do {
             let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
-            let delivery = try SignUp.resendCode(user, pool: a.pool, emulator: emulator, origin: origin)
+            let delivery = try await SignUp.resendCode(user, triggers: pools.triggers(a.pool, origin: origin), cause: .init(source: "ResendCode", clientId: a.client.id))
             return page(.confirm, a, csrf: csrf, username: username, notice: "We sent a new code to \(sentTo(delivery)).")
         } catch let error as CognitoError {
             return page(.confirm, a, csrf: csrf, username: username, alert: error.message)
         }
     }
 
-    func forgotPassword(_ call: HostedUICall) throws -> Response {
+    func forgotPassword(_ call: HostedUICall) async throws -> Response {
         let (form, a, csrf) = try posted(call)
         let origin = call.origin
         let username = form["username"] ?? ""
@@ -167,7 +167,7 @@ extension HostedUI {
                 // A client that hides which users exist shows the same page either way.
                 return page(.reset, a, csrf: csrf, username: username, notice: "If the account exists, we sent it a code.")
             }
-            let delivery = try Passwords.sendResetCode(user, pool: a.pool, emulator: emulator, origin: origin)
+            let delivery = try await Passwords.sendResetCode(user, triggers: pools.triggers(a.pool, origin: origin), cause: .init(source: "ForgotPassword", clientId: a.client.id))
             return page(.reset, a, csrf: csrf, username: username, notice: "We sent a code to \(sentTo(delivery)). Enter it with your new password.")
         } catch let error as CognitoError {
             return page(.forgot, a, csrf: csrf, username: username, alert: error.message)

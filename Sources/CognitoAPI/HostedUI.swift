@@ -34,15 +34,15 @@ struct HostedUI: Sendable {
         (.post, "oauth2/idpresponse", "oauth2.idpresponse.post", { try $0.idpResponse($1) }),
         (.get, "logout", "logout", { try $0.oauth.logout($1.request) }),
         (.get, "login", "login.get", { try $0.show(.login, $1.request) }),
-        (.post, "login", "login.post", { ui, call in try ui.answering { try ui.login(call) } }),
+        (.post, "login", "login.post", { ui, call in try await ui.answering { try await ui.login(call) } }),
         (.get, "signup", "signup.get", { try $0.show(.signup, $1.request) }),
-        (.post, "signup", "signup.post", { ui, call in try ui.answering { try ui.signUp(call) } }),
+        (.post, "signup", "signup.post", { ui, call in try await ui.answering { try await ui.signUp(call) } }),
         (.get, "confirm", "confirm.get", { try $0.show(.confirm, $1.request) }),
-        (.post, "confirm", "confirm.post", { ui, call in try ui.answering { try ui.confirm(call) } }),
-        (.post, "resendcode", "resendcode", { ui, call in try ui.answering { try ui.resendCode(call) } }),
+        (.post, "confirm", "confirm.post", { ui, call in try await ui.answering { try await ui.confirm(call) } }),
+        (.post, "resendcode", "resendcode", { ui, call in try await ui.answering { try await ui.resendCode(call) } }),
         (.get, "forgotPassword", "forgotPassword.get", { try $0.show(.forgot, $1.request) }),
-        (.post, "forgotPassword", "forgotPassword.post", { ui, call in try ui.answering { try ui.forgotPassword(call) } }),
-        (.post, "confirmForgotPassword", "confirmForgotPassword", { ui, call in try ui.answering { try ui.confirmForgotPassword(call) } }),
+        (.post, "forgotPassword", "forgotPassword.post", { ui, call in try await ui.answering { try await ui.forgotPassword(call) } }),
+        (.post, "confirmForgotPassword", "confirmForgotPassword", { ui, call in try await ui.answering { try await ui.confirmForgotPassword(call) } }),
     ]
 
     var oauth: OAuthEndpoints { OAuthEndpoints(dialect: dialect) }
@@ -253,8 +253,8 @@ struct HostedUI: Sendable {
     }
 
     /// Runs a form handler, answering with the response it settled on early if it did.
-    func answering(_ handler: () throws -> Response) throws -> Response {
-        do { return try handler() } catch let answered as Answered { return answered.response }
+    func answering(_ handler: () async throws -> Response) async throws -> Response {
+        do { return try await handler() } catch let answered as Answered { return answered.response }
     }
 
     /// A posted form of the hosted UI: its fields, its checked authorization request, and a CSRF token

@@ -20,11 +20,9 @@ struct LambdaTriggers {
     /// AWS gives a Cognito trigger five seconds, whatever the function's own timeout.
     static let timeout: Duration = .seconds(5)
 
-    /// The triggers Fauxth calls, in `LambdaConfig`'s names. `CustomEmailSender` and `CustomSMSSender`
-    /// are not among them: they get the code encrypted with KMS (the AWS Encryption SDK), which Fauxth
-    /// cannot do as AWS does.
+    /// The triggers Fauxth calls, in `LambdaConfig`'s names.
     static let points = ["PreSignUp", "CustomMessage", "PostConfirmation", "PreAuthentication", "PostAuthentication", "PreTokenGeneration",
-                         "UserMigration", "DefineAuthChallenge", "CreateAuthChallenge", "VerifyAuthChallengeResponse"]
+                         "UserMigration", "DefineAuthChallenge", "CreateAuthChallenge", "VerifyAuthChallengeResponse"] + senders
 
     /// The `clientId` of an event that no app client caused (the admin operations), as Cognito sends it.
     static let noClient = "CLIENT_ID_NOT_APPLICABLE"
@@ -41,7 +39,8 @@ struct LambdaTriggers {
     /// The function a trigger calls (an ARN or a URL), nil when the pool sets none.
     func function(_ trigger: String) -> String? {
         if trigger == "PreTokenGeneration", let arn = config["PreTokenGenerationConfig"]?["LambdaArn"]?.stringValue, !arn.isEmpty { return arn }
-        return config[trigger]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        // The custom senders are `{LambdaArn, LambdaVersion}`, the others a plain ARN.
+        return (config[trigger]?["LambdaArn"]?.stringValue ?? config[trigger]?.stringValue).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     func isSet(_ trigger: String) -> Bool { function(trigger) != nil }
@@ -170,6 +169,11 @@ extension CognitoCall {
 
     /// `ClientMetadata`, passed to every trigger the operation calls.
     var clientMetadata: JSON { body["ClientMetadata"]?.objectValue.map(JSON.object) ?? .null }
+
+    /// Why this operation sends a message (a trigger source's suffix), for the message and sender triggers.
+    func cause(_ source: String, client: String?) -> CognitoMailer.Cause {
+        CognitoMailer.Cause(source: source, clientId: client, clientMetadata: clientMetadata)
+    }
 }
 
 // MARK: - The triggers, one by one

@@ -15,18 +15,15 @@ enum Passwords {
         }) { user, pool, client in
             try call.emulator.checkCanSignIn(user, stage: .recovery, origin: call.origin)
             _ = try recoveryDestination(user, pool: pool)
-            let text = try await call.triggers(pool).customMessage(source: "CustomMessage_ForgotPassword", user: user, clientId: client.id,
-                                                                   clientMetadata: call.clientMetadata)
-            return try sendResetCode(user, pool: pool, emulator: call.emulator, origin: call.origin, text: text)
+            return try await sendResetCode(user, triggers: call.triggers(pool), cause: call.cause("ForgotPassword", client: client.id))
         }
     }
 
     /// A reset code to the user's recovery address; its `CodeDeliveryDetails`.
-    static func sendResetCode(_ user: User, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin,
-                              text: LambdaTriggers.CustomText? = nil) throws -> JSON {
-        try emulator.checkCanSignIn(user, stage: .recovery, origin: origin)
-        let destination = try recoveryDestination(user, pool: pool)
-        return try CognitoMailer(emulator: emulator, pool: pool).send(.forgotPassword, to: destination, user: user, origin: origin, text: text)
+    static func sendResetCode(_ user: User, triggers: LambdaTriggers, cause: CognitoMailer.Cause) async throws -> JSON {
+        try triggers.emulator.checkCanSignIn(user, stage: .recovery, origin: triggers.origin)
+        let destination = try recoveryDestination(user, pool: triggers.pool)
+        return try await CognitoMailer(triggers: triggers).send(.forgotPassword, to: destination, user: user, origin: triggers.origin, cause: cause)
     }
 
     /// Where a reset code goes: the first of the pool's recovery mechanisms the user has verified.
@@ -114,7 +111,8 @@ enum Passwords {
         }
         try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(appMetadata: [CognitoUsers.statusKey: "RESET_REQUIRED"]), origin: call.origin)
         if let destination {
-            try CognitoMailer(emulator: call.emulator, pool: pool).send(.forgotPassword, to: destination, user: user, origin: call.origin)
+            try await CognitoMailer(triggers: call.triggers(pool)).send(.forgotPassword, to: destination, user: user, origin: call.origin,
+                                                                        cause: call.cause("ForgotPassword", client: nil))
         }
         return [:]
     }

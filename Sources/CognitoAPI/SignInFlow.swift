@@ -17,9 +17,13 @@ struct SignInFlow {
     let pool: CognitoPool
     let client: CognitoClient
     let origin: RequestOrigin
+    /// The request's `ClientMetadata`, for the functions a sign-in code's message calls.
+    var clientMetadata: JSON = .null
 
     var now: Date { emulator.clock.now }
-    var mailer: CognitoMailer { CognitoMailer(emulator: emulator, pool: pool) }
+    var mailer: CognitoMailer { CognitoMailer(triggers: pools.triggers(pool, origin: origin)) }
+    /// Sign-in and MFA codes are `Authentication` messages to the custom message and sender functions.
+    var authenticationMessage: CognitoMailer.Cause { CognitoMailer.Cause(source: "Authentication", clientId: client.id, clientMetadata: clientMetadata) }
 
     /// The user a sign-in names. An unknown name is `UserNotFoundException`, or, for a client that
     /// prevents user-existence errors, nil (the flow then fails the way a wrong password does).
@@ -33,11 +37,11 @@ struct SignInFlow {
     // MARK: First factors
 
     /// A password sign-in (`USER_PASSWORD_AUTH`, `ADMIN_USER_PASSWORD_AUTH`, `USER_AUTH`'s `PASSWORD`, the hosted UI).
-    func password(_ user: User?, _ password: String) throws -> SignInStep {
+    func password(_ user: User?, _ password: String) async throws -> SignInStep {
         // An unknown name was recorded when it was looked up (`user(named:)`).
         guard let user else { throw CognitoError.incorrectCredentials }
         do {
-            return try afterFirstFactor(try emulator.authenticate(in: pool.id, user: user, password: password, origin: origin), method: "password")
+            return try await afterFirstFactor(try emulator.authenticate(in: pool.id, user: user, password: password, origin: origin), method: "password")
         } catch AuthError.invalidCredentials {
             throw CognitoError.incorrectCredentials
         }
@@ -46,7 +50,7 @@ struct SignInFlow {
     /// `USER_SRP_AUTH` (and `PASSWORD_SRP`): the `PASSWORD_VERIFIER` challenge with the user's salt, the
     /// server's public value `B` and a `SECRET_BLOCK` that carries `b` sealed. An unknown user (when
     /// existence errors are hidden) or one without a password gets a challenge no answer can pass.
-    func startSRP(_ user: User?, srpA: String, from previous: ChallengeSession? = nil) throws -> SignInStep {
+    func startSRP(_ user: User?, srpA: String, from previous: ChallengeSession? = nil) async throws -> SignInStep {
         // A must be a number in the group and not 0 mod N, or a client could force the shared secret.
         guard let A = SRPNumber(hex: srpA), A < CognitoSRP.n, !A.isZero else { throw CognitoError.invalid("SRP_A is not valid.") }
         let credential = try user.flatMap { try emulator.credential(in: pool.id, userId: $0.id, kind: "srp") }
@@ -75,7 +79,7 @@ struct SignInFlow {
     /// The answer to `PASSWORD_VERIFIER`: the client's HMAC over the pool name, its user id, the secret
     /// block and its timestamp, with the key only the right password yields. One answer per block.
     /// `continuing: false` stops at the password (the custom flow's define function decides what follows).
-    func verifySRP(_ session: ChallengeSession, responses: [String: String], continuing: Bool = true) throws -> SignInStep {
+    func verifySRP(_ session: ChallengeSession, responses: [String: String], continuing: Bool = true) async throws -> SignInStep {
         guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
         // A password changed since the challenge gets no answer from the old one's key.
         guard session.data["ghost"] == nil, let user = try emulator.user(in: pool.id, id: session.userId),
@@ -98,14 +102,14 @@ struct SignInFlow {
         } catch AuthError.invalidCredentials {
             throw CognitoError.incorrectCredentials
         }
-        return continuing ? try afterFirstFactor(signedIn, method: "srp") : .signedIn(signedIn, firstFactor: "srp", mfa: nil)
+        return continuing ? try await afterFirstFactor(signedIn, method: "srp") : .signedIn(signedIn, firstFactor: "srp", mfa: nil)
     }
 
     /// Sends a sign-in code by email or SMS (`USER_AUTH`'s `EMAIL_OTP` and `SMS_OTP` first factors).
-    func startOTP(_ user: User, challenge: String, from previous: ChallengeSession? = nil) throws -> SignInStep {
+    func startOTP(_ user: User, challenge: String, from previous: ChallengeSession? = nil) async throws -> SignInStep {
         let destination = challenge == "EMAIL_OTP" ? user.email : user.phone
         guard let destination else { throw CognitoError.invalid("The user has no \(challenge == "EMAIL_OTP" ? "email" : "phone_number") to send a code to.") }
-        try mailer.send(.signIn, to: destination, user: user, origin: origin)
+        try await mailer.send(.signIn, to: destination, user: user, origin: origin, cause: authenticationMessage)
         let data: [String: JSON] = ["destination": .string(destination), "passwordless": true]
         let session = previous?.next(challenge, data: data, lifetime: sessionLifetime, emulator: emulator)
             ?? newSession(userId: user.id, challenge: challenge, firstFactor: "otp", data: data)
@@ -115,7 +119,7 @@ struct SignInFlow {
     // MARK: After the first factor
 
     /// The account's state, then MFA.
-    func afterFirstFactor(_ user: User, method: String) throws -> SignInStep {
+    func afterFirstFactor(_ user: User, method: String) async throws -> SignInStep {
         try emulator.checkCanSignIn(user, origin: origin)
         switch CognitoUsers.status(user) {
         case "UNCONFIRMED": throw CognitoError(.userNotConfirmed, "User is not confirmed.")
@@ -136,7 +140,7 @@ struct SignInFlow {
                 "requiredAttributes": JSON.array(missingRequiredAttributes(user).map { .string("userAttributes.\($0)") }).serialized(),
             ], session: session)
         default:
-            return try mfa(user, firstFactor: method)
+            return try await mfa(user, firstFactor: method)
         }
     }
 
@@ -155,20 +159,20 @@ struct SignInFlow {
 
     /// A second factor when the pool asks for one: the user's preferred method, a choice between
     /// several, or (in a pool that requires MFA) whatever reaches a user who set none up.
-    func mfa(_ user: User, firstFactor: String, from previous: ChallengeSession? = nil) throws -> SignInStep {
+    func mfa(_ user: User, firstFactor: String, from previous: ChallengeSession? = nil) async throws -> SignInStep {
         guard pool.mfaConfiguration != "OFF" else { return .signedIn(user, firstFactor: firstFactor, mfa: nil) }
         let usable = try usableMFA(user)
         if let preferred = CognitoUsers.preferredMFA(user), usable.contains(preferred) {
-            return try mfaChallenge(preferred, user: user, firstFactor: firstFactor, from: previous)
+            return try await mfaChallenge(preferred, user: user, firstFactor: firstFactor, from: previous)
         }
-        if usable.count == 1 { return try mfaChallenge(usable[0], user: user, firstFactor: firstFactor, from: previous) }
+        if usable.count == 1 { return try await mfaChallenge(usable[0], user: user, firstFactor: firstFactor, from: previous) }
         if usable.count > 1 {
             let session = next(previous, user: user, challenge: "SELECT_MFA_TYPE", firstFactor: firstFactor)
             return .challenge("SELECT_MFA_TYPE", parameters: ["MFAS_CAN_CHOOSE": JSON.array(usable.map(JSON.string)).serialized()], session: session)
         }
         guard pool.mfaConfiguration == "ON" else { return .signedIn(user, firstFactor: firstFactor, mfa: nil) }
-        if pool.smsMFAEnabled, user.phone != nil { return try mfaChallenge("SMS_MFA", user: user, firstFactor: firstFactor, from: previous) }
-        if pool.emailMFAEnabled, user.email != nil { return try mfaChallenge("EMAIL_OTP", user: user, firstFactor: firstFactor, from: previous) }
+        if pool.smsMFAEnabled, user.phone != nil { return try await mfaChallenge("SMS_MFA", user: user, firstFactor: firstFactor, from: previous) }
+        if pool.emailMFAEnabled, user.email != nil { return try await mfaChallenge("EMAIL_OTP", user: user, firstFactor: firstFactor, from: previous) }
         var canSetUp = pool.softwareTokenMFAEnabled ? ["SOFTWARE_TOKEN_MFA"] : []
         if pool.smsMFAEnabled { canSetUp.insert("SMS_MFA", at: 0) }
         guard !canSetUp.isEmpty else { throw CognitoError(.invalidUserPoolConfiguration, "MFA is required but no MFA method is enabled for the user pool.") }
@@ -177,13 +181,13 @@ struct SignInFlow {
     }
 
     /// `SMS_MFA` and `EMAIL_OTP` send a code; `SOFTWARE_TOKEN_MFA` asks the authenticator app.
-    func mfaChallenge(_ name: String, user: User, firstFactor: String, from previous: ChallengeSession?) throws -> SignInStep {
+    func mfaChallenge(_ name: String, user: User, firstFactor: String, from previous: ChallengeSession?) async throws -> SignInStep {
         switch name {
         case "SMS_MFA", "EMAIL_OTP":
             guard let destination = name == "SMS_MFA" ? user.phone : user.email else {
                 throw CognitoError(.mfaMethodNotFound, "The user has no \(name == "SMS_MFA" ? "phone_number" : "email") for \(name).")
             }
-            try mailer.send(.mfa, to: destination, user: user, origin: origin)
+            try await mailer.send(.mfa, to: destination, user: user, origin: origin, cause: authenticationMessage)
             let session = next(previous, user: user, challenge: name, firstFactor: firstFactor, data: ["destination": .string(destination)])
             return .challenge(name, parameters: codeDelivery(destination), session: session)
         default:
@@ -196,7 +200,7 @@ struct SignInFlow {
 
     /// The answer to any challenge but `PASSWORD_VERIFIER`. A wrong code counts against the session;
     /// a right answer uses it up.
-    func respond(_ name: String, session: ChallengeSession, responses: [String: String]) throws -> SignInStep {
+    func respond(_ name: String, session: ChallengeSession, responses: [String: String]) async throws -> SignInStep {
         guard session.challenge == name else {
             throw CognitoError.invalid("The challenge \(name) does not match the session, which is for \(session.challenge).")
         }
@@ -225,7 +229,7 @@ struct SignInFlow {
             changes.appMetadata = [CognitoUsers.statusKey: "CONFIRMED"]
             try spend()
             let updated = try emulator.updateUser(in: pool.id, id: user.id, changes, origin: origin)
-            return try mfa(updated, firstFactor: session.firstFactor, from: session)
+            return try await mfa(updated, firstFactor: session.firstFactor, from: session)
         case "SMS_MFA", "EMAIL_OTP", "SMS_OTP":
             let code = try required(name == "SMS_MFA" ? "SMS_MFA_CODE" : (name == "SMS_OTP" ? "SMS_OTP_CODE" : "EMAIL_OTP_CODE"))
             let passwordless = session.data["passwordless"] == true
@@ -243,7 +247,7 @@ struct SignInFlow {
             if CognitoUsers.status(user) == "CONFIRMED" {
                 try emulator.updateUser(in: pool.id, id: user.id, name == "EMAIL_OTP" ? UserChanges(emailVerified: true) : UserChanges(phoneVerified: true))
             }
-            return try afterFirstFactorWithoutMFA(user)
+            return try await afterFirstFactorWithoutMFA(user)
         case "SOFTWARE_TOKEN_MFA":
             let code = try required("SOFTWARE_TOKEN_MFA_CODE")
             guard let factor = try emulator.factors(in: pool.id, userId: user.id).last(where: { $0.kind == "totp" && $0.verified }) else {
@@ -261,7 +265,7 @@ struct SignInFlow {
             let answer = try required("ANSWER")
             guard try usableMFA(user).contains(answer) else { throw CognitoError.invalid("The MFA type \(answer) is not enabled for the user.") }
             try spend()
-            return try mfaChallenge(answer, user: user, firstFactor: session.firstFactor, from: session)
+            return try await mfaChallenge(answer, user: user, firstFactor: session.firstFactor, from: session)
         case "MFA_SETUP":
             guard session.data["totp_verified"] == true else {
                 throw CognitoError.invalid("Set up MFA first: AssociateSoftwareToken and VerifySoftwareToken with this session.")
@@ -277,29 +281,29 @@ struct SignInFlow {
                     try spend()
                     return .challenge("PASSWORD", parameters: [:], session: session.next("PASSWORD", lifetime: sessionLifetime, emulator: emulator))
                 }
-                return try answerPassword(password, user: user, session: session)
+                return try await answerPassword(password, user: user, session: session)
             case "PASSWORD_SRP":
                 let srpA = try required("SRP_A")
                 try spend()
-                return try startSRP(user, srpA: srpA, from: session)
+                return try await startSRP(user, srpA: srpA, from: session)
             default:
                 try spend()
-                return try startOTP(user, challenge: answer, from: session)
+                return try await startOTP(user, challenge: answer, from: session)
             }
         case "PASSWORD":
-            return try answerPassword(try required("PASSWORD"), user: user, session: session)
+            return try await answerPassword(try required("PASSWORD"), user: user, session: session)
         case "PASSWORD_SRP":
             let srpA = try required("SRP_A")
             try spend()
-            return try startSRP(user, srpA: srpA, from: session)
+            return try await startSRP(user, srpA: srpA, from: session)
         default:
             throw CognitoError.invalid("The challenge \(name) is not supported by Fauxth.")
         }
     }
 
-    private func answerPassword(_ password: String, user: User, session: ChallengeSession) throws -> SignInStep {
+    private func answerPassword(_ password: String, user: User, session: ChallengeSession) async throws -> SignInStep {
         do {
-            let step = try self.password(user, password)
+            let step = try await self.password(user, password)
             guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
             return step
         } catch let error as CognitoError where error == .incorrectCredentials {
@@ -309,7 +313,7 @@ struct SignInFlow {
     }
 
     /// After a passwordless first factor Cognito asks for no second one.
-    private func afterFirstFactorWithoutMFA(_ user: User) throws -> SignInStep {
+    private func afterFirstFactorWithoutMFA(_ user: User) async throws -> SignInStep {
         guard CognitoUsers.status(user) != "UNCONFIRMED" else { throw CognitoError(.userNotConfirmed, "User is not confirmed.") }
         return .signedIn(user, firstFactor: "otp", mfa: nil)
     }
@@ -328,18 +332,18 @@ struct SignInFlow {
     }
 
     /// `USER_AUTH`: straight to the `PREFERRED_CHALLENGE` when it is available, else `SELECT_CHALLENGE`.
-    func choiceBased(_ user: User?, parameters: [String: String]) throws -> SignInStep {
+    func choiceBased(_ user: User?, parameters: [String: String]) async throws -> SignInStep {
         guard let user else { throw CognitoError.incorrectCredentials }
         let available = availableFirstFactors(user)
         switch parameters["PREFERRED_CHALLENGE"] {
         case "PASSWORD"? where available.contains("PASSWORD"):
             guard let password = parameters["PASSWORD"] else { throw CognitoError.invalid("Missing required parameter PASSWORD") }
-            return try self.password(user, password)
+            return try await self.password(user, password)
         case "PASSWORD_SRP"? where available.contains("PASSWORD_SRP"):
             guard let srpA = parameters["SRP_A"] else { throw CognitoError.invalid("Missing required parameter SRP_A") }
-            return try startSRP(user, srpA: srpA)
+            return try await startSRP(user, srpA: srpA)
         case let otp? where (otp == "EMAIL_OTP" || otp == "SMS_OTP") && available.contains(otp):
-            return try startOTP(user, challenge: otp)
+            return try await startOTP(user, challenge: otp)
         default:
             guard !available.isEmpty else { throw CognitoError.invalid("No sign-in method of the pool's policy is available for the user.") }
             let session = newSession(userId: user.id, challenge: "SELECT_CHALLENGE", firstFactor: "password")

@@ -22,20 +22,21 @@ enum SignUp {
         if decision.autoConfirmUser {
             try await triggers.postConfirmation(source: "PostConfirmation_ConfirmSignUp", user: user, clientId: client.id, clientMetadata: call.clientMetadata)
         } else if let destination = destination(user, pool: pool) {
-            let text = try await triggers.customMessage(source: "CustomMessage_SignUp", user: user, clientId: client.id, clientMetadata: call.clientMetadata)
-            answer["CodeDeliveryDetails"] = try CognitoMailer(emulator: call.emulator, pool: pool).send(.confirmSignUp, to: destination, user: user,
-                                                                                                        origin: call.origin, text: text)
+            answer["CodeDeliveryDetails"] = try await CognitoMailer(triggers: triggers).send(.confirmSignUp, to: destination, user: user, origin: call.origin,
+                                                                                             cause: call.cause("SignUp", client: client.id))
         }
         return .object(answer)
     }
 
     /// A new `UNCONFIRMED` user, and the confirmation code sent if the pool auto-verifies an address the
-    /// user gave (its `CodeDeliveryDetails`). The hosted UI's sign-up page, which calls no triggers.
-    static func register(username: String, password: String, attributes: [(name: String, value: String)], pool: CognitoPool,
-                         emulator: Emulator, origin: RequestOrigin) throws -> (User, JSON?) {
-        let user = try createUnconfirmed(username: username, password: password, attributes: attributes, pool: pool, emulator: emulator, origin: origin)
-        guard let destination = destination(user, pool: pool) else { return (user, nil) }
-        return (user, try CognitoMailer(emulator: emulator, pool: pool).send(.confirmSignUp, to: destination, user: user, origin: origin))
+    /// user gave (its `CodeDeliveryDetails`). The hosted UI's sign-up page.
+    static func register(username: String, password: String, attributes: [(name: String, value: String)], triggers: LambdaTriggers,
+                         clientId: String) async throws -> (User, JSON?) {
+        let user = try createUnconfirmed(username: username, password: password, attributes: attributes, pool: triggers.pool,
+                                         emulator: triggers.emulator, origin: triggers.origin)
+        guard let destination = destination(user, pool: triggers.pool) else { return (user, nil) }
+        return (user, try await CognitoMailer(triggers: triggers).send(.confirmSignUp, to: destination, user: user, origin: triggers.origin,
+                                                                       cause: CognitoMailer.Cause(source: "SignUp", clientId: clientId)))
     }
 
     /// The signed-up user: `UNCONFIRMED`, unless a pre sign-up function confirmed them (and verified their
@@ -135,18 +136,15 @@ enum SignUp {
         try await call.deliverCode { user, pool, client in
             guard CognitoUsers.status(user) == "UNCONFIRMED" else { throw CognitoError.invalid("User is already confirmed.") }
             guard destination(user, pool: pool) != nil else { throw CognitoError.invalid("Auto verification not turned on.") }
-            let text = try await call.triggers(pool).customMessage(source: "CustomMessage_ResendCode", user: user, clientId: client.id,
-                                                                   clientMetadata: call.clientMetadata)
-            return try resendCode(user, pool: pool, emulator: call.emulator, origin: call.origin, text: text)
+            return try await resendCode(user, triggers: call.triggers(pool), cause: call.cause("ResendCode", client: client.id))
         }
     }
 
     /// A new confirmation code for an `UNCONFIRMED` user; the old one stops working.
-    static func resendCode(_ user: User, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin,
-                           text: LambdaTriggers.CustomText? = nil) throws -> JSON {
+    static func resendCode(_ user: User, triggers: LambdaTriggers, cause: CognitoMailer.Cause) async throws -> JSON {
         guard CognitoUsers.status(user) == "UNCONFIRMED" else { throw CognitoError.invalid("User is already confirmed.") }
-        guard let destination = destination(user, pool: pool) else { throw CognitoError.invalid("Auto verification not turned on.") }
-        return try CognitoMailer(emulator: emulator, pool: pool).send(.confirmSignUp, to: destination, user: user, origin: origin, text: text)
+        guard let destination = destination(user, pool: triggers.pool) else { throw CognitoError.invalid("Auto verification not turned on.") }
+        return try await CognitoMailer(triggers: triggers).send(.confirmSignUp, to: destination, user: user, origin: triggers.origin, cause: cause)
     }
 
     static func adminConfirm(_ call: CognitoCall) async throws -> JSON {

@@ -48,12 +48,8 @@ enum UserAdmin {
                 .filter { ($0 == .email ? user.email : user.phone) != nil }
             // The default (SMS) falls back to email for a user without a phone, rather than inviting nobody.
             if channels.isEmpty, user.email != nil { channels = [.email] }
-            var text: LambdaTriggers.CustomText?
-            if !channels.isEmpty {
-                text = try await call.triggers(pool).customMessage(source: "CustomMessage_AdminCreateUser", user: user, clientId: nil,
-                                                                   clientMetadata: call.clientMetadata)
-            }
-            CognitoMailer(emulator: call.emulator, pool: pool).invite(user, username: username, temporaryPassword: temporary, channels: channels, text: text)
+            try await CognitoMailer(triggers: call.triggers(pool)).invite(user, username: username, temporaryPassword: temporary, channels: channels,
+                                                                          cause: call.cause("AdminCreateUser", client: nil))
         }
         return ["User": .object(CognitoUsers.record(user, pool: pool))]
     }
@@ -88,7 +84,8 @@ enum UserAdmin {
     static func updateAttributes(_ call: CognitoCall) async throws -> JSON {
         let pool = try call.pool()
         let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
-        try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).apply(try call.body.attributes("UserAttributes"), to: user)
+        try await AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin)
+            .apply(try call.body.attributes("UserAttributes"), to: user, triggers: call.triggers(pool), cause: call.cause("UpdateUserAttribute", client: nil))
         return [:]
     }
 

@@ -24,7 +24,8 @@ enum UserSelf {
             || !(writable.map { $0.contains(attribute.name) } ?? true) {
             throw CognitoError(.notAuthorized, "A client attempted to write unauthorized attribute")
         }
-        let deliveries = try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).apply(attributes, to: user)
+        let deliveries = try await AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin)
+            .apply(attributes, to: user, triggers: call.triggers(pool), cause: call.cause("UpdateUserAttribute", client: claims["client_id"]?.stringValue))
         return ["CodeDeliveryDetailsList": .array(deliveries)]
     }
 
@@ -37,11 +38,9 @@ enum UserSelf {
     static func verificationCode(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
         let destination = try AttributeUpdate.destination(of: try call.body.required("AttributeName"), user: user)
-        let text = try await call.triggers(pool).customMessage(source: "CustomMessage_VerifyUserAttribute", user: user,
-                                                               clientId: call.pools.clientId(ofAccessToken: try call.body.required("AccessToken")),
-                                                               clientMetadata: call.clientMetadata)
-        return ["CodeDeliveryDetails": try CognitoMailer(emulator: call.emulator, pool: pool).send(.verifyAttribute, to: destination, user: user,
-                                                                                                  origin: call.origin, text: text)]
+        let cause = call.cause("VerifyUserAttribute", client: call.pools.clientId(ofAccessToken: try call.body.required("AccessToken")))
+        return ["CodeDeliveryDetails": try await CognitoMailer(triggers: call.triggers(pool)).send(.verifyAttribute, to: destination, user: user,
+                                                                                                  origin: call.origin, cause: cause)]
     }
 
     static func verifyAttribute(_ call: CognitoCall) async throws -> JSON {
@@ -72,9 +71,11 @@ struct AttributeUpdate {
     let emulator: Emulator
     let origin: RequestOrigin
 
-    /// Applies `attributes`; answers the `CodeDeliveryDetails` of the codes it sent.
+    /// Applies `attributes`; answers the `CodeDeliveryDetails` of the codes it sent (through `triggers`,
+    /// for `cause`).
     @discardableResult
-    func apply(_ attributes: [(name: String, value: String)], to user: User) throws -> [JSON] {
+    func apply(_ attributes: [(name: String, value: String)], to user: User, triggers: LambdaTriggers,
+               cause: CognitoMailer.Cause) async throws -> [JSON] {
         try CognitoUsers.checkMutable(attributes.map(\.name), pool: pool)
         var changes = try CognitoUsers.changes(attributes, pool: pool)
         let held = Set((pool.pool["UserAttributeUpdateSettings"]?["AttributesRequireVerificationBeforeUpdate"]?.arrayValue ?? []).compactMap(\.stringValue))
@@ -101,8 +102,12 @@ struct AttributeUpdate {
         }
         if let pendingEmail { try emulator.setPendingEmail(in: pool.id, userId: user.id, pendingEmail) }
         if let pendingPhone { try emulator.setPendingPhone(in: pool.id, userId: user.id, pendingPhone) }
-        let mailer = CognitoMailer(emulator: emulator, pool: pool)
-        return try toVerify.map { try mailer.send(.verifyAttribute, to: $0, user: user, origin: origin) }
+        let mailer = CognitoMailer(triggers: triggers)
+        var deliveries: [JSON] = []
+        for destination in toVerify {
+            deliveries.append(try await mailer.send(.verifyAttribute, to: destination, user: user, origin: origin, cause: cause))
+        }
+        return deliveries
     }
 
     /// Removes attributes; the ones the user signs in with and `sub` cannot go.

@@ -351,6 +351,32 @@ def test_custom_auth_fails_when_the_define_function_says_so(cognito, hook_server
     assert error == {"Code": "NotAuthorizedException", "Message": "Incorrect username or password."}
 
 
+def test_custom_auth_for_an_unknown_user_asks_the_functions_when_the_client_hides_users(cognito, hook_server):
+    # AWS: with PreventUserExistenceErrors ENABLED, the functions run for a name the pool lacks (userNotFound), so the
+    # answer looks the same as for a real user; only the end fails, as a wrong answer does.
+    hook_server.answer = quiz
+    pool_id = cognito.create_pool(LambdaConfig={"DefineAuthChallenge": hook_server.at("/define"), "CreateAuthChallenge": hook_server.at("/create"),
+                                                "VerifyAuthChallengeResponse": hook_server.at("/verify")})
+    client_id = cognito.create_client(pool_id, flows=ALL_FLOWS, PreventUserExistenceErrors="ENABLED")["ClientId"]
+    ghost = cognito_email("ghost")
+    started = cognito.idp.initiate_auth(ClientId=client_id, AuthFlow="CUSTOM_AUTH", AuthParameters={"USERNAME": ghost})
+    assert started["ChallengeName"] == "CUSTOM_CHALLENGE" and started["ChallengeParameters"]["question"] == "2+2?"
+    [define, create] = hook_server.calls
+    assert define.json["request"]["userNotFound"] is True and define.json["request"]["userAttributes"] == {}
+    assert define.json["userName"] == ghost and create.json["request"]["userNotFound"] is True
+    # Even the right answer cannot sign in nobody.
+    error = cognito.fails("respond_to_auth_challenge", ClientId=client_id, ChallengeName="CUSTOM_CHALLENGE", Session=started["Session"],
+                          ChallengeResponses={"USERNAME": ghost, "ANSWER": "4"})
+    assert error == {"Code": "NotAuthorizedException", "Message": "Incorrect username or password."}
+    assert hook_server.calls_to("/verify")[0].json["request"]["userNotFound"] is True
+
+    # A client that does not hide users says so at once, and asks no function.
+    legacy = cognito.create_client(pool_id, flows=ALL_FLOWS)["ClientId"]
+    calls = len(hook_server.calls)
+    error = cognito.fails("initiate_auth", ClientId=legacy, AuthFlow="CUSTOM_AUTH", AuthParameters={"USERNAME": ghost})
+    assert error["Code"] == "UserNotFoundException" and len(hook_server.calls) == calls
+
+
 def test_custom_auth_with_srp_first_checks_the_password_then_asks(cognito, hook_server):
     pool_id, client_id = quiz_pool(cognito, hook_server)
     email = cognito.admin_user(pool_id, cognito_email("amplified"))
@@ -390,7 +416,7 @@ def test_the_control_api_sets_and_clears_a_pools_triggers(cognito, hook_server):
     put = cognito.fauxth.control("PUT", f"/tenants/{pool_id}/hooks/PreSignUp", json={"uri": hook_server.url})
     assert put.status_code == 200, put.text
     assert put.json()["hooks"] == {"PreSignUp": {"uri": hook_server.url}}
-    assert "PreSignUp" in put.json()["points"] and "CustomEmailSender" not in put.json()["points"]
+    assert "PreSignUp" in put.json()["points"] and "CustomEmailSender" in put.json()["points"]
     config = cognito.idp.describe_user_pool(UserPoolId=pool_id)["UserPool"]["LambdaConfig"]
     assert config["PreSignUp"] == hook_server.url
 
