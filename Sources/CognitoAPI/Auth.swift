@@ -45,7 +45,8 @@ enum Auth {
         var found = try CognitoUsers.find(name, pool: pool, emulator: call.emulator)
         if found == nil, ["USER_PASSWORD_AUTH", "ADMIN_USER_PASSWORD_AUTH", "ADMIN_NO_SRP_AUTH"].contains(flowName),
            let password = parameters["PASSWORD"], !password.isEmpty {
-            found = try await migrate(name, password: password, call: call, triggers: triggers, client: client, validationData: validationData)
+            found = try await migrate(name, password: password, triggers: triggers, client: client, validationData: validationData,
+                                      clientMetadata: call.clientMetadata)
         }
         let user = try found ?? flow.user(named: name)
         try await triggers.preAuthentication(user: user, userName: name, clientId: client.id, validationData: validationData,
@@ -68,11 +69,11 @@ enum Auth {
 
     /// `UserMigration_Authentication`: a user the pool lacks, brought in by the migration function with the
     /// password they signed in with. A function that does not know them leaves them unknown.
-    static func migrate(_ name: String, password: String, call: CognitoCall, triggers: LambdaTriggers, client: CognitoClient,
-                        validationData: [(name: String, value: String)]) async throws -> User? {
+    static func migrate(_ name: String, password: String, triggers: LambdaTriggers, client: CognitoClient,
+                        validationData: [(name: String, value: String)], clientMetadata: JSON) async throws -> User? {
         guard let migration = try await triggers.userMigration(source: "UserMigration_Authentication", userName: name, password: password,
                                                                clientId: client.id, validationData: validationData,
-                                                               clientMetadata: call.clientMetadata) else {
+                                                               clientMetadata: clientMetadata) else {
             guard !triggers.isSet("UserMigration") || client.preventUserExistenceErrors else {
                 throw CognitoError(.userNotFound, "Exception migrating user in app client \(client.id)")
             }

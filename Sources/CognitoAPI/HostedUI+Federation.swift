@@ -66,7 +66,7 @@ extension HostedUI {
 
     /// `GET|POST /oauth2/idpresponse`: the provider's answer. A provider error goes back to the app as
     /// an OAuth error; a code is exchanged in process and the hosted-UI sign-in completes.
-    func idpResponse(_ call: HostedUICall) throws -> Response {
+    func idpResponse(_ call: HostedUICall) async throws -> Response {
         let (request, origin) = (call.request, call.origin)
         var parameters = request.queryFields
         if request.method == .post { parameters.merge(try call.form()) { $1 } }
@@ -101,7 +101,11 @@ extension HostedUI {
         let claims = FakeIdentityProviders.addingAppleUser(parameters["user"], to: tokens.claims)
         let user = try federatedUser(claims, idp: idp, pool: a.pool, origin: origin)
         guard (try? emulator.checkCanSignIn(user, origin: origin)) != nil else { return fail("invalid_request", "User is disabled.") }
-        return try complete(user, firstFactor: "federated", mfa: nil, a, origin: origin)
+        do {
+            return try await complete(user, firstFactor: "federated", mfa: nil, a, origin: origin)
+        } catch let error as CognitoError {
+            return fail("invalid_request", error.message)
+        }
     }
 
     /// The user of a provider account: the one it is linked to (an earlier federated sign-in, or

@@ -40,7 +40,16 @@ extension HostedUI {
             guard !username.isEmpty, let password = form["password"], !password.isEmpty else {
                 return page(.login, a, csrf: csrf, username: username, alert: "Enter your \(content(.login, a, csrf: "").usernameLabel.lowercased()) and password.")
             }
-            return try await finish(try await flow.password(try flow.user(named: username), password), a, flow: flow, csrf: csrf, origin: origin)
+            // As InitiateAuth: a user the pool lacks may be one the migration function knows; the pre
+            // authentication function may refuse the sign-in before the password is checked.
+            let triggers = pools.triggers(a.pool, origin: origin)
+            var user = try CognitoUsers.find(username, pool: a.pool, emulator: emulator)
+            if user == nil {
+                user = try await Auth.migrate(username, password: password, triggers: triggers, client: a.client, validationData: [], clientMetadata: .null)
+            }
+            let signingIn = try user ?? flow.user(named: username)
+            try await triggers.preAuthentication(user: signingIn, userName: username, clientId: a.client.id, validationData: [], clientMetadata: .null)
+            return try await finish(try await flow.password(signingIn, password), a, flow: flow, csrf: csrf, origin: origin)
         } catch let error as CognitoError {
             return try await recover(from: error, username: username, session: form["session"], a, flow: flow, csrf: csrf, origin: origin)
         }
@@ -50,7 +59,7 @@ extension HostedUI {
     func finish(_ step: SignInStep, _ a: Authorization, flow: SignInFlow, csrf: CSRF, origin: RequestOrigin) async throws -> Response {
         switch step {
         case .signedIn(let user, let firstFactor, let mfa):
-            return try complete(user, firstFactor: firstFactor, mfa: mfa, a, origin: origin)
+            return try await complete(user, firstFactor: firstFactor, mfa: mfa, a, origin: origin)
         case .challenge("SELECT_MFA_TYPE", let parameters, let session):
             // The page asks for the first method the user can use, as the hosted UI picks one.
             let choices = (try? JSON.parse(Array((parameters["MFAS_CAN_CHOOSE"] ?? "[]").utf8)))?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -120,9 +129,12 @@ extension HostedUI {
         do {
             guard !username.isEmpty, !password.isEmpty else { throw CognitoError.invalid("Enter a \(content(.signup, a, csrf: "").usernameLabel.lowercased()) and a password.") }
             let attributes = a.pool.usernameAttributes.isEmpty && !email.isEmpty ? [(name: "email", value: email)] : []
-            let (_, delivery) = try await SignUp.register(username: username, password: password, attributes: attributes,
-                                                          triggers: pools.triggers(a.pool, origin: origin), clientId: a.client.id)
-            guard let delivery else {
+            let registered = try await SignUp.register(username: username, password: password, attributes: attributes, validationData: [],
+                                                       triggers: pools.triggers(a.pool, origin: origin), cause: .init(source: "SignUp", clientId: a.client.id))
+            if registered.confirmed {
+                return page(.login, a, csrf: csrf, username: username, notice: "Your account is confirmed. Sign in to continue.")
+            }
+            guard let delivery = registered.delivery else {
                 return page(.login, a, csrf: csrf, username: username, notice: "Your account was created. An administrator must confirm it before you can sign in.")
             }
             return page(.confirm, a, csrf: csrf, username: username, notice: "We sent a code to \(sentTo(delivery)). Enter it to confirm your account.")
@@ -131,13 +143,15 @@ extension HostedUI {
         }
     }
 
-    func confirm(_ call: HostedUICall) throws -> Response {
+    func confirm(_ call: HostedUICall) async throws -> Response {
         let (form, a, csrf) = try posted(call)
         let origin = call.origin
         let username = form["username"] ?? ""
         do {
             let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
             try SignUp.confirm(user, code: form["code"] ?? "", pool: a.pool, emulator: emulator, origin: origin)
+            try await SignUp.confirmed(user, triggers: pools.triggers(a.pool, origin: origin), source: "PostConfirmation_ConfirmSignUp",
+                                       clientId: a.client.id, clientMetadata: .null)
             return page(.login, a, csrf: csrf, username: username, notice: "Your account is confirmed. Sign in to continue.")
         } catch let error as CognitoError {
             return page(.confirm, a, csrf: csrf, username: username, alert: error.message)
@@ -174,13 +188,15 @@ extension HostedUI {
         }
     }
 
-    func confirmForgotPassword(_ call: HostedUICall) throws -> Response {
+    func confirmForgotPassword(_ call: HostedUICall) async throws -> Response {
         let (form, a, csrf) = try posted(call)
         let origin = call.origin
         let username = form["username"] ?? ""
         do {
             let user = try CognitoUsers.require(username, pool: a.pool, emulator: emulator)
             try Passwords.reset(user, code: form["code"] ?? "", password: form["password"] ?? "", pool: a.pool, emulator: emulator, origin: origin)
+            try await SignUp.confirmed(user, triggers: pools.triggers(a.pool, origin: origin), source: "PostConfirmation_ConfirmForgotPassword",
+                                       clientId: a.client.id, clientMetadata: .null)
             return page(.login, a, csrf: csrf, username: username, notice: "Your password has been changed. Sign in with your new password.")
         } catch let error as CognitoError {
             return page(.reset, a, csrf: csrf, username: username, alert: error.message)

@@ -25,13 +25,13 @@ struct HostedUI: Sendable {
 
     /// The hosted UI's endpoints, for people (the sign-in pages) and for apps (`OAuthEndpoints`).
     static let routes: [Route] = [
-        (.get, "oauth2/authorize", "oauth2.authorize", { try $0.authorize($1.request, origin: $1.origin) }),
+        (.get, "oauth2/authorize", "oauth2.authorize", { try await $0.authorize($1.request, origin: $1.origin) }),
         (.post, "oauth2/token", "oauth2.token", { try $0.oauth.token($1) }),
         (.get, "oauth2/userInfo", "oauth2.userInfo.get", { try $0.oauth.userInfo($1.request) }),
         (.post, "oauth2/userInfo", "oauth2.userInfo.post", { try $0.oauth.userInfo($1.request) }),
         (.post, "oauth2/revoke", "oauth2.revoke", { try $0.oauth.revoke($1) }),
-        (.get, "oauth2/idpresponse", "oauth2.idpresponse.get", { try $0.idpResponse($1) }),
-        (.post, "oauth2/idpresponse", "oauth2.idpresponse.post", { try $0.idpResponse($1) }),
+        (.get, "oauth2/idpresponse", "oauth2.idpresponse.get", { try await $0.idpResponse($1) }),
+        (.post, "oauth2/idpresponse", "oauth2.idpresponse.post", { try await $0.idpResponse($1) }),
         (.get, "logout", "logout", { try $0.oauth.logout($1.request) }),
         (.get, "login", "login.get", { try $0.show(.login, $1.request) }),
         (.post, "login", "login.post", { ui, call in try await ui.answering { try await ui.login(call) } }),
@@ -141,12 +141,16 @@ struct HostedUI: Sendable {
     }
 
     /// `/oauth2/authorize`: straight back to the app for a browser signed in to the pool, else the sign-in page.
-    func authorize(_ request: Request, origin: RequestOrigin) throws -> Response {
+    func authorize(_ request: Request, origin: RequestOrigin) async throws -> Response {
         let oauth = AuthorizeRequest(request.queryFields)
         do {
             let authorization = try validate(oauth, baseURL: request.baseURL)
             if oauth["prompt"] != "login", let (user, firstFactor) = try signedIn(request, pool: authorization.pool) {
-                return try complete(user, firstFactor: firstFactor, mfa: nil, authorization, origin: origin)
+                do {
+                    return try await complete(user, firstFactor: firstFactor, mfa: nil, authorization, origin: origin)
+                } catch let error as CognitoError {
+                    return pages.error(error.message)
+                }
             }
             if let provider = authorization.identityProvider { return try startFederation(authorization, providerName: provider) }
             return Response(status: .found, headers: [.location: "/login?" + oauth.query])
@@ -168,19 +172,29 @@ struct HostedUI: Sendable {
     static func cookieName(_ pool: CognitoPool) -> String { "cognito-\(pool.id)" }
 
     /// Back to the app: a code (or tokens) on the callback URL, and the browser's sign-in cookie.
-    func complete(_ user: User, firstFactor: String, mfa: String?, _ authorization: Authorization, origin: RequestOrigin) throws -> Response {
+    ///
+    /// The sign-in's triggers run here, as for `InitiateAuth`: `PreTokenGeneration` (`TokenGeneration_HostedAuth`,
+    /// its answer kept with a code for the tokens the code is exchanged for) and `PostAuthentication`.
+    func complete(_ user: User, firstFactor: String, mfa: String?, _ authorization: Authorization, origin: RequestOrigin) async throws -> Response {
         let a = authorization
+        let triggers = pools.triggers(a.pool, origin: origin)
+        let generated = try await triggers.tokenGeneration(source: "TokenGeneration_HostedAuth", user: user, clientId: a.client.id, scopes: a.scopes,
+                                                           clientMetadata: .null)
+        try await triggers.postAuthentication(user: user, clientId: a.client.id, clientMetadata: .null)
         var parameters: [(String, String)]
         if a.implicit {
+            let overrides = try generated.map { try LambdaTriggers.overrides($0, version: triggers.tokenGenerationVersion) }
             let (minted, _) = try CognitoTokens.issue(user, pool: a.pool, client: a.client, firstFactor: firstFactor, mfa: mfa,
                                                       scope: a.scopes.joined(separator: " "), nonce: a.request["nonce"], oauth: true, baseURL: a.baseURL,
-                                                      emulator: emulator, origin: origin)
+                                                      emulator: emulator, origin: origin, overrides: overrides)
             parameters = [("access_token", minted.accessToken)] + (minted.idToken.map { [("id_token", $0)] } ?? [])
                 + [("token_type", "Bearer"), ("expires_in", String(minted.expiresIn))]
         } else {
             let grant = AuthorizationGrant(userId: user.id, clientId: a.client.id, redirectURI: a.redirectURI, scope: a.scopes.joined(separator: " "),
                                            nonce: a.request["nonce"], challenge: a.challenge,
-                                           data: ["first_factor": .string(firstFactor), "mfa": mfa.map(JSON.string) ?? .null])
+                                           data: ["first_factor": .string(firstFactor), "mfa": mfa.map(JSON.string) ?? .null,
+                                                  "token_generation": generated.map(JSON.object) ?? .null,
+                                                  "token_generation_version": .int(triggers.tokenGenerationVersion)])
             parameters = [("code", try emulator.issueAuthorizationCode(in: a.pool.id, grant, lifetime: Self.codeLifetime))]
         }
         if let state = a.request["state"] { parameters.append(("state", state)) }

@@ -30,6 +30,14 @@ extension LambdaTriggers {
     /// `PreTokenGeneration`: the claims the tokens will carry (and, from version 2, the access token's
     /// scopes), changed as the function answers. Nil when no function is set.
     func preTokenGeneration(source: String, user: User, clientId: String, scopes: [String], clientMetadata: JSON) async throws -> TokenOverrides? {
+        guard let response = try await tokenGeneration(source: source, user: user, clientId: clientId, scopes: scopes, clientMetadata: clientMetadata)
+        else { return nil }
+        return try Self.overrides(response, version: tokenGenerationVersion)
+    }
+
+    /// The pre token generation function's `response` as it answered, for tokens minted later (the hosted
+    /// UI's code grant keeps it with the code); nil when no function is set.
+    func tokenGeneration(source: String, user: User, clientId: String, scopes: [String], clientMetadata: JSON) async throws -> [String: JSON]? {
         guard isSet("PreTokenGeneration") else { return nil }
         let version = tokenGenerationVersion
         var request: [String: JSON] = ["userAttributes": Self.userAttributes(user, pool: pool), "clientMetadata": clientMetadata,
@@ -39,6 +47,13 @@ extension LambdaTriggers {
         let key = version >= 2 ? "claimsAndScopeOverrideDetails" : "claimsOverrideDetails"
         let response = try await invoke("PreTokenGeneration", source: source, userName: CognitoUsers.username(user, pool: pool), clientId: clientId,
                                         request: request, response: [key: .null], version: String(version), userId: user.id)
+        _ = try Self.overrides(response, version: version) // an answer Cognito cannot read fails now, not at minting
+        return response
+    }
+
+    /// What a pre token generation function's `response` changes, by event version.
+    static func overrides(_ response: [String: JSON], version: Int) throws -> TokenOverrides {
+        let key = version >= 2 ? "claimsAndScopeOverrideDetails" : "claimsOverrideDetails"
         var overrides = TokenOverrides()
         guard let details = try Self.object(response[key]) else { return overrides }
         if version >= 2 {

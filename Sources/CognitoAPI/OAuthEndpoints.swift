@@ -86,9 +86,13 @@ struct OAuthEndpoints: Sendable {
         guard let user = try emulator.user(in: pool.id, id: grant.userId), (try? emulator.checkCanSignIn(user, origin: origin)) != nil else {
             throw Failure(error: "invalid_grant", description: "The user can no longer sign in.")
         }
+        // The pre token generation function answered at sign-in (TokenGeneration_HostedAuth); its answer makes these tokens.
+        let overrides = try grant.data["token_generation"]?.objectValue.map {
+            try LambdaTriggers.overrides($0, version: grant.data["token_generation_version"]?.intValue ?? 1)
+        }
         let (minted, refreshToken) = try CognitoTokens.issue(user, pool: pool, client: client, firstFactor: grant.data["first_factor"]?.stringValue ?? "password",
                                                              mfa: grant.data["mfa"]?.stringValue, scope: grant.scope, nonce: grant.nonce, oauth: true,
-                                                             baseURL: baseURL, emulator: emulator, origin: origin)
+                                                             baseURL: baseURL, emulator: emulator, origin: origin, overrides: overrides)
         return tokenAnswer(minted, refreshToken: refreshToken)
     }
 

@@ -46,11 +46,8 @@ enum Passwords {
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
         let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
         try reset(user, code: code, password: password, pool: pool, emulator: call.emulator, origin: call.origin)
-        let triggers = call.triggers(pool)
-        if triggers.isSet("PostConfirmation"), let user = try call.emulator.user(in: pool.id, id: user.id) {
-            try await triggers.postConfirmation(source: "PostConfirmation_ConfirmForgotPassword", user: user, clientId: client.id,
-                                                clientMetadata: call.clientMetadata)
-        }
+        try await SignUp.confirmed(user, triggers: call.triggers(pool), source: "PostConfirmation_ConfirmForgotPassword", clientId: client.id,
+                                   clientMetadata: call.clientMetadata)
         return [:]
     }
 

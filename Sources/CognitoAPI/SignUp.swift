@@ -9,34 +9,42 @@ enum SignUp {
         guard !pool.adminCreateUserOnly else { throw CognitoError(.notAuthorized, "SignUp is not permitted for this user pool") }
         let username = try call.body.required("Username"), password = try call.body.required("Password")
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
-        let attributes = try call.body.attributes("UserAttributes")
-        // The request is checked before the function is asked about it.
-        try CognitoMailer.checkPassword(password, pool: pool)
-        _ = try newUser(username: username, attributes: attributes, pool: pool, emulator: call.emulator)
-        let triggers = call.triggers(pool)
-        let decision = try await triggers.preSignUp(source: "PreSignUp_SignUp", userName: username, clientId: client.id, attributes: attributes,
-                                                    validationData: try call.body.attributes("ValidationData"), clientMetadata: call.clientMetadata)
-        let user = try createUnconfirmed(username: username, password: password, attributes: attributes, pool: pool, decision: decision,
-                                         emulator: call.emulator, origin: call.origin)
-        var answer: [String: JSON] = ["UserConfirmed": .bool(decision.autoConfirmUser), "UserSub": .string(user.id)]
-        if decision.autoConfirmUser {
-            try await triggers.postConfirmation(source: "PostConfirmation_ConfirmSignUp", user: user, clientId: client.id, clientMetadata: call.clientMetadata)
-        } else if let destination = destination(user, pool: pool) {
-            answer["CodeDeliveryDetails"] = try await CognitoMailer(triggers: triggers).send(.confirmSignUp, to: destination, user: user, origin: call.origin,
-                                                                                             cause: call.cause("SignUp", client: client.id))
-        }
+        let registered = try await register(username: username, password: password, attributes: try call.body.attributes("UserAttributes"),
+                                            validationData: try call.body.attributes("ValidationData"), triggers: call.triggers(pool),
+                                            cause: call.cause("SignUp", client: client.id))
+        var answer: [String: JSON] = ["UserConfirmed": .bool(registered.confirmed), "UserSub": .string(registered.user.id)]
+        answer["CodeDeliveryDetails"] = registered.delivery
         return .object(answer)
     }
 
-    /// A new `UNCONFIRMED` user, and the confirmation code sent if the pool auto-verifies an address the
-    /// user gave (its `CodeDeliveryDetails`). The hosted UI's sign-up page.
-    static func register(username: String, password: String, attributes: [(name: String, value: String)], triggers: LambdaTriggers,
-                         clientId: String) async throws -> (User, JSON?) {
-        let user = try createUnconfirmed(username: username, password: password, attributes: attributes, pool: triggers.pool,
+    /// What a sign-up did: the user, whether a pre sign-up function confirmed them at once, and where the
+    /// confirmation code went (its `CodeDeliveryDetails`), if the pool auto-verifies an address they gave.
+    struct Registration {
+        let user: User
+        let confirmed: Bool
+        let delivery: JSON?
+    }
+
+    /// A sign-up, from the API or the hosted UI's page: the request is checked before the pre sign-up
+    /// function is asked about it; a user it confirms is told to the post confirmation function, any other
+    /// is sent a code.
+    static func register(username: String, password: String, attributes: [(name: String, value: String)],
+                         validationData: [(name: String, value: String)], triggers: LambdaTriggers, cause: CognitoMailer.Cause) async throws -> Registration {
+        let pool = triggers.pool
+        try CognitoMailer.checkPassword(password, pool: pool)
+        _ = try newUser(username: username, attributes: attributes, pool: pool, emulator: triggers.emulator)
+        let decision = try await triggers.preSignUp(source: "PreSignUp_SignUp", userName: username, clientId: cause.clientId, attributes: attributes,
+                                                    validationData: validationData, clientMetadata: cause.clientMetadata)
+        let user = try createUnconfirmed(username: username, password: password, attributes: attributes, pool: pool, decision: decision,
                                          emulator: triggers.emulator, origin: triggers.origin)
-        guard let destination = destination(user, pool: triggers.pool) else { return (user, nil) }
-        return (user, try await CognitoMailer(triggers: triggers).send(.confirmSignUp, to: destination, user: user, origin: triggers.origin,
-                                                                       cause: CognitoMailer.Cause(source: "SignUp", clientId: clientId)))
+        if decision.autoConfirmUser {
+            try await triggers.postConfirmation(source: "PostConfirmation_ConfirmSignUp", user: user, clientId: cause.clientId,
+                                                clientMetadata: cause.clientMetadata)
+            return Registration(user: user, confirmed: true, delivery: nil)
+        }
+        guard let destination = destination(user, pool: pool) else { return Registration(user: user, confirmed: false, delivery: nil) }
+        let delivery = try await CognitoMailer(triggers: triggers).send(.confirmSignUp, to: destination, user: user, origin: triggers.origin, cause: cause)
+        return Registration(user: user, confirmed: false, delivery: delivery)
     }
 
     /// The signed-up user: `UNCONFIRMED`, unless a pre sign-up function confirmed them (and verified their
@@ -104,15 +112,16 @@ enum SignUp {
         // A client that hides which users exist answers an unknown one as a wrong code.
         let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
         try confirm(user, code: code, pool: pool, emulator: call.emulator, origin: call.origin)
-        try await confirmed(user, call: call, pool: pool, clientId: client.id)
+        try await confirmed(user, triggers: call.triggers(pool), source: "PostConfirmation_ConfirmSignUp", clientId: client.id,
+                            clientMetadata: call.clientMetadata)
         return [:]
     }
 
-    /// `PostConfirmation_ConfirmSignUp`, with the user as confirmed.
-    static func confirmed(_ user: User, call: CognitoCall, pool: CognitoPool, clientId: String?) async throws {
-        let triggers = call.triggers(pool)
-        guard triggers.isSet("PostConfirmation"), let user = try call.emulator.user(in: pool.id, id: user.id) else { return }
-        try await triggers.postConfirmation(source: "PostConfirmation_ConfirmSignUp", user: user, clientId: clientId, clientMetadata: call.clientMetadata)
+    /// The post confirmation function told of `user` (as now confirmed) by `source`
+    /// (`PostConfirmation_ConfirmSignUp`, `PostConfirmation_ConfirmForgotPassword`).
+    static func confirmed(_ user: User, triggers: LambdaTriggers, source: String, clientId: String?, clientMetadata: JSON) async throws {
+        guard triggers.isSet("PostConfirmation"), let user = try triggers.emulator.user(in: triggers.pool.id, id: user.id) else { return }
+        try await triggers.postConfirmation(source: source, user: user, clientId: clientId, clientMetadata: clientMetadata)
     }
 
     /// Confirms an `UNCONFIRMED` user with the code sent to them.
@@ -154,7 +163,7 @@ enum SignUp {
             throw CognitoError(.notAuthorized, "User cannot be confirmed. Current status is \(CognitoUsers.status(user))")
         }
         try markConfirmed(user, verifying: nil, emulator: call.emulator, origin: call.origin)
-        try await confirmed(user, call: call, pool: pool, clientId: nil)
+        try await confirmed(user, triggers: call.triggers(pool), source: "PostConfirmation_ConfirmSignUp", clientId: nil, clientMetadata: call.clientMetadata)
         return [:]
     }
 }

@@ -435,3 +435,43 @@ def test_the_control_api_sets_and_clears_a_pools_triggers(cognito, hook_server):
     assert cognito.fauxth.control("DELETE", f"/tenants/{pool_id}/hooks/PreSignUp").status_code == 200
     assert "PreSignUp" not in cognito.idp.describe_user_pool(UserPoolId=pool_id)["UserPool"]["LambdaConfig"]
     assert sign_up(cognito, client_id, cognito_email("unhooked"))["UserConfirmed"] is False
+
+
+# --- The hosted UI --------------------------------------------------------------------------------------------------
+
+def test_the_hosted_ui_sign_in_calls_the_sign_in_triggers_and_its_tokens_carry_the_claims(cognito, hook_server):
+    # The seed's pool, with its hosted UI; its triggers set through the control API (a reset restores none).
+    from test_cognito_hosted_ui import exchange, sign_in
+    from conftest import COGNITO_POOL
+
+    def answer(call):
+        if call.json["triggerSource"] == "TokenGeneration_HostedAuth":
+            return returning(claimsAndScopeOverrideDetails={"idTokenGeneration": {"claimsToAddOrOverride": {"plan": "pro"}},
+                                                            "accessTokenGeneration": {"scopesToAdd": ["fauxth/extra"]}})(call)
+        return call.json
+    hook_server.answer = answer
+    for trigger, extra in [("PreAuthentication", {}), ("PostAuthentication", {}), ("PreTokenGeneration", {"version": "V2_0"})]:
+        put = cognito.fauxth.control("PUT", f"/tenants/{COGNITO_POOL}/hooks/{trigger}", json={"uri": hook_server.at("/" + trigger), **extra})
+        assert put.status_code == 200, put.text
+    code, verifier, _, _ = sign_in(cognito)
+    assert [call.json["triggerSource"] for call in hook_server.calls] == [
+        "PreAuthentication_Authentication", "TokenGeneration_HostedAuth", "PostAuthentication_Authentication"]
+    assert set(hook_server.calls_to("/PreTokenGeneration")[0].json["request"]["scopes"]) == {"openid", "email"}
+    tokens = exchange(cognito, code, verifier).json()
+    assert cognito.verify(tokens["id_token"], "id")["plan"] == "pro"
+    assert "fauxth/extra" in cognito.verify(tokens["access_token"], "access")["scope"].split()
+    assert len(hook_server.calls) == 3  # the code's exchange asks no function again
+
+
+def test_a_pre_authentication_refusal_shows_on_the_hosted_ui_login_page(cognito, hook_server):
+    from test_cognito_hosted_ui import authorize_params, login_form, pkce, submit
+    from conftest import COGNITO_POOL
+    import html
+    import requests
+
+    hook_server.answer = failing("Sign-ins are paused")
+    cognito.fauxth.control("PUT", f"/tenants/{COGNITO_POOL}/hooks/PreAuthentication", json={"uri": hook_server.url})
+    browser = requests.Session()
+    page_url, form = login_form(browser, cognito.url, authorize_params(pkce()[1]))
+    page = submit(browser, page_url, form, "alice@example.com", COGNITO_PASSWORD)
+    assert page.status_code == 200 and "PreAuthentication failed with error Sign-ins are paused." in html.unescape(page.text)
