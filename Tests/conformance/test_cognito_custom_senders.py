@@ -42,6 +42,16 @@ def decrypt(code, commitment="REQUIRE_ENCRYPT_ALLOW_DECRYPT"):
     return plaintext.decode(), header
 
 
+def signed_up_with_senders(cognito, hook_server, name):
+    """A user signed up in a new pool with both senders; the email sender's call."""
+    pool_id = cognito.create_pool(LambdaConfig=senders(hook_server))
+    client_id = cognito.create_client(pool_id)["ClientId"]
+    email = cognito_email(name)
+    cognito.idp.sign_up(ClientId=client_id, Username=email, Password=COGNITO_PASSWORD, UserAttributes=[{"Name": "email", "Value": email}])
+    [call] = hook_server.calls_to("/email")
+    return call
+
+
 def test_sign_up_hands_the_encrypted_code_to_the_email_sender_which_decrypts_it(cognito, hook_server):
     pool_id = cognito.create_pool(LambdaConfig=senders(hook_server))
     client_id = cognito.create_client(pool_id)["ClientId"]
@@ -77,11 +87,7 @@ def test_sign_up_hands_the_encrypted_code_to_the_email_sender_which_decrypts_it(
 
 
 def test_a_function_demanding_committed_messages_cannot_read_cognitos(cognito, hook_server):
-    pool_id = cognito.create_pool(LambdaConfig=senders(hook_server))
-    client_id = cognito.create_client(pool_id)["ClientId"]
-    email = cognito_email("strict")
-    cognito.idp.sign_up(ClientId=client_id, Username=email, Password=COGNITO_PASSWORD, UserAttributes=[{"Name": "email", "Value": email}])
-    [call] = hook_server.calls_to("/email")
+    call = signed_up_with_senders(cognito, hook_server, "strict")
     from aws_encryption_sdk.exceptions import ActionNotAllowedError
     with pytest.raises(ActionNotAllowedError):
         decrypt(call.json["request"]["code"], commitment="REQUIRE_ENCRYPT_REQUIRE_DECRYPT")
@@ -166,11 +172,7 @@ def test_a_failing_or_silent_sender_does_not_fail_the_operation(cognito, hook_se
 
 
 def test_kms_decrypt_refuses_another_context_and_another_key(cognito, hook_server):
-    pool_id = cognito.create_pool(LambdaConfig=senders(hook_server))
-    client_id = cognito.create_client(pool_id)["ClientId"]
-    email = cognito_email("kms")
-    cognito.idp.sign_up(ClientId=client_id, Username=email, Password=COGNITO_PASSWORD, UserAttributes=[{"Name": "email", "Value": email}])
-    [call] = hook_server.calls_to("/email")
+    call = signed_up_with_senders(cognito, hook_server, "kms")
     _, header = decrypt(call.json["request"]["code"])
     [wrapped] = header.encrypted_data_keys
     kms = boto3.client("kms", region_name="us-east-1", endpoint_url=cognito.fauxth.url, aws_access_key_id="x", aws_secret_access_key="x")
