@@ -99,9 +99,10 @@ extension HostedUI {
         }
         // Apple sends the name in the `user` form field of the first sign-in only.
         let claims = FakeIdentityProviders.addingAppleUser(parameters["user"], to: tokens.claims)
-        let user = try federatedUser(claims, idp: idp, pool: a.pool, origin: origin)
-        guard (try? emulator.checkCanSignIn(user, origin: origin)) != nil else { return fail("invalid_request", "User is disabled.") }
         do {
+            // A function's failure goes back to the app as Cognito sends it: `invalid_request` with its message.
+            let user = try await federatedUser(claims, idp: idp, pool: a.pool, client: a.client, origin: origin)
+            guard (try? emulator.checkCanSignIn(user, origin: origin)) != nil else { return fail("invalid_request", "User is disabled.") }
             return try await complete(user, firstFactor: "federated", mfa: nil, a, origin: origin)
         } catch let error as CognitoError {
             return fail("invalid_request", error.message)
@@ -110,7 +111,11 @@ extension HostedUI {
 
     /// The user of a provider account: the one it is linked to (an earlier federated sign-in, or
     /// `AdminLinkProviderForUser`), with its mapped attributes refreshed, or a new `EXTERNAL_PROVIDER` user.
-    func federatedUser(_ claims: [String: JSON], idp: [String: JSON], pool: CognitoPool, origin: RequestOrigin) throws -> User {
+    /// A first sign-in through a provider makes the user, asking the pre sign-up function
+    /// (`PreSignUp_ExternalProvider`, which may refuse it or verify the mapped addresses) and then telling the
+    /// post confirmation function, as Cognito does for a user the provider vouches for.
+    func federatedUser(_ claims: [String: JSON], idp: [String: JSON], pool: CognitoPool, client: CognitoClient,
+                       origin: RequestOrigin) async throws -> User {
         let name = idp["ProviderName"]?.stringValue ?? "Federated"
         let subject = claims["sub"]?.stringValue ?? ""
         // AttributeMapping is pool attribute → provider claim; a provider without one maps the email.
@@ -136,21 +141,29 @@ extension HostedUI {
             return try emulator.requireUser(in: pool.id, id: linked.id)
         }
         let username = "\(name)_\(subject)"
+        let triggers = pools.triggers(pool, origin: origin)
+        let decision = try await triggers.preSignUp(source: "PreSignUp_ExternalProvider", userName: username, clientId: client.id,
+                                                    attributes: attributes, validationData: [], clientMetadata: .null)
+        if decision.autoVerifyEmail, changes.email != nil { changes.emailVerified = true }
+        if decision.autoVerifyPhone, changes.phone != nil { changes.phoneVerified = true }
         var new = NewUser(id: emulator.generator.uuid(), email: changes.email, phone: changes.phone, username: pool.caseSensitive ? username : username.lowercased(),
                           emailVerified: changes.emailVerified ?? false, phoneVerified: changes.phoneVerified ?? false,
                           userMetadata: (changes.userMetadata ?? [:]).filter { !$0.value.isNull }, appMetadata: [CognitoUsers.statusKey: "EXTERNAL_PROVIDER"],
                           addressIdentities: false,
                           identities: [NewIdentity(provider: name, subject: subject, email: claims["email"]?.stringValue,
                                                    data: claims.merging(["providerType": idp["ProviderType"] ?? .string(name)]) { $1 })])
+        let user: User
         do {
-            return try emulator.createUser(in: pool.id, new, origin: origin, event: .userSignedUp)
+            user = try emulator.createUser(in: pool.id, new, origin: origin, event: .userSignedUp)
         } catch AuthError.emailTaken {
             // Core keeps addresses unique in a pool, where Cognito would let the federated user share one.
             new.email = nil
-            return try emulator.createUser(in: pool.id, new, origin: origin, event: .userSignedUp)
+            user = try emulator.createUser(in: pool.id, new, origin: origin, event: .userSignedUp)
         } catch AuthError.phoneTaken {
             new.phone = nil
-            return try emulator.createUser(in: pool.id, new, origin: origin, event: .userSignedUp)
+            user = try emulator.createUser(in: pool.id, new, origin: origin, event: .userSignedUp)
         }
+        try await triggers.postConfirmation(source: "PostConfirmation_ConfirmSignUp", user: user, clientId: client.id, clientMetadata: .null)
+        return user
     }
 }

@@ -475,3 +475,27 @@ def test_a_pre_authentication_refusal_shows_on_the_hosted_ui_login_page(cognito,
     page_url, form = login_form(browser, cognito.url, authorize_params(pkce()[1]))
     page = submit(browser, page_url, form, "alice@example.com", COGNITO_PASSWORD)
     assert page.status_code == 200 and "PreAuthentication failed with error Sign-ins are paused." in html.unescape(page.text)
+
+
+def test_a_first_federated_sign_in_asks_pre_sign_up_as_external_provider(cognito, hook_server):
+    from test_cognito_federation import exchange, federated_sign_in
+    from conftest import COGNITO_POOL, query
+
+    hook_server.answer = lambda call: call.json
+    for trigger in ["PreSignUp", "PostConfirmation"]:
+        cognito.fauxth.control("PUT", f"/tenants/{COGNITO_POOL}/hooks/{trigger}", json={"uri": hook_server.at("/" + trigger)})
+    location, verifier = federated_sign_in(cognito, "Google", account="100000000000000000002")
+    assert exchange(cognito, location, verifier)["id_token"]
+    [pre, post] = hook_server.calls
+    assert pre.json["triggerSource"] == "PreSignUp_ExternalProvider" and pre.json["userName"] == "Google_100000000000000000002"
+    assert pre.json["request"]["userAttributes"]["email"] == "dana@example.com"
+    assert post.json["triggerSource"] == "PostConfirmation_ConfirmSignUp"
+    # The next sign-in is the same user's: nobody is asked again.
+    again, verifier = federated_sign_in(cognito, "Google", account="100000000000000000002", prompt="login")
+    assert exchange(cognito, again, verifier)["id_token"] and len(hook_server.calls) == 2
+
+    # A function that refuses sends the app Cognito's error.
+    hook_server.answer = failing("No Google accounts")
+    refused, _ = federated_sign_in(cognito, "Google", account="100000000000000000001")
+    assert query(refused)["error"] == "invalid_request"
+    assert query(refused)["error_description"] == "PreSignUp failed with error No Google accounts."
