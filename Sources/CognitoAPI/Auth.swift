@@ -185,8 +185,14 @@ enum Auth {
     /// `TokenGeneration_RefreshTokens`: the pre token generation function sees every refresh too.
     static func refreshOverrides(_ call: CognitoCall, pool: CognitoPool, client: CognitoClient, user: User,
                                  session: Session) async throws -> LambdaTriggers.TokenOverrides? {
+        try await refreshOverrides(call.triggers(pool), client: client, user: user, session: session, clientMetadata: call.clientMetadata)
+    }
+
+    /// `TokenGeneration_RefreshTokens`, with the scopes the session was granted (the API's and the hosted UI's refresh).
+    static func refreshOverrides(_ triggers: LambdaTriggers, client: CognitoClient, user: User, session: Session,
+                                 clientMetadata: JSON) async throws -> LambdaTriggers.TokenOverrides? {
         let scopes = (session.claims["scope"]?.stringValue ?? CognitoTokens.adminScope).split(separator: " ").map(String.init)
-        return try await call.triggers(pool).preTokenGeneration(source: "TokenGeneration_RefreshTokens", user: user, clientId: client.id, scopes: scopes,
-                                                                clientMetadata: call.clientMetadata)
+        return try await triggers.preTokenGeneration(source: "TokenGeneration_RefreshTokens", user: user, clientId: client.id, scopes: scopes,
+                                                     clientMetadata: clientMetadata)
     }
 }

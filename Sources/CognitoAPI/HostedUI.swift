@@ -26,7 +26,7 @@ struct HostedUI: Sendable {
     /// The hosted UI's endpoints, for people (the sign-in pages) and for apps (`OAuthEndpoints`).
     static let routes: [Route] = [
         (.get, "oauth2/authorize", "oauth2.authorize", { try await $0.authorize($1.request, origin: $1.origin) }),
-        (.post, "oauth2/token", "oauth2.token", { try $0.oauth.token($1) }),
+        (.post, "oauth2/token", "oauth2.token", { try await $0.oauth.token($1) }),
         (.get, "oauth2/userInfo", "oauth2.userInfo.get", { try $0.oauth.userInfo($1.request) }),
         (.post, "oauth2/userInfo", "oauth2.userInfo.post", { try $0.oauth.userInfo($1.request) }),
         (.post, "oauth2/revoke", "oauth2.revoke", { try $0.oauth.revoke($1) }),

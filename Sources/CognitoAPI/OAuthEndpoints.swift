@@ -47,7 +47,7 @@ struct OAuthEndpoints: Sendable {
         return (pool, client)
     }
 
-    func token(_ call: HostedUICall) throws -> Response {
+    func token(_ call: HostedUICall) async throws -> Response {
         let (request, origin) = (call.request, call.origin)
         do {
             guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
@@ -59,7 +59,7 @@ struct OAuthEndpoints: Sendable {
             let body: JSON
             switch form["grant_type"] {
             case "authorization_code"?: body = try exchange(form, pool: pool, client: client, baseURL: request.baseURL, origin: origin)
-            case "refresh_token"?: body = try refresh(form, pool: pool, client: client, baseURL: request.baseURL, origin: origin)
+            case "refresh_token"?: body = try await refresh(form, pool: pool, client: client, baseURL: request.baseURL, origin: origin)
             case "client_credentials"?: body = try clientCredentials(form, pool: pool, client: client, baseURL: request.baseURL)
             case nil: throw Failure(error: "invalid_request", description: "grant_type is required.")
             case let other?: throw Failure(error: "unsupported_grant_type", description: "grant_type \(other) is not supported.")
@@ -96,11 +96,15 @@ struct OAuthEndpoints: Sendable {
         return tokenAnswer(minted, refreshToken: refreshToken)
     }
 
-    private func refresh(_ form: [String: String], pool: CognitoPool, client: CognitoClient, baseURL: String, origin: RequestOrigin) throws -> JSON {
+    private func refresh(_ form: [String: String], pool: CognitoPool, client: CognitoClient, baseURL: String,
+                         origin: RequestOrigin) async throws -> JSON {
         guard let token = form["refresh_token"], !token.isEmpty else { throw Failure(error: "invalid_request", description: "refresh_token is required.") }
         do {
             let (user, session) = try CognitoTokens.continueSession(token, pool: pool, client: client, emulator: emulator, origin: origin)
-            return tokenAnswer(try CognitoTokens.mint(user: user, pool: pool, client: client, session: session, baseURL: baseURL, emulator: emulator),
+            let overrides = try await Auth.refreshOverrides(dialect.pools.triggers(pool, origin: origin), client: client, user: user, session: session,
+                                                            clientMetadata: .null)
+            return tokenAnswer(try CognitoTokens.mint(user: user, pool: pool, client: client, session: session, baseURL: baseURL, emulator: emulator,
+                                                      overrides: overrides),
                                refreshToken: nil)
         } catch let error as CognitoError {
             throw Failure(error: "invalid_grant", description: error.message)

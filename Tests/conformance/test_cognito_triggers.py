@@ -441,8 +441,8 @@ def test_the_control_api_sets_and_clears_a_pools_triggers(cognito, hook_server):
 
 def test_the_hosted_ui_sign_in_calls_the_sign_in_triggers_and_its_tokens_carry_the_claims(cognito, hook_server):
     # The seed's pool, with its hosted UI; its triggers set through the control API (a reset restores none).
-    from test_cognito_hosted_ui import exchange, sign_in
-    from conftest import COGNITO_POOL
+    from test_cognito_hosted_ui import exchange, sign_in, token_request
+    from conftest import COGNITO_CLIENT, COGNITO_POOL
 
     def answer(call):
         if call.json["triggerSource"] == "TokenGeneration_HostedAuth":
@@ -461,6 +461,10 @@ def test_the_hosted_ui_sign_in_calls_the_sign_in_triggers_and_its_tokens_carry_t
     assert cognito.verify(tokens["id_token"], "id")["plan"] == "pro"
     assert "fauxth/extra" in cognito.verify(tokens["access_token"], "access")["scope"].split()
     assert len(hook_server.calls) == 3  # the code's exchange asks no function again
+    # The hosted UI's refresh grant asks the pre token generation function, as REFRESH_TOKEN_AUTH does.
+    refreshed = token_request(cognito, {"grant_type": "refresh_token", "client_id": COGNITO_CLIENT, "refresh_token": tokens["refresh_token"]})
+    assert refreshed.status_code == 200, refreshed.text
+    assert hook_server.calls[-1].json["triggerSource"] == "TokenGeneration_RefreshTokens"
 
 
 def test_a_pre_authentication_refusal_shows_on_the_hosted_ui_login_page(cognito, hook_server):
