@@ -329,11 +329,13 @@ extension AuthHooks {
     }
 
     /// A user made by a sign-up path GoTrue guards with its user-created hooks (sign-up, anonymous,
-    /// OTP, invite, external sign-in; not the admin API): before, then the user, then after.
-    func createUser(_ new: NewUser, provider: String, origin: RequestOrigin, event: EventType = .userSignedUp) async throws -> User {
+    /// OTP, invite, external sign-in; not the admin API): before, then the user, then (unless the caller
+    /// calls it later, as `/signup` does) after.
+    func createUser(_ new: NewUser, provider: String, origin: RequestOrigin, event: EventType = .userSignedUp,
+                    thenAfter: Bool = true) async throws -> User {
         let checked = try await beforeUserCreated(new, provider: provider, origin: origin)
         let user = try emulator.createUser(in: project.storeTenant, checked, origin: origin, event: event)
-        try await afterUserCreated(user, origin: origin)
+        if thenAfter { try await afterUserCreated(user, origin: origin) }
         return user
     }
 }

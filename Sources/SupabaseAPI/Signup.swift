@@ -43,14 +43,30 @@ struct Signup {
         var identityData = data
         identityData["email_verified"] = .bool(verified == "email_verified")
         identityData["phone_verified"] = .bool(verified == "phone_verified")
-        let user = try await AuthHooks(emulator: emulator, project: project).createUser(NewUser(
+        let hooks = AuthHooks(emulator: emulator, project: project)
+        let user = try await hooks.createUser(NewUser(
             email: signup.email, phone: signup.phone, password: password, emailVerified: verified == "email_verified",
             phoneVerified: verified == "phone_verified", userMetadata: metadata, identityData: identityData),
-            provider: signup.phone == nil ? "email" : "phone", origin: origin)
+            provider: signup.phone == nil ? "email" : "phone", origin: origin, thenAfter: false)
         if signup.autoconfirm {
+            // GoTrue answers an auto-confirmed sign-up with its session before the point where it calls the
+            // after-user-created hook (signup.go), so that hook is not called for one.
             return try await emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
         }
-        try await sender.sendConfirmation(to: user, signup)
+        do {
+            try await sender.sendConfirmation(to: user, signup)
+        } catch {
+            // GoTrue makes the user and sends the confirmation in one transaction: a send that fails (a
+            // send_email or send_sms hook's refusal, a mail server down) leaves no user behind.
+            try? emulator.deleteUser(in: tenant, id: user.id, origin: origin)
+            throw error
+        }
+        do {
+            try await hooks.afterUserCreated(user, origin: origin)
+        } catch {
+            // The user stays (it is committed); GoTrue wraps the hook's failure.
+            throw SupabaseError(status: .internalServerError, code: .unexpectedFailure, message: "Error invoking hook")
+        }
         return GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: config)
     }
 

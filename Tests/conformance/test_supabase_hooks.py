@@ -272,3 +272,48 @@ def test_a_recorded_hook_call_can_be_replayed(fauxth, hook_server):
     # Signed afresh: the replay verifies like the first call.
     assert verified(hook_server.calls[1])["user_id"] == event["detail"]["request"]["body"]["user_id"]
     assert fauxth.control("POST", "/events/nope/replay").status_code == 404
+
+
+def users_with_email(fauxth, email):
+    return fauxth.control("GET", "/tenants/default/users", params={"email": email}).json()["users"]
+
+
+def test_a_sign_up_whose_confirmation_cannot_be_sent_leaves_no_user(fauxth, hook_server):
+    # GoTrue creates the user and sends the confirmation in one transaction.
+    hook_server.answer = lambda call: {"error": {"http_code": 502, "message": "mail provider down"}}
+    set_hook(fauxth, "send_email", hook_server.at("/email"))
+    response = requests.post(f"{fauxth.url}/auth/v1/signup", headers={"apikey": ANON_KEY},
+                             json={"email": "rolled-back@example.com", "password": "password123"})
+    assert response.status_code == 502 and response.json()["msg"] == "mail provider down"
+    assert users_with_email(fauxth, "rolled-back@example.com") == []
+    # So the same sign-up works once the mail goes out.
+    hook_server.answer = lambda call: (204, None, None)
+    assert auth(fauxth).sign_up({"email": "rolled-back@example.com", "password": "password123"}).user.email == "rolled-back@example.com"
+
+
+def test_after_user_created_is_told_once_the_confirmation_is_sent(fauxth, hook_server):
+    hook_server.answer = lambda call: (204, None, None) if verified(call) else (400, "", "text/plain")
+    set_hook(fauxth, "send_email", hook_server.at("/email"))
+    set_hook(fauxth, "after_user_created", hook_server.at("/after"))
+    user = auth(fauxth).sign_up({"email": "after@example.com", "password": "password123", "options": {"data": {"team": "red"}}}).user
+    assert [call.path for call in hook_server.calls] == ["/email", "/after"]
+    payload = hook_server.calls[1].json
+    assert payload["user"]["id"] == user.id and payload["user"]["email"] == "after@example.com"
+    assert payload["user"]["user_metadata"]["team"] == "red" and payload["metadata"]["name"] == "after-user-created"
+
+
+def test_after_user_created_failing_is_gotrues_500_and_the_user_stays(fauxth, hook_server):
+    hook_server.answer = lambda call: {"error": {"http_code": 409, "message": "profile row exists"}}
+    set_hook(fauxth, "after_user_created", hook_server.at("/after"))
+    with pytest.raises(AuthApiError) as error:
+        auth(fauxth).sign_up({"email": "stays@example.com", "password": "password123"})
+    assert (error.value.status, error.value.code, error.value.message) == (500, "unexpected_failure", "Error invoking hook")
+    assert [u["email"] for u in users_with_email(fauxth, "stays@example.com")] == ["stays@example.com"]
+
+
+def test_an_auto_confirmed_sign_up_does_not_call_after_user_created(supabase_project, hook_server):
+    # GoTrue's /signup answers an auto-confirmed sign-up with its session before the after-user-created call.
+    server = supabase_project({"GOTRUE_MAILER_AUTOCONFIRM": "true", "GOTRUE_HOOK_AFTER_USER_CREATED_ENABLED": "true",
+                               "GOTRUE_HOOK_AFTER_USER_CREATED_URI": hook_server.at("/after"), "GOTRUE_HOOK_AFTER_USER_CREATED_SECRETS": SECRET})
+    session = auth(server).sign_up({"email": "instant@example.com", "password": "password123"}).session
+    assert session.access_token and hook_server.calls == []
