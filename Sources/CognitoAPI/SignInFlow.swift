@@ -17,6 +17,8 @@ struct SignInFlow {
     let pool: CognitoPool
     let client: CognitoClient
     let origin: RequestOrigin
+    /// The device the client says it signs in from (`DEVICE_KEY`), carried from step to step.
+    var deviceKey: String? = nil
 
     var now: Date { emulator.clock.now }
     var mailer: CognitoMailer { CognitoMailer(emulator: emulator, pool: pool) }
@@ -157,6 +159,8 @@ struct SignInFlow {
     /// several, or (in a pool that requires MFA) whatever reaches a user who set none up.
     func mfa(_ user: User, firstFactor: String, from previous: ChallengeSession? = nil) throws -> SignInStep {
         guard pool.mfaConfiguration != "OFF" else { return .signedIn(user, firstFactor: firstFactor, mfa: nil) }
+        // A remembered device proves itself instead (`DEVICE_SRP_AUTH`, before any tokens).
+        if try deviceStandsInForMFA(user) { return .signedIn(user, firstFactor: firstFactor, mfa: nil) }
         let usable = try usableMFA(user)
         if let preferred = CognitoUsers.preferredMFA(user), usable.contains(preferred) {
             return try mfaChallenge(preferred, user: user, firstFactor: firstFactor, from: previous)
@@ -352,8 +356,10 @@ struct SignInFlow {
     var sessionLifetime: TimeInterval { client.authSessionValidity }
 
     func newSession(userId: String, challenge: String, firstFactor: String, data: [String: JSON] = [:]) -> ChallengeSession {
-        ChallengeSession(poolId: pool.id, clientId: client.id, userId: userId, challenge: challenge, firstFactor: firstFactor, data: data,
-                         lifetime: sessionLifetime, emulator: emulator)
+        var data = data
+        if let deviceKey, data["device_key"] == nil { data["device_key"] = .string(deviceKey) }
+        return ChallengeSession(poolId: pool.id, clientId: client.id, userId: userId, challenge: challenge, firstFactor: firstFactor, data: data,
+                                lifetime: sessionLifetime, emulator: emulator)
     }
 
     private func next(_ previous: ChallengeSession?, user: User, challenge: String, firstFactor: String, data: [String: JSON] = [:]) -> ChallengeSession {
