@@ -30,8 +30,9 @@ enum Auth {
             throw CognitoError.invalid("Initiate Auth method not supported.")
         }
         guard client.allows(needed) else { throw CognitoError.invalid("\(flowName) flow not enabled for this client") }
-        let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin,
+        var flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin,
                               clientMetadata: call.clientMetadata)
+        flow.deviceKey = parameters["DEVICE_KEY"]
         if flowName == "REFRESH_TOKEN_AUTH" || flowName == "REFRESH_TOKEN" {
             return try await refresh(call, flow: flow, parameters: parameters)
         }
@@ -88,11 +89,7 @@ enum Auth {
         let (pool, client) = try admin ? call.poolAndItsClient() : call.poolAndClient()
         let name = try call.body.required("ChallengeName")
         let responses = try call.body.map("ChallengeResponses")
-        let given = try call.body.string("Session")
-        let sealed = name == "PASSWORD_VERIFIER" ? (responses["PASSWORD_CLAIM_SECRET_BLOCK"] ?? given) : given
-        guard sealed?.isEmpty == false else { throw CognitoError.invalid("Missing required parameter Session") }
-        let session = try ChallengeSession.open(sealed, clientId: client.id, emulator: call.emulator, replays: call.pools.replays)
-        guard session.poolId == pool.id else { throw CognitoError(.notAuthorized, "Invalid session for the user.") }
+        let session = try challengeSession(call, name: name, responses: responses, pool: pool, client: client)
         // SECRET_HASH may be over the name the user typed or the internal username the challenge named.
         let user = try call.emulator.user(in: pool.id, id: session.userId)
         let userNames = user.map { [CognitoUsers.username($0, pool: pool), $0.email, $0.phone, $0.userMetadata["preferred_username"]?.stringValue].compactMap { $0 } } ?? []
@@ -101,8 +98,9 @@ enum Auth {
             throw CognitoError(.notAuthorized, "Incorrect username or password.")
         }
         try call.checkSecretHash(responses["SECRET_HASH"], usernames: [responses["USERNAME"]].compactMap { $0 } + userNames, client: client)
-        let flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin,
+        var flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin,
                               clientMetadata: call.clientMetadata)
+        flow.deviceKey = responses["DEVICE_KEY"] ?? session.data["device_key"]?.stringValue
         let custom = CustomAuth(flow: flow, triggers: call.triggers(pool), clientMetadata: call.clientMetadata)
         let step: SignInStep
         switch name {
@@ -112,6 +110,12 @@ enum Auth {
             step = try await flow.verifySRP(session, responses: responses)
         case "CUSTOM_CHALLENGE":
             step = try await custom.respond(session, responses: responses)
+        case "DEVICE_SRP_AUTH":
+            step = try flow.startDeviceSRP(session, responses: responses)
+        case "DEVICE_PASSWORD_VERIFIER":
+            let (user, device) = try flow.verifyDeviceSRP(session, responses: responses)
+            return try await answer(.signedIn(user, firstFactor: session.firstFactor, mfa: session.data["mfa"]?.stringValue), flow: flow, call: call,
+                                    source: "TokenGeneration_AuthenticateDevice", device: device)
         default:
             step = try await flow.respond(name, session: session, responses: responses)
         }
@@ -119,19 +123,45 @@ enum Auth {
                                 source: name == "NEW_PASSWORD_REQUIRED" ? "TokenGeneration_NewPasswordChallenge" : "TokenGeneration_Authentication")
     }
 
+    /// The session an answer continues: the `Session` given (for the SRP verifiers, the secret block that
+    /// is one), or for a `DEVICE_SRP_AUTH` sent without one, the sign-in its device is waiting in.
+    static func challengeSession(_ call: CognitoCall, name: String, responses: [String: String], pool: CognitoPool,
+                                 client: CognitoClient) throws -> ChallengeSession {
+        let given = try call.body.string("Session")
+        let sealed = name == "PASSWORD_VERIFIER" || name == "DEVICE_PASSWORD_VERIFIER" ? (responses["PASSWORD_CLAIM_SECRET_BLOCK"] ?? given) : given
+        if name == "DEVICE_SRP_AUTH", sealed?.isEmpty ?? true, let device = responses["DEVICE_KEY"],
+           let waiting = call.pools.pendingDevices.waiting(poolId: pool.id, clientId: client.id, deviceKey: device, now: call.emulator.clock.now) {
+            return waiting
+        }
+        guard sealed?.isEmpty == false else { throw CognitoError.invalid("Missing required parameter Session") }
+        let session = try ChallengeSession.open(sealed, clientId: client.id, emulator: call.emulator, replays: call.pools.replays)
+        guard session.poolId == pool.id else { throw CognitoError(.notAuthorized, "Invalid session for the user.") }
+        return session
+    }
+
     /// A step as `InitiateAuth` answers it: `AuthenticationResult` (after the post authentication and pre
     /// token generation triggers, the latter's event from `source`), or `ChallengeName` with its
-    /// parameters and `Session`.
-    static func answer(_ step: SignInStep, flow: SignInFlow, call: CognitoCall, source: String = "TokenGeneration_Authentication") async throws -> JSON {
+    /// parameters and `Session`. A user signing in on a device they registered gets `DEVICE_SRP_AUTH` first;
+    /// once it has `proven` itself, the tokens are that device's; in a pool that tracks devices, any other
+    /// sign-in's carry `NewDeviceMetadata`.
+    static func answer(_ step: SignInStep, flow: SignInFlow, call: CognitoCall, source: String = "TokenGeneration_Authentication",
+                       device proven: Device? = nil) async throws -> JSON {
         switch step {
         case .signedIn(let user, let firstFactor, let mfa):
+            if proven == nil, let device = try flow.trackedDevice(of: user) {
+                return try await answer(flow.deviceChallenge(user, device: device, firstFactor: firstFactor, mfa: mfa), flow: flow, call: call)
+            }
+            let device = try proven.map(DeviceBinding.init(proven:)) ?? flow.newDevice(for: user)
             let triggers = call.triggers(flow.pool)
             let overrides = try await triggers.preTokenGeneration(source: source, user: user, clientId: flow.client.id, scopes: [CognitoTokens.adminScope],
                                                                   clientMetadata: call.clientMetadata)
-            try await triggers.postAuthentication(user: user, clientId: flow.client.id, clientMetadata: call.clientMetadata)
+            try await triggers.postAuthentication(user: user, clientId: flow.client.id, clientMetadata: call.clientMetadata,
+                                                  newDeviceUsed: device?.isNew == true)
             let (minted, refreshToken) = try CognitoTokens.issue(user, pool: flow.pool, client: flow.client, firstFactor: firstFactor, mfa: mfa,
-                                                                 baseURL: call.baseURL, emulator: call.emulator, origin: call.origin, overrides: overrides)
-            return ["ChallengeParameters": [:], "AuthenticationResult": CognitoTokens.authenticationResult(minted, refreshToken: refreshToken)]
+                                                                 baseURL: call.baseURL, emulator: call.emulator, origin: call.origin, overrides: overrides,
+                                                                 device: device)
+            return ["ChallengeParameters": [:], "AuthenticationResult": CognitoTokens.authenticationResult(minted, refreshToken: refreshToken,
+                                                                                                            newDevice: device)]
         case .challenge(let name, let parameters, let session):
             var answer: [String: JSON] = ["ChallengeName": .string(name), "ChallengeParameters": .object(parameters.mapValues(JSON.string)),
                                           "Session": .string(try session.sealed(call.emulator))]
@@ -151,6 +181,7 @@ enum Auth {
             let names = [parameters["USERNAME"], owner.map { CognitoUsers.username($0, pool: flow.pool) }].compactMap { $0 }
             try call.checkSecretHash(parameters["SECRET_HASH"], usernames: names, client: flow.client)
         }
+        try CognitoTokens.checkDevice(of: token, given: parameters["DEVICE_KEY"], pool: flow.pool, emulator: call.emulator)
         let (user, session) = try CognitoTokens.continueSession(token, pool: flow.pool, client: flow.client, emulator: call.emulator, origin: call.origin)
         let overrides = try await refreshOverrides(call, pool: flow.pool, client: flow.client, user: user, session: session)
         let minted = try CognitoTokens.mint(user: user, pool: flow.pool, client: flow.client, session: session, baseURL: call.baseURL,
@@ -169,6 +200,7 @@ enum Auth {
             }
         }
         guard client.allows("ALLOW_REFRESH_TOKEN_AUTH") else { throw CognitoError.invalid("REFRESH_TOKEN_AUTH flow not enabled for this client") }
+        try CognitoTokens.checkDevice(of: token, given: try call.body.string("DeviceKey"), pool: pool, emulator: call.emulator)
         let user: User, session: Session, rotated: String?
         if client.refreshTokenRotation.enabled {
             (user, session, rotated) = try CognitoTokens.rotateSession(token, pool: pool, client: client, emulator: call.emulator, origin: call.origin)

@@ -14,6 +14,8 @@ enum CognitoAction: String, CaseIterable, Sendable {
     case globalSignOut = "GlobalSignOut", revokeToken = "RevokeToken", deleteUser = "DeleteUser"
     case associateSoftwareToken = "AssociateSoftwareToken", verifySoftwareToken = "VerifySoftwareToken"
     case setUserMFAPreference = "SetUserMFAPreference"
+    case confirmDevice = "ConfirmDevice", getDevice = "GetDevice", listDevices = "ListDevices", updateDeviceStatus = "UpdateDeviceStatus"
+    case forgetDevice = "ForgetDevice"
     // Pools and their resources
     case createUserPool = "CreateUserPool", describeUserPool = "DescribeUserPool", updateUserPool = "UpdateUserPool"
     case deleteUserPool = "DeleteUserPool", listUserPools = "ListUserPools", addCustomAttributes = "AddCustomAttributes"
@@ -39,6 +41,8 @@ enum CognitoAction: String, CaseIterable, Sendable {
     case adminUpdateUserAttributes = "AdminUpdateUserAttributes", adminDeleteUserAttributes = "AdminDeleteUserAttributes"
     case adminSetUserMFAPreference = "AdminSetUserMFAPreference", adminUserGlobalSignOut = "AdminUserGlobalSignOut"
     case adminLinkProviderForUser = "AdminLinkProviderForUser", listUsers = "ListUsers"
+    case adminGetDevice = "AdminGetDevice", adminListDevices = "AdminListDevices", adminUpdateDeviceStatus = "AdminUpdateDeviceStatus"
+    case adminForgetDevice = "AdminForgetDevice"
 
     /// The handler of each operation, one exhaustive switch: a new operation cannot be forgotten.
     var handler: @Sendable (CognitoCall) async throws -> JSON {
@@ -95,6 +99,11 @@ enum CognitoAction: String, CaseIterable, Sendable {
         case .adminDeleteUserAttributes: UserAdmin.deleteAttributes
         case .adminLinkProviderForUser: UserAdmin.linkProvider
         case .listUsers: ListUsers.handle
+        case .confirmDevice: Devices.confirm
+        case .getDevice, .adminGetDevice: Devices.get
+        case .listDevices, .adminListDevices: Devices.list
+        case .updateDeviceStatus, .adminUpdateDeviceStatus: Devices.updateStatus
+        case .forgetDevice, .adminForgetDevice: Devices.forget
         }
     }
 

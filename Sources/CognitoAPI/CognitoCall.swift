@@ -10,6 +10,8 @@ final class CognitoPools: Sendable {
     let emulator: Emulator
     /// Sign-in sessions already used.
     let replays = SessionReplays()
+    /// Device sign-ins waiting for their `DEVICE_SRP_AUTH` answer.
+    let pendingDevices = PendingDeviceSignIns()
     /// Where Lambda ARNs are invoked (`--lambda-endpoint`), for pools that name no endpoint of their own.
     let lambdaEndpoint: String?
     /// Pool resources (clients, groups, domains…) live in the pool's settings; changes to them are

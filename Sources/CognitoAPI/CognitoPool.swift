@@ -42,6 +42,18 @@ struct CognitoPool: Sendable {
         return factors.isEmpty ? ["PASSWORD"] : factors
     }
 
+    /// Device tracking is on once the pool's `DeviceConfiguration` gives either member, true or false ("When you
+    /// provide a value for any property of DeviceConfiguration, you activate the device remembering").
+    var tracksDevices: Bool {
+        ["ChallengeRequiredOnNewDevice", "DeviceOnlyRememberedOnUserPrompt"].contains { pool["DeviceConfiguration"]?[$0]?.boolValue != nil }
+    }
+    /// "User opt-in": `ConfirmDevice` answers `UserConfirmationNecessary` and the device stays not remembered
+    /// until `UpdateDeviceStatus` says otherwise.
+    var devicesRememberedOnPrompt: Bool { pool["DeviceConfiguration"]?["DeviceOnlyRememberedOnUserPrompt"]?.boolValue == true }
+    /// `ChallengeRequiredOnNewDevice`: a remembered device signs in with device authentication instead of MFA;
+    /// any other device still answers the MFA the pool and the user ask for.
+    var rememberedDevicesSkipMFA: Bool { pool["DeviceConfiguration"]?["ChallengeRequiredOnNewDevice"]?.boolValue == true }
+
     /// Where tokens say they come from: Cognito's own URL by default so unmodified verifiers accept
     /// them, or (`issuer: emulator`) this server.
     func issuer(baseURL: String) -> String {

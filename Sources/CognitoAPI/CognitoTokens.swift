@@ -57,6 +57,8 @@ enum CognitoTokens {
             "username": .string(CognitoUsers.username(user, pool: pool)), "version": 2,
         ]
         if !groups.isEmpty { access["cognito:groups"] = .array(groups.map(JSON.string)) }
+        // The device the session was issued with, as Cognito's access tokens name it.
+        access["device_key"] = session.claims["device_key"]
         if let overrides {
             LambdaTriggers.TokenOverrides.apply(overrides.accessClaims, suppress: overrides.accessSuppressed, to: &access)
             if let groups = overrides.groups { access["cognito:groups"] = groups.isEmpty ? nil : .array(groups.map(JSON.string)) }
@@ -114,20 +116,36 @@ enum CognitoTokens {
     /// Opens a session for a signed-in user and mints its first tokens.
     static func issue(_ user: User, pool: CognitoPool, client: CognitoClient, firstFactor: String, mfa: String?, scope: String = adminScope,
                       nonce: String? = nil, oauth: Bool = false, baseURL: String, emulator: Emulator,
-                      origin: RequestOrigin, overrides: LambdaTriggers.TokenOverrides? = nil) throws -> (Minted, refreshToken: String) {
-        let issued = try emulator.startSession(for: user, aal: mfa == nil ? "aal1" : "aal2", method: firstFactor, origin: origin,
-                                               claims: sessionClaims(client: client, scope: scope, emulator: emulator, nonce: nonce, oauth: oauth),
+                      origin: RequestOrigin, overrides: LambdaTriggers.TokenOverrides? = nil,
+                      device: DeviceBinding? = nil) throws -> (Minted, refreshToken: String) {
+        var claims = sessionClaims(client: client, scope: scope, emulator: emulator, nonce: nonce, oauth: oauth)
+        claims.merge(device?.claims ?? [:]) { $1 }
+        let issued = try emulator.startSession(for: user, aal: mfa == nil ? "aal1" : "aal2", method: firstFactor, origin: origin, claims: claims,
                                                refreshToken: newRefreshToken)
         return (try mint(user: user, pool: pool, client: client, session: issued.session, baseURL: baseURL, emulator: emulator, overrides: overrides),
                 issued.refreshToken)
     }
 
-    /// `AuthenticationResult`: the tokens, `Bearer`, and the access token's lifetime in seconds.
-    static func authenticationResult(_ minted: Minted, refreshToken: String?) -> JSON {
+    /// `AuthenticationResult`: the tokens, `Bearer`, and the access token's lifetime in seconds; with a new
+    /// device, its `NewDeviceMetadata`.
+    static func authenticationResult(_ minted: Minted, refreshToken: String?, newDevice: DeviceBinding? = nil) -> JSON {
         var result: [String: JSON] = ["AccessToken": .string(minted.accessToken), "ExpiresIn": .int(minted.expiresIn), "TokenType": "Bearer"]
         result["IdToken"] = minted.idToken.map(JSON.string)
         result["RefreshToken"] = refreshToken.map(JSON.string)
+        if let newDevice, newDevice.isNew { result["NewDeviceMetadata"] = newDevice.metadata }
         return .object(result)
+    }
+
+    /// A refresh token issued with a device is good only with that device's key, and only while the user
+    /// has the device registered: Cognito answers `Invalid Refresh Token.` to a refresh without `DEVICE_KEY`
+    /// in a pool that tracks devices, to one before `ConfirmDevice`, and after `ForgetDevice` ("all future
+    /// calls to revalidate that device's refresh tokens will fail"). Unknown tokens are left to the refresh.
+    static func checkDevice(of token: String, given: String?, pool: CognitoPool, emulator: Emulator) throws {
+        guard pool.tracksDevices, let session = try emulator.session(in: pool.id, refreshToken: token),
+              let key = session.claims["device_key"]?.stringValue else { return }
+        guard let given, constantTimeEquals(given, key), try emulator.device(in: pool.id, key: key, userId: session.userId) != nil else {
+            throw CognitoError.invalidRefreshToken
+        }
     }
 
     /// Uses a refresh token of `client` without rotating it (Cognito's default): the user and session it

@@ -217,11 +217,12 @@ extension LambdaTriggers {
                              userName: user.map { CognitoUsers.username($0, pool: pool) } ?? userName, clientId: clientId, request: request, userId: user?.id)
     }
 
-    /// `PostAuthentication`: told once a sign-in succeeded, before the tokens; it can still fail it.
-    func postAuthentication(user: User, clientId: String, clientMetadata: JSON) async throws {
+    /// `PostAuthentication`: told once a sign-in succeeded, before the tokens; it can still fail it. `newDeviceUsed`
+    /// is whether a pool that tracks devices gave the sign-in a new one.
+    func postAuthentication(user: User, clientId: String, clientMetadata: JSON, newDeviceUsed: Bool = false) async throws {
         guard isSet("PostAuthentication") else { return }
         _ = try await invoke("PostAuthentication", source: "PostAuthentication_Authentication", userName: CognitoUsers.username(user, pool: pool),
-                             clientId: clientId, request: ["userAttributes": Self.userAttributes(user, pool: pool), "newDeviceUsed": false,
+                             clientId: clientId, request: ["userAttributes": Self.userAttributes(user, pool: pool), "newDeviceUsed": .bool(newDeviceUsed),
                                                            "clientMetadata": clientMetadata], userId: user.id)
     }
 

@@ -21,6 +21,7 @@ struct Paging {
         static let identityProviders = Rule(sizeKey: "MaxResults", bounds: 0...60, defaultSize: 60)
         static let resourceServers = Rule(sizeKey: "MaxResults", bounds: 1...50, defaultSize: 50)
         static let clients = Rule(sizeKey: "MaxResults", bounds: 1...60, defaultSize: 60)
+        static let devices = Rule(sizeKey: "Limit", bounds: 0...60, defaultSize: 60, tokenKey: "PaginationToken")
         static let userPools = Rule(sizeKey: "MaxResults", bounds: 1...60, defaultSize: 60, sizeRequired: true)
     }
 

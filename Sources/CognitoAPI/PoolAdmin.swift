@@ -24,6 +24,7 @@ enum PoolAdmin {
         pool["Schema"] = .array(try (call.body["Schema"]?.arrayValue ?? []).enumerated().map { try PoolSchema.checked($1, index: $0 + 1, list: "schema") })
         try checkMFAMode(call.body["MfaConfiguration"])
         try LambdaTriggers.check(call.body["LambdaConfig"])
+        try Devices.checkConfiguration(call.body["DeviceConfiguration"])
         pool = withDefaults(pool)
         let now = call.emulator.clock.now.timeIntervalSince1970
         pool["CreationDate"] = .double(now)
@@ -97,6 +98,7 @@ enum PoolAdmin {
         let poolId = try call.body.required("UserPoolId")
         try checkMFAMode(call.body["MfaConfiguration"])
         try LambdaTriggers.check(call.body["LambdaConfig"])
+        try Devices.checkConfiguration(call.body["DeviceConfiguration"])
         try call.pools.update(poolId) { settings in
             var pool = (settings["pool"]?.objectValue ?? [:]).filter { !updatable.contains($0.key) }
             pool.merge(call.body.fields.filter { updatable.contains($0.key) }) { $1 }

@@ -98,7 +98,13 @@ enum CognitoSRP {
 
     /// The `PASSWORD_CLAIM_SIGNATURE` a client holding `key` sends: `HMAC(key, poolName ‖ userId ‖ secretBlock ‖ timestamp)`.
     static func claimSignature(key: [UInt8], poolId: String, userId: String, secretBlock: [UInt8], timestamp: String) -> [UInt8] {
-        let message = Array(poolName(poolId).utf8) + Array(userId.utf8) + secretBlock + Array(timestamp.utf8)
+        claimSignature(key: key, realm: poolName(poolId), userId: userId, secretBlock: secretBlock, timestamp: timestamp)
+    }
+
+    /// The same over any realm: the pool name for a user, the device group key for a device (whose "user id"
+    /// is its device key), as amazon-cognito-identity-js and pycognito sign `DEVICE_PASSWORD_VERIFIER`.
+    static func claimSignature(key: [UInt8], realm: String, userId: String, secretBlock: [UInt8], timestamp: String) -> [UInt8] {
+        let message = Array(realm.utf8) + Array(userId.utf8) + secretBlock + Array(timestamp.utf8)
         return Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
     }
 

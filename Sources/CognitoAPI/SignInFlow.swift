@@ -19,6 +19,8 @@ struct SignInFlow {
     let origin: RequestOrigin
     /// The request's `ClientMetadata`, for the functions a sign-in code's message calls.
     var clientMetadata: JSON = .null
+    /// The device the client says it signs in from (`DEVICE_KEY`), carried from step to step.
+    var deviceKey: String? = nil
 
     var now: Date { emulator.clock.now }
     var mailer: CognitoMailer { CognitoMailer(triggers: pools.triggers(pool, origin: origin)) }
@@ -161,6 +163,8 @@ struct SignInFlow {
     /// several, or (in a pool that requires MFA) whatever reaches a user who set none up.
     func mfa(_ user: User, firstFactor: String, from previous: ChallengeSession? = nil) async throws -> SignInStep {
         guard pool.mfaConfiguration != "OFF" else { return .signedIn(user, firstFactor: firstFactor, mfa: nil) }
+        // A remembered device proves itself instead (`DEVICE_SRP_AUTH`, before any tokens).
+        if try deviceStandsInForMFA(user) { return .signedIn(user, firstFactor: firstFactor, mfa: nil) }
         let usable = try usableMFA(user)
         if let preferred = CognitoUsers.preferredMFA(user), usable.contains(preferred) {
             return try await mfaChallenge(preferred, user: user, firstFactor: firstFactor, from: previous)
@@ -356,8 +360,10 @@ struct SignInFlow {
     var sessionLifetime: TimeInterval { client.authSessionValidity }
 
     func newSession(userId: String, challenge: String, firstFactor: String, data: [String: JSON] = [:]) -> ChallengeSession {
-        ChallengeSession(poolId: pool.id, clientId: client.id, userId: userId, challenge: challenge, firstFactor: firstFactor, data: data,
-                         lifetime: sessionLifetime, emulator: emulator)
+        var data = data
+        if let deviceKey, data["device_key"] == nil { data["device_key"] = .string(deviceKey) }
+        return ChallengeSession(poolId: pool.id, clientId: client.id, userId: userId, challenge: challenge, firstFactor: firstFactor, data: data,
+                                lifetime: sessionLifetime, emulator: emulator)
     }
 
     private func next(_ previous: ChallengeSession?, user: User, challenge: String, firstFactor: String, data: [String: JSON] = [:]) -> ChallengeSession {

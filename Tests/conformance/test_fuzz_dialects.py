@@ -133,7 +133,8 @@ COGNITO_ACTIONS = [
     "AdminListGroupsForUser", "ListUsersInGroup", "AdminCreateUser", "AdminGetUser", "AdminDeleteUser", "AdminDisableUser",
     "AdminEnableUser", "AdminConfirmSignUp", "AdminInitiateAuth", "AdminRespondToAuthChallenge", "AdminSetUserPassword",
     "AdminResetUserPassword", "AdminUpdateUserAttributes", "AdminDeleteUserAttributes", "AdminSetUserMFAPreference",
-    "AdminUserGlobalSignOut", "AdminLinkProviderForUser", "ListUsers",
+    "AdminUserGlobalSignOut", "AdminLinkProviderForUser", "ListUsers", "ConfirmDevice", "GetDevice", "ListDevices",
+    "UpdateDeviceStatus", "ForgetDevice", "AdminGetDevice", "AdminListDevices", "AdminUpdateDeviceStatus", "AdminForgetDevice",
     # Not served: answered as unknown operations.
     "NoSuchOperation", "",
 ]
@@ -146,7 +147,10 @@ COGNITO_BASE = {"ClientId": COGNITO_CLIENT, "UserPoolId": COGNITO_POOL, "Usernam
                 "ProposedPassword": "password1234", "PreviousPassword": "password123", "Permanent": True, "AttributeName": "email",
                 "Code": "123456", "UserCode": "123456", "UserAttributeNames": ["name"], "Identifier": "rs", "Name": "rs",
                 "ProviderName": "Google", "ProviderType": "Google", "ProviderDetails": {"client_id": "x"},
-                "CustomAttributes": [{"Name": "x", "AttributeDataType": "String"}]}
+                "CustomAttributes": [{"Name": "x", "AttributeDataType": "String"}],
+                "DeviceKey": "us-east-1_00000000-0000-4000-8000-000000000000", "DeviceRememberedStatus": "remembered",
+                "DeviceSecretVerifierConfig": {"PasswordVerifier": "AQ==", "Salt": "AQ=="}, "DeviceName": "d",
+                "DeviceConfiguration": {"ChallengeRequiredOnNewDevice": True}}
 COGNITO_FIELDS = sorted(set(COGNITO_BASE) | {
     "AttributesToGet", "ClientSecret", "DesiredDeliveryMediums", "DestinationUser", "SourceUser", "FriendlyDeviceName",
     "GenerateSecret", "MessageAction", "NextToken", "PaginationToken", "SecretHash", "TemporaryPassword", "Policies",

@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 11
+    static let version = 12
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -144,11 +144,21 @@ enum Schema {
         CREATE INDEX users_email ON users (tenant, email COLLATE NOCASE) WHERE email IS NOT NULL;
         CREATE INDEX users_phone ON users (tenant, phone) WHERE phone IS NOT NULL;
         """,
+        // 12: the devices users registered to sign in with (Cognito's remembered devices): a table of their own,
+        // not a member of the user's record, as a device is read on every sign-in that names it, listed a page
+        // at a time, and outlives sessions; its verifier is a credential, never the device's secret.
+        """
+        CREATE TABLE devices (
+            tenant TEXT NOT NULL, key TEXT NOT NULL, user_id TEXT NOT NULL, group_key TEXT NOT NULL, name TEXT,
+            remembered INTEGER NOT NULL, verifier TEXT NOT NULL, last_ip TEXT,
+            created_at REAL NOT NULL, updated_at REAL NOT NULL, last_authenticated_at REAL, PRIMARY KEY (tenant, key));
+        CREATE INDEX devices_user ON devices (tenant, user_id);
+        """,
     ]
 
     /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
-                               "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes"]
+                               "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes", "devices"]
 
     /// Brings `connection` to `version`, or throws when it is already past it.
     static func migrate(_ connection: borrowing Connection, source: String) throws {
