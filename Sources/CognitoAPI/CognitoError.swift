@@ -43,6 +43,11 @@ struct CognitoError: Error, Equatable {
         // KMS's, for the `Decrypt` custom sender functions call (KMSKeys).
         case invalidCiphertext = "InvalidCiphertextException"
         case incorrectKey = "IncorrectKeyException"
+        case webAuthnChallengeNotFound = "WebAuthnChallengeNotFoundException"
+        case webAuthnOriginNotAllowed = "WebAuthnOriginNotAllowedException"
+        case webAuthnRelyingPartyMismatch = "WebAuthnRelyingPartyMismatchException"
+        case webAuthnClientMismatch = "WebAuthnClientMismatchException"
+        case webAuthnCredentialNotSupported = "WebAuthnCredentialNotSupportedException"
     }
 
     var kind: Kind
@@ -100,6 +105,7 @@ struct CognitoError: Error, Equatable {
         case .codeInvalid, .codeExpired: self = .expiredCode
         case .wrongCode, .mfaVerificationFailed: self = .codeMismatch
         case .tooManyAttempts: self.init(.limitExceeded, "Attempt limit exceeded, please try after some time.")
+        case .webAuthn(let failure): self.init(webAuthn: failure)
         case .flowStateNotFound, .flowStateExpired, .badCodeVerifier: self.init(.notAuthorized, "Invalid authorization code")
         case .factorNotFound: self.init(.softwareTokenMFANotFound, "Software Token MFA has not been set up.")
         case .factorNameTaken, .tooManyFactors, .verifiedFactorExists: self.init(.invalidParameter, "The software token is already associated.")
@@ -108,6 +114,25 @@ struct CognitoError: Error, Equatable {
         case .identityNotFound: self.init(.invalidParameter, "The provider account is not linked.")
         case .lastIdentity: self.init(.invalidParameter, "The user must keep one sign-in method.")
         case .identityTaken: self.init(.invalidParameter, "Merging is not currently supported, provide a SourceUser with ProviderName and ProviderAttributeValue")
+        }
+    }
+}
+
+extension CognitoError {
+    /// WebAuthn failures as Cognito's own WebAuthn exceptions where it has one (the API reference lists
+    /// them for CompleteWebAuthnRegistration and RespondToAuthChallenge), else its generic ones.
+    init(webAuthn failure: WebAuthnFailure) {
+        switch failure {
+        case .challengeNotFound, .challengeExpired: self.init(.webAuthnChallengeNotFound, "The WebAuthn challenge was not found or has expired.")
+        case .rejected(.originNotAllowed), .rejected(.crossOrigin): self.init(.webAuthnOriginNotAllowed, "The origin of the request is not allowed.")
+        case .rejected(.rpIdMismatch): self.init(.webAuthnRelyingPartyMismatch, "The relying party ID does not match.")
+        case .rejected(.wrongCeremony): self.init(.webAuthnClientMismatch, "The client data does not match the request.")
+        case .rejected(.algorithmNotAllowed), .unsupportedAttestation: self.init(.webAuthnCredentialNotSupported, "The credential is not supported.")
+        case .rejected: self.init(.notAuthorized, "The WebAuthn credential could not be verified.")
+        case .malformed(let detail): self.init(.invalidParameter, "Invalid WebAuthn credential: \(detail)")
+        case .credentialExists: self.init(.invalidParameter, "The WebAuthn credential is already registered.")
+        case .credentialNotFound: self.init(.resourceNotFound, "The WebAuthn credential was not found.")
+        case .tooManyCredentials: self.init(.limitExceeded, "The maximum number of WebAuthn credentials has been reached.")
         }
     }
 }

@@ -39,6 +39,7 @@ public struct ControlAPI: Sendable {
         addSnapshotRoutes(to: group.group("snapshots"))
         addIdentityProviderRoutes(to: group.group("idp"))
         addFaultRoutes(to: group.group("faults"))
+        addWebAuthnRoutes(to: group.group("webauthn"))
         group.post("export/firebase") { request, _ in
             let body = try await ControlRequest(request: request).body()
             let directory = try body.string("dir", required: true) ?? ""
@@ -72,6 +73,7 @@ public struct ControlAPI: Sendable {
         "GET /snapshots", "POST /snapshots", "POST /snapshots/{name}/restore", "POST /snapshots/save", "POST /snapshots/load",
         "POST /export/firebase",
         "GET /idp", "POST /idp", "POST /idp/{provider}/accounts", "POST /idp/{provider}/tokens", "POST /idp/{provider}/next",
+        "GET /webauthn/credentials", "POST /webauthn/credentials", "POST /webauthn/register", "POST /webauthn/assert",
     ]
 
     /// The server only listens once the seed and any snapshot are loaded, so answering at all means ready.

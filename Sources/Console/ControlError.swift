@@ -64,6 +64,13 @@ public struct ControlError: Error, Equatable {
         case .codeExpired: self.init(.badRequest, "code_expired", "the code has expired")
         case .wrongCode: self.init(.badRequest, "wrong_code", "the code is wrong")
         case .tooManyAttempts: self.init(.tooManyRequests, "too_many_attempts", "too many wrong codes")
+        case .webAuthn(let failure):
+            let status: HTTPResponse.Status = switch failure {
+            case .credentialNotFound: .notFound
+            case .credentialExists, .tooManyCredentials: .conflict
+            case .challengeNotFound, .challengeExpired, .malformed, .rejected, .unsupportedAttestation: .badRequest
+            }
+            self.init(status, "webauthn_\(failure.code)", failure.reason)
         }
     }
 

@@ -18,6 +18,9 @@ extension AuthError {
         .mfaIPMismatch, .mfaVerificationFailed, .codeReused, .insufficientAAL(.credentialChange),
         .insufficientAAL(.factorEnrollment), .insufficientAAL(.verifiedFactorRemoval), .identityNotFound, .lastIdentity, .identityTaken,
         .codeExpired, .wrongCode, .tooManyAttempts,
+        .webAuthn(.challengeNotFound), .webAuthn(.challengeExpired), .webAuthn(.malformed("clientDataJSON is missing")),
+        .webAuthn(.rejected(.originNotAllowed)), .webAuthn(.rejected(.rpIdMismatch)), .webAuthn(.rejected(.badSignature)),
+        .webAuthn(.unsupportedAttestation("tpm")), .webAuthn(.credentialExists), .webAuthn(.credentialNotFound), .webAuthn(.tooManyCredentials),
     ]
 
     /// The case's name without its values (with the requirement for `insufficientAAL`, whose answers
@@ -69,6 +72,7 @@ extension AuthError {
         case .codeExpired: "codeExpired"
         case .wrongCode: "wrongCode"
         case .tooManyAttempts: "tooManyAttempts"
+        case .webAuthn(let failure): "webAuthn.\(failure.code)"
         }
     }
 }

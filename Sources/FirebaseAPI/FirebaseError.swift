@@ -182,6 +182,8 @@ extension FirebaseError {
         case .codeExpired: self.init(.expiredOOBCode)
         case .wrongCode: self.init(.invalidCode)
         case .tooManyAttempts: self.init(.tooManyAttempts)
+        // Identity Toolkit's public API has no passkeys; nothing of Firebase's asks the core for WebAuthn.
+        case .webAuthn(let failure): self.init(.invalidArgument, failure.reason)
         case .flowStateNotFound, .flowStateExpired, .badCodeVerifier: self.init(.invalidArgument)
         case .factorNotFound: self.init(.mfaEnrollmentNotFound)
         case .factorNameTaken: self.init(.invalidArgument, "A second factor with this display name exists.")

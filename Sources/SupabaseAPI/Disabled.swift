@@ -3,7 +3,7 @@ import Foundation
 import HTTPSupport
 import Hummingbird
 
-/// Features GoTrue ships switched off by default, answered exactly as a GoTrue with them off answers
+/// Features GoTrue ships switched off by default and Fauxth does not serve yet, answered exactly as a GoTrue with them off answers
 /// (`internal/api/middleware.go` `require…Enabled`, `sso.go`, `token_web3.go`), so clients get the
 /// vendor's own error. Routes behind a token check it first, as GoTrue's middleware order does.
 enum Disabled {
@@ -12,8 +12,6 @@ enum Disabled {
     static func saml(_ call: Call) throws -> Response {
         throw SupabaseError(status: .notFound, code: .samlProviderDisabled, message: "SAML 2.0 is disabled")
     }
-
-    static let passkeys: Handler = { _ in throw SupabaseError(status: .notFound, code: .passkeyDisabled, message: "Passkeys are disabled") }
 
     static let oauthServer: Handler = { _ in throw SupabaseError(status: .notFound, code: .featureDisabled, message: "OAuth server is disabled") }
 

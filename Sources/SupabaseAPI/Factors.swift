@@ -3,9 +3,10 @@ import Foundation
 import HTTPSupport
 import Hummingbird
 
-/// MFA factors (`internal/api/mfa.go`): enroll a TOTP authenticator or a phone, challenge it, verify a
-/// code to raise the session to aal2, unenroll. TOTP codes are checked per RFC 6238 on the emulator
-/// clock; phone codes are texted to the outbox.
+/// MFA factors (`internal/api/mfa.go`): enroll a TOTP authenticator, a phone or a WebAuthn
+/// authenticator, challenge it, verify a code (or a WebAuthn response, `FactorWebAuthn.swift`) to raise
+/// the session to aal2, unenroll. TOTP codes are checked per RFC 6238 on the emulator clock; phone codes
+/// are texted to the outbox.
 struct Factors {
     let emulator: Emulator
     let projects: SupabaseProjects
@@ -25,12 +26,19 @@ struct Factors {
             throw SupabaseError(status: .unprocessableContent, code: .mfaTOTPEnrollNotEnabled, message: "MFA enroll is disabled for TOTP")
         case "phone" where !project.config.mfaPhoneEnroll:
             throw SupabaseError(status: .unprocessableContent, code: .mfaPhoneEnrollNotEnabled, message: "MFA enroll is disabled for Phone")
-        case "totp", "phone":
+        case "webauthn" where !project.config.mfaWebAuthnEnroll:
+            throw SupabaseError(status: .unprocessableContent, code: .mfaWebAuthnEnrollNotEnabled, message: "MFA enroll is disabled for WebAuthn")
+        case "totp", "phone", "webauthn":
             break
         default:
-            throw SupabaseError.validation("factor_type needs to be totp or phone")
+            throw SupabaseError.validation("factor_type needs to be totp, phone, or webauthn")
         }
         try emulator.requireAssurance(.factorEnrollment, session: caller.session)
+        if kind == "webauthn" {
+            // The credential itself is made by answering the factor's first challenge.
+            let factor = try emulator.enrollWebAuthn(in: call.tenant, userId: caller.user.id, friendlyName: name, maxFactors: project.config.mfaMaxFactors)
+            return ["id": .string(factor.id), "type": "webauthn", "friendly_name": .string(name ?? "")]
+        }
         if kind == "phone" {
             guard let raw = try body.string("phone"), !raw.isEmpty else {
                 throw SupabaseError.validation("Phone number required to enroll Phone factor")
@@ -55,6 +63,9 @@ struct Factors {
         if factor.kind == "totp", !config.mfaTOTPVerify {
             throw SupabaseError(status: .unprocessableContent, code: .mfaTOTPVerifyNotEnabled, message: "MFA verification is disabled for TOTP")
         }
+        if factor.kind == "webauthn", !config.mfaWebAuthnVerify {
+            throw SupabaseError(status: .unprocessableContent, code: .mfaWebAuthnVerifyNotEnabled, message: "MFA verification is disabled for WebAuthn")
+        }
     }
 
     /// `POST /factors/{id}/challenge`. A phone factor's challenge texts a code, at most once per
@@ -65,6 +76,9 @@ struct Factors {
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
         try requireVerifyEnabled(factor, project.config)
+        if factor.kind == "webauthn" {
+            return try FactorWebAuthn(emulator: emulator).challenge(call, factor: factor, user: caller.user, project: project)
+        }
         if factor.kind == "phone" {
             guard ["sms", "whatsapp"].contains(try body.string("channel") ?? "sms") else {
                 throw SupabaseError.validation("Invalid channel, supported values are 'sms' or 'whatsapp'")
@@ -92,6 +106,9 @@ struct Factors {
         let (body, project) = try call.bodyAndProject()
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
+        if factor.kind == "webauthn" {
+            return try await FactorWebAuthn(emulator: emulator).verify(call, body: body, factor: factor, caller: caller, project: project)
+        }
         try requireVerifyEnabled(factor, project.config)
         let code = try body.string("code") ?? ""
         guard !code.isEmpty else { throw SupabaseError.validation("Code needs to be non-empty") }

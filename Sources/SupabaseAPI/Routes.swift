@@ -90,7 +90,7 @@ extension SupabaseDialect {
     }
 
     /// GoTrue's routes (`internal/api/api.go`), each to its endpoint family's handler.
-    static let endpoints: [Endpoint] = servedEndpoints + disabledEndpoints
+    static let endpoints: [Endpoint] = servedEndpoints + passkeyEndpoints + disabledEndpoints
 
     private static let servedEndpoints: [Endpoint] = [
         (.get, "health", "health",
@@ -137,18 +137,28 @@ extension SupabaseDialect {
         (.delete, "user/identities/:id", "user.identities.id", { try Identities.unlink($0) }),
     ]
 
-    /// Routes of features GoTrue ships off (passkeys, the OAuth 2.1 server, custom providers, SCIM),
-    /// answered as such a GoTrue answers them.
+    /// Passkeys (`GOTRUE_PASSKEY_ENABLED`; the admin routes answer either way, as GoTrue's do).
+    private static let passkeyEndpoints: [Endpoint] = [
+        (.post, "passkeys/authentication/options", "passkeys.authentication.options",
+         { .json(try Passkeys(emulator: $0.emulator, projects: $0.projects).authenticationOptions($0)) }),
+        (.post, "passkeys/authentication/verify", "passkeys.authentication.verify",
+         { .json(try await Passkeys(emulator: $0.emulator, projects: $0.projects).authenticationVerify($0)) }),
+        (.post, "passkeys/registration/options", "passkeys.registration.options",
+         { .json(try Passkeys(emulator: $0.emulator, projects: $0.projects).registrationOptions($0)) }),
+        (.post, "passkeys/registration/verify", "passkeys.registration.verify",
+         { .json(try Passkeys(emulator: $0.emulator, projects: $0.projects).registrationVerify($0)) }),
+        (.get, "passkeys", "passkeys", { .json(try Passkeys(emulator: $0.emulator, projects: $0.projects).list($0)) }),
+        (.patch, "passkeys/:id", "passkeys.id.patch", { .json(try Passkeys(emulator: $0.emulator, projects: $0.projects).rename($0)) }),
+        (.delete, "passkeys/:id", "passkeys.id.delete", { try Passkeys(emulator: $0.emulator, projects: $0.projects).delete($0) }),
+        (.get, "admin/users/:id/passkeys", "admin.users.id.passkeys", { .json(try Passkeys(emulator: $0.emulator, projects: $0.projects).adminList($0)) }),
+        (.delete, "admin/users/:id/passkeys/:passkey", "admin.users.id.passkeys.passkey",
+         { try Passkeys(emulator: $0.emulator, projects: $0.projects).adminDelete($0) }),
+    ]
+
+    /// Routes of features Fauxth does not serve yet (the OAuth 2.1 server, custom providers, SCIM),
+    /// answered as a GoTrue with them off answers them.
     private static let disabledEndpoints: [Endpoint] = {
         var table: [Endpoint] = [
-            (.post, "passkeys/authentication/options", "passkeys.authentication.options", Disabled.passkeys),
-            (.post, "passkeys/authentication/verify", "passkeys.authentication.verify", Disabled.passkeys),
-            (.post, "passkeys/registration/options", "passkeys.registration.options", Disabled.passkeys),
-            (.post, "passkeys/registration/verify", "passkeys.registration.verify", Disabled.passkeys),
-            (.get, "passkeys", "passkeys", Disabled.passkeys),
-            (.patch, "passkeys/:id", "passkeys.id.patch", Disabled.passkeys), (.delete, "passkeys/:id", "passkeys.id.delete", Disabled.passkeys),
-            (.get, "admin/users/:id/passkeys", "admin.users.id.passkeys", Disabled.admin(Disabled.passkeys)),
-            (.delete, "admin/users/:id/passkeys/:passkey", "admin.users.id.passkeys.passkey", Disabled.admin(Disabled.passkeys)),
             (.get, ".well-known/oauth-authorization-server", ".well-known.oauth-authorization-server", Disabled.oauthServer),
             (.post, "oauth/clients/register", "oauth.clients.register", Disabled.oauthServer),
             (.post, "oauth/token", "oauth.token", Disabled.oauthServer),

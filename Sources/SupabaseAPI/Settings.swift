@@ -26,7 +26,8 @@ struct Settings {
         external["anonymous_users"] = .bool(config.anonymousEnabled)
         return ["external": .object(external), "disable_signup": .bool(config.disableSignup),
                 "mailer_autoconfirm": .bool(config.mailerAutoconfirm), "phone_autoconfirm": .bool(config.phoneAutoconfirm),
-                "sms_provider": "twilio", "saml_enabled": false, "saml_private_key_next_configured": false, "passkeys_enabled": false]
+                "sms_provider": "twilio", "saml_enabled": false, "saml_private_key_next_configured": false,
+                "passkeys_enabled": .bool(config.passkeyEnabled)]
     }
 
     /// Public keys only: an HS256-only project answers `{"keys":[]}`, as GoTrue does.

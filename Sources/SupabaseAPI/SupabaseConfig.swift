@@ -58,6 +58,15 @@ struct SupabaseConfig: Sendable {
     var iosBundleID: String?
     /// `GOTRUE_HOOK_<NAME>_*`: the enabled Auth Hooks.
     var hooks: [AuthHook: AuthHook.Binding]
+    /// `GOTRUE_PASSKEY_ENABLED`: the `/passkeys` routes answer only when on.
+    var passkeyEnabled: Bool
+    /// `GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER`.
+    var maxPasskeysPerUser: Int
+    /// `GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED` / `_VERIFY_ENABLED`.
+    var mfaWebAuthnEnroll: Bool
+    var mfaWebAuthnVerify: Bool
+    /// `GOTRUE_WEBAUTHN_*`: the relying party passkeys and WebAuthn factors share.
+    var webAuthn: WebAuthnRelyingPartyConfig
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -74,7 +83,9 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED", "GOTRUE_EXTERNAL_IOS_BUNDLE_ID",
         "GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", "GOTRUE_SESSIONS_SINGLE_PER_USER",
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
-        "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED",
+        "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", "GOTRUE_PASSKEY_ENABLED", "GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER",
+        "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED", "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED", "GOTRUE_WEBAUTHN_RP_ID", "GOTRUE_WEBAUTHN_RP_DISPLAY_NAME",
+        "GOTRUE_WEBAUTHN_RP_ORIGINS", "GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION",
         // Not connected to: projects naming the same database share their users (`SupabaseProject.storeTenant`).
         "GOTRUE_DB_DATABASE_URL", "DATABASE_URL", "GOTRUE_DB_DRIVER",
     ]
@@ -141,6 +152,16 @@ struct SupabaseConfig: Sendable {
         manualLinkingEnabled = try Self.bool(env, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", default: false)
         iosBundleID = env["GOTRUE_EXTERNAL_IOS_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
         hooks = try AuthHook.bindings(env)
+        passkeyEnabled = try Self.bool(env, "GOTRUE_PASSKEY_ENABLED", default: false)
+        maxPasskeysPerUser = try Self.int(env, "GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER", default: 10)
+        mfaWebAuthnEnroll = try Self.bool(env, "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED", default: false)
+        mfaWebAuthnVerify = try Self.bool(env, "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED", default: false)
+        webAuthn = WebAuthnRelyingPartyConfig(
+            id: env["GOTRUE_WEBAUTHN_RP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? URLComponents(string: siteURL)?.host ?? "localhost",
+            displayName: env["GOTRUE_WEBAUTHN_RP_DISPLAY_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "Fauxth",
+            origins: env["GOTRUE_WEBAUTHN_RP_ORIGINS"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+                .flatMap { $0.isEmpty ? nil : $0 } ?? [Self.origin(of: siteURL)],
+            challengeExpiry: try Self.duration(env, "GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION", default: 300))
         emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))
         smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600))
         rateLimitHeader = env["GOTRUE_RATE_LIMIT_HEADER"].flatMap { $0.isEmpty ? nil : $0 }
@@ -192,6 +213,12 @@ struct SupabaseConfig: Sendable {
             window = parsed
         }
         return RateLimit(count: Int(count), window: window)
+    }
+
+    /// The origin (scheme, host, port) of a URL, as WebAuthn compares pages.
+    private static func origin(of url: String) -> String {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme, let host = parts.host else { return url }
+        return parts.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
     }
 
     /// `15551234567:123456,15557654321:654321`.
@@ -261,4 +288,14 @@ enum RequestLimit: String, Sendable {
         case .anonymous: .anonymousPerIP
         }
     }
+}
+
+/// `GOTRUE_WEBAUTHN_*`. GoTrue requires all three of id, display name and origins once passkeys or WebAuthn
+/// MFA are on; Fauxth derives any that are unset from `GOTRUE_SITE_URL` (its host, its origin) and names
+/// itself, so a project turns passkeys on with one variable.
+struct WebAuthnRelyingPartyConfig: Sendable {
+    var id: String
+    var displayName: String
+    var origins: [String]
+    var challengeExpiry: TimeInterval
 }

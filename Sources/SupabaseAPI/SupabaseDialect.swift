@@ -84,6 +84,13 @@ public struct SupabaseDialect: Sendable {
         return VendorPolicies(base: TenantPolicies(limits: limits, sources: sources), applied: applied)
     }
 
+    /// A project's passkey relying party (`GOTRUE_WEBAUTHN_*`) and GoTrue's user entity, for the virtual
+    /// authenticator's defaults in the control API.
+    public static let webAuthnSettings: WebAuthnSettingsResolver = { tenant in
+        guard let config = try? SupabaseConfig(env: SupabaseProject.environment(of: tenant)) else { return nil }
+        return WebAuthnSettings(relyingParty: config.passkeyRelyingParty, maxPasskeys: config.maxPasskeysPerUser, userEntity: Passkeys.entity)
+    }
+
     /// What a user sets to point a Supabase client at this project: the URL and the well-known-style
     /// anon and service_role keys signed with the project's JWT secret.
     public static func connectionHints(for tenant: Tenant, baseURL: String) -> [String: String] {

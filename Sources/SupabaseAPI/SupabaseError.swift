@@ -76,6 +76,14 @@ struct SupabaseError: Error, Equatable {
         case hookPayloadInvalidContentType = "hook_payload_invalid_content_type"
         case hookPayloadOverSizeLimit = "hook_payload_over_size_limit"
         case mfaVerificationRejected = "mfa_verification_rejected"
+        case mfaWebAuthnEnrollNotEnabled = "mfa_webauthn_enroll_not_enabled"
+        case mfaWebAuthnVerifyNotEnabled = "mfa_webauthn_verify_not_enabled"
+        case tooManyPasskeys = "too_many_passkeys"
+        case webAuthnCredentialNotFound = "webauthn_credential_not_found"
+        case webAuthnChallengeNotFound = "webauthn_challenge_not_found"
+        case webAuthnChallengeExpired = "webauthn_challenge_expired"
+        case webAuthnVerificationFailed = "webauthn_verification_failed"
+        case webAuthnCredentialExists = "webauthn_credential_exists"
     }
 
     var status: HTTPResponse.Status
@@ -212,6 +220,30 @@ extension SupabaseError {
         case .rateLimited(let retryAfter):
             self.init(status: .tooManyRequests, code: .overRequestRateLimit, message: "Request rate limit reached",
                       retryAfter: max(1, Int(retryAfter.rounded(.up))))
+        case .webAuthn(let failure):
+            self.init(webAuthn: failure)
+        }
+    }
+}
+
+extension SupabaseError {
+    /// The passkey endpoints' answers (`passkey_registration.go`, `passkey_authentication.go`): every
+    /// verification failure is one 400 `webauthn_verification_failed`, a response that cannot be parsed
+    /// says so in its message.
+    init(webAuthn failure: WebAuthnFailure) {
+        switch failure {
+        case .challengeNotFound:
+            self.init(status: .badRequest, code: .webAuthnChallengeNotFound, message: "Challenge not found or already used")
+        case .challengeExpired:
+            self.init(status: .badRequest, code: .webAuthnChallengeExpired, message: "Challenge has expired")
+        case .malformed:
+            self.init(status: .badRequest, code: .webAuthnVerificationFailed, message: "Invalid credential response")
+        case .rejected, .unsupportedAttestation, .credentialNotFound:
+            self.init(status: .badRequest, code: .webAuthnVerificationFailed, message: "Credential verification failed")
+        case .credentialExists:
+            self.init(status: .unprocessableContent, code: .webAuthnCredentialExists, message: "This credential is already registered")
+        case .tooManyCredentials:
+            self.init(status: .unprocessableContent, code: .tooManyPasskeys, message: "Maximum number of passkeys reached")
         }
     }
 }

@@ -57,6 +57,16 @@ import Testing
         "codeExpired": (403, "otp_expired", "Token has expired or is invalid"),
         "wrongCode": (403, "otp_expired", "Token has expired or is invalid"),
         "tooManyAttempts": (403, "otp_expired", "Token has expired or is invalid"),
+        "webAuthn.challenge_not_found": (400, "webauthn_challenge_not_found", "Challenge not found or already used"),
+        "webAuthn.challenge_expired": (400, "webauthn_challenge_expired", "Challenge has expired"),
+        "webAuthn.malformed": (400, "webauthn_verification_failed", "Invalid credential response"),
+        "webAuthn.origin_not_allowed": (400, "webauthn_verification_failed", "Credential verification failed"),
+        "webAuthn.rp_id_mismatch": (400, "webauthn_verification_failed", "Credential verification failed"),
+        "webAuthn.bad_signature": (400, "webauthn_verification_failed", "Credential verification failed"),
+        "webAuthn.unsupported_attestation": (400, "webauthn_verification_failed", "Credential verification failed"),
+        "webAuthn.credential_not_found": (400, "webauthn_verification_failed", "Credential verification failed"),
+        "webAuthn.credential_exists": (422, "webauthn_credential_exists", "This credential is already registered"),
+        "webAuthn.too_many_credentials": (422, "too_many_passkeys", "Maximum number of passkeys reached"),
     ]
 
     @Test(arguments: AuthError.samples)

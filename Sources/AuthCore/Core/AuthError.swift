@@ -73,6 +73,8 @@ public enum AuthError: Error, Equatable, Sendable {
     case wrongCode
     /// Too many wrong codes: the code is used up.
     case tooManyAttempts
+    /// A WebAuthn ceremony was refused; the failure says which rule (challenge, origin, RP id, signature…).
+    case webAuthn(WebAuthnFailure)
 }
 
 /// Why a session expired, beyond its absolute lifetime.

@@ -20,6 +20,11 @@ extension Emulator {
         return try enroll(in: tenant, userId: userId, kind: "phone", secret: nil, phone: phone, friendlyName: friendlyName, maxFactors: maxFactors)
     }
 
+    /// Adds an unverified WebAuthn factor: its credential is registered by answering its first challenge.
+    public func enrollWebAuthn(in tenant: String, userId: String, friendlyName: String?, maxFactors: Int) throws -> Factor {
+        try enroll(in: tenant, userId: userId, kind: "webauthn", secret: nil, phone: nil, friendlyName: friendlyName, maxFactors: maxFactors)
+    }
+
     /// How long an unverified factor that was never challenged is kept (GoTrue's `FactorExpiryDuration`),
     /// so abandoned enrolments do not count against the factor limit for ever.
     static let abandonedFactorLifetime: TimeInterval = 300
@@ -71,13 +76,14 @@ extension Emulator {
         _ = try requireFactor(in: tenant, userId: userId, id: id)
         try db.transaction { c in
             try c.run("DELETE FROM challenges WHERE tenant = ? AND factor_id = ?", [.text(tenant), .text(id)])
+            try c.run("DELETE FROM webauthn_credentials WHERE tenant = ? AND kind = 'factor' AND factor_id = ?", [.text(tenant), .text(id)])
             try c.run("DELETE FROM factors WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)])
         }
     }
 
     /// Opens a challenge on a factor, remembering the caller's IP.
-    public func challenge(in tenant: String, factor: Factor, ip: String?) throws -> MFAChallenge {
-        let challenge = MFAChallenge(id: newID(), factorId: factor.id, ip: ip, createdAt: clock.now)
+    public func challenge(in tenant: String, factor: Factor, ip: String?, id: String? = nil) throws -> MFAChallenge {
+        let challenge = MFAChallenge(id: id ?? newID(), factorId: factor.id, ip: ip, createdAt: clock.now)
         try db.transaction { c in
             try c.run("INSERT INTO challenges (tenant, id, factor_id, ip, created_at) VALUES (?,?,?,?,?)",
                       [.text(tenant), .text(challenge.id), .text(factor.id), SQLValue(ip), SQLValue(challenge.createdAt)])
@@ -114,6 +120,17 @@ extension Emulator {
                 record(.signInFailed, tenant: tenant, userId: factor.userId, origin: origin,
                        detail: ["reason": "mfa_code_invalid", "factor_id": .string(factor.id), "stage": .string(SignInStage.challenge.rawValue)])
                 throw AuthError.mfaVerificationFailed
+            }
+        case .webAuthn(let response):
+            // The ceremony's own challenge has the MFA challenge's id (see `beginWebAuthnFactorCeremony`): an
+            // unverified factor registers its credential, a verified one signs with it.
+            guard factor.kind == "webauthn" else { throw AuthError.factorNotFound }
+            if factor.verified {
+                try finishWebAuthnAssertion(in: tenant, challengeId: challengeId, userId: factor.userId, kind: .factor(factor.id),
+                                            response: response, origin: origin)
+            } else {
+                try finishWebAuthnRegistration(in: tenant, challengeId: challengeId, userId: factor.userId, kind: .factor(factor.id),
+                                               response: response, friendlyName: factor.friendlyName, origin: origin)
             }
         }
         try db.transaction { c in
@@ -156,5 +173,27 @@ extension Emulator {
                           [SQLValue(friendlyName), SQLValue(clock.now), .text(tenant), .text(id)])
         }
         return try requireFactor(in: tenant, userId: userId, id: id)
+    }
+}
+
+extension Emulator {
+    /// Challenges a WebAuthn factor: an MFA challenge (expiry, IP) and, under the same id, the WebAuthn
+    /// ceremony answering it proves. An unverified factor gets creation options (its credential is made
+    /// now), a verified one request options naming its credential. `user` is the entity the creation
+    /// options describe.
+    public func beginWebAuthnFactorCeremony(in tenant: String, factor: Factor, user: WebAuthnUserEntity, relyingParty: RelyingParty,
+                                            ip: String?) throws -> (challenge: MFAChallenge, ceremony: WebAuthnCeremony) {
+        guard factor.kind == "webauthn" else { throw AuthError.factorNotFound }
+        let id = newID()
+        let ceremony: WebAuthnCeremony
+        if factor.verified {
+            ceremony = try beginWebAuthnAssertion(in: tenant, userId: factor.userId, relyingParty: relyingParty, kind: .factor(factor.id),
+                                                  allow: try webAuthnCredentials(in: tenant, userId: factor.userId, kind: .factor(factor.id)), id: id)
+        } else {
+            let existing = try webAuthnCredentials(in: tenant, userId: factor.userId).filter { $0.kind != .passkey }
+            ceremony = try beginWebAuthnRegistration(in: tenant, userId: factor.userId, user: user, relyingParty: relyingParty,
+                                                     kind: .factor(factor.id), exclude: existing, id: id)
+        }
+        return (try challenge(in: tenant, factor: factor, ip: ip, id: id), ceremony)
     }
 }

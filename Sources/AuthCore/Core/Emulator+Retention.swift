@@ -34,6 +34,7 @@ public struct SweepReport: Sendable, Equatable {
     public var authorizationCodes = 0
     public var flowStates = 0
     public var challenges = 0
+    public var webAuthnChallenges = 0
     public var sessions = 0
     public var refreshTokens = 0
     public var rateWindows = 0
@@ -54,6 +55,7 @@ extension Emulator {
             report.authorizationCodes = try c.run("DELETE FROM authorization_codes WHERE expires_at < ?", [cutoff])
             report.flowStates = try c.run("DELETE FROM flow_states WHERE created_at < ?", [cutoff])
             report.challenges = try c.run("DELETE FROM challenges WHERE created_at < ?", [cutoff])
+            report.webAuthnChallenges = try c.run("DELETE FROM webauthn_challenges WHERE expires_at < ?", [cutoff])
             // A revoked session's tokens go with it; a live session's rotated tokens go once spent, so
             // replaying one that old gets "not found" rather than GoTrue's reuse revocation.
             report.refreshTokens = try c.run("""

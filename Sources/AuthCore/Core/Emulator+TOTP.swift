@@ -7,6 +7,9 @@ public enum FactorProof: Sendable {
     /// A code texted for the challenge: issued with the challenge's id as its target, so it proves only
     /// that challenge (GoTrue's phone factors).
     case textedCode(String)
+    /// A WebAuthn response to the challenge: a registration (`create`) while the factor is unverified, an
+    /// assertion (`request`) once it is.
+    case webAuthn(JSON)
 }
 
 /// What checking an authenticator code found.

@@ -171,7 +171,7 @@ extension Emulator {
     /// Deletes a user and everything attached to it.
     public func deleteUser(in tenant: String, id: String, origin: RequestOrigin = RequestOrigin()) throws {
         let removed = try db.transaction { c in
-            for table in ["identities", "credentials", "factors", "sessions", "devices"] {
+            for table in ["identities", "credentials", "factors", "sessions", "devices", "webauthn_credentials", "webauthn_challenges"] {
                 try c.run("DELETE FROM \(table) WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(id)])
             }
             return try c.run("DELETE FROM users WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)])

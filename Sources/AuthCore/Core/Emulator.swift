@@ -18,14 +18,17 @@ public struct EmulatorOptions: Sendable {
     public var addressUniqueness: [Dialect: AddressUniqueness]
     /// How much history is kept and when spent rows are swept.
     public var retention: Retention
+    /// Per dialect, a tenant's WebAuthn relying party, for the virtual authenticator's defaults.
+    public var webAuthn: [Dialect: WebAuthnSettingsResolver]
 
     public init(clock: EmulatorClock = EmulatorClock(), generator: Generator = Generator(),
                 passwordHasher: PasswordHasher = PasswordHasher(), seed: Seed = Seed(),
                 credentialDerivers: [Dialect: CredentialDeriver] = [:], policyDerivers: [Dialect: PolicyDeriver] = [:],
-                addressUniqueness: [Dialect: AddressUniqueness] = [:], retention: Retention = Retention()) {
+                addressUniqueness: [Dialect: AddressUniqueness] = [:], retention: Retention = Retention(),
+                webAuthn: [Dialect: WebAuthnSettingsResolver] = [:]) {
         self.clock = clock; self.generator = generator; self.passwordHasher = passwordHasher; self.seed = seed
         self.credentialDerivers = credentialDerivers; self.policyDerivers = policyDerivers
-        self.addressUniqueness = addressUniqueness; self.retention = retention
+        self.addressUniqueness = addressUniqueness; self.retention = retention; self.webAuthn = webAuthn
     }
 }
 
@@ -64,6 +67,7 @@ public final class Emulator: Sendable {
     let credentialDerivers: [Dialect: CredentialDeriver]
     let policyDerivers: [Dialect: PolicyDeriver]
     let addressUniqueness: [Dialect: AddressUniqueness]
+    let webAuthnResolvers: [Dialect: WebAuthnSettingsResolver]
     let policyCache = Mutex<[String: (settings: [String: JSON], policies: TenantPolicies)]>([:])
     /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant
     /// write moves the generation on, and a read that raced a write is not kept.
@@ -90,6 +94,7 @@ public final class Emulator: Sendable {
         policyDerivers = options.policyDerivers
         addressUniqueness = options.addressUniqueness
         retention = options.retention
+        webAuthnResolvers = options.webAuthn
         faults = FaultEngine(clock: options.clock, generator: options.generator)
         db = try Database()
         // On memdb like the store (whose connection ATTACHes it with its own VFS); the leading `/` shares it

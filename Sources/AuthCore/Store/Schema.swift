@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 12
+    static let version = 13
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -154,11 +154,36 @@ enum Schema {
             created_at REAL NOT NULL, updated_at REAL NOT NULL, last_authenticated_at REAL, PRIMARY KEY (tenant, key));
         CREATE INDEX devices_user ON devices (tenant, user_id);
         """,
+        // 13: WebAuthn. The credentials a relying party registered (passkeys, and the second-factor ones an
+        // MFA factor owns), the challenges it issued (single use, bound to the RP id and origins they were
+        // issued for), and the virtual authenticator's own keys, so a snapshot restores both sides of a
+        // passkey. Binary values are base64url text; the store has no blobs.
+        """
+        CREATE TABLE webauthn_credentials (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, kind TEXT NOT NULL, factor_id TEXT,
+            credential_id TEXT NOT NULL, public_key TEXT NOT NULL, algorithm INTEGER NOT NULL, user_handle TEXT NOT NULL,
+            rp_id TEXT NOT NULL, attestation_format TEXT NOT NULL, aaguid TEXT NOT NULL, sign_count INTEGER NOT NULL DEFAULT 0,
+            transports TEXT NOT NULL DEFAULT '[]', backup_eligible INTEGER NOT NULL DEFAULT 0, backed_up INTEGER NOT NULL DEFAULT 0,
+            user_verified INTEGER NOT NULL DEFAULT 0, friendly_name TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL,
+            last_used_at REAL, PRIMARY KEY (tenant, id), UNIQUE (tenant, credential_id));
+        CREATE INDEX webauthn_credentials_user ON webauthn_credentials (tenant, user_id);
+        CREATE TABLE webauthn_challenges (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, ceremony TEXT NOT NULL, user_id TEXT, user_handle TEXT, scope TEXT NOT NULL,
+            challenge TEXT NOT NULL, relying_party TEXT NOT NULL, allowed TEXT, created_at REAL NOT NULL, expires_at REAL NOT NULL,
+            PRIMARY KEY (tenant, id));
+        CREATE INDEX webauthn_challenges_expires ON webauthn_challenges (expires_at);
+        CREATE TABLE authenticator_keys (
+            tenant TEXT NOT NULL, credential_id TEXT NOT NULL, authenticator TEXT NOT NULL, rp_id TEXT NOT NULL,
+            user_handle TEXT NOT NULL, user_name TEXT,
+            algorithm INTEGER NOT NULL, private_key TEXT NOT NULL, sign_count INTEGER NOT NULL DEFAULT 0,
+            backup_eligible INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL, PRIMARY KEY (tenant, credential_id));
+        """,
     ]
 
     /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
-                               "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes", "devices"]
+                               "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes", "devices",
+                               "webauthn_credentials", "webauthn_challenges", "authenticator_keys"]
 
     /// Brings `connection` to `version`, or throws when it is already past it.
     static func migrate(_ connection: borrowing Connection, source: String) throws {

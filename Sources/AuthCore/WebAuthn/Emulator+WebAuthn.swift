@@ -1,0 +1,273 @@
+import Foundation
+
+/// The relying party's side of WebAuthn, shared by the dialects: challenges issued and consumed once,
+/// credentials registered, checked and counted. Dialects decide who may open a ceremony and render its
+/// options; every rule of the ceremony itself is here and in `WebAuthnVerifier`.
+extension Emulator {
+    /// Opens a registration for `userId`: a fresh 32-byte challenge from the generator, bound to `rp`,
+    /// and the creation options to hand to the client. `exclude` lists the credentials the authenticator
+    /// must not register again. `id` reuses a dialect's own challenge id (an MFA challenge's).
+    public func beginWebAuthnRegistration(in tenant: String, userId: String, user: WebAuthnUserEntity, relyingParty rp: RelyingParty,
+                                          kind: WebAuthnCredential.Kind, exclude: [WebAuthnCredential], id: String? = nil) throws -> WebAuthnCeremony {
+        let (challenge, expiresAt) = try openChallenge(in: tenant, id: id, ceremony: "registration", userId: userId, handle: user.handle,
+                                                       scope: kind.scope, rp: rp, allowed: nil)
+        var selection: [String: JSON] = [:]
+        if let residentKey = rp.residentKey { selection["residentKey"] = .string(residentKey) }
+        if let uv = rp.userVerification { selection["userVerification"] = .string(uv.rawValue) }
+        var options: [String: JSON] = [
+            "rp": ["name": .string(rp.name), "id": .string(rp.id)],
+            "user": ["name": .string(user.name), "displayName": .string(user.displayName), "id": .string(Base64URL.encode(user.handle))],
+            "challenge": .string(Base64URL.encode(challenge.bytes)),
+            "pubKeyCredParams": .array(rp.algorithms.map { ["type": "public-key", "alg": .int(Int($0))] }),
+            "timeout": .int(rp.timeoutMilliseconds), "authenticatorSelection": .object(selection),
+        ]
+        if !exclude.isEmpty { options["excludeCredentials"] = .array(exclude.map(\.descriptor)) }
+        if let attestation = rp.attestation { options["attestation"] = .string(attestation) }
+        return WebAuthnCeremony(id: challenge.id, expiresAt: expiresAt, options: .object(options))
+    }
+
+    /// Opens an assertion: for `userId` with `allow` as its allowed credentials, or with no user for a
+    /// discoverable (passkey) sign-in, where the authenticator picks the credential and names its user.
+    public func beginWebAuthnAssertion(in tenant: String, userId: String?, relyingParty rp: RelyingParty, kind: WebAuthnCredential.Kind,
+                                       allow: [WebAuthnCredential], id: String? = nil) throws -> WebAuthnCeremony {
+        let allowed = allow.map { Base64URL.encode($0.credentialId) }
+        let (challenge, expiresAt) = try openChallenge(in: tenant, id: id, ceremony: "assertion", userId: userId, handle: nil,
+                                                       scope: kind.scope, rp: rp, allowed: userId == nil ? nil : allowed)
+        var options: [String: JSON] = ["challenge": .string(Base64URL.encode(challenge.bytes)), "timeout": .int(rp.timeoutMilliseconds),
+                                       "rpId": .string(rp.id)]
+        if !allow.isEmpty { options["allowCredentials"] = .array(allow.map(\.descriptor)) }
+        if let uv = rp.userVerification { options["userVerification"] = .string(uv.rawValue) }
+        return WebAuthnCeremony(id: challenge.id, expiresAt: expiresAt, options: .object(options))
+    }
+
+    /// Consumes the registration challenge `challengeId` (once, whatever the outcome, as GoTrue deletes it
+    /// before checking), verifies `response` against it and stores the new credential.
+    /// - Parameter maxCredentials: the most credentials of this kind the user may have.
+    @discardableResult
+    public func finishWebAuthnRegistration(in tenant: String, challengeId: String, userId: String, kind: WebAuthnCredential.Kind, response: JSON,
+                                           friendlyName: String? = nil, maxCredentials: Int? = nil,
+                                           origin: RequestOrigin = RequestOrigin()) throws -> WebAuthnCredential {
+        let issued = try consumeChallenge(in: tenant, id: challengeId, ceremony: "registration", userId: userId, scope: kind.scope)
+        let credential: RegisteredCredential
+        do {
+            credential = try WebAuthnVerifier.verifyRegistration(try PublicKeyCredentialJSON(response), expecting: issued.expectation)
+        } catch {
+            record(.signInFailed, tenant: tenant, userId: userId, origin: origin, detail: ["reason": .string("webauthn_\(error.code)"), "ceremony": "registration"])
+            throw AuthError.webAuthn(error)
+        }
+        return try storeCredential(credential, in: tenant, userId: userId, kind: kind, userHandle: issued.userHandle ?? [],
+                                   rpId: issued.expectation.relyingParty.id, friendlyName: friendlyName, maxCredentials: maxCredentials)
+    }
+
+    /// Consumes the assertion challenge, finds the credential the response names (the user's, when the
+    /// ceremony had one; any of the tenant's of `kind` for a discoverable one, whose user handle must then
+    /// match), verifies the signature and counter, and stores the new counter. Returns the credential,
+    /// whose `userId` is who signed in.
+    @discardableResult
+    public func finishWebAuthnAssertion(in tenant: String, challengeId: String, userId: String?, kind: WebAuthnCredential.Kind, response: JSON,
+                                        origin: RequestOrigin = RequestOrigin()) throws -> WebAuthnCredential {
+        let issued = try consumeChallenge(in: tenant, id: challengeId, ceremony: "assertion", userId: userId, scope: kind.scope)
+        do {
+            let parsed = try PublicKeyCredentialJSON(response)
+            var stored = try credential(answering: parsed, issued, in: tenant, userId: userId, kind: kind)
+            let key: COSEKey
+            do { key = try COSEKey(encoded: stored.publicKey) } catch { throw WebAuthnFailure.malformed("stored key: \(error.reason)") }
+            let asserted = try WebAuthnVerifier.verifyAssertion(parsed, expecting: issued.expectation, publicKey: key,
+                                                                storedSignCount: stored.signCount, backupEligible: stored.backupEligible)
+            try recordUse(of: stored, asserted, in: tenant)
+            stored.signCount = asserted.signCount
+            stored.lastUsedAt = clock.now
+            return stored
+        } catch let failure as WebAuthnFailure {
+            record(.signInFailed, tenant: tenant, userId: userId, origin: origin, detail: ["reason": .string("webauthn_\(failure.code)"), "ceremony": "assertion"])
+            throw AuthError.webAuthn(failure)
+        }
+    }
+
+    /// A user's credentials of `kind` (all kinds when nil), oldest first.
+    public func webAuthnCredentials(in tenant: String, userId: String, kind: WebAuthnCredential.Kind? = nil) throws -> [WebAuthnCredential] {
+        let all = try db.withConnection { c in
+            try c.query("SELECT * FROM webauthn_credentials WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
+                .map(WebAuthnCredential.init(row:))
+        }
+        guard let kind else { return all }
+        return all.filter { $0.kind == kind }
+    }
+
+    /// The credential with this authenticator credential id, whoever's it is.
+    public func webAuthnCredential(in tenant: String, credentialId: [UInt8]) throws -> WebAuthnCredential? {
+        try db.withConnection { c in
+            try c.first("SELECT * FROM webauthn_credentials WHERE tenant = ? AND credential_id = ?", [.text(tenant), .text(Base64URL.encode(credentialId))])
+                .map(WebAuthnCredential.init(row:))
+        }
+    }
+
+    /// One of the user's credentials by record id, or `credentialNotFound`.
+    public func requireWebAuthnCredential(in tenant: String, userId: String, id: String) throws -> WebAuthnCredential {
+        let found = try db.withConnection { c in
+            try c.first("SELECT * FROM webauthn_credentials WHERE tenant = ? AND user_id = ? AND id = ?", [.text(tenant), .text(userId), .text(id)])
+                .map(WebAuthnCredential.init(row:))
+        }
+        guard let found else { throw AuthError.webAuthn(.credentialNotFound) }
+        return found
+    }
+
+    /// Renames one of the user's credentials.
+    @discardableResult
+    public func renameWebAuthnCredential(in tenant: String, userId: String, id: String, friendlyName: String) throws -> WebAuthnCredential {
+        _ = try requireWebAuthnCredential(in: tenant, userId: userId, id: id)
+        try db.withConnection { c in
+            _ = try c.run("UPDATE webauthn_credentials SET friendly_name = ?, updated_at = ? WHERE tenant = ? AND id = ?",
+                          [.text(friendlyName), SQLValue(clock.now), .text(tenant), .text(id)])
+        }
+        return try requireWebAuthnCredential(in: tenant, userId: userId, id: id)
+    }
+
+    /// Removes one of the user's credentials.
+    public func deleteWebAuthnCredential(in tenant: String, userId: String, id: String) throws {
+        _ = try requireWebAuthnCredential(in: tenant, userId: userId, id: id)
+        try db.withConnection { c in _ = try c.run("DELETE FROM webauthn_credentials WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]) }
+        record(.userUpdated, tenant: tenant, userId: userId, detail: ["change": "webauthn_credential_removed", "credential": .string(id)])
+    }
+}
+
+/// A challenge as stored: what its answer is checked against.
+struct IssuedChallenge {
+    var expectation: WebAuthnExpectation
+    var userHandle: [UInt8]?
+    /// The credential ids (base64url) an assertion may use; nil for any.
+    var allowed: [String]?
+}
+
+extension Emulator {
+    private func openChallenge(in tenant: String, id: String?, ceremony: String, userId: String?, handle: [UInt8]?, scope: String,
+                               rp: RelyingParty, allowed: [String]?) throws -> (challenge: (id: String, bytes: [UInt8]), expiresAt: Date) {
+        let id = id ?? newID(), bytes = generator.bytes(32), now = clock.now
+        let expiresAt = now.addingTimeInterval(rp.challengeLifetime)
+        try db.withConnection { c in
+            _ = try c.run("""
+                INSERT INTO webauthn_challenges (tenant, id, ceremony, user_id, user_handle, scope, challenge, relying_party, allowed, created_at, expires_at)
+                VALUES (?,?,?,?,?,?,?,?,?,?,?)
+                """, [.text(tenant), .text(id), .text(ceremony), SQLValue(userId), SQLValue(handle.map { Base64URL.encode($0) }), .text(scope), .text(Base64URL.encode(bytes)),
+                      SQLValue(rp.json), allowed.map { SQLValue(JSON.array($0.map(JSON.string))) } ?? .null, SQLValue(now), SQLValue(expiresAt)])
+        }
+        return ((id, bytes), expiresAt)
+    }
+
+    /// Deletes the challenge and returns it: single use even when the answer then fails. Bound to its
+    /// ceremony, its scope and its user (none, for a discoverable sign-in), as GoTrue's
+    /// `ConsumeWebAuthnChallengeByID`; past its expiry on the emulator clock it is `challengeExpired`.
+    private func consumeChallenge(in tenant: String, id: String, ceremony: String, userId: String?, scope: String) throws -> IssuedChallenge {
+        let row = try db.transaction { c -> Row? in
+            let row = try c.first("SELECT * FROM webauthn_challenges WHERE tenant = ? AND id = ? AND ceremony = ? AND scope = ? AND user_id IS ?",
+                                  [.text(tenant), .text(id), .text(ceremony), .text(scope), SQLValue(userId)])
+            if row != nil { try c.run("DELETE FROM webauthn_challenges WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]) }
+            return row
+        }
+        guard let row, let challenge = row.string("challenge").flatMap(Base64URL.decode), let rp = RelyingParty(json: row.json("relying_party")) else {
+            throw AuthError.webAuthn(.challengeNotFound)
+        }
+        guard let expires = row.date("expires_at"), clock.now <= expires else { throw AuthError.webAuthn(.challengeExpired) }
+        return IssuedChallenge(expectation: WebAuthnExpectation(challenge: challenge, relyingParty: rp),
+                               userHandle: row.string("user_handle").flatMap(Base64URL.decode), allowed: row.json("allowed").arrayValue?.compactMap(\.stringValue))
+    }
+
+    /// The stored credential an assertion names: the user's own when the ceremony had a user, of the
+    /// ceremony's kind, one the challenge allowed, and with the user handle it was created with.
+    private func credential(answering parsed: PublicKeyCredentialJSON, _ issued: IssuedChallenge, in tenant: String, userId: String?,
+                            kind: WebAuthnCredential.Kind) throws -> WebAuthnCredential {
+        guard let stored = try webAuthnCredential(in: tenant, credentialId: parsed.rawId), stored.kind == kind,
+              userId == nil || stored.userId == userId else { throw WebAuthnFailure.credentialNotFound }
+        if let allowed = issued.allowed, !allowed.contains(Base64URL.encode(parsed.rawId)) { throw WebAuthnFailure.rejected(.credentialNotAllowed) }
+        if let handle = parsed.userHandle {
+            guard constantTimeEquals(handle, stored.userHandle) else { throw WebAuthnFailure.rejected(.userHandleMismatch) }
+        } else if userId == nil {
+            // A discoverable sign-in learns its user from the handle alone (go-webauthn refuses a blank one).
+            throw WebAuthnFailure.malformed("userHandle is required for a discoverable credential")
+        }
+        return stored
+    }
+
+    /// Stores the new counter and flags, only if the counter still moves forward from what is stored now:
+    /// two assertions checked at once against the same old counter cannot both be kept.
+    private func recordUse(of stored: WebAuthnCredential, _ asserted: AssertedCredential, in tenant: String) throws {
+        let now = clock.now, count = Int64(asserted.signCount)
+        let updated = try db.withConnection { c in
+            try c.run("""
+                UPDATE webauthn_credentials SET sign_count = ?, backed_up = ?, user_verified = ?, last_used_at = ?, updated_at = ?
+                WHERE tenant = ? AND id = ? AND (sign_count < ? OR (sign_count = 0 AND ? = 0))
+                """, [.int(count), SQLValue(asserted.flags.contains(.backedUp)), SQLValue(asserted.flags.contains(.userVerified)),
+                      SQLValue(now), SQLValue(now), .text(tenant), .text(stored.id), .int(count), .int(count)])
+        }
+        guard updated == 1 else { throw WebAuthnFailure.rejected(.counterRegressed) }
+    }
+
+    private func storeCredential(_ credential: RegisteredCredential, in tenant: String, userId: String, kind: WebAuthnCredential.Kind,
+                                 userHandle: [UInt8], rpId: String, friendlyName: String?, maxCredentials: Int?) throws -> WebAuthnCredential {
+        let id = newID(), now = clock.now
+        do {
+            try db.transaction { c in
+                if let maxCredentials {
+                    let count = try c.first("SELECT COUNT(*) AS n FROM webauthn_credentials WHERE tenant = ? AND user_id = ? AND kind = ?",
+                                            [.text(tenant), .text(userId), .text(kind.column)])?.int("n") ?? 0
+                    guard count < maxCredentials else { throw AuthError.webAuthn(.tooManyCredentials) }
+                }
+                try c.run("""
+                    INSERT INTO webauthn_credentials (tenant, id, user_id, kind, factor_id, credential_id, public_key, algorithm, user_handle, rp_id,
+                      attestation_format, aaguid, sign_count, transports, backup_eligible, backed_up, user_verified, friendly_name, created_at, updated_at)
+                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                    """, [.text(tenant), .text(id), .text(userId), .text(kind.column), SQLValue(kind.factorId),
+                          .text(Base64URL.encode(credential.credentialId)), .text(Base64URL.encode(credential.publicKey.encoded)),
+                          .int(credential.publicKey.algorithm.rawValue), .text(Base64URL.encode(userHandle)), .text(rpId),
+                          .text(credential.attestationFormat), .text(Base64URL.encode(credential.aaguid)), .int(Int64(credential.signCount)),
+                          SQLValue(JSON.array(credential.transports.map(JSON.string))), SQLValue(credential.flags.contains(.backupEligible)),
+                          SQLValue(credential.flags.contains(.backedUp)), SQLValue(credential.flags.contains(.userVerified)),
+                          SQLValue(friendlyName), SQLValue(now), SQLValue(now)])
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw AuthError.webAuthn(.credentialExists)
+        }
+        record(.userUpdated, tenant: tenant, userId: userId,
+               detail: ["change": "webauthn_credential_added", "credential": .string(id), "kind": .string(kind.column)])
+        return try requireWebAuthnCredential(in: tenant, userId: userId, id: id)
+    }
+}
+
+extension WebAuthnFailure {
+    /// A stable name for events and logs.
+    public var code: String {
+        switch self {
+        case .challengeNotFound: "challenge_not_found"
+        case .challengeExpired: "challenge_expired"
+        case .malformed: "malformed"
+        case .rejected(let rule): rule.rawValue
+        case .unsupportedAttestation: "unsupported_attestation"
+        case .credentialExists: "credential_exists"
+        case .credentialNotFound: "credential_not_found"
+        case .tooManyCredentials: "too_many_credentials"
+        }
+    }
+}
+
+extension RelyingParty {
+    /// How a challenge keeps the relying party it was issued for.
+    var json: JSON {
+        var o: [String: JSON] = ["id": .string(id), "name": .string(name), "origins": .array(origins.map(JSON.string)),
+                                 "timeout": .int(timeoutMilliseconds), "lifetime": .double(challengeLifetime),
+                                 "algorithms": .array(algorithms.map { .int(Int($0)) }), "cross_origin": .bool(allowsCrossOrigin)]
+        o["user_verification"] = userVerification.map { .string($0.rawValue) }
+        o["resident_key"] = residentKey.map(JSON.string)
+        o["attestation"] = attestation.map(JSON.string)
+        return .object(o)
+    }
+
+    init?(json: JSON) {
+        guard let id = json["id"]?.stringValue, let origins = json["origins"]?.arrayValue?.compactMap(\.stringValue) else { return nil }
+        self.init(id: id, name: json["name"]?.stringValue ?? id, origins: origins,
+                  userVerification: json["user_verification"]?.stringValue.flatMap(UserVerification.init(rawValue:)),
+                  residentKey: json["resident_key"]?.stringValue, attestation: json["attestation"]?.stringValue,
+                  timeoutMilliseconds: json["timeout"]?.intValue ?? 300_000, challengeLifetime: json["lifetime"]?.doubleValue ?? 300,
+                  algorithms: json["algorithms"]?.arrayValue?.compactMap { $0.intValue.map(Int64.init) } ?? [],
+                  allowsCrossOrigin: json["cross_origin"]?.boolValue ?? false)
+    }
+}
