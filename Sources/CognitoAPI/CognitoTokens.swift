@@ -60,11 +60,8 @@ enum CognitoTokens {
         // The device the session was issued with, as Cognito's access tokens name it.
         access["device_key"] = session.claims["device_key"]
         if let overrides {
-            LambdaTriggers.TokenOverrides.apply(overrides.accessClaims, suppress: overrides.accessSuppressed, to: &access)
+            overrides.applyToAccess(&access, scope: scope)
             if let groups = overrides.groups { access["cognito:groups"] = groups.isEmpty ? nil : .array(groups.map(JSON.string)) }
-            var scopes = scope.split(separator: " ").map(String.init).filter { !overrides.scopesToSuppress.contains($0) }
-            for added in overrides.scopesToAdd where !scopes.contains(added) { scopes.append(added) }
-            access["scope"] = .string(scopes.joined(separator: " "))
         }
         let accessToken = try JWS.sign(access, with: try key(pool, "access", emulator: emulator), extraHeader: [:])
         guard session.claims["no_id_token"] == nil else { return Minted(accessToken: accessToken, idToken: nil, expiresIn: Int(client.accessTokenLifetime)) }
@@ -102,13 +99,16 @@ enum CognitoTokens {
 
     /// A `client_credentials` access token: the client acting for itself, so `sub` is its id, no
     /// user claims and no session.
-    static func mintClientCredentials(pool: CognitoPool, client: CognitoClient, scope: String, baseURL: String, emulator: Emulator) throws -> Minted {
+    /// `overrides`: a V3_0 pre token generation function's changes to it.
+    static func mintClientCredentials(pool: CognitoPool, client: CognitoClient, scope: String, baseURL: String, emulator: Emulator,
+                                      overrides: LambdaTriggers.TokenOverrides? = nil) throws -> Minted {
         let now = Int(emulator.clock.now.timeIntervalSince1970)
-        let claims: [String: JSON] = [
+        var claims: [String: JSON] = [
             "sub": .string(client.id), "token_use": "access", "scope": .string(scope), "auth_time": .int(now), "iss": .string(pool.issuer(baseURL: baseURL)),
             "exp": .int(now + Int(client.accessTokenLifetime)), "iat": .int(now), "version": 2, "jti": .string(emulator.generator.uuid()),
             "client_id": .string(client.id),
         ]
+        overrides?.applyToAccess(&claims, scope: scope)
         return Minted(accessToken: try JWS.sign(claims, with: try key(pool, "access", emulator: emulator)), idToken: nil,
                       expiresIn: Int(client.accessTokenLifetime))
     }

@@ -15,6 +15,14 @@ extension LambdaTriggers {
         var roles: [String]?
         var preferredRole: String?
 
+        /// The access token's claims and scopes as the function changed them.
+        func applyToAccess(_ access: inout [String: JSON], scope: String) {
+            Self.apply(accessClaims, suppress: accessSuppressed, to: &access)
+            var scopes = scope.split(separator: " ").map(String.init).filter { !scopesToSuppress.contains($0) }
+            for added in scopesToAdd where !scopes.contains(added) { scopes.append(added) }
+            access["scope"] = .string(scopes.joined(separator: " "))
+        }
+
         /// Claims Cognito keeps its own values of, whatever the function says (in either token).
         static let protected: Set = ["acr", "amr", "at_hash", "aud", "auth_time", "azp", "client_id", "cognito:username", "cognito:groups",
                                      "event_id", "exp", "iat", "identities", "iss", "jti", "nbf", "nonce", "origin_jti", "scope", "sub",
@@ -33,6 +41,18 @@ extension LambdaTriggers {
         guard let response = try await tokenGeneration(source: source, user: user, clientId: clientId, scopes: scopes, clientMetadata: clientMetadata)
         else { return nil }
         return try Self.overrides(response, version: tokenGenerationVersion)
+    }
+
+    /// `TokenGeneration_ClientCredentials`: a machine's access token (the client-credentials grant), which
+    /// only a V3_0 function is asked about. The event has no user: its `userName` is the client, its
+    /// `userAttributes` and groups are empty.
+    func clientCredentialsOverrides(client: CognitoClient, scopes: [String], clientMetadata: JSON) async throws -> TokenOverrides? {
+        guard isSet("PreTokenGeneration"), tokenGenerationVersion >= 3 else { return nil }
+        let response = try await invoke("PreTokenGeneration", source: "TokenGeneration_ClientCredentials", userName: client.id, clientId: client.id,
+                                        request: ["userAttributes": [:], "clientMetadata": clientMetadata, "scopes": .array(scopes.map(JSON.string)),
+                                                  "groupConfiguration": ["groupsToOverride": [], "iamRolesToOverride": [], "preferredRole": .null]],
+                                        response: ["claimsAndScopeOverrideDetails": .null], version: "3")
+        return try Self.overrides(response, version: 3)
     }
 
     /// The pre token generation function's `response` as it answered, for tokens minted later (the hosted

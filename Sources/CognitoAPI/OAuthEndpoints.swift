@@ -60,7 +60,7 @@ struct OAuthEndpoints: Sendable {
             switch form["grant_type"] {
             case "authorization_code"?: body = try exchange(form, pool: pool, client: client, baseURL: request.baseURL, origin: origin)
             case "refresh_token"?: body = try await refresh(form, pool: pool, client: client, baseURL: request.baseURL, origin: origin)
-            case "client_credentials"?: body = try clientCredentials(form, pool: pool, client: client, baseURL: request.baseURL)
+            case "client_credentials"?: body = try await clientCredentials(form, pool: pool, client: client, baseURL: request.baseURL, origin: origin)
             case nil: throw Failure(error: "invalid_request", description: "grant_type is required.")
             case let other?: throw Failure(error: "unsupported_grant_type", description: "grant_type \(other) is not supported.")
             }
@@ -113,7 +113,8 @@ struct OAuthEndpoints: Sendable {
 
     /// `client_credentials`: an access token for the client itself (`sub` is the client id), with the
     /// resource-server scopes it asked for, or all it is allowed.
-    private func clientCredentials(_ form: [String: String], pool: CognitoPool, client: CognitoClient, baseURL: String) throws -> JSON {
+    private func clientCredentials(_ form: [String: String], pool: CognitoPool, client: CognitoClient, baseURL: String,
+                                   origin: RequestOrigin) async throws -> JSON {
         guard client.secret != nil, client.oauthFlows.contains("client_credentials") else {
             throw Failure(error: "unauthorized_client", description: "The client is not allowed the client_credentials grant.")
         }
@@ -123,8 +124,22 @@ struct OAuthEndpoints: Sendable {
         guard !scopes.isEmpty, scopes.allSatisfy(allowed.contains) else {
             throw Failure(error: "invalid_scope", description: "The client is not allowed every scope asked for.")
         }
+        // `aws_client_metadata`: a JSON object for the pre token generation function (V3_0), as Cognito takes it.
+        var metadata: JSON = .null
+        if let text = form["aws_client_metadata"], !text.isEmpty {
+            guard let object = (try? JSON.parse(Array(text.utf8)))?.objectValue else {
+                throw Failure(error: "invalid_request", description: "aws_client_metadata must be a JSON object.")
+            }
+            metadata = .object(object)
+        }
+        let overrides: LambdaTriggers.TokenOverrides?
+        do {
+            overrides = try await pools.triggers(pool, origin: origin).clientCredentialsOverrides(client: client, scopes: scopes, clientMetadata: metadata)
+        } catch let error as CognitoError {
+            throw Failure(error: "invalid_request", description: error.message)
+        }
         let minted = try CognitoTokens.mintClientCredentials(pool: pool, client: client, scope: scopes.joined(separator: " "), baseURL: baseURL,
-                                                              emulator: emulator)
+                                                              emulator: emulator, overrides: overrides)
         return tokenAnswer(minted, refreshToken: nil)
     }
 

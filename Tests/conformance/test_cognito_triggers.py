@@ -503,3 +503,42 @@ def test_a_first_federated_sign_in_asks_pre_sign_up_as_external_provider(cognito
     refused, _ = federated_sign_in(cognito, "Google", account="100000000000000000001")
     assert query(refused)["error"] == "invalid_request"
     assert query(refused)["error_description"] == "PreSignUp failed with error No Google accounts."
+
+
+def test_a_v3_pre_token_function_shapes_machine_tokens_and_v2_is_not_asked(cognito, hook_server):
+    from test_cognito_hosted_ui import token_request
+    import json as _json
+
+    def answer(call):
+        return returning(claimsAndScopeOverrideDetails={"accessTokenGeneration": {
+            "claimsToAddOrOverride": {"tenant": call.json["request"]["clientMetadata"]["tenant"], "sub": "forged"},
+            "scopesToSuppress": ["https://api.fauxth.test/write"]}})(call)
+    hook_server.answer = answer
+    pool_id = cognito.create_pool(LambdaConfig={"PreTokenGenerationConfig": {"LambdaArn": hook_server.url, "LambdaVersion": "V3_0"}},
+                                  UserPoolTier="ESSENTIALS")
+    cognito.idp.create_user_pool_domain(UserPoolId=pool_id, Domain=f"fauxth-v3-{pool_id.split('_')[1].lower()}")
+    cognito.idp.create_resource_server(UserPoolId=pool_id, Identifier="https://api.fauxth.test", Name="Fauxth API",
+                                       Scopes=[{"ScopeName": "read", "ScopeDescription": "Read"}, {"ScopeName": "write", "ScopeDescription": "Write"}])
+    client = cognito.create_client(pool_id, flows=("ALLOW_REFRESH_TOKEN_AUTH",), secret=True, AllowedOAuthFlows=["client_credentials"],
+                                   AllowedOAuthScopes=["https://api.fauxth.test/read", "https://api.fauxth.test/write"],
+                                   AllowedOAuthFlowsUserPoolClient=True)
+    client_id, secret = client["ClientId"], client["ClientSecret"]
+    response = token_request(cognito, {"grant_type": "client_credentials", "aws_client_metadata": _json.dumps({"tenant": "acme"})},
+                             auth=(client_id, secret))
+    assert response.status_code == 200, response.text
+    [call] = hook_server.calls
+    event = call.json
+    assert event["version"] == "3" and event["triggerSource"] == "TokenGeneration_ClientCredentials"
+    assert event["userName"] == client_id and event["callerContext"]["clientId"] == client_id
+    assert set(event["request"]["scopes"]) == {"https://api.fauxth.test/read", "https://api.fauxth.test/write"}
+    assert event["request"]["userAttributes"] == {}
+    access = cognito.verify(response.json()["access_token"], "access", pool_id, client_id)
+    assert access["tenant"] == "acme" and access["sub"] == client_id  # Cognito's own claims keep their values
+    assert access["scope"] == "https://api.fauxth.test/read"
+
+    # A V2_0 function shapes users' tokens only: machines are not asked.
+    cognito.idp.update_user_pool(UserPoolId=pool_id, UserPoolTier="ESSENTIALS",
+                                 LambdaConfig={"PreTokenGenerationConfig": {"LambdaArn": hook_server.url, "LambdaVersion": "V2_0"}})
+    again = token_request(cognito, {"grant_type": "client_credentials"}, auth=(client_id, secret))
+    assert again.status_code == 200 and len(hook_server.calls) == 1
+    assert "tenant" not in cognito.verify(again.json()["access_token"], "access", pool_id, client_id)
