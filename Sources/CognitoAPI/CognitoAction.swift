@@ -16,6 +16,8 @@ enum CognitoAction: String, CaseIterable, Sendable {
     case setUserMFAPreference = "SetUserMFAPreference"
     case confirmDevice = "ConfirmDevice", getDevice = "GetDevice", listDevices = "ListDevices", updateDeviceStatus = "UpdateDeviceStatus"
     case forgetDevice = "ForgetDevice"
+    case startWebAuthnRegistration = "StartWebAuthnRegistration", completeWebAuthnRegistration = "CompleteWebAuthnRegistration"
+    case listWebAuthnCredentials = "ListWebAuthnCredentials", deleteWebAuthnCredential = "DeleteWebAuthnCredential"
     // Pools and their resources
     case createUserPool = "CreateUserPool", describeUserPool = "DescribeUserPool", updateUserPool = "UpdateUserPool"
     case deleteUserPool = "DeleteUserPool", listUserPools = "ListUserPools", addCustomAttributes = "AddCustomAttributes"
@@ -104,6 +106,10 @@ enum CognitoAction: String, CaseIterable, Sendable {
         case .listDevices, .adminListDevices: Devices.list
         case .updateDeviceStatus, .adminUpdateDeviceStatus: Devices.updateStatus
         case .forgetDevice, .adminForgetDevice: Devices.forget
+        case .startWebAuthnRegistration: WebAuthnCredentials.start
+        case .completeWebAuthnRegistration: WebAuthnCredentials.complete
+        case .listWebAuthnCredentials: WebAuthnCredentials.list
+        case .deleteWebAuthnCredential: WebAuthnCredentials.delete
         }
     }
 

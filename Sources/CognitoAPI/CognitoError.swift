@@ -48,6 +48,8 @@ struct CognitoError: Error, Equatable {
         case webAuthnRelyingPartyMismatch = "WebAuthnRelyingPartyMismatchException"
         case webAuthnClientMismatch = "WebAuthnClientMismatchException"
         case webAuthnCredentialNotSupported = "WebAuthnCredentialNotSupportedException"
+        case webAuthnNotEnabled = "WebAuthnNotEnabledException"
+        case webAuthnConfigurationMissing = "WebAuthnConfigurationMissingException"
     }
 
     var kind: Kind

@@ -22,6 +22,7 @@ struct Paging {
         static let resourceServers = Rule(sizeKey: "MaxResults", bounds: 1...50, defaultSize: 50)
         static let clients = Rule(sizeKey: "MaxResults", bounds: 1...60, defaultSize: 60)
         static let devices = Rule(sizeKey: "Limit", bounds: 0...60, defaultSize: 60, tokenKey: "PaginationToken")
+        static let webAuthnCredentials = Rule(sizeKey: "MaxResults", bounds: 1...20, defaultSize: 20)
         static let userPools = Rule(sizeKey: "MaxResults", bounds: 1...60, defaultSize: 60, sizeRequired: true)
     }
 

@@ -161,6 +161,9 @@ enum PoolAdmin {
                                       "SoftwareTokenMfaConfiguration": ["Enabled": .bool(pool.pool["SoftwareTokenMfaConfiguration"]?["Enabled"]?.boolValue ?? false)]]
         answer["SmsMfaConfiguration"] = pool.pool["SmsMfaConfiguration"]
         answer["EmailMfaConfiguration"] = pool.pool["EmailMfaConfiguration"]
+        if let rp = pool.relyingParty {
+            answer["WebAuthnConfiguration"] = ["RelyingPartyId": .string(rp.id), "UserVerification": .string(rp.userVerification?.rawValue ?? "preferred")]
+        }
         return .object(answer)
     }
 
@@ -171,6 +174,14 @@ enum PoolAdmin {
         try checkMFAMode(call.body["MfaConfiguration"])
         try call.pools.update(poolId) { settings in
             var pool = settings["pool"]?.objectValue ?? [:]
+            if let webAuthn = call.body["WebAuthnConfiguration"] {
+                guard webAuthn.objectValue != nil else { throw CognitoError(.serialization, "Structure expected for WebAuthnConfiguration") }
+                if let verification = webAuthn["UserVerification"], !["required", "preferred"].contains(verification.stringValue ?? "") {
+                    throw CognitoError.invalid("1 validation error detected: Value '\(verification.stringValue ?? verification.serialized())' at "
+                                               + "'webAuthnConfiguration.userVerification' failed to satisfy constraint: Member must satisfy enum value set: [required, preferred]")
+                }
+                pool["WebAuthnConfiguration"] = webAuthn
+            }
             for key in ["SmsMfaConfiguration", "SoftwareTokenMfaConfiguration", "EmailMfaConfiguration", "MfaConfiguration"] {
                 if let value = call.body[key] { pool[key] = value }
             }

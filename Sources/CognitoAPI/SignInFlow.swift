@@ -290,12 +290,19 @@ struct SignInFlow {
                 let srpA = try required("SRP_A")
                 try spend()
                 return try await startSRP(user, srpA: srpA, from: session)
+            case "WEB_AUTHN":
+                try spend()
+                return try startWebAuthn(user, from: session)
             default:
                 try spend()
                 return try await startOTP(user, challenge: answer, from: session)
             }
         case "PASSWORD":
             return try await answerPassword(try required("PASSWORD"), user: user, session: session)
+        case "WEB_AUTHN":
+            let credential = try required("CREDENTIAL")
+            try spend()
+            return try answerWebAuthn(session, user: user, credential: credential)
         case "PASSWORD_SRP":
             let srpA = try required("SRP_A")
             try spend()
@@ -332,7 +339,36 @@ struct SignInFlow {
         if allowed.contains("PASSWORD"), user.hasPassword { available += ["PASSWORD", "PASSWORD_SRP"] }
         if allowed.contains("EMAIL_OTP"), user.email != nil { available.append("EMAIL_OTP") }
         if allowed.contains("SMS_OTP"), user.phone != nil { available.append("SMS_OTP") }
+        if allowed.contains("WEB_AUTHN"), pool.relyingParty != nil,
+           !((try? emulator.webAuthnCredentials(in: pool.id, userId: user.id, kind: .passkey)) ?? []).isEmpty {
+            available.append("WEB_AUTHN")
+        }
         return available
+    }
+
+    /// `WEB_AUTHN`: an assertion over the user's passkeys; `CREDENTIAL_REQUEST_OPTIONS` is the options JSON
+    /// a browser's `navigator.credentials.get` takes, the challenge's id travels sealed in the session.
+    func startWebAuthn(_ user: User, from previous: ChallengeSession? = nil) throws -> SignInStep {
+        let rp = try pool.requireRelyingParty()
+        let passkeys = try emulator.webAuthnCredentials(in: pool.id, userId: user.id, kind: .passkey)
+        let ceremony = try emulator.beginWebAuthnAssertion(in: pool.id, userId: user.id, relyingParty: rp, kind: .passkey, allow: passkeys)
+        let data: [String: JSON] = ["webauthn_challenge": .string(ceremony.id)]
+        let session = previous?.next("WEB_AUTHN", data: data, lifetime: sessionLifetime, emulator: emulator)
+            ?? newSession(userId: user.id, challenge: "WEB_AUTHN", firstFactor: "webauthn", data: data)
+        return .challenge("WEB_AUTHN", parameters: ["CREDENTIAL_REQUEST_OPTIONS": ceremony.options.serialized()], session: session)
+    }
+
+    /// The answer to `WEB_AUTHN`: the assertion JSON in `CREDENTIAL`. A passkey is a sign-in of its own:
+    /// no MFA follows it.
+    func answerWebAuthn(_ session: ChallengeSession, user: User, credential: String) throws -> SignInStep {
+        guard let challengeId = session.data["webauthn_challenge"]?.stringValue else { throw CognitoError.staleSession }
+        guard let response = try? JSON.parse(Array(credential.utf8)), response.objectValue != nil else {
+            throw CognitoError.invalid("CREDENTIAL must be the JSON of the WebAuthn assertion (PublicKeyCredential).")
+        }
+        _ = try emulator.finishWebAuthnAssertion(in: pool.id, challengeId: challengeId, userId: user.id, kind: .passkey, response: response,
+                                                 origin: origin)
+        try emulator.checkCanSignIn(user, origin: origin)
+        return .signedIn(user, firstFactor: "webauthn", mfa: nil)
     }
 
     /// `USER_AUTH`: straight to the `PREFERRED_CHALLENGE` when it is available, else `SELECT_CHALLENGE`.
@@ -348,6 +384,8 @@ struct SignInFlow {
             return try await startSRP(user, srpA: srpA)
         case let otp? where (otp == "EMAIL_OTP" || otp == "SMS_OTP") && available.contains(otp):
             return try await startOTP(user, challenge: otp)
+        case "WEB_AUTHN"? where available.contains("WEB_AUTHN"):
+            return try startWebAuthn(user)
         default:
             guard !available.isEmpty else { throw CognitoError.invalid("No sign-in method of the pool's policy is available for the user.") }
             let session = newSession(userId: user.id, challenge: "SELECT_CHALLENGE", firstFactor: "password")

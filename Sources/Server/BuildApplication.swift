@@ -50,7 +50,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
                                                 credentialDerivers: [.cognito: CognitoDialect.credentialDeriver],
                                                 policyDerivers: [.supabase: SupabaseDialect.policyDeriver, .cognito: CognitoDialect.policyDeriver],
                                                 addressUniqueness: [.cognito: CognitoDialect.addressUniqueness],
-                                                retention: options.retention, webAuthn: [.supabase: SupabaseDialect.webAuthnSettings]))
+                                                retention: options.retention, webAuthn: [.supabase: SupabaseDialect.webAuthnSettings, .cognito: CognitoDialect.webAuthnSettings]))
     var warnings = try validateTenants(emulator)
     if let path = options.snapshotPath, FileManager.default.fileExists(atPath: path) {
         try emulator.loadSnapshot(from: path)

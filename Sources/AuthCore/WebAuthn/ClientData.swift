@@ -45,6 +45,15 @@ enum Origin {
         return port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
     }
 
+    /// Whether `origin`'s host is `rpId` or a subdomain of it, over https (or http on `localhost`, which
+    /// browsers treat as secure).
+    static func isUnder(_ origin: String, rpId: String) -> Bool {
+        guard let url = URLComponents(string: origin), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return false }
+        let id = rpId.lowercased()
+        guard host == id || host.hasSuffix("." + id) else { return false }
+        return scheme == "https" || (scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost")))
+    }
+
     /// Whether `origin` is one of `allowed`. Non-URL origins (`android:apk-key-hash:…`) match exactly.
     static func isAllowed(_ origin: String, in allowed: [String]) -> Bool {
         guard let needle = normalized(origin), origin.lowercased().hasPrefix("http") else { return allowed.contains(origin) }

@@ -146,7 +146,7 @@ extension Emulator {
         let expiresAt = now.addingTimeInterval(rp.challengeLifetime)
         try db.withConnection { c in
             _ = try c.run("""
-                INSERT INTO webauthn_challenges (tenant, id, ceremony, user_id, user_handle, scope, challenge, relying_party, allowed, created_at, expires_at)
+                INSERT OR REPLACE INTO webauthn_challenges (tenant, id, ceremony, user_id, user_handle, scope, challenge, relying_party, allowed, created_at, expires_at)
                 VALUES (?,?,?,?,?,?,?,?,?,?,?)
                 """, [.text(tenant), .text(id), .text(ceremony), SQLValue(userId), SQLValue(handle.map { Base64URL.encode($0) }), .text(scope), .text(Base64URL.encode(bytes)),
                       SQLValue(rp.json), allowed.map { SQLValue(JSON.array($0.map(JSON.string))) } ?? .null, SQLValue(now), SQLValue(expiresAt)])
@@ -254,7 +254,8 @@ extension RelyingParty {
     var json: JSON {
         var o: [String: JSON] = ["id": .string(id), "name": .string(name), "origins": .array(origins.map(JSON.string)),
                                  "timeout": .int(timeoutMilliseconds), "lifetime": .double(challengeLifetime),
-                                 "algorithms": .array(algorithms.map { .int(Int($0)) }), "cross_origin": .bool(allowsCrossOrigin)]
+                                 "algorithms": .array(algorithms.map { .int(Int($0)) }), "cross_origin": .bool(allowsCrossOrigin),
+                                 "origins_under_id": .bool(acceptsOriginsUnderID)]
         o["user_verification"] = userVerification.map { .string($0.rawValue) }
         o["resident_key"] = residentKey.map(JSON.string)
         o["attestation"] = attestation.map(JSON.string)
@@ -269,5 +270,6 @@ extension RelyingParty {
                   timeoutMilliseconds: json["timeout"]?.intValue ?? 300_000, challengeLifetime: json["lifetime"]?.doubleValue ?? 300,
                   algorithms: json["algorithms"]?.arrayValue?.compactMap { $0.intValue.map(Int64.init) } ?? [],
                   allowsCrossOrigin: json["cross_origin"]?.boolValue ?? false)
+        acceptsOriginsUnderID = json["origins_under_id"]?.boolValue ?? false
     }
 }

@@ -24,6 +24,9 @@ public struct RelyingParty: Sendable, Equatable {
     public var algorithms: [Int64]
     /// Whether a ceremony in a cross-origin iframe (`crossOrigin: true`) is accepted.
     public var allowsCrossOrigin: Bool
+    /// Whether, beyond `origins`, any origin on the RP id or under it is accepted (`https`, or `http` on
+    /// `localhost`): Cognito's rule, which refuses only an origin that does not align with the RP id.
+    public var acceptsOriginsUnderID = false
 
     public enum UserVerification: String, Sendable, Equatable, CaseIterable {
         case required, preferred, discouraged

@@ -80,7 +80,10 @@ public enum WebAuthnVerifier {
         guard let challenge = Base64URL.decode(clientData.challenge), constantTimeEquals(challenge, expected.challenge) else {
             throw .rejected(.challengeMismatch)
         }
-        guard Origin.isAllowed(clientData.origin, in: expected.relyingParty.origins) else { throw .rejected(.originNotAllowed) }
+        let rp = expected.relyingParty
+        guard Origin.isAllowed(clientData.origin, in: rp.origins) || (rp.acceptsOriginsUnderID && Origin.isUnder(clientData.origin, rpId: rp.id)) else {
+            throw .rejected(.originNotAllowed)
+        }
         guard !clientData.crossOrigin || expected.relyingParty.allowsCrossOrigin else { throw .rejected(.crossOrigin) }
     }
 

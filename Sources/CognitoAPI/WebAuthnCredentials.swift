@@ -1,0 +1,105 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+
+/// Cognito's passkeys: `StartWebAuthnRegistration` / `CompleteWebAuthnRegistration` from a signed-in
+/// user's access token, `ListWebAuthnCredentials`, `DeleteWebAuthnCredential`, and the `WEB_AUTHN` first
+/// factor of `USER_AUTH` (in SignInFlow). The ceremonies are the core's; this file decodes and encodes.
+///
+/// The relying party is the pool's `WebAuthnConfiguration` (`RelyingPartyId`, else the pool's domain as
+/// Cognito defaults it; `UserVerification`, `preferred` by default). A ceremony may run on any origin on
+/// that id or under it, which is what Cognito checks (`WebAuthnOriginNotAllowedException` otherwise).
+enum WebAuthnCredentials {
+    /// The registration a user has open: one at a time, as `CompleteWebAuthnRegistration` names none.
+    static func registrationId(_ user: User) -> String { "cognito-registration:\(user.id)" }
+
+    static func start(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let rp = try pool.requireRelyingParty()
+        let existing = try call.emulator.webAuthnCredentials(in: pool.id, userId: user.id, kind: .passkey)
+        let name = CognitoUsers.username(user, pool: pool)
+        let ceremony = try call.emulator.beginWebAuthnRegistration(
+            in: pool.id, userId: user.id, user: WebAuthnUserEntity(handle: Array(user.id.utf8), name: name, displayName: name),
+            relyingParty: rp, kind: .passkey, exclude: existing, id: registrationId(user))
+        var options = ceremony.options.objectValue ?? [:]
+        options["extensions"] = ["credProps": true]
+        return ["CredentialCreationOptions": .object(options)]
+    }
+
+    static func complete(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        _ = try pool.requireRelyingParty()
+        guard let credential = call.body["Credential"], credential.objectValue != nil else {
+            throw CognitoError.invalid("1 validation error detected: Value null at 'credential' failed to satisfy constraint: Member must not be null")
+        }
+        try call.emulator.finishWebAuthnRegistration(in: pool.id, challengeId: registrationId(user), userId: user.id, kind: .passkey,
+                                                     response: credential, friendlyName: nil, origin: call.origin)
+        return [:]
+    }
+
+    static func list(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let paging = try Paging(call, .webAuthnCredentials, scope: "ListWebAuthnCredentials:\(pool.id):\(user.id)")
+        let (page, next) = paging.page(try call.emulator.webAuthnCredentials(in: pool.id, userId: user.id, kind: .passkey),
+                                       key: { Base64URL.encode($0.credentialId) })
+        return paging.answer("Credentials", page.map(description), next: next)
+    }
+
+    static func delete(_ call: CognitoCall) async throws -> JSON {
+        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let id = try call.body.required("CredentialId")
+        guard let credential = try call.emulator.webAuthnCredentials(in: pool.id, userId: user.id, kind: .passkey)
+            .first(where: { Base64URL.encode($0.credentialId) == id }) else {
+            throw CognitoError(.resourceNotFound, "Credential not found.")
+        }
+        try call.emulator.deleteWebAuthnCredential(in: pool.id, userId: user.id, id: credential.id)
+        return [:]
+    }
+
+    /// `WebAuthnCredentialDescription`.
+    static func description(_ credential: WebAuthnCredential) -> JSON {
+        var o: [String: JSON] = ["CredentialId": .string(Base64URL.encode(credential.credentialId)), "RelyingPartyId": .string(credential.rpId),
+                                 "AuthenticatorTransports": .array(credential.transports.map(JSON.string)),
+                                 "CreatedAt": .double(credential.createdAt.timeIntervalSince1970)]
+        o["FriendlyCredentialName"] = credential.friendlyName.map(JSON.string) ?? .string(credential.transports.contains("internal") ? "Platform passkey" : "Passkey")
+        o["AuthenticatorAttachment"] = credential.transports.contains("internal") ? "platform" : "cross-platform"
+        return .object(o)
+    }
+}
+
+extension CognitoDialect {
+    /// A pool's relying party for the control API's virtual authenticator.
+    public static let webAuthnSettings: WebAuthnSettingsResolver = { tenant in
+        CognitoPool(tenant: tenant).relyingParty.map { WebAuthnSettings(relyingParty: $0) }
+    }
+}
+
+extension CognitoPool {
+    /// The pool's WebAuthn relying party, nil when it has neither a `RelyingPartyId` nor a domain.
+    var relyingParty: RelyingParty? {
+        let config = pool["WebAuthnConfiguration"]
+        let id = config?["RelyingPartyId"]?.stringValue
+            ?? domain.map { $0.contains(".") ? $0 : "\($0).auth.\(region).amazoncognito.com" }
+        guard let id, !id.isEmpty else { return nil }
+        let verification = config?["UserVerification"]?.stringValue.flatMap(RelyingParty.UserVerification.init(rawValue:)) ?? .preferred
+        // The RP id's own origin is listed (the control API's virtual authenticator uses it by default); any
+        // other on or under the id is accepted too.
+        let scheme = id == "localhost" || id.hasSuffix(".localhost") ? "http" : "https"
+        var rp = RelyingParty(id: id, name: id, origins: ["\(scheme)://\(id)"], userVerification: verification, residentKey: "required",
+                              attestation: "none", timeoutMilliseconds: 180_000, challengeLifetime: 180)
+        rp.acceptsOriginsUnderID = true
+        return rp
+    }
+
+    /// Passkeys need `WEB_AUTHN` among the pool's first factors and a relying party.
+    func requireRelyingParty() throws -> RelyingParty {
+        guard allowedFirstAuthFactors.contains("WEB_AUTHN") else {
+            throw CognitoError(.webAuthnNotEnabled, "WebAuthn is not enabled for this user pool: add WEB_AUTHN to Policies.SignInPolicy.AllowedFirstAuthFactors.")
+        }
+        guard let rp = relyingParty else {
+            throw CognitoError(.webAuthnConfigurationMissing, "The user pool has no WebAuthn relying party: set WebAuthnConfiguration.RelyingPartyId "
+                               + "(SetUserPoolMfaConfig) or give the pool a domain.")
+        }
+        return rp
+    }
+}
