@@ -58,6 +58,8 @@ struct SupabaseConfig: Sendable {
     var iosBundleID: String?
     /// `GOTRUE_HOOK_<NAME>_*`: the enabled Auth Hooks.
     var hooks: [AuthHook: AuthHook.Binding]
+    /// `GOTRUE_OAUTH_SERVER_*`: GoTrue as an OAuth 2.1 authorization server for third-party apps.
+    var oauthServer: OAuthServerConfig
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -75,6 +77,8 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", "GOTRUE_SESSIONS_SINGLE_PER_USER",
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL",
         "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED",
+        "GOTRUE_OAUTH_SERVER_ENABLED", "GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", "GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH",
+        "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", "GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE",
         // Not connected to: projects naming the same database share their users (`SupabaseProject.storeTenant`).
         "GOTRUE_DB_DATABASE_URL", "DATABASE_URL", "GOTRUE_DB_DRIVER",
     ]
@@ -141,6 +145,12 @@ struct SupabaseConfig: Sendable {
         manualLinkingEnabled = try Self.bool(env, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", default: false)
         iosBundleID = env["GOTRUE_EXTERNAL_IOS_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
         hooks = try AuthHook.bindings(env)
+        oauthServer = OAuthServerConfig(
+            enabled: try Self.bool(env, "GOTRUE_OAUTH_SERVER_ENABLED", default: false),
+            allowDynamicRegistration: try Self.bool(env, "GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", default: false),
+            authorizationPath: env["GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH"].flatMap { $0.isEmpty ? nil : $0 },
+            authorizationTTL: try Self.duration(env, "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", default: 600),
+            defaultScope: env["GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE"].flatMap { $0.isEmpty ? nil : $0 } ?? "email")
         emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))
         smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600))
         rateLimitHeader = env["GOTRUE_RATE_LIMIT_HEADER"].flatMap { $0.isEmpty ? nil : $0 }
@@ -230,6 +240,17 @@ struct SupabaseConfig: Sendable {
         }
         return parsed
     }
+}
+
+/// GoTrue's `OAuthServerConfiguration` (`conf/configuration.go`), with its defaults.
+struct OAuthServerConfig: Sendable {
+    var enabled: Bool
+    var allowDynamicRegistration: Bool
+    /// Where `/oauth/authorize` sends the browser for consent, on the site URL. Unset, GoTrue can only
+    /// answer `server_error`; Fauxth sends it to its own consent page instead (`OAuthServerConsentPage`).
+    var authorizationPath: String?
+    var authorizationTTL: TimeInterval
+    var defaultScope: String
 }
 
 /// A `gotrue_env` variable with a value GoTrue would also refuse.

@@ -76,6 +76,10 @@ struct SupabaseError: Error, Equatable {
         case hookPayloadInvalidContentType = "hook_payload_invalid_content_type"
         case hookPayloadOverSizeLimit = "hook_payload_over_size_limit"
         case mfaVerificationRejected = "mfa_verification_rejected"
+        case oauthClientNotFound = "oauth_client_not_found"
+        case oauthAuthorizationNotFound = "oauth_authorization_not_found"
+        case oauthConsentNotFound = "oauth_consent_not_found"
+        case oauthDynamicClientRegistrationDisabled = "oauth_dynamic_client_registration_disabled"
     }
 
     var status: HTTPResponse.Status
