@@ -36,6 +36,7 @@ public struct ControlAPI: Sendable {
         addEventRoutes(to: group.group("events"))
         addHookReplayRoute(to: group.group("events"))
         addTenantRoutes(to: group.group("tenants"))
+        addOAuthServerRoutes(to: group.group("tenants"))
         addSnapshotRoutes(to: group.group("snapshots"))
         addIdentityProviderRoutes(to: group.group("idp"))
         addFaultRoutes(to: group.group("faults"))
@@ -72,6 +73,7 @@ public struct ControlAPI: Sendable {
         "GET /tenants/{tenant}/users/{user}/sessions", "DELETE /tenants/{tenant}/users/{user}/sessions/{session}",
         "GET /snapshots", "POST /snapshots", "POST /snapshots/{name}/restore", "POST /snapshots/save", "POST /snapshots/load",
         "POST /export/firebase",
+        "GET /tenants/{tenant}/oauth/authorizations", "POST /tenants/{tenant}/oauth/authorizations/{id}",
         "GET /idp", "POST /idp", "POST /idp/{provider}/accounts", "POST /idp/{provider}/tokens", "POST /idp/{provider}/next",
         "GET /webauthn/credentials", "POST /webauthn/credentials", "POST /webauthn/register", "POST /webauthn/assert",
     ]

@@ -80,7 +80,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let listeners = Listeners(expected: 1 + projectPorts.count, host: options.host, smtpPort: smtp?.port)
     let staticFiles = StaticFiles(webRoot: options.webRoot)
     let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
-    let supabase = SupabaseDialect(emulator: emulator, identityProviders: identityProviders)
+    let supabase = SupabaseDialect(emulator: emulator, identityProviders: identityProviders, page: { path in staticFiles.text(path) })
     let firebase = FirebaseDialect(emulator: emulator, defaultProject: defaultFirebaseProject(options, emulator: emulator),
                                    page: { path in staticFiles.text(path) }, identityProviders: identityProviders)
     let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) }, identityProviders: identityProviders,

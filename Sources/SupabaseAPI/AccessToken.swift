@@ -26,6 +26,10 @@ struct AccessToken {
             "session_id": .string(session.id), "is_anonymous": .bool(user.isAnonymous),
         ]
         if let issuer = config.jwtIssuer, !issuer.isEmpty { claims["iss"] = .string(issuer) }
+        // A session an OAuth client opened says so in every token it mints (GoTrue's `client_id`, `scope`).
+        for key in ["client_id", "scope"] {
+            if let value = session.claims[key]?.stringValue, !value.isEmpty { claims[key] = .string(value) }
+        }
         jwt = try JWS.sign(try await customize(claims), with: config.signingKey)
     }
 }

@@ -13,8 +13,6 @@ enum Disabled {
         throw SupabaseError(status: .notFound, code: .samlProviderDisabled, message: "SAML 2.0 is disabled")
     }
 
-    static let oauthServer: Handler = { _ in throw SupabaseError(status: .notFound, code: .featureDisabled, message: "OAuth server is disabled") }
-
     static let customProviders: Handler = { _ in throw SupabaseError(status: .notFound, code: .featureDisabled, message: "Custom OAuth providers are disabled") }
 
     static let scim: Handler = { _ in throw SupabaseError(status: .notFound, code: .featureDisabled, message: "SCIM server is disabled") }
@@ -38,19 +36,5 @@ enum Disabled {
             try Authentication(emulator: call.emulator).requireAdmin(call.request, project: try call.project())
             return try await answer(call)
         }
-    }
-}
-
-/// `GET /.well-known/openid-configuration` (`jwks.go`): where the project's keys are.
-enum OpenIDConfiguration {
-    static func handle(_ call: Call) throws -> JSON {
-        let project = try call.project()
-        let base = project.config.externalURL ?? call.request.baseURL + "/auth/v1"
-        let issuer = project.config.jwtIssuer.flatMap { $0.isEmpty ? nil : $0 } ?? base
-        let algorithms = Set(project.config.verificationKeys.map(\.algorithm.rawValue)).sorted()
-        return ["issuer": .string(issuer), "jwks_uri": .string(base + "/.well-known/jwks.json"),
-                "authorization_endpoint": .string(base + "/authorize"), "token_endpoint": .string(base + "/token"),
-                "userinfo_endpoint": .string(base + "/user"), "response_types_supported": ["code"],
-                "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": .array(algorithms.map(JSON.string))]
     }
 }

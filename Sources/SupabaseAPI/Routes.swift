@@ -20,6 +20,8 @@ struct Call: Sendable {
     let projects: SupabaseProjects
     /// The fake providers OAuth sign-in goes through.
     let identityProviders: FakeIdentityProviders?
+    /// A page template under `web/` by name (the OAuth server's consent page).
+    var page: (@Sendable (String) -> String?)? = nil
 
     func parameter(_ name: String) throws -> String { try parameters.require(name) }
 
@@ -90,13 +92,36 @@ extension SupabaseDialect {
     }
 
     /// GoTrue's routes (`internal/api/api.go`), each to its endpoint family's handler.
-    static let endpoints: [Endpoint] = servedEndpoints + passkeyEndpoints + disabledEndpoints
+    static let endpoints: [Endpoint] = servedEndpoints + passkeyEndpoints + oauthServerEndpoints + disabledEndpoints
+
+    /// The OAuth 2.1 server (`GOTRUE_OAUTH_SERVER_ENABLED`; each handler answers GoTrue's 404 when it is off),
+    /// with Fauxth's consent page.
+    private static let oauthServerEndpoints: [Endpoint] = [
+        (.get, ".well-known/oauth-authorization-server", ".well-known.oauth-authorization-server", { try OpenIDConfiguration.authorizationServer($0) }),
+        (.post, "oauth/clients/register", "oauth.clients.register", { try OAuthServerClients.registerDynamically($0) }),
+        (.post, "oauth/token", "oauth.token", { try await OAuthServerToken.handle($0) }),
+        (.get, "oauth/userinfo", "oauth.userinfo", { try OAuthServerUser.userInfo($0) }),
+        (.get, "oauth/authorize", "oauth.authorize", { try OAuthServerAuthorize.authorize($0) }),
+        (.get, "oauth/authorizations/:id", "oauth.authorizations.id", { try OAuthServerAuthorize.details($0) }),
+        (.post, "oauth/authorizations/:id/consent", "oauth.authorizations.id.consent", { try OAuthServerAuthorize.consent($0) }),
+        (.get, "user/oauth/grants", "user.oauth.grants.get", { try OAuthServerUser.grants($0) }),
+        (.delete, "user/oauth/grants", "user.oauth.grants.delete", { try OAuthServerUser.revoke($0) }),
+        (.get, "admin/oauth/clients", "admin.oauth.clients.get", OAuthServer.admin { try OAuthServerClients.list($0) }),
+        (.post, "admin/oauth/clients", "admin.oauth.clients.post", OAuthServer.admin { try OAuthServerClients.create($0) }),
+        (.get, "admin/oauth/clients/:id", "admin.oauth.clients.id.get", OAuthServer.admin { try OAuthServerClients.get($0) }),
+        (.put, "admin/oauth/clients/:id", "admin.oauth.clients.id.put", OAuthServer.admin { try OAuthServerClients.update($0) }),
+        (.delete, "admin/oauth/clients/:id", "admin.oauth.clients.id.delete", OAuthServer.admin { try OAuthServerClients.delete($0) }),
+        (.post, "admin/oauth/clients/:id/regenerate_secret", "admin.oauth.clients.id.regenerate_secret",
+         OAuthServer.admin { try OAuthServerClients.regenerateSecret($0) }),
+        (.get, OAuthServerConsentPage.path, "oauth.consent_page.get", { try OAuthServerConsentPage.show($0) }),
+        (.post, OAuthServerConsentPage.path, "oauth.consent_page.post", { try OAuthServerConsentPage.submit($0) }),
+    ]
 
     private static let servedEndpoints: [Endpoint] = [
         (.get, "health", "health",
          { _ in .json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"]) }),
         (.get, "settings", "settings", { .json(try Settings(emulator: $0.emulator, projects: $0.projects).settings($0)) }),
-        (.get, ".well-known/openid-configuration", ".well-known.openid-configuration", { .json(try OpenIDConfiguration.handle($0)) }),
+        (.get, ".well-known/openid-configuration", ".well-known.openid-configuration", { try OpenIDConfiguration.handle($0) }),
         (.post, "sso", "sso", Disabled.saml),
         (.get, "sso/saml/metadata", "sso.saml.metadata", Disabled.saml),
         (.post, "sso/saml/acs", "sso.saml.acs", Disabled.saml),
@@ -159,23 +184,11 @@ extension SupabaseDialect {
     /// answered as a GoTrue with them off answers them.
     private static let disabledEndpoints: [Endpoint] = {
         var table: [Endpoint] = [
-            (.get, ".well-known/oauth-authorization-server", ".well-known.oauth-authorization-server", Disabled.oauthServer),
-            (.post, "oauth/clients/register", "oauth.clients.register", Disabled.oauthServer),
-            (.post, "oauth/token", "oauth.token", Disabled.oauthServer),
-            (.get, "oauth/userinfo", "oauth.userinfo", Disabled.oauthServer), (.get, "oauth/authorize", "oauth.authorize", Disabled.oauthServer),
-            (.get, "oauth/authorizations/:id", "oauth.authorizations.id", Disabled.oauthServer),
-            (.post, "oauth/authorizations/:id/consent", "oauth.authorizations.id.consent", Disabled.oauthServer),
-            (.get, "user/oauth/grants", "user.oauth.grants.get", Disabled.signedIn(Disabled.oauthServer)),
-            (.delete, "user/oauth/grants", "user.oauth.grants.delete", Disabled.signedIn(Disabled.oauthServer)),
-            (.get, "admin/oauth/clients", "admin.oauth.clients.get", Disabled.admin(Disabled.oauthServer)),
-            (.post, "admin/oauth/clients", "admin.oauth.clients.post", Disabled.admin(Disabled.oauthServer)),
-            (.post, "admin/oauth/clients/:id/regenerate_secret", "admin.oauth.clients.id.regenerate_secret", Disabled.admin(Disabled.oauthServer)),
             (.get, "admin/custom-providers", "admin.custom-providers.get", Disabled.admin(Disabled.customProviders)),
             (.post, "admin/custom-providers", "admin.custom-providers.post", Disabled.admin(Disabled.customProviders)),
         ]
         for method in [HTTPRequest.Method.get, .put, .delete] {
             let suffix = method.rawValue.lowercased()
-            table.append((method, "admin/oauth/clients/:id", "admin.oauth.clients.id.\(suffix)", Disabled.admin(Disabled.oauthServer)))
             table.append((method, "admin/custom-providers/:id", "admin.custom-providers.id.\(suffix)", Disabled.admin(Disabled.customProviders)))
         }
         // GoTrue guards the whole `/scim/v2` subtree, unknown paths included.

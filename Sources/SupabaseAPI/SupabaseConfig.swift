@@ -67,6 +67,8 @@ struct SupabaseConfig: Sendable {
     var mfaWebAuthnVerify: Bool
     /// `GOTRUE_WEBAUTHN_*`: the relying party passkeys and WebAuthn factors share.
     var webAuthn: WebAuthnRelyingPartyConfig
+    /// `GOTRUE_OAUTH_SERVER_*`: GoTrue as an OAuth 2.1 authorization server for third-party apps.
+    var oauthServer: OAuthServerConfig
     /// Variables we read; anything else in `gotrue_env` is reported as unknown.
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
@@ -86,6 +88,8 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", "GOTRUE_PASSKEY_ENABLED", "GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER",
         "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED", "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED", "GOTRUE_WEBAUTHN_RP_ID", "GOTRUE_WEBAUTHN_RP_DISPLAY_NAME",
         "GOTRUE_WEBAUTHN_RP_ORIGINS", "GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION",
+        "GOTRUE_OAUTH_SERVER_ENABLED", "GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", "GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH",
+        "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", "GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE",
         // Not connected to: projects naming the same database share their users (`SupabaseProject.storeTenant`).
         "GOTRUE_DB_DATABASE_URL", "DATABASE_URL", "GOTRUE_DB_DRIVER",
     ]
@@ -162,6 +166,12 @@ struct SupabaseConfig: Sendable {
             origins: env["GOTRUE_WEBAUTHN_RP_ORIGINS"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
                 .flatMap { $0.isEmpty ? nil : $0 } ?? [Self.origin(of: siteURL)],
             challengeExpiry: try Self.duration(env, "GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION", default: 300))
+        oauthServer = OAuthServerConfig(
+            enabled: try Self.bool(env, "GOTRUE_OAUTH_SERVER_ENABLED", default: false),
+            allowDynamicRegistration: try Self.bool(env, "GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", default: false),
+            authorizationPath: env["GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH"].flatMap { $0.isEmpty ? nil : $0 },
+            authorizationTTL: try Self.duration(env, "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", default: 600),
+            defaultScope: env["GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE"].flatMap { $0.isEmpty ? nil : $0 } ?? "email")
         emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))
         smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600))
         rateLimitHeader = env["GOTRUE_RATE_LIMIT_HEADER"].flatMap { $0.isEmpty ? nil : $0 }
@@ -257,6 +267,17 @@ struct SupabaseConfig: Sendable {
         }
         return parsed
     }
+}
+
+/// GoTrue's `OAuthServerConfiguration` (`conf/configuration.go`), with its defaults.
+struct OAuthServerConfig: Sendable {
+    var enabled: Bool
+    var allowDynamicRegistration: Bool
+    /// Where `/oauth/authorize` sends the browser for consent, on the site URL. Unset, GoTrue can only
+    /// answer `server_error`; Fauxth sends it to its own consent page instead (`OAuthServerConsentPage`).
+    var authorizationPath: String?
+    var authorizationTTL: TimeInterval
+    var defaultScope: String
 }
 
 /// A `gotrue_env` variable with a value GoTrue would also refuse.

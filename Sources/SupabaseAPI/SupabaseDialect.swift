@@ -10,11 +10,14 @@ public struct SupabaseDialect: Sendable {
     let emulator: Emulator
     let projects: SupabaseProjects
     let identityProviders: FakeIdentityProviders?
+    /// Page templates under `web/` by name (the OAuth server's consent page).
+    let page: (@Sendable (String) -> String?)?
 
-    public init(emulator: Emulator, identityProviders: FakeIdentityProviders? = nil) {
+    public init(emulator: Emulator, identityProviders: FakeIdentityProviders? = nil, page: (@Sendable (String) -> String?)? = nil) {
         self.emulator = emulator
         self.projects = SupabaseProjects(emulator: emulator)
         self.identityProviders = identityProviders
+        self.page = page
     }
 
     /// Mounts the route table (`Routes.swift`). `tenant` picks the project a request is for.
@@ -25,11 +28,11 @@ public struct SupabaseDialect: Sendable {
     public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>, tenant: @escaping @Sendable (Request) -> String) {
         group.add(middleware: SupabaseErrorMiddleware<Context>())
         for endpoint in Self.endpoints {
-            group.on(RouterPath(endpoint.path), method: endpoint.method) { [emulator, projects, identityProviders] request, context in
+            group.on(RouterPath(endpoint.path), method: endpoint.method) { [emulator, projects, identityProviders, page] request, context in
                 let project = tenant(request)
                 let call = Call(request: request, origin: request.origin(context), received: await ReceivedBody.read(request), projectId: project,
                                 tenant: projects.storeTenant(project), parameters: context.parameters,
-                                emulator: emulator, projects: projects, identityProviders: identityProviders)
+                                emulator: emulator, projects: projects, identityProviders: identityProviders, page: page)
                 return try await FaultRunner(emulator: emulator).respond(
                     to: request, context: context, target: { Self.faultTarget(endpoint, call) },
                     renderError: { Self.faultResponse($0, message: $1, retryAfter: $2, apiVersion: request.headers[.supabaseAPIVersion]) }

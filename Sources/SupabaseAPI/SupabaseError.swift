@@ -84,6 +84,10 @@ struct SupabaseError: Error, Equatable {
         case webAuthnChallengeExpired = "webauthn_challenge_expired"
         case webAuthnVerificationFailed = "webauthn_verification_failed"
         case webAuthnCredentialExists = "webauthn_credential_exists"
+        case oauthClientNotFound = "oauth_client_not_found"
+        case oauthAuthorizationNotFound = "oauth_authorization_not_found"
+        case oauthConsentNotFound = "oauth_consent_not_found"
+        case oauthDynamicClientRegistrationDisabled = "oauth_dynamic_client_registration_disabled"
     }
 
     var status: HTTPResponse.Status

@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 13
+    static let version = 14
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -178,12 +178,32 @@ enum Schema {
             algorithm INTEGER NOT NULL, private_key TEXT NOT NULL, sign_count INTEGER NOT NULL DEFAULT 0,
             backup_eligible INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL, PRIMARY KEY (tenant, credential_id));
         """,
+        // 14: an OAuth 2.1 authorization server's clients, the authorization requests waiting for a user's
+        // consent, and the consents users gave (GoTrue's `oauth_clients`, `oauth_authorizations`,
+        // `oauth_consents`). Client secrets are stored as their SHA-256 only.
+        """
+        CREATE TABLE oauth_clients (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, secret_hash TEXT, registration_type TEXT NOT NULL, client_type TEXT NOT NULL,
+            token_endpoint_auth_method TEXT NOT NULL, redirect_uris TEXT NOT NULL DEFAULT '[]', grant_types TEXT NOT NULL DEFAULT '[]',
+            name TEXT, uri TEXT, logo_uri TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL, deleted_at REAL,
+            PRIMARY KEY (tenant, id));
+        CREATE TABLE oauth_authorizations (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, client_id TEXT NOT NULL, user_id TEXT, redirect_uri TEXT NOT NULL,
+            scope TEXT NOT NULL, state TEXT, resource TEXT, code_challenge TEXT NOT NULL, code_challenge_method TEXT NOT NULL,
+            nonce TEXT, status TEXT NOT NULL, created_at REAL NOT NULL, expires_at REAL NOT NULL, approved_at REAL,
+            PRIMARY KEY (tenant, id));
+        CREATE TABLE oauth_consents (
+            tenant TEXT NOT NULL, user_id TEXT NOT NULL, client_id TEXT NOT NULL, scopes TEXT NOT NULL,
+            granted_at REAL NOT NULL, revoked_at REAL, PRIMARY KEY (tenant, user_id, client_id));
+        CREATE INDEX oauth_authorizations_expires ON oauth_authorizations (expires_at);
+        """,
     ]
 
     /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
                                "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes", "devices",
-                               "webauthn_credentials", "webauthn_challenges", "authenticator_keys"]
+                               "webauthn_credentials", "webauthn_challenges", "authenticator_keys", "oauth_clients", "oauth_authorizations",
+                               "oauth_consents"]
 
     /// Brings `connection` to `version`, or throws when it is already past it.
     static func migrate(_ connection: borrowing Connection, source: String) throws {
