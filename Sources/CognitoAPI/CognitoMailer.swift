@@ -58,13 +58,8 @@ struct CognitoMailer {
     @discardableResult
     func send(_ kind: Kind, to destination: String, user: User, origin: RequestOrigin = RequestOrigin(), cause: Cause) async throws -> JSON {
         let channel: Channel = destination.contains("@") ? .email : .sms
-        // A custom sender writes its own message: Cognito asks no custom message function then.
         let senderFunction = triggers?.sender(for: channel)
-        var custom: LambdaTriggers.CustomText?
-        if senderFunction == nil, let triggers {
-            custom = try await triggers.customMessage(source: "CustomMessage_\(cause.source)", user: user, clientId: cause.clientId,
-                                                      clientMetadata: cause.clientMetadata)
-        }
+        let custom = try await customText(for: [channel], user: user, cause: cause)
         var (subject, template) = self.template(kind, channel: channel)
         if channel == .email {
             subject = custom?.emailSubject ?? subject
@@ -101,15 +96,19 @@ struct CognitoMailer {
         }
     }
 
+    /// The custom message function's texts for a message on `channels`. A custom sender writes its own
+    /// message, so Cognito asks no custom message function when every channel has one.
+    private func customText(for channels: [Channel], user: User, cause: Cause) async throws -> LambdaTriggers.CustomText? {
+        guard let triggers, channels.contains(where: { triggers.sender(for: $0) == nil }) else { return nil }
+        return try await triggers.customMessage(source: "CustomMessage_\(cause.source)", user: user, clientId: cause.clientId,
+                                                clientMetadata: cause.clientMetadata)
+    }
+
     /// `AdminCreateUser`'s invitation with the temporary password.
     func invite(_ user: User, username: String, temporaryPassword: String, channels: [Channel], cause: Cause) async throws {
         guard !channels.isEmpty else { return }
         let template = pool.pool["AdminCreateUserConfig"]?["InviteMessageTemplate"]
-        var custom: LambdaTriggers.CustomText?
-        if let triggers, channels.contains(where: { triggers.sender(for: $0) == nil }) {
-            custom = try await triggers.customMessage(source: "CustomMessage_\(cause.source)", user: user, clientId: cause.clientId,
-                                                      clientMetadata: cause.clientMetadata)
-        }
+        let custom = try await customText(for: channels, user: user, cause: cause)
         for channel in channels {
             guard let destination = channel == .email ? user.email : user.phone else { continue }
             var handedTo: String?
