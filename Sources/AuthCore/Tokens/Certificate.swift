@@ -8,18 +8,33 @@ import Foundation
 /// (RFC 5280) a strict parser accepts.
 public enum Certificate {
     public static func pem(for key: SigningKey, commonName: String, notBefore: Date, notAfter: Date) throws -> String? {
+        guard let der = try signedDER(for: key, commonName: commonName, notBefore: notBefore, notAfter: notAfter) else { return nil }
+        return pem(der: der)
+    }
+
+    /// The same certificate in DER, as SAML metadata and XML signatures carry it (base64 in
+    /// `X509Certificate`); nil for a key that is not RSA, or if signing failed.
+    public static func der(for key: SigningKey, commonName: String, notBefore: Date, notAfter: Date) -> [UInt8]? {
+        (try? signedDER(for: key, commonName: commonName, notBefore: notBefore, notAfter: notAfter)) ?? nil
+    }
+
+    /// A DER certificate as PEM, 64 characters a line.
+    public static func pem(der: [UInt8]) -> String {
+        let body = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN CERTIFICATE-----\n\(body)\n-----END CERTIFICATE-----\n"
+    }
+
+    private static func signedDER(for key: SigningKey, commonName: String, notBefore: Date, notAfter: Date) throws -> [UInt8]? {
         guard case .rsa(let privateKey) = key.material else { return nil }
         let sha256WithRSA = DER.sequence([DER.oid([1, 2, 840, 113_549, 1, 1, 11]), [0x05, 0x00]])
         let name = DER.sequence([DER.set([DER.sequence([DER.oid([2, 5, 4, 3]), DER.tlv(0x0C, Array(commonName.utf8))])])])
         let serial = Array(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(8))
         let tbs = DER.sequence([
             DER.tlv(0xA0, DER.integer([2])), DER.integer(serial), sha256WithRSA, name,
-            DER.sequence([DER.utcTime(notBefore), DER.utcTime(notAfter)]), name, Array(privateKey.publicKey.derRepresentation),
+            DER.sequence([DER.time(notBefore), DER.time(notAfter)]), name, Array(privateKey.publicKey.derRepresentation),
         ])
         let signature = try privateKey.signature(for: tbs, padding: .insecurePKCS1v1_5).rawRepresentation
-        let der = DER.sequence([tbs, sha256WithRSA, DER.tlv(0x03, [0x00] + Array(signature))])
-        let body = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-        return "-----BEGIN CERTIFICATE-----\n\(body)\n-----END CERTIFICATE-----\n"
+        return DER.sequence([tbs, sha256WithRSA, DER.tlv(0x03, [0x00] + Array(signature))])
     }
 }
 
@@ -53,8 +68,13 @@ enum DER {
         return tlv(0x06, bytes)
     }
 
-    static func utcTime(_ date: Date) -> [UInt8] {
-        tlv(0x17, Array(DateFormatter.posixUTC("yyMMddHHmmss'Z'").string(from: date).utf8))
+    /// A validity time as RFC 5280 §4.1.2.5 wants it: UTCTime through 2049, GeneralizedTime from 2050
+    /// (a two-digit year there would read as 19xx, and the certificate as long expired).
+    static func time(_ date: Date) -> [UInt8] {
+        if date < Date(timeIntervalSince1970: 2_524_608_000) {  // 2050-01-01T00:00:00Z
+            return tlv(0x17, Array(DateFormatter.posixUTC("yyMMddHHmmss'Z'").string(from: date).utf8))
+        }
+        return tlv(0x18, Array(DateFormatter.posixUTC("yyyyMMddHHmmss'Z'").string(from: date).utf8))
     }
 
     private static func length(_ count: Int) -> [UInt8] {
