@@ -44,6 +44,7 @@ extension HostedUI {
                                                      + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit))
         }
         let name = idp["ProviderName"]?.stringValue ?? providerName
+        if idp["ProviderType"]?.stringValue == "SAML" { return try startSAML(a, idp: idp) }
         guard let fake = try fakeProvider(for: idp) else {
             throw Refusal.redirect(Self.redirect(a.redirectURI, [("error", "invalid_request"),
                                                                  ("error_description", "Fauxth has no fake identity provider for \(name).")]

@@ -32,6 +32,7 @@ struct HostedUI: Sendable {
         (.post, "oauth2/revoke", "oauth2.revoke", { try $0.oauth.revoke($1) }),
         (.get, "oauth2/idpresponse", "oauth2.idpresponse.get", { try await $0.idpResponse($1) }),
         (.post, "oauth2/idpresponse", "oauth2.idpresponse.post", { try await $0.idpResponse($1) }),
+        (.post, "saml2/idpresponse", "saml2.idpresponse", { try await $0.samlResponse($1) }),
         (.get, "logout", "logout", { try $0.oauth.logout($1.request) }),
         (.get, "login", "login.get", { try $0.show(.login, $1.request) }),
         (.post, "login", "login.post", { ui, call in try await ui.answering { try await ui.login(call) } }),

@@ -1,6 +1,7 @@
 import AuthCore
 import Foundation
 import HTTPSupport
+import IdentityProviders
 
 /// A pool's hosted-UI domain, resource servers (custom OAuth scopes) and identity providers.
 enum PoolResources {
@@ -66,7 +67,33 @@ enum PoolResources {
 
     static func resourceServer(_ call: CognitoCall) async throws -> JSON { try collection(call, resourceServers) }
 
-    static func identityProvider(_ call: CognitoCall) async throws -> JSON { try collection(call, identityProviders) }
+    static func identityProvider(_ call: CognitoCall) async throws -> JSON {
+        if call.action == .createIdentityProvider || call.action == .updateIdentityProvider { try checkSAMLDetails(call) }
+        return try collection(call, identityProviders)
+    }
+
+    /// A SAML provider's `ProviderDetails` name its metadata, which must be readable: a `MetadataFile` is
+    /// parsed now, as Cognito parses it; a `MetadataURL` must be HTTPS, or one of Fauxth's fake SAML
+    /// identity providers (read at sign-in, since nothing else can be fetched offline).
+    private static func checkSAMLDetails(_ call: CognitoCall) throws {
+        var type = call.body.fields["ProviderType"]?.stringValue
+        if type == nil, call.action == .updateIdentityProvider, let poolId = call.body.fields["UserPoolId"]?.stringValue,
+           let name = call.body.fields["ProviderName"]?.stringValue {
+            type = (try? call.pools.pool(poolId))?.identityProviders.first { $0["ProviderName"]?.stringValue == name }?["ProviderType"]?.stringValue
+        }
+        guard type == "SAML", let details = call.body.fields["ProviderDetails"]?.objectValue ?? (call.action == .createIdentityProvider ? [:] : nil) else {
+            return
+        }
+        let file = details["MetadataFile"]?.stringValue, url = details["MetadataURL"]?.stringValue
+        guard file != nil || url != nil else { throw CognitoError.invalid("Either MetadataFile or MetadataURL must be provided for a SAML identity provider.") }
+        if let file {
+            do throws(SAMLError) { _ = try SAMLMetadata.parseIdentityProvider(Array(file.utf8)) } catch {
+                throw CognitoError.invalid("Invalid SAML metadata: \(error.reason)")
+            }
+        } else if let url, !(url.lowercased().hasPrefix("https://") || FakeSAMLMetadataURL.isFake(url)) {
+            throw CognitoError.invalid("MetadataURL must be an HTTPS URL.")
+        }
+    }
 
     /// A page of the pool's resources of one kind, in key order.
     private static func list(_ call: CognitoCall, _ kind: Kind, poolId: String) throws -> JSON {

@@ -19,7 +19,7 @@ extension ControlAPI {
                 throw ControlError.badRequest("id: 1-64 lowercase letters, digits, '_' or '-'")
             }
             let kind = try body.string("kind") ?? (["google", "apple"].contains(id) ? id : "oidc")
-            guard ["google", "apple", "oidc"].contains(kind) else { throw ControlError.badRequest("kind: google, apple or oidc") }
+            guard ["google", "apple", "oidc", "saml"].contains(kind) else { throw ControlError.badRequest("kind: google, apple, oidc or saml") }
             let settings = body.filter { !["id", "kind", "name", "accounts"].contains($0.key) }
             try emulator.saveIdentityProvider(IdentityProviderRecord(id: id, kind: kind, name: try body.string("name") ?? id, settings: settings))
             for account in body["accounts"]?.arrayValue ?? [] {
@@ -48,9 +48,9 @@ extension ControlAPI {
             let provider = try provider(try context.parameters.require("provider"))
             let body = try await ControlRequest(request: request).body()
             if let error = try body.string("error") {
-                guard ["access_denied", "server_error", "temporarily_unavailable", "invalid_request", "login_required"].contains(error) else {
-                    throw ControlError.badRequest("error: access_denied, server_error, temporarily_unavailable, invalid_request or login_required")
-                }
+                let allowed = provider.kind == "saml" ? FakeIdentityProviders.samlFailures
+                    : ["access_denied", "server_error", "temporarily_unavailable", "invalid_request", "login_required"]
+                guard allowed.contains(error) else { throw ControlError.badRequest("error: one of \(allowed.joined(separator: ", "))") }
                 identityProviders.queue(error: error, for: provider.id)
             } else {
                 guard let key = try body.string("account") else { throw ControlError.badRequest("account (a sub or an email) or error is required") }
@@ -66,6 +66,11 @@ extension ControlAPI {
     }
 
     private func describe(_ provider: FakeProvider, baseURL: String) throws -> JSON {
+        if let saml = try identityProviders.samlEndpoints(provider.id, serverURL: baseURL) {
+            return ["id": .string(provider.id), "kind": "saml", "name": .string(provider.name), "entity_id": .string(saml.entityID),
+                    "metadata_url": .string(saml.metadataURL), "sso_url": .string(saml.ssoURL),
+                    "accounts": .array(try emulator.identityProviderAccounts(provider.id).map(Self.account))]
+        }
         let base = provider.baseURL(baseURL)
         return ["id": .string(provider.id), "kind": .string(provider.kind), "name": .string(provider.name),
                 "issuer": .string(provider.issuer(baseURL: baseURL)), "discovery_url": .string("\(base)/.well-known/openid-configuration"),

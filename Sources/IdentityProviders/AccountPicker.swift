@@ -37,9 +37,12 @@ public struct AccountPicker: Sendable {
     /// fields to `action`; the form for a new account posts `email`, `name`, `email_verified` (and
     /// `private_email` with `privateRelay`); the failure buttons post `error`.
     public func render(providerName: String, action: String, hidden: [(String, String)], accounts: [Choice], audience: String,
-                       privateRelay: Bool) -> Response {
+                       privateRelay: Bool, failures: [(value: String, label: String)] = Self.oauthFailures) -> Response {
         let fields = hidden.map { "<input type=\"hidden\" name=\"\(HTMLPage.escape($0.0))\" value=\"\(HTMLPage.escape($0.1))\">" }
             .joined(separator: "\n      ")
+        let buttons = failures.map { failure in
+            "<button type=\"submit\" name=\"error\" value=\"\(HTMLPage.escape(failure.value))\">\(HTMLPage.escape(failure.label))</button>"
+        }.joined(separator: "\n      ")
         let items = accounts.map { account in
             """
             <li><form method="post" action="\(HTMLPage.escape(action))">\(fields)<button type="submit" name="account" value="\(HTMLPage.escape(account.value))">\
@@ -49,10 +52,16 @@ public struct AccountPicker: Sendable {
         let html = HTMLPage.fill(template, values: [
             "title": "Sign in with \(providerName)", "heading": "Sign in with \(providerName)", "provider": providerName, "action": action,
             "message": accounts.isEmpty ? "No \(providerName) accounts yet: make one below." : "Choose an account to continue to \(audience).",
-        ], markup: ["accounts": items, "hidden": fields], sections: ["picker": true, "apple": privateRelay])
+        ], markup: ["accounts": items, "hidden": fields, "failures": buttons], sections: ["picker": true, "apple": privateRelay])
         // The page's forms end in a redirect to the client, which form-action would have to allow.
         return HTMLPage.response(html, formsMayRedirect: true)
     }
+
+    /// How an OAuth provider's sign-in fails: the `error` values RFC 6749 §4.1.2.1 gives a person's refusal and
+    /// a provider's trouble.
+    public static let oauthFailures: [(value: String, label: String)] = [
+        ("access_denied", "Cancel (access_denied)"), ("server_error", "Server error"), ("temporarily_unavailable", "Temporarily unavailable"),
+    ]
 
     /// A page that says why the sign-in cannot go on.
     public func error(_ message: String, status: HTTPResponse.Status) -> Response {

@@ -8,6 +8,7 @@ import Hummingbird
 /// the authorization page (an account picker), the token endpoint and `userinfo`.
 extension FakeIdentityProviders {
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        addSAMLRoutes(to: router)
         let group = router.group("_emu/idp/:provider")
         group.get(".well-known/openid-configuration") { request, context in
             try self.answer { try self.discovery(try self.require(try context.parameters.require("provider")), baseURL: request.baseURL) }

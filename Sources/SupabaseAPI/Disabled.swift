@@ -9,10 +9,6 @@ import Hummingbird
 enum Disabled {
     typealias Handler = @Sendable (Call) async throws -> Response
 
-    static func saml(_ call: Call) throws -> Response {
-        throw SupabaseError(status: .notFound, code: .samlProviderDisabled, message: "SAML 2.0 is disabled")
-    }
-
     static let customProviders: Handler = { _ in throw SupabaseError(status: .notFound, code: .featureDisabled, message: "Custom OAuth providers are disabled") }
 
     static let scim: Handler = { _ in throw SupabaseError(status: .notFound, code: .featureDisabled, message: "SCIM server is disabled") }

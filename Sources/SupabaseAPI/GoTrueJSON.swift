@@ -13,6 +13,7 @@ enum GoTrueJSON {
             "app_metadata": .object(appMetadata(user)), "user_metadata": .object(user.userMetadata),
             "identities": .array(user.identities.map(identity)),
             "created_at": time(user.createdAt), "updated_at": time(user.updatedAt), "is_anonymous": .bool(user.isAnonymous),
+            "is_sso_user": .bool(user.isSSOUser),
         ]
         o["email_confirmed_at"] = user.emailVerifiedAt.map(time)
         o["phone_confirmed_at"] = user.phoneVerifiedAt.map(time)

@@ -58,6 +58,9 @@ struct SupabaseConfig: Sendable {
     var iosBundleID: String?
     /// `GOTRUE_HOOK_<NAME>_*`: the enabled Auth Hooks.
     var hooks: [AuthHook: AuthHook.Binding]
+    /// `GOTRUE_SAML_*`: SAML single sign-on (`/sso`), how long a sign-in may take at the identity provider,
+    /// and the URL the service provider's metadata and ACS live under (else the API's).
+    var saml: SAMLConfig
     /// `GOTRUE_PASSKEY_ENABLED`: the `/passkeys` routes answer only when on.
     var passkeyEnabled: Bool
     /// `GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER`.
@@ -89,7 +92,8 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED", "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED", "GOTRUE_WEBAUTHN_RP_ID", "GOTRUE_WEBAUTHN_RP_DISPLAY_NAME",
         "GOTRUE_WEBAUTHN_RP_ORIGINS", "GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION",
         "GOTRUE_OAUTH_SERVER_ENABLED", "GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", "GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH",
-        "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", "GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE",
+        "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", "GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE", "GOTRUE_SAML_ENABLED",
+        "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD", "GOTRUE_SAML_EXTERNAL_URL",
         // Not connected to: projects naming the same database share their users (`SupabaseProject.storeTenant`).
         "GOTRUE_DB_DATABASE_URL", "DATABASE_URL", "GOTRUE_DB_DRIVER",
     ]
@@ -156,6 +160,9 @@ struct SupabaseConfig: Sendable {
         manualLinkingEnabled = try Self.bool(env, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", default: false)
         iosBundleID = env["GOTRUE_EXTERNAL_IOS_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
         hooks = try AuthHook.bindings(env)
+        saml = SAMLConfig(enabled: try Self.bool(env, "GOTRUE_SAML_ENABLED", default: false),
+                          relayStateValidity: try Self.duration(env, "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD", default: 120),
+                          externalURL: env["GOTRUE_SAML_EXTERNAL_URL"].flatMap { $0.isEmpty ? nil : $0 })
         passkeyEnabled = try Self.bool(env, "GOTRUE_PASSKEY_ENABLED", default: false)
         maxPasskeysPerUser = try Self.int(env, "GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER", default: 10)
         mfaWebAuthnEnroll = try Self.bool(env, "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED", default: false)
@@ -319,4 +326,12 @@ struct WebAuthnRelyingPartyConfig: Sendable {
     var displayName: String
     var origins: [String]
     var challengeExpiry: TimeInterval
+}
+
+/// GoTrue's `SAMLConfiguration`: Fauxth makes the service provider's key itself (GoTrue's
+/// `GOTRUE_SAML_PRIVATE_KEY`), so turning SAML on takes one variable.
+struct SAMLConfig: Sendable {
+    var enabled: Bool
+    var relayStateValidity: TimeInterval
+    var externalURL: String?
 }

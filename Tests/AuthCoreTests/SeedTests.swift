@@ -25,7 +25,7 @@ import Testing
         (#"{"tenants": [{"id": "a", "dialect": "supabase"}, {"id": "a", "dialect": "supabase"}]}"#, "$.tenants[1].id", "duplicate tenant id a"),
         (#"{"tenant": []}"#, "$.tenant", "unknown key (did you mean tenants?) (expected tenants or identity_providers)"),
         (#"{"identity_providers": [{"id": "Google"}]}"#, "$.identity_providers[0].id", "must be 1-64 lowercase letters, digits, '_' or '-'"),
-        (#"{"identity_providers": [{"id": "corp", "kind": "saml"}]}"#, "$.identity_providers[0].kind", "must be google, apple or oidc"),
+        (#"{"identity_providers": [{"id": "corp", "kind": "ldap"}]}"#, "$.identity_providers[0].kind", "must be google, apple, oidc or saml"),
         (#"{"identity_providers": [{"id": "corp", "accounts": [{"sub": ""}]}]}"#, "$.identity_providers[0].accounts[0].sub", "expected a non-empty string"),
         (#"{"tenants": [{"id": "a", "dialect": "supabase", "users": [{"email": "x@y.z", "verified": true}]}]}"#, "$.tenants[0].users[0].verified",
          "unknown key (expected one of app_metadata, disabled, email, email_verified, id, password, password_hash, phone, phone_verified, user_metadata, username)"),

@@ -58,6 +58,10 @@ extension Emulator {
             report.flowStates = try c.run("DELETE FROM flow_states WHERE created_at < ?", [cutoff])
             report.challenges = try c.run("DELETE FROM challenges WHERE created_at < ?", [cutoff])
             report.webAuthnChallenges = try c.run("DELETE FROM webauthn_challenges WHERE expires_at < ?", [cutoff])
+            // An unanswered SAML request is a challenge; an accepted assertion id needs remembering only while
+            // the assertion itself could still be accepted.
+            report.challenges += try c.run("DELETE FROM saml_requests WHERE expires_at < ?", [cutoff])
+            report.challenges += try c.run("DELETE FROM saml_assertions WHERE expires_at < ?", [SQLValue(now)])
             // A revoked session's tokens go with it; a live session's rotated tokens go once spent, so
             // replaying one that old gets "not found" rather than GoTrue's reuse revocation.
             report.refreshTokens = try c.run("""

@@ -21,14 +21,15 @@ extension Emulator {
         let unique = try uniqueAddresses(in: tenant)
         do {
             try db.transaction { c in
-                try Self.claimAddresses(c, tenant: tenant, userId: id, email: email, phone: phone, unique: unique)
+                // An SSO account may share its email with any other account (GoTrue's partial unique index).
+                try Self.claimAddresses(c, tenant: tenant, userId: id, email: new.isSSOUser ? nil : email, phone: phone, unique: unique)
                 try c.run("""
                     INSERT INTO users (tenant, id, email, phone, username, email_verified_at, phone_verified_at, disabled,
-                        is_anonymous, user_metadata, app_metadata, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+                        is_anonymous, user_metadata, app_metadata, created_at, updated_at, is_sso_user) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
                     """, [.text(tenant), .text(id), SQLValue(email), SQLValue(phone), SQLValue(new.username),
                           SQLValue(new.emailVerified && email != nil ? now : nil), SQLValue(new.phoneVerified && phone != nil ? now : nil),
                           SQLValue(new.disabled), SQLValue(new.isAnonymous), SQLValue(JSON.object(new.userMetadata)),
-                          SQLValue(JSON.object(new.appMetadata)), SQLValue(new.createdAt ?? now), SQLValue(now)])
+                          SQLValue(JSON.object(new.appMetadata)), SQLValue(new.createdAt ?? now), SQLValue(now), SQLValue(new.isSSOUser)])
                 if let secret { try Self.storePassword(c, tenant: tenant, userId: id, hash: secret, derived: derived, at: now) }
                 for (provider, identifier) in [("email", email), ("phone", phone)] {
                     guard let identifier, !new.isAnonymous, new.addressIdentities else { continue }
@@ -68,7 +69,7 @@ extension Emulator {
     static func claimAddresses(_ c: borrowing Connection, tenant: String, userId: String, email: String?, phone: String?,
                                unique: Set<Channel>) throws {
         if unique.contains(.email), let email,
-           try c.first("SELECT id FROM users WHERE tenant = ? AND email = ? COLLATE NOCASE AND id <> ? LIMIT 1",
+           try c.first("SELECT id FROM users WHERE tenant = ? AND email = ? COLLATE NOCASE AND is_sso_user = 0 AND id <> ? LIMIT 1",
                        [.text(tenant), .text(email), .text(userId)]) != nil {
             throw AuthError.emailTaken
         }
@@ -131,7 +132,9 @@ extension Emulator {
     /// The users an identifier names, oldest first (an address may be several users' in some tenants).
     static func condition(tenant: String, _ identifier: Identifier) -> (String, [SQLValue]) {
         switch identifier {
-        case .email(let e): ("tenant = ? AND email = ? COLLATE NOCASE ORDER BY created_at, rowid", [.text(tenant), .text(e)])
+        // An SSO account's email is its provider's to vouch for: nobody signs in as it by the address (GoTrue's
+        // `is_sso_user = false` in every lookup by email).
+        case .email(let e): ("tenant = ? AND email = ? COLLATE NOCASE AND is_sso_user = 0 ORDER BY created_at, rowid", [.text(tenant), .text(e)])
         case .phone(let p): ("tenant = ? AND phone = ? ORDER BY created_at, rowid", [.text(tenant), .text((try? Identifiers.phone(p)) ?? p)])
         case .username(let u): ("tenant = ? AND username = ?", [.text(tenant), .text(u)])
         }

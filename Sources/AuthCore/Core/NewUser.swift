@@ -24,6 +24,8 @@ public struct NewUser: Sendable {
     public var addressIdentities: Bool
     /// Identity-provider accounts linked from the start (a Google sign-up…).
     public var identities: [NewIdentity]
+    /// An account a SAML provider made (GoTrue's `is_sso_user`): its email may be another account's too.
+    public var isSSOUser = false
 
     public init(id: String? = nil, email: String? = nil, phone: String? = nil, username: String? = nil, password: String? = nil,
                 passwordHash: String? = nil, emailVerified: Bool = false, phoneVerified: Bool = false, disabled: Bool = false,

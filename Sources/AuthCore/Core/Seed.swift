@@ -241,7 +241,7 @@ private struct SeedReader {
             throw fail("\(path).id", "must be 1-64 lowercase letters, digits, '_' or '-'")
         }
         let kind = try string(o["kind"], "\(path).kind") ?? (["google", "apple"].contains(id) ? id : "oidc")
-        guard ["google", "apple", "oidc"].contains(kind) else { throw fail("\(path).kind", "must be google, apple or oidc") }
+        guard ["google", "apple", "oidc", "saml"].contains(kind) else { throw fail("\(path).kind", "must be google, apple, oidc or saml") }
         let name = try string(o["name"], "\(path).name") ?? (["google": "Google", "apple": "Apple"][id] ?? id)
         var accounts: [[String: JSON]] = []
         switch o["accounts"] {

@@ -33,6 +33,8 @@ public struct User: Sendable, Equatable {
     public var invitedAt: Date?
     /// When the password was last set; nil for users without one.
     public var passwordUpdatedAt: Date?
+    /// An account a SAML provider made (GoTrue's `is_sso_user`); lookups by email skip it.
+    public var isSSOUser = false
     /// Whether the user can sign in with a password.
     public var hasPassword: Bool { passwordUpdatedAt != nil }
 
@@ -61,6 +63,7 @@ public struct User: Sendable, Equatable {
         tokensValidAfter = row.date("tokens_valid_after")
         passwordUpdatedAt = row.date("password_updated_at")
         invitedAt = row.date("invited_at")
+        isSSOUser = row.bool("is_sso_user")
     }
 
     /// Whether the user is banned at `now`.

@@ -33,6 +33,8 @@ public struct SAMLError: Error, CustomStringConvertible, Sendable, Equatable {
         case encrypted
         /// Metadata that cannot be used (no entity ID, no or several IDPSSODescriptors, …).
         case metadata
+        /// An Assertion the service provider has already accepted once (`Emulator.acceptSAMLResponse`).
+        case replayed
     }
 
     /// What kind of check failed.

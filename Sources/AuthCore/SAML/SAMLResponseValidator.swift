@@ -19,6 +19,18 @@ public enum SAMLResponseValidator {
         return try check.assertion(assertion, in: response)
     }
 
+    /// Who sent a Response, before it is checked: the Response's Issuer, else its Assertion's. An SP that
+    /// accepts IdP-initiated answers finds the provider (and so the certificates to check with) by it.
+    public static func issuer(of xml: [UInt8]) throws(SAMLError) -> String {
+        let response = try parseResponse(xml)
+        let issuer = response.firstChild(named: "Issuer", namespace: SAMLNamespace.assertion)
+            ?? response.firstChild(named: "Assertion", namespace: SAMLNamespace.assertion)?.firstChild(named: "Issuer", namespace: SAMLNamespace.assertion)
+        guard let name = issuer?.text.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else {
+            throw SAMLError(.issuer, "the Response names no Issuer")
+        }
+        return name
+    }
+
     /// The XML of an HTTP-POST `SAMLResponse` form field (base64, line breaks allowed).
     public static func xml(fromPostParameter value: String) throws(SAMLError) -> [UInt8] {
         guard let xml = Certificate.base64Decode(value), !xml.isEmpty else { throw SAMLError(.malformed, "SAMLResponse is not base64") }

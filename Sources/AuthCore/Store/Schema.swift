@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 14
+    static let version = 15
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -197,13 +197,35 @@ enum Schema {
             granted_at REAL NOT NULL, revoked_at REAL, PRIMARY KEY (tenant, user_id, client_id));
         CREATE INDEX oauth_authorizations_expires ON oauth_authorizations (expires_at);
         """,
+        // 15: SAML single sign-on. A project's SAML identity providers (GoTrue's `sso_providers`,
+        // `saml_providers` and `sso_domains` as one row: domains are a JSON list, unique per tenant by check),
+        // the authentication requests a service provider sent and awaits an answer to (the relay state, single
+        // use), and the assertion ids it accepted, kept until the assertion expires so none is accepted twice.
+        // `is_sso_user`: GoTrue lets an SSO account share its email with an ordinary one, and never signs in
+        // the ordinary way by it.
+        """
+        CREATE TABLE sso_providers (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, resource_id TEXT, disabled INTEGER, entity_id TEXT NOT NULL,
+            metadata_xml TEXT NOT NULL, metadata_url TEXT, name_id_format TEXT, attribute_mapping TEXT NOT NULL DEFAULT '{}',
+            domains TEXT NOT NULL DEFAULT '[]', created_at REAL NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (tenant, id),
+            UNIQUE (tenant, entity_id));
+        CREATE TABLE saml_requests (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, provider_id TEXT NOT NULL, request_id TEXT NOT NULL, data TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL, expires_at REAL NOT NULL, PRIMARY KEY (tenant, id));
+        CREATE INDEX saml_requests_expires ON saml_requests (expires_at);
+        CREATE INDEX saml_requests_id ON saml_requests (id);
+        CREATE TABLE saml_assertions (
+            tenant TEXT NOT NULL, id TEXT NOT NULL, issuer TEXT NOT NULL, expires_at REAL NOT NULL, PRIMARY KEY (tenant, issuer, id));
+        CREATE INDEX saml_assertions_expires ON saml_assertions (expires_at);
+        ALTER TABLE users ADD COLUMN is_sso_user INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
                                "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes", "devices",
                                "webauthn_credentials", "webauthn_challenges", "authenticator_keys", "oauth_clients", "oauth_authorizations",
-                               "oauth_consents"]
+                               "oauth_consents", "sso_providers", "saml_requests", "saml_assertions"]
 
     /// Brings `connection` to `version`, or throws when it is already past it.
     static func migrate(_ connection: borrowing Connection, source: String) throws {

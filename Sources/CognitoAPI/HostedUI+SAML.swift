@@ -1,0 +1,106 @@
+import AuthCore
+import Foundation
+import HTTPSupport
+import HTTPTypes
+import Hummingbird
+import IdentityProviders
+
+/// SAML federation through the hosted UI: `/oauth2/authorize?identity_provider=<a SAML provider>` sends the
+/// browser to the IdP's HTTP-Redirect endpoint with an AuthnRequest from `urn:amazon:cognito:sp:<pool id>`;
+/// the IdP posts its Response to `/saml2/idpresponse`. The core checks it (signature by a certificate of the
+/// provider's metadata, audience, recipient, time window, `InResponseTo`, replay), and the assertion's NameID
+/// becomes a user named as Cognito names them (`<ProviderName>_<NameID>`), its attributes mapped by the
+/// provider's `AttributeMapping` (pool attribute → SAML attribute name).
+extension HostedUI {
+    /// The service provider Cognito presents to every SAML IdP of a pool.
+    static func samlAudience(_ pool: CognitoPool) -> String { "urn:amazon:cognito:sp:\(pool.id)" }
+
+    static func samlACS(_ baseURL: String) -> String { baseURL + "/saml2/idpresponse" }
+
+    /// The provider's metadata: its `MetadataFile`, or its `MetadataURL` when that is one of Fauxth's fake
+    /// SAML providers (nothing else can be fetched offline).
+    func samlMetadata(_ idp: [String: JSON]) throws -> SAMLIdentityProviderMetadata {
+        let details = idp["ProviderDetails"]?.objectValue ?? [:]
+        var text = details["MetadataFile"]?.stringValue
+        if text == nil, let url = details["MetadataURL"]?.stringValue {
+            text = try dialect.identityProviders?.samlMetadata(at: url)
+        }
+        guard let text else {
+            throw CognitoError.invalid("Fauxth can read the metadata of \(idp["ProviderName"]?.stringValue ?? "this provider") only from a MetadataFile or from one of its fake SAML identity providers.")
+        }
+        return try SAMLMetadata.parseIdentityProvider(Array(text.utf8))
+    }
+
+    func startSAML(_ a: Authorization, idp: [String: JSON]) throws -> Response {
+        let name = idp["ProviderName"]?.stringValue ?? ""
+        func refuse(_ description: String) -> Refusal {
+            .redirect(Self.redirect(a.redirectURI, [("error", "invalid_request"), ("error_description", description)]
+                                    + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit))
+        }
+        let metadata: SAMLIdentityProviderMetadata
+        do { metadata = try samlMetadata(idp) } catch let error as SAMLError {
+            throw refuse("The metadata of \(name) cannot be read: \(error.reason)")
+        } catch let error as CognitoError {
+            throw refuse(error.message)
+        }
+        guard let destination = metadata.ssoRedirectURL else { throw refuse("\(name) has no HTTP-Redirect SingleSignOnService.") }
+        let request = SAMLAuthnRequest(id: "_" + emulator.generator.string(32, alphabet: "0123456789abcdef"), issueInstant: emulator.clock.now,
+                                       destination: destination, assertionConsumerServiceURL: Self.samlACS(a.baseURL),
+                                       issuer: Self.samlAudience(a.pool), nameIDFormat: nil)
+        let relayState = try emulator.beginSAMLRequest(in: a.pool.id, providerId: name, requestId: request.id,
+                                                       data: ["query": .string(a.request.query)], lifetime: Self.federationLifetime)
+        let location = destination + (destination.contains("?") ? "&" : "?") + request.redirectQuery(relayState: relayState)
+        return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// `POST /saml2/idpresponse`: the IdP's answer. A request that is unknown, expired or already answered is
+    /// a page for the person; anything wrong with the answer goes back to the app as an OAuth error.
+    func samlResponse(_ call: HostedUICall) async throws -> Response {
+        let form = try call.form()
+        guard let relay = form["RelayState"], let pending = try emulator.takeSAMLRequest(id: relay),
+              pending.expiresAt > emulator.clock.now else {
+            return pages.error("This sign-in has expired or was already used. Start it again from the app.")
+        }
+        let a: Authorization
+        do {
+            a = try validate(AuthorizeRequest(FormBody.decode(pending.data["query"]?.stringValue ?? "")), baseURL: call.request.baseURL)
+        } catch let refusal as Refusal {
+            return render(refusal)
+        }
+        func fail(_ error: String, _ description: String) -> Response {
+            render(.redirect(Self.redirect(a.redirectURI, [("error", error), ("error_description", description)]
+                                           + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit)))
+        }
+        guard a.pool.id == pending.tenant, let idp = identityProvider(named: pending.providerId, pool: a.pool) else {
+            return fail("invalid_request", "The identity provider \(pending.providerId) does not exist in the user pool.")
+        }
+        guard let encoded = form["SAMLResponse"], let xml = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters).map(Array.init) else {
+            return fail("invalid_request", "Invalid samlResponse or relayState from identity provider")
+        }
+        let assertion: SAMLAssertion
+        do {
+            let metadata = try samlMetadata(idp)
+            assertion = try emulator.acceptSAMLResponse(in: a.pool.id, xml: xml, expecting: SAMLExpectation(
+                idpEntityID: metadata.entityID, trustedCertificates: metadata.signingCertificates, spEntityID: Self.samlAudience(a.pool),
+                acsURL: Self.samlACS(call.request.baseURL), inResponseTo: [pending.requestId], allowUnsolicited: false, now: emulator.clock.now))
+        } catch let error as SAMLError {
+            emulator.record(.signInFailed, tenant: a.pool.id, origin: call.origin, detail: [
+                "method": "saml", "provider": .string(pending.providerId), "reason": .string(error.reason),
+            ])
+            return fail("invalid_request", "Invalid SAML response received: \(error.reason)")
+        } catch let error as CognitoError {
+            return fail("invalid_request", error.message)
+        }
+        // Cognito reads the NameID as the subject and each attribute by its Name; a multi-valued attribute
+        // arrives as its values joined with commas.
+        var claims: [String: JSON] = ["sub": .string(assertion.nameID)]
+        for (name, values) in assertion.attributes where !values.isEmpty { claims[name] = .string(values.joined(separator: ",")) }
+        do {
+            let user = try await federatedUser(claims, idp: idp, pool: a.pool, client: a.client, origin: call.origin)
+            guard (try? emulator.checkCanSignIn(user, origin: call.origin)) != nil else { return fail("invalid_request", "User is disabled.") }
+            return try await complete(user, firstFactor: "federated", mfa: nil, a, origin: call.origin)
+        } catch let error as CognitoError {
+            return fail("invalid_request", error.message)
+        }
+    }
+}
