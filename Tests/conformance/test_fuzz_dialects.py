@@ -29,7 +29,9 @@ ALICE_FIREBASE = "FAUXTHALICE00000000000000001"
 
 SUPABASE_ROUTES = [
     ("GET", "health"), ("GET", "settings"), ("GET", ".well-known/openid-configuration"), ("POST", "sso"),
-    ("GET", "sso/saml/metadata"), ("POST", "sso/saml/acs"), ("GET", ".well-known/jwks.json"), ("POST", "signup"),
+    ("GET", "sso/saml/metadata"), ("POST", "sso/saml/acs"), ("GET", "admin/sso/providers"), ("POST", "admin/sso/providers"),
+    ("GET", "admin/sso/providers/{id}"), ("PUT", "admin/sso/providers/resource_%ff"), ("DELETE", "admin/sso/providers/{id}"),
+    ("GET", ".well-known/jwks.json"), ("POST", "signup"),
     ("POST", "token?grant_type=password"), ("POST", "token?grant_type=refresh_token"), ("POST", "token?grant_type=pkce"),
     ("POST", "token?grant_type=id_token"), ("POST", "token?grant_type=web3"), ("POST", "token?grant_type=%ff%00"), ("POST", "token"),
     ("POST", "verify"), ("GET", "verify?type=signup&token=123456&redirect_to=myapp://x"), ("POST", "otp"), ("POST", "magiclink"),
@@ -176,6 +178,9 @@ OTHER_ROUTES = [
     ("GET", "_emu/idp/google/authorize?client_id=x&redirect_uri=%ff&state=%00", html_or(oauth_error)),
     ("POST", "_emu/idp/google/authorize", html_or(oauth_error)), ("POST", "_emu/idp/apple/token", oauth_error),
     ("GET", "_emu/idp/google/userinfo", oauth_error), ("POST", "2010-04-01/Accounts/AC123/Messages.json", twilio_error),
+    ("GET", "_emu/idp/saml/nope/metadata", html_or(oauth_error)), ("GET", "_emu/idp/saml/google/sso?SAMLRequest=%ff", html_or(oauth_error)),
+    ("POST", "_emu/idp/saml/nope/sso", html_or(oauth_error)), ("POST", "_emu/idp/saml/nope/sso/choose", html_or(oauth_error)),
+    ("POST", "saml2/idpresponse", html_or(oauth_error)),
     ("GET", "_emu/nope", control_error), ("PATCH", "", control_error),
 ]
 OTHER_FORM = {"To": "+15555550123", "From": "+15555550100", "Body": "hi", "grant_type": "authorization_code", "code": "x",

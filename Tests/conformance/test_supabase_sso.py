@@ -20,6 +20,7 @@ from supabase import ClientOptions, create_client
 
 from conftest import Forms, query
 from test_supabase_admin import SERVICE_ROLE_KEY
+from test_supabase_oauth_server import browser  # noqa: F401 (the headless Chromium fixture)
 from test_supabase_slice import ANON_KEY
 
 SITE = "http://localhost:3000"
@@ -162,6 +163,23 @@ def test_sign_in_with_sso_pkce_flow(sso):
     assert session.user.email == "sam@acme.test" and session.user.is_sso_user is True
 
 
+def test_a_tester_signs_in_on_the_idp_page_in_chromium(sso, browser):  # noqa: F811
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+    started = client(sso).sign_in_with_sso({"domain": "acme.test", "options": {"redirect_to": APP}})
+    browser.get(started.url)
+    wait = WebDriverWait(browser, 15)
+    button = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, 'button[name="account"][value="acme-0001"]')))
+    assert "Sign in with Acme SSO" in browser.title
+    button.click()
+    # The IdP's page posts the answer to the ACS by itself; nothing listens on the app's port, but the browser's
+    # failed navigation still shows where it was sent.
+    wait.until(lambda driver: driver.current_url.startswith(APP))
+    session = fragment(browser.current_url)
+    assert client(sso).get_user(session["access_token"]).user.email == "sam@acme.test"
+
+
 def test_the_authn_request_and_the_idp_answer_verify_with_signxml(sso):
     fauxth = sso
     started = client(fauxth).sign_in_with_sso({"domain": "acme.test"})
@@ -288,3 +306,41 @@ def test_sp_metadata(sso):
     assert metadata.get("entityID") == f"{sso.url}/auth/v1/sso/saml/metadata"
     acs = metadata.find(".//{urn:oasis:names:tc:SAML:2.0:metadata}AssertionConsumerService")
     assert acs.get("Location") == f"{sso.url}/auth/v1/sso/saml/acs"
+
+
+HOSTILE_XML = [
+    b"", b"not xml at all", b"<samlp:Response", b"\xff\xfe<a/>",
+    b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>',
+    b'<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><l>&b;</l>',
+    b"<a>" * 20_000 + b"</a>" * 20_000,
+    b'<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" ID="r" Version="2.0"><x:y/></samlp:Response>',
+    f'<samlp:Response xmlns:samlp="{SAMLP}" xmlns:saml="{SAML}" ID="r" Version="2.0"><saml:Issuer>urn:fauxth:idp:saml:acme</saml:Issuer>'
+    f'<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>'
+    f'<saml:Assertion ID="r" Version="2.0"/><saml:Assertion ID="a" Version="2.0"/></samlp:Response>'.encode(),
+    b"<r>" + b"&#x1F600;" * 50_000 + b"</r>",
+]
+
+
+def test_hostile_saml_gets_a_clear_refusal_never_a_5xx(sso):
+    """What an attacker can post to an ACS or hand an IdP: malformed and hostile XML (DTDs, entity expansion, deep
+    nesting, duplicate ids), garbage base64, and a deflate bomb. Every answer is a redirect with an error or a 4xx."""
+    fauxth = sso
+    acs = f"{fauxth.url}/auth/v1/sso/saml/acs"
+    for xml in HOSTILE_XML:
+        for relay in ("", APP, "00000000-0000-4000-8000-000000000000", "%ff\x00"):
+            answer = requests.post(acs, data={"SAMLResponse": base64.b64encode(xml).decode(), "RelayState": relay}, allow_redirects=False, timeout=30)
+            assert answer.status_code in (302, 303) and "error=" in answer.headers["Location"], (xml[:60], relay, answer.status_code, answer.text[:200])
+    for garbage in ("%%%", "A" * 3, "=" * 10, "\u00ff" * 100):
+        answer = requests.post(acs, data={"SAMLResponse": garbage}, allow_redirects=False, timeout=30)
+        assert answer.status_code in (302, 303) and "error=" in answer.headers["Location"]
+    # A deflated SAMLRequest that would inflate to 64 MB, and other garbage, at the IdP: a 4xx page.
+    import zlib
+    squeezer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    bomb = squeezer.compress(b"\0" * (64 << 20)) + squeezer.flush()
+    for request in (base64.b64encode(bomb).decode(), "%ff", base64.b64encode(b"\x00" * 100).decode(),
+                    base64.b64encode(zlib.compress(HOSTILE_XML[4])[2:-4]).decode()):
+        answer = requests.get(fauxth.idp["sso_url"], params={"SAMLRequest": request}, timeout=30)
+        assert 400 <= answer.status_code < 500, (request[:40], answer.status_code)
+        answer = requests.post(fauxth.idp["sso_url"], data={"SAMLRequest": request}, timeout=30)
+        assert 400 <= answer.status_code < 500
+    assert requests.get(f"{fauxth.url}/auth/v1/health", timeout=30).status_code == 200
