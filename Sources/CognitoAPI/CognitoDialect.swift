@@ -49,7 +49,7 @@ public struct CognitoDialect: Sendable {
     public static let policyDeriver: PolicyDeriver = { _ in
         VendorPolicies(base: TenantPolicies(lockouts: [.password: TenantPolicies.cognitoSignInLockout],
                                             limits: [.codeDeliveries: RateLimit(count: 5, window: 3600)]),
-                       applied: Set(PolicyLimit.allCases).subtracting([.anonymousPerIP]))
+                       applied: PolicyLimit.common.subtracting([.anonymousPerIP]))
     }
 
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {

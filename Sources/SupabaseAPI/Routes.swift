@@ -98,7 +98,7 @@ extension SupabaseDialect {
     /// with Fauxth's consent page.
     private static let oauthServerEndpoints: [Endpoint] = [
         (.get, ".well-known/oauth-authorization-server", ".well-known.oauth-authorization-server", { try OpenIDConfiguration.authorizationServer($0) }),
-        (.post, "oauth/clients/register", "oauth.clients.register", { try OAuthServerClients.registerDynamically($0) }),
+        (.post, "oauth/clients/register", "oauth.clients.register", limited(.clientRegistration) { try OAuthServerClients.registerDynamically($0) }),
         (.post, "oauth/token", "oauth.token", { try await OAuthServerToken.handle($0) }),
         (.get, "oauth/userinfo", "oauth.userinfo", { try OAuthServerUser.userInfo($0) }),
         (.get, "oauth/authorize", "oauth.authorize", { try OAuthServerAuthorize.authorize($0) }),
@@ -122,9 +122,9 @@ extension SupabaseDialect {
          { _ in .json(["version": "fauxth", "name": "GoTrue", "description": "GoTrue is a user registration and authentication API"]) }),
         (.get, "settings", "settings", { .json(try Settings(emulator: $0.emulator, projects: $0.projects).settings($0)) }),
         (.get, ".well-known/openid-configuration", ".well-known.openid-configuration", { try OpenIDConfiguration.handle($0) }),
-        (.post, "sso", "sso", { try SSO.start($0) }),
+        (.post, "sso", "sso", limited(.sso) { try SSO.start($0) }),
         (.get, "sso/saml/metadata", "sso.saml.metadata", { try SSO.metadata($0) }),
-        (.post, "sso/saml/acs", "sso.saml.acs", { try await SAMLACS.handle($0) }),
+        (.post, "sso/saml/acs", "sso.saml.acs", limited(.samlAssertion) { try await SAMLACS.handle($0) }),
         (.get, "admin/sso/providers", "admin.sso.providers.get", { try SSOAdmin.list($0) }),
         (.post, "admin/sso/providers", "admin.sso.providers.post", { try await SSOAdmin.create($0) }),
         (.get, "admin/sso/providers/:id", "admin.sso.providers.id.get", { try SSOAdmin.get($0) }),
@@ -170,7 +170,7 @@ extension SupabaseDialect {
     /// Passkeys (`GOTRUE_PASSKEY_ENABLED`; the admin routes answer either way, as GoTrue's do).
     private static let passkeyEndpoints: [Endpoint] = [
         (.post, "passkeys/authentication/options", "passkeys.authentication.options",
-         { .json(try Passkeys(emulator: $0.emulator, projects: $0.projects).authenticationOptions($0)) }),
+         limited(.passkey) { .json(try Passkeys(emulator: $0.emulator, projects: $0.projects).authenticationOptions($0)) }),
         (.post, "passkeys/authentication/verify", "passkeys.authentication.verify",
          { .json(try await Passkeys(emulator: $0.emulator, projects: $0.projects).authenticationVerify($0)) }),
         (.post, "passkeys/registration/options", "passkeys.registration.options",

@@ -93,7 +93,8 @@ struct SupabaseConfig: Sendable {
         "GOTRUE_WEBAUTHN_RP_ORIGINS", "GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION",
         "GOTRUE_OAUTH_SERVER_ENABLED", "GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", "GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH",
         "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", "GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE", "GOTRUE_SAML_ENABLED",
-        "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD", "GOTRUE_SAML_EXTERNAL_URL",
+        "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD", "GOTRUE_SAML_EXTERNAL_URL", "GOTRUE_RATE_LIMIT_PASSKEY", "GOTRUE_RATE_LIMIT_SSO",
+        "GOTRUE_SAML_RATE_LIMIT_ASSERTION", "GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER",
         // Not connected to: projects naming the same database share their users (`SupabaseProject.storeTenant`).
         "GOTRUE_DB_DATABASE_URL", "DATABASE_URL", "GOTRUE_DB_DRIVER",
     ]
@@ -187,6 +188,11 @@ struct SupabaseConfig: Sendable {
             .verify: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_VERIFY", default: RateLimit(count: 30, window: 300)),
             .token: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", default: RateLimit(count: 150, window: 300)),
             .anonymous: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", default: RateLimit(count: 30, window: 3600)),
+            // GoTrue's tollbooth limiters for these refill their count every 5 minutes.
+            .passkey: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_PASSKEY", default: RateLimit(count: 30, window: 300)),
+            .sso: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SSO", default: RateLimit(count: 30, window: 300)),
+            .samlAssertion: try Self.rateLimit(env, "GOTRUE_SAML_RATE_LIMIT_ASSERTION", default: RateLimit(count: 15, window: 300)),
+            .clientRegistration: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER", default: RateLimit(count: 10, window: 300)),
         ]
         let timebox = try Self.duration(env, "GOTRUE_SESSIONS_TIMEBOX", default: 0)
         let inactivity = try Self.duration(env, "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", default: 0)
@@ -304,8 +310,8 @@ enum GoDuration {
 }
 
 /// GoTrue's per-client request limiters (`api/apilimiter`).
-enum RequestLimit: String, Sendable {
-    case otp, verify, token, anonymous
+enum RequestLimit: String, Sendable, CaseIterable {
+    case otp, verify, token, anonymous, passkey, sso, samlAssertion, clientRegistration
 
     /// The project policy each limiter is.
     var policy: PolicyLimit {
@@ -314,6 +320,24 @@ enum RequestLimit: String, Sendable {
         case .verify: .verifyPerIP
         case .token: .tokenPerIP
         case .anonymous: .anonymousPerIP
+        case .passkey: .passkeyPerIP
+        case .sso: .ssoPerIP
+        case .samlAssertion: .samlAssertionPerIP
+        case .clientRegistration: .clientRegistrationPerIP
+        }
+    }
+
+    /// The GoTrue variable that sets the limiter.
+    var variable: String {
+        switch self {
+        case .otp: "GOTRUE_RATE_LIMIT_OTP"
+        case .verify: "GOTRUE_RATE_LIMIT_VERIFY"
+        case .token: "GOTRUE_RATE_LIMIT_TOKEN_REFRESH"
+        case .anonymous: "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS"
+        case .passkey: "GOTRUE_RATE_LIMIT_PASSKEY"
+        case .sso: "GOTRUE_RATE_LIMIT_SSO"
+        case .samlAssertion: "GOTRUE_SAML_RATE_LIMIT_ASSERTION"
+        case .clientRegistration: "GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER"
         }
     }
 }

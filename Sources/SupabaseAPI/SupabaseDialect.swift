@@ -67,11 +67,12 @@ public struct SupabaseDialect: Sendable {
     }
 
     /// GoTrue's own limits as the project's policies: `GOTRUE_RATE_LIMIT_EMAIL_SENT` (not under
-    /// autoconfirm) and `_SMS_SENT`, and the per-client limiters (token, verify, OTP, anonymous sign-ups)
+    /// autoconfirm) and `_SMS_SENT`, and the per-client limiters (token, verify, OTP, anonymous sign-ups, passkey
+    /// sign-ins, SSO starts, SAML answers, dynamic OAuth client registration)
     /// when `GOTRUE_RATE_LIMIT_HEADER` turns them on. GoTrue has no lockout; a project's `policies`
     /// setting can add one.
     public static let policyDeriver: PolicyDeriver = { tenant in
-        let limiters: [RequestLimit] = [.token, .verify, .otp, .anonymous]
+        let limiters = RequestLimit.allCases
         let applied = Set<PolicyLimit>([.emailSent, .smsSent] + limiters.map(\.policy))
         guard let config = try? SupabaseConfig(env: SupabaseProject.environment(of: tenant)) else {
             return VendorPolicies(base: TenantPolicies(), applied: applied)
@@ -81,9 +82,8 @@ public struct SupabaseDialect: Sendable {
         if config.rateLimitHeader != nil {
             for limiter in limiters { limits[limiter.policy] = config.requestLimits[limiter] }
         }
-        let sources: [PolicyLimit: String] = [.emailSent: "GOTRUE_RATE_LIMIT_EMAIL_SENT", .smsSent: "GOTRUE_RATE_LIMIT_SMS_SENT",
-                                              .tokenPerIP: "GOTRUE_RATE_LIMIT_TOKEN_REFRESH", .verifyPerIP: "GOTRUE_RATE_LIMIT_VERIFY",
-                                              .otpPerIP: "GOTRUE_RATE_LIMIT_OTP", .anonymousPerIP: "GOTRUE_RATE_LIMIT_ANONYMOUS_USERS"]
+        var sources: [PolicyLimit: String] = [.emailSent: "GOTRUE_RATE_LIMIT_EMAIL_SENT", .smsSent: "GOTRUE_RATE_LIMIT_SMS_SENT"]
+        for limiter in limiters { sources[limiter.policy] = limiter.variable }
         return VendorPolicies(base: TenantPolicies(limits: limits, sources: sources), applied: applied)
     }
 

@@ -174,7 +174,8 @@ extension SupabaseError {
             switch limit {
             case .emailSent: self.init(status: .tooManyRequests, code: .overEmailSendRateLimit, message: "email rate limit exceeded", retryAfter: seconds)
             case .smsSent: self.init(status: .tooManyRequests, code: .overSMSSendRateLimit, message: "SMS rate limit exceeded", retryAfter: seconds)
-            case .codeDeliveries, .resendCooldown, .tokenPerIP, .verifyPerIP, .otpPerIP, .anonymousPerIP:
+            case .codeDeliveries, .resendCooldown, .tokenPerIP, .verifyPerIP, .otpPerIP, .anonymousPerIP, .passkeyPerIP, .ssoPerIP,
+                 .samlAssertionPerIP, .clientRegistrationPerIP:
                 self.init(status: .tooManyRequests, code: .overRequestRateLimit,
                           message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
             }

@@ -344,3 +344,24 @@ def test_hostile_saml_gets_a_clear_refusal_never_a_5xx(sso):
         answer = requests.post(fauxth.idp["sso_url"], data={"SAMLRequest": request}, timeout=30)
         assert 400 <= answer.status_code < 500
     assert requests.get(f"{fauxth.url}/auth/v1/health", timeout=30).status_code == 200
+
+
+def test_gotrues_per_client_limiters_for_sso_saml_passkeys_and_client_registration(supabase_project):
+    """GOTRUE_RATE_LIMIT_SSO, GOTRUE_SAML_RATE_LIMIT_ASSERTION, GOTRUE_RATE_LIMIT_PASSKEY and
+    GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER, counted per client as GOTRUE_RATE_LIMIT_HEADER names them."""
+    fauxth = supabase_project({**ENV, "GOTRUE_RATE_LIMIT_HEADER": "X-Client", "GOTRUE_RATE_LIMIT_SSO": "2", "GOTRUE_SAML_RATE_LIMIT_ASSERTION": "2",
+                               "GOTRUE_PASSKEY_ENABLED": "true", "GOTRUE_RATE_LIMIT_PASSKEY": "2", "GOTRUE_OAUTH_SERVER_ENABLED": "true",
+                               "GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION": "true", "GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER": "2"})
+    routes = [("sso", {"domain": "nobody.test"}), ("sso/saml/acs", None), ("passkeys/authentication/options", {}),
+              ("oauth/clients/register", {"client_name": "x", "redirect_uris": ["http://localhost:1/cb"]})]
+    for path, body in routes:
+        def send(client):
+            kwargs = {"json": body} if body is not None else {"data": {"SAMLResponse": "x"}}
+            return requests.post(f"{fauxth.url}/auth/v1/{path}", headers={"apikey": ANON_KEY, "X-Client": client}, allow_redirects=False,
+                                 timeout=30, **kwargs)
+        answers = [send("one").status_code for _ in range(3)]
+        assert 429 not in answers[:2] and answers[2] == 429, (path, answers)
+        refused = send("one")
+        assert refused.json()["error_code"] == "over_request_rate_limit" and int(refused.headers["Retry-After"]) > 0
+        # Another client is counted on its own.
+        assert send("two").status_code != 429, path

@@ -42,7 +42,7 @@ extension Emulator {
     /// Cached per tenant and worked out again when the tenant's settings change.
     public func policies(for tenant: Tenant) throws -> TenantPolicies {
         if let cached = policyCache.withLock({ $0[tenant.id] }), cached.settings == tenant.settings { return cached.policies }
-        let vendor = policyDerivers[tenant.dialect]?(tenant) ?? VendorPolicies(base: TenantPolicies(), applied: Set(PolicyLimit.allCases))
+        let vendor = policyDerivers[tenant.dialect]?(tenant) ?? VendorPolicies(base: TenantPolicies(), applied: PolicyLimit.common)
         let policies = try vendor.base.overlaid(with: tenant.settings["policies"], allowed: vendor.applied)
         policyCache.withLock { $0[tenant.id] = (tenant.settings, policies) }
         return policies
@@ -141,7 +141,8 @@ extension Emulator {
         case .codeDeliveries: "\(name): \(rate.count) codes per \(Int(rate.window)) s reached for this recipient"
         case .emailSent: "\(name): \(rate.count) emails per \(Int(rate.window)) s reached for this tenant"
         case .smsSent: "\(name): \(rate.count) texts per \(Int(rate.window)) s reached for this tenant"
-        case .tokenPerIP, .verifyPerIP, .otpPerIP, .anonymousPerIP: "\(name): \(rate.count) requests per \(Int(rate.window)) s reached"
+        case .tokenPerIP, .verifyPerIP, .otpPerIP, .anonymousPerIP, .passkeyPerIP, .ssoPerIP, .samlAssertionPerIP, .clientRegistrationPerIP:
+            "\(name): \(rate.count) requests per \(Int(rate.window)) s reached"
         }
     }
 

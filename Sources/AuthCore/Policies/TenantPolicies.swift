@@ -18,9 +18,23 @@ public enum PolicyLimit: String, Sendable, CaseIterable {
     case otpPerIP = "otp_per_ip"
     /// Anonymous sign-ups from one IP address per window.
     case anonymousPerIP = "anonymous_per_ip"
+    /// Passkey sign-ins started from one IP address per window (GoTrue's `GOTRUE_RATE_LIMIT_PASSKEY`).
+    case passkeyPerIP = "passkey_per_ip"
+    /// Single sign-on starts from one IP address per window (GoTrue's `GOTRUE_RATE_LIMIT_SSO`).
+    case ssoPerIP = "sso_per_ip"
+    /// SAML answers posted from one IP address per window (GoTrue's `GOTRUE_SAML_RATE_LIMIT_ASSERTION`).
+    case samlAssertionPerIP = "saml_assertion_per_ip"
+    /// OAuth clients registered dynamically from one IP address per window (GoTrue's
+    /// `GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER`).
+    case clientRegistrationPerIP = "client_registration_per_ip"
 
     /// Whether the limit is counted per recipient (the rest count per tenant or per IP).
     public var isPerRecipient: Bool { self == .codeDeliveries || self == .resendCooldown }
+
+    /// The limits every dialect can count; the rest belong to endpoint families only Supabase serves, and a
+    /// dialect applies them only by saying so (`VendorPolicies.applied`).
+    public static let common: Set<PolicyLimit> = [.emailSent, .smsSent, .codeDeliveries, .resendCooldown, .tokenPerIP, .verifyPerIP, .otpPerIP,
+                                                  .anonymousPerIP]
 }
 
 /// A tenant's lockout and rate-limit policies: the vendor's own behaviour (its defaults and its own
