@@ -33,10 +33,12 @@ extension HostedUI {
                 case "NEW_PASSWORD_REQUIRED": ["NEW_PASSWORD": form["new_password"] ?? ""]
                 case "SMS_MFA": ["SMS_MFA_CODE": form["code"] ?? ""]
                 case "EMAIL_OTP": ["EMAIL_OTP_CODE": form["code"] ?? ""]
+                case "WEB_AUTHN": ["CREDENTIAL": form["credential"] ?? ""]
                 default: ["SOFTWARE_TOKEN_MFA_CODE": form["code"] ?? ""]
                 }
                 return try await finish(try await flow.respond(session.challenge, session: session, responses: responses), a, flow: flow, csrf: csrf, origin: origin)
             }
+            if form["passkey"] == "1" { return try await passkeySignIn(username, a, flow: flow, csrf: csrf, origin: origin) }
             guard !username.isEmpty, let password = form["password"], !password.isEmpty else {
                 return page(.login, a, csrf: csrf, username: username, alert: "Enter your \(content(.login, a, csrf: "").usernameLabel.lowercased()) and password.")
             }
@@ -52,6 +54,10 @@ extension HostedUI {
             return try await finish(try await flow.password(signingIn, password), a, flow: flow, csrf: csrf, origin: origin)
         } catch let error as CognitoError {
             return try await recover(from: error, username: username, session: form["session"], a, flow: flow, csrf: csrf, origin: origin)
+        } catch let error as AuthError {
+            // A passkey the core refuses (wrong origin, replayed challenge…) is a failed sign-in like any other.
+            return try await recover(from: CognitoError(core: error), username: username, session: form["session"], a, flow: flow, csrf: csrf,
+                                     origin: origin)
         }
     }
 
@@ -65,6 +71,14 @@ extension HostedUI {
             let choices = (try? JSON.parse(Array((parameters["MFAS_CAN_CHOOSE"] ?? "[]").utf8)))?.arrayValue?.compactMap(\.stringValue) ?? []
             let step = try await flow.respond("SELECT_MFA_TYPE", session: session, responses: ["ANSWER": choices.first ?? "SOFTWARE_TOKEN_MFA"])
             return try await finish(step, a, flow: flow, csrf: csrf, origin: origin)
+        case .challenge("WEB_AUTHN", let parameters, let session):
+            var content = self.content(.passkey, a, csrf: csrf.token)
+            content.heading = "Sign in with passkey"
+            content.message = "Use the passkey you saved for this account."
+            content.session = try session.sealed(emulator)
+            content.passkeyOptions = parameters["CREDENTIAL_REQUEST_OPTIONS"] ?? "{}"
+            content.submitLabel = "Continue with passkey"
+            return page(content, csrf: csrf)
         case .challenge("MFA_SETUP", _, _):
             return pages.error("This account must set up multi-factor authentication first. Fauxth's hosted UI cannot enrol an authenticator yet: "
                                + "set it up through the API (AssociateSoftwareToken with the sign-in Session), then sign in here.", status: .ok)

@@ -44,6 +44,8 @@ struct HostedUI: Sendable {
         (.get, "forgotPassword", "forgotPassword.get", { try $0.show(.forgot, $1.request) }),
         (.post, "forgotPassword", "forgotPassword.post", { ui, call in try await ui.answering { try await ui.forgotPassword(call) } }),
         (.post, "confirmForgotPassword", "confirmForgotPassword", { ui, call in try await ui.answering { try await ui.confirmForgotPassword(call) } }),
+        (.get, "passkeys/add", "passkeys.add.get", { ui, call in try await ui.answering { try ui.addPasskeyPage(call) } }),
+        (.post, "passkeys/add", "passkeys.add.post", { ui, call in try await ui.answering { try ui.addPasskey(call) } }),
     ]
 
     var oauth: OAuthEndpoints { OAuthEndpoints(dialect: dialect) }
@@ -161,7 +163,7 @@ struct HostedUI: Sendable {
     }
 
     /// The user of the browser's hosted-UI cookie for `pool`, if it is live and the user may still sign in.
-    private func signedIn(_ request: Request, pool: CognitoPool) throws -> (User, String)? {
+    func signedIn(_ request: Request, pool: CognitoPool) throws -> (User, String)? {
         guard let value = request.cookies[Self.cookieName(pool)]?.value,
               let session = try? ChallengeSession.open(value, clientId: nil, emulator: emulator, replays: pools.replays),
               session.challenge == "HOSTED_UI", session.poolId == pool.id,
@@ -230,6 +232,7 @@ struct HostedUI: Sendable {
         content.appName = a.client.fields["ClientName"]?.stringValue ?? "Sign in"
         content.usernameLabel = a.pool.usernameAttributes == ["email"] ? "Email" : (a.pool.usernameAttributes.isEmpty ? "Username" : "Email or phone number")
         content.signUpAllowed = !a.pool.adminCreateUserOnly
+        content.passkeySignIn = a.pool.allowedFirstAuthFactors.contains("WEB_AUTHN") && a.pool.relyingParty != nil
         content.asksEmail = a.pool.usernameAttributes.isEmpty
         // The client's other identity providers, each a link that starts its sign-in.
         content.federation = a.client.identityProviders.filter { $0 != "COGNITO" }.map { name in

@@ -30,7 +30,7 @@ struct LoginPages: Sendable {
     let page: @Sendable (String) -> String?
 
     enum Kind: String, CaseIterable {
-        case error, login, challenge, signup, confirm, forgot, reset
+        case error, login, challenge, signup, confirm, forgot, reset, passkey
     }
 
     struct Content {
@@ -55,6 +55,12 @@ struct LoginPages: Sendable {
         var asksEmail = false
         /// The client's identity providers: name and the link that starts each one's sign-in.
         var federation: [(name: String, link: String)] = []
+        /// Whether the sign-in page offers a passkey (the pool allows `WEB_AUTHN` and has a relying party).
+        var passkeySignIn = false
+        /// The passkey page's WebAuthn options (JSON), ceremony (`get` or `create`) and where it posts the answer.
+        var passkeyOptions = ""
+        var passkeyCeremony = "get"
+        var passkeyAction = "/login"
     }
 
     func render(_ content: Content, status: HTTPResponse.Status = .ok, cookies: [String] = []) -> Response {
@@ -72,18 +78,23 @@ struct LoginPages: Sendable {
             "<input type=\"hidden\" name=\"\(HTMLPage.escape(name))\" value=\"\(HTMLPage.escape(value))\">"
         }.joined(separator: "\n      ")
         sections["federation"] = !content.federation.isEmpty && content.kind == .login
+        sections["passkeysignin"] = content.passkeySignIn
         let federation = content.federation.map { "<a class=\"provider\" href=\"\(HTMLPage.escape($0.link))\">Continue with \(HTMLPage.escape($0.name))</a>" }
             .joined(separator: "\n      ")
         let values = ["title": content.heading, "heading": content.heading, "appName": content.appName, "notice": content.notice ?? "",
                       "alert": content.alert ?? "", "message": content.message ?? "", "query": content.request?.query ?? "",
                       "username": content.username, "email": content.email, "usernameLabel": content.usernameLabel,
                       "session": content.session ?? "", "codeLabel": content.codeLabel, "submitLabel": content.submitLabel,
-                      "class": content.kind == .error ? "error" : ""]
+                      "class": content.kind == .error ? "error" : "", "options": content.passkeyOptions, "ceremony": content.passkeyCeremony,
+                      "passkeyAction": content.passkeyAction]
         var headers = HTTPFields()
         for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
+        // The passkey page runs its one inline script (the WebAuthn ceremony); no other page runs any.
+        let policy = content.kind == .passkey
+            ? "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'" : nil
         return HTMLPage.response(HTMLPage.fill(template, values: values, markup: ["hidden": hidden, "providers": federation], sections: sections),
                                  status: status, headers: headers,
-                                 formsMayRedirect: true)
+                                 formsMayRedirect: true, contentSecurityPolicy: policy)
     }
 
     /// A page with nothing to do but say what went wrong.

@@ -15,26 +15,37 @@ enum WebAuthnCredentials {
 
     static func start(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
-        let rp = try pool.requireRelyingParty()
-        let existing = try call.emulator.webAuthnCredentials(in: pool.id, userId: user.id, kind: .passkey)
-        let name = CognitoUsers.username(user, pool: pool)
-        let ceremony = try call.emulator.beginWebAuthnRegistration(
-            in: pool.id, userId: user.id, user: WebAuthnUserEntity(handle: Array(user.id.utf8), name: name, displayName: name),
-            relyingParty: rp, kind: .passkey, exclude: existing, id: registrationId(user))
-        var options = ceremony.options.objectValue ?? [:]
-        options["extensions"] = ["credProps": true]
-        return ["CredentialCreationOptions": .object(options)]
+        return ["CredentialCreationOptions": try beginRegistration(user, pool: pool, emulator: call.emulator)]
     }
 
     static func complete(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
-        _ = try pool.requireRelyingParty()
         guard let credential = call.body["Credential"], credential.objectValue != nil else {
             throw CognitoError.invalid("1 validation error detected: Value null at 'credential' failed to satisfy constraint: Member must not be null")
         }
-        try call.emulator.finishWebAuthnRegistration(in: pool.id, challengeId: registrationId(user), userId: user.id, kind: .passkey,
-                                                     response: credential, friendlyName: nil, origin: call.origin)
+        try finishRegistration(user, pool: pool, credential: credential, emulator: call.emulator, origin: call.origin)
         return [:]
+    }
+
+    /// A registration's options for `user` (the API's `StartWebAuthnRegistration`, the hosted UI's
+    /// `/passkeys/add`): the pool's relying party, the user's passkeys excluded.
+    static func beginRegistration(_ user: User, pool: CognitoPool, emulator: Emulator) throws -> JSON {
+        let rp = try pool.requireRelyingParty()
+        let existing = try emulator.webAuthnCredentials(in: pool.id, userId: user.id, kind: .passkey)
+        let name = CognitoUsers.username(user, pool: pool)
+        let ceremony = try emulator.beginWebAuthnRegistration(
+            in: pool.id, userId: user.id, user: WebAuthnUserEntity(handle: Array(user.id.utf8), name: name, displayName: name),
+            relyingParty: rp, kind: .passkey, exclude: existing, id: registrationId(user))
+        var options = ceremony.options.objectValue ?? [:]
+        options["extensions"] = ["credProps": true]
+        return .object(options)
+    }
+
+    /// The browser's answer to `beginRegistration`, checked by the core and kept as the user's passkey.
+    static func finishRegistration(_ user: User, pool: CognitoPool, credential: JSON, emulator: Emulator, origin: RequestOrigin) throws {
+        _ = try pool.requireRelyingParty()
+        try emulator.finishWebAuthnRegistration(in: pool.id, challengeId: registrationId(user), userId: user.id, kind: .passkey,
+                                                response: credential, friendlyName: nil, origin: origin)
     }
 
     static func list(_ call: CognitoCall) async throws -> JSON {

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from conftest import COGNITO_PASSWORD, COGNITO_POLICY, cognito_email
+from test_supabase_oauth_server import browser  # noqa: F401 (the headless Chromium fixture)
 
 RP_ID = "localhost"
 
@@ -108,3 +109,59 @@ def test_a_pool_without_web_authn_refuses_registration(cognito):
     access = cognito.idp.initiate_auth(ClientId=client_id, AuthFlow="USER_PASSWORD_AUTH",
                                        AuthParameters={"USERNAME": email, "PASSWORD": COGNITO_PASSWORD})["AuthenticationResult"]["AccessToken"]
     assert cognito.fails("start_web_authn_registration", AccessToken=access)["Code"] == "WebAuthnNotEnabledException"
+
+
+def test_chromium_adds_a_passkey_on_the_hosted_ui_and_signs_in_with_it(cognito, browser):  # noqa: F811
+    """The hosted UI's passkey pages with Chromium's own virtual authenticator (WebDriver's WebAuthn commands): sign in
+    with the password, add a passkey at /passkeys/add, then sign in with only the username and the passkey."""
+    import urllib.parse
+    import uuid
+
+    import requests
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from conftest import query
+
+    pool_id, _, email, _ = passkey_pool(cognito)
+    callback = "http://localhost:3000/callback"
+    cognito.idp.create_user_pool_domain(UserPoolId=pool_id, Domain=f"passkeys-{uuid.uuid4().hex[:8]}")
+    client_id = cognito.idp.create_user_pool_client(
+        UserPoolId=pool_id, ClientName="web", AllowedOAuthFlows=["code"], AllowedOAuthScopes=["openid", "email"],
+        AllowedOAuthFlowsUserPoolClient=True, CallbackURLs=[callback], SupportedIdentityProviders=["COGNITO"],
+        ExplicitAuthFlows=["ALLOW_USER_AUTH", "ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"])["UserPoolClient"]["ClientId"]
+    # WebAuthn needs a secure context and a domain for its RP id: the pool's RP id is localhost, so is the page's host.
+    base = cognito.url.replace("127.0.0.1", "localhost")
+    options = VirtualAuthenticatorOptions()
+    options.protocol, options.transport = "ctap2", "internal"
+    options.has_resident_key = options.has_user_verification = options.is_user_verified = True
+    browser.add_virtual_authenticator(options)
+    wait = WebDriverWait(browser, 15)
+    sign_in = f"{base}/login?" + urllib.parse.urlencode({"client_id": client_id, "redirect_uri": callback, "response_type": "code",
+                                                         "scope": "openid email"})
+
+    browser.get(sign_in)
+    wait.until(EC.presence_of_element_located((By.ID, "password")))
+    browser.find_element(By.ID, "username").send_keys(email)
+    browser.find_element(By.ID, "password").send_keys(COGNITO_PASSWORD)
+    browser.find_element(By.NAME, "signInSubmitButton").click()
+    wait.until(lambda driver: driver.current_url.startswith(callback))
+
+    browser.get(f"{base}/passkeys/add?" + urllib.parse.urlencode({"client_id": client_id, "redirect_uri": callback}))
+    wait.until(EC.element_to_be_clickable((By.ID, "passkey-button"))).click()
+    wait.until(lambda driver: driver.current_url.startswith(callback))
+    [stored] = browser.get_credentials()
+    assert stored.rp_id == RP_ID and stored.is_resident_credential
+
+    # A new browser session: only the username and the passkey.
+    browser.delete_all_cookies()
+    browser.get(sign_in)
+    wait.until(EC.presence_of_element_located((By.ID, "username"))).send_keys(email)
+    browser.find_element(By.NAME, "passkey").click()
+    wait.until(EC.element_to_be_clickable((By.ID, "passkey-button"))).click()
+    wait.until(lambda driver: driver.current_url.startswith(callback) and "code=" in driver.current_url)
+    tokens = requests.post(f"{cognito.url}/oauth2/token", timeout=30, data={
+        "grant_type": "authorization_code", "client_id": client_id, "code": query(browser.current_url)["code"], "redirect_uri": callback}).json()
+    assert cognito.verify(tokens["id_token"], "id", pool_id=pool_id, client_id=client_id)["email"] == email
