@@ -160,6 +160,12 @@
       done: 'Password set.',
     },
     'revoke-sessions': { run: (base) => api(`${base}/sessions`, { method: 'DELETE' }), done: 'Every session of this user is revoked.' },
+    // The control API's virtual authenticator registers a passkey for the user on the tenant's relying party, as a
+    // person's device would; tests then answer sign-in options with POST /_emu/v1/webauthn/assert.
+    'add-passkey': {
+      run: (base, { tenant, id }) => api('/webauthn/credentials', { method: 'POST', body: { tenant, user_id: id } }),
+      done: 'Passkey added by the virtual authenticator: POST /_emu/v1/webauthn/assert answers sign-in options with it.',
+    },
   };
 
   async function runUserAction(action, button) {
@@ -203,7 +209,7 @@
     if (!spec) return;
     button.disabled = true;
     try {
-      await spec.run(base);
+      await spec.run(base, users.selected);
       users.outcome = { text: spec.done, ok: true };
     } catch (error) {
       users.outcome = { text: `Failed: ${error.message}`, ok: false };
@@ -241,6 +247,7 @@
       u.phone && !u.phone_verified ? actionButton('verify-phone', 'Mark phone verified') : null,
       u.disabled ? actionButton('enable', 'Enable') : actionButton('disable', 'Disable'),
       actionButton('revoke-sessions', 'Revoke all sessions'),
+      actionButton('add-passkey', 'Add a passkey'),
       users.confirmingDelete
         ? el('span', { class: 'confirm' },
           actionButton('confirm-delete', 'Yes, delete this user', 'danger solid'),

@@ -174,3 +174,15 @@ def test_every_view_renders_in_light_and_dark_and_at_phone_width(fauxth, browser
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
         background[scheme] = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
     assert background["light"] != background["dark"]
+
+
+def test_a_passkey_added_from_the_page_is_the_users(fauxth, browser):
+    from test_supabase_admin import SERVICE_ROLE_KEY
+    open_view(browser, fauxth, f"users/default/{ALICE}")
+    wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, '#user-detail button[data-action="add-passkey"]'))).click()
+    wait(browser).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#user-detail .action-status"), "Passkey added"))
+    # GoTrue's admin route lists it as the user's; the virtual authenticator holds its private key.
+    listed = requests.get(f"{fauxth.url}/auth/v1/admin/users/{ALICE}/passkeys", timeout=30,
+                          headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"})
+    assert listed.status_code == 200 and len(listed.json()) == 1, listed.text
+    assert len(fauxth.control("GET", "/webauthn/credentials", params={"tenant": "default"}).json()["credentials"]) == 1
