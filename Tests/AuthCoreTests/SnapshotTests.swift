@@ -40,7 +40,10 @@ import Testing
         #expect(image?.starts(with: Array("SQLite format 3\u{0}".utf8)) == true)
         let path = temporaryPath("image.sqlite")
         try emulator.saveSnapshot(to: path)
-        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == image)
+        // The image, then its checksum trailer (SHA-256, length, magic word).
+        let file = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(Array(file.dropLast(SnapshotTrailer.size)) == image)
+        #expect(Array(file.suffix(8)) == SnapshotTrailer.magic)
         let journal = try Database(path: path, readOnly: true).withConnection { try $0.first("PRAGMA journal_mode")?.string("journal_mode") }
         #expect(journal == "delete")
     }
@@ -198,10 +201,58 @@ import Testing
         let emulator = try makeEmulator()
         let path = temporaryPath("future.sqlite")
         try emulator.saveSnapshot(to: path)
-        let file = try Database(path: path)
-        try file.withConnection { try $0.execute("PRAGMA user_version = \(Schema.version + 1)") }
+        // A newer Fauxth's file carries a good checksum: the schema is what refuses it.
+        let newer = try makeEmulator()
+        try newer.db.withConnection { try $0.execute("PRAGMA user_version = \(Schema.version + 1)") }
+        try newer.saveSnapshot(to: path)
         #expect(throws: SnapshotError.newerSchema(path, found: Schema.version + 1, supported: Schema.version)) {
             try emulator.loadSnapshot(from: path)
+        }
+    }
+
+    /// A bit flipped inside a record leaves a file SQLite finds sound; its checksum does not match.
+    @Test func aFlippedBitInsideARecordIsRefusedAndTheFileLeftAlone() throws {
+        let emulator = try makeEmulator()
+        let path = temporaryPath("flipped.sqlite")
+        try emulator.saveSnapshot(to: path)
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let email = Array("alice@example.com".utf8)
+        let at = try #require(bytes.indices.first { bytes[$0...].starts(with: email) })
+        bytes[at] ^= 0x02 // alice → clice
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try emulator.createUser(in: "proj", NewUser(email: "carol@example.com"))
+        #expect { try emulator.loadSnapshot(from: path) } throws: { error in
+            if case SnapshotError.checksumMismatch(path, let why) = error { why.contains("does not match") } else { false }
+        }
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
+        #expect(try emulator.user(in: "proj", .email("carol@example.com")) != nil)
+        // The same damage without the trailer is a file saved before checksums: SQLite finds it sound, so it loads.
+        let old = temporaryPath("old.sqlite")
+        try Data(bytes.dropLast(SnapshotTrailer.size)).write(to: URL(fileURLWithPath: old))
+        try emulator.loadSnapshot(from: old)
+        #expect(try emulator.user(in: "proj", .email("carol@example.com")) == nil)
+    }
+
+    @Test func aFileSavedBeforeChecksumsLoadsAndABrokenTrailerIsRefused() throws {
+        let emulator = try makeEmulator()
+        let path = temporaryPath("v1.sqlite")
+        try emulator.saveSnapshot(to: path)
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let old = temporaryPath("before-checksums.sqlite")
+        try Data(bytes.dropLast(SnapshotTrailer.size)).write(to: URL(fileURLWithPath: old))
+        try emulator.loadSnapshot(from: old)
+        #expect(try emulator.user(in: "proj", id: "u-alice") != nil)
+        // A trailer whose length is not the image's, and one whose hash was damaged.
+        var wrongLength = bytes
+        wrongLength[bytes.count - 9] ^= 0x01
+        var wrongHash = bytes
+        wrongHash[bytes.count - SnapshotTrailer.size] ^= 0x80
+        for (name, content) in [("length.sqlite", wrongLength), ("hash.sqlite", wrongHash)] {
+            let damaged = temporaryPath(name)
+            try Data(content).write(to: URL(fileURLWithPath: damaged))
+            #expect { try emulator.loadSnapshot(from: damaged) } throws: { error in
+                if case SnapshotError.checksumMismatch(damaged, _) = error { true } else { false }
+            }
         }
     }
 }

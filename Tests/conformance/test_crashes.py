@@ -448,7 +448,8 @@ def test_snapshots_taken_during_writes_are_consistent(start_fauxth, autoconfirm_
 
 def corrupt_variants(good, directory, rng):
     """(label, path, must_refuse) for each damaged copy of `good`. Flipped bytes inside a record can leave a file
-    SQLite itself finds sound (a changed letter in an email); such a copy may load, but must not crash anything."""
+    SQLite itself finds sound (a changed letter in an email); the snapshot's checksum trailer refuses it all the same.
+    The same damage to a file saved before checksums (no trailer) may load, but must not crash anything."""
     data = good.read_bytes()
     page = int.from_bytes(data[16:18], "big")
     variants = []
@@ -470,11 +471,13 @@ def corrupt_variants(good, directory, rng):
         damaged = bytearray(data)
         start = rng.randrange(1, pages) * page
         damaged[start:start + page] = rng.randbytes(page)
-        write(f"page-{start // page}-garbage", bytes(damaged), must_refuse=False)
+        write(f"page-{start // page}-garbage", bytes(damaged))
+        write(f"page-{start // page}-garbage-no-checksum", bytes(damaged[:-48]), must_refuse=False)
         damaged = bytearray(data)
         for offset in rng.sample(range(page, len(data)), 16):
             damaged[offset] ^= 1 << rng.randrange(8)
-        write(f"bits-flipped-{n}", bytes(damaged), must_refuse=False)
+        write(f"bits-flipped-{n}", bytes(damaged))
+        write(f"bits-flipped-{n}-no-checksum", bytes(damaged[:-48]), must_refuse=False)
     write("not-sqlite", b"this is not a database\n" * 200)
     write("json", json.dumps({"tenants": []}).encode())
 
@@ -535,7 +538,7 @@ def exit_or_ready(fauxth, timeout=30):
 def test_corrupt_snapshot_files_are_refused_at_start_and_left_untouched(start_fauxth, good_snapshot, tmp_path, figures):
     directory = tmp_path / "bad"
     directory.mkdir()
-    refused, problems = 0, []
+    refused, checksums, problems = 0, 0, []
     for label, path, must_refuse in corrupt_variants(good_snapshot, directory, random.Random(99)):
         before, listing = fingerprint(path), sorted(os.listdir(directory))
         fauxth = start_fauxth("--snapshot", str(path), expect_ready=False)
@@ -557,12 +560,14 @@ def test_corrupt_snapshot_files_are_refused_at_start_and_left_untouched(start_fa
                 problems.append(f"{label}: unclear message: {lines[0]}")
             else:
                 refused += 1
+                checksums += "checksum" in lines[0]
         if fingerprint(path) != before:
             problems.append(f"{label}: the file changed")
         if sorted(os.listdir(directory)) != listing:
             problems.append(f"{label}: files appeared beside it: {set(os.listdir(directory)) - set(listing)}")
     assert not problems, problems
     figures("corrupt snapshots refused", refused)
+    figures("refused by their checksum", checksums)
 
 
 def test_corrupt_snapshot_files_are_refused_by_the_control_api_and_the_state_kept(fauxth, good_snapshot, tmp_path):

@@ -53,17 +53,18 @@ extension Emulator {
         guard !isDirectory.boolValue else { throw SnapshotError.unreadable(path, "it is a directory") }
         let staged = try Database()
         do {
-            let file = try Database(path: path, readOnly: true)
-            try file.withConnection { c in
+            // The image read whole into the staged copy, its checksum checked on the way; then SQLite's checks
+            // on that copy, so the file is read once and never opened for writing.
+            try staged.withConnection { c in
+                let image = try c.loadImage(ofFile: path)
                 guard try c.first("PRAGMA quick_check")?.string("quick_check") == "ok" else {
                     throw SnapshotError.unreadable(path, "integrity check failed")
                 }
                 // SQLite reads a missing tail as zeros, so a file cut short inside its last page passes the check.
                 let pageCount = try c.first("PRAGMA page_count")?.int(0) ?? 0
                 let pageSize = try c.first("PRAGMA page_size")?.int(0) ?? 0
-                let size = try? URL(fileURLWithPath: path).resourceValues(forKeys: [.fileSizeKey]).fileSize
-                guard size == pageCount * pageSize else {
-                    throw SnapshotError.unreadable(path, "\(size ?? 0) bytes where its header says \(pageCount * pageSize): cut short or damaged")
+                guard image == pageCount * pageSize else {
+                    throw SnapshotError.unreadable(path, "\(image) bytes where its header says \(pageCount * pageSize): cut short or damaged")
                 }
                 guard c.userVersion > 0, try c.first("SELECT name FROM sqlite_master WHERE name = 'tenants'") != nil else {
                     throw SnapshotError.unreadable(path, "no Fauxth schema in it")
@@ -72,7 +73,6 @@ extension Emulator {
                     throw SnapshotError.newerSchema(path, found: c.userVersion, supported: Schema.version)
                 }
             }
-            try staged.withConnection { try $0.loadImage(ofFile: path) }
         } catch let error as SQLiteError {
             throw SnapshotError.unreadable(path, error.message)
         }

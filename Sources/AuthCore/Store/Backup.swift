@@ -18,7 +18,9 @@ extension Connection {
     /// Replaces this connection's database with the SQLite file at `path`, read whole into memory (the
     /// staged copy a snapshot load swaps in): a million users took 2 s through the backup API and takes a
     /// read of the file this way. The database is then on memdb, writable and growable.
-    func loadImage(ofFile path: String) throws {
+    /// Returns the image's length (the file's, less a checksum trailer).
+    @discardableResult
+    func loadImage(ofFile path: String) throws -> Int {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SnapshotError.unreadable(path, String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -38,15 +40,22 @@ extension Connection {
             }
             offset += got
         }
+        // The checksum first: a changed byte anywhere is refused before SQLite reads a page.
+        let image: Int
+        do { image = try SnapshotTrailer.imageLength(bytes, count: size, path: path) } catch {
+            sqlite3_free(buffer)
+            throw error
+        }
         // A file left in WAL mode (its header's format bytes are 2): memdb has no WAL, so open it as the
         // rollback-journal file `PRAGMA journal_mode=DELETE` would make of it.
-        if size > 19, bytes[18] == 2, bytes[19] == 2 { bytes[18] = 1; bytes[19] = 1 }
+        if image > 19, bytes[18] == 2, bytes[19] == 2 { bytes[18] = 1; bytes[19] = 1 }
         // With FREEONCLOSE SQLite owns the buffer from here, on failure too.
-        let rc = sqlite3_deserialize(handle, "main", bytes, sqlite3_int64(size), sqlite3_int64(size),
+        let rc = sqlite3_deserialize(handle, "main", bytes, sqlite3_int64(image), sqlite3_int64(size),
                                      UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE))
         guard rc == SQLITE_OK else { throw SnapshotError.unreadable(path, String(cString: sqlite3_errstr(rc))) }
         clearStatementCache()
         try configureMemdb()
+        return image
     }
 
     /// Runs `body` on the database's bytes, the image a file of it would hold, without a copy: only a
@@ -95,6 +104,8 @@ extension Database {
                 try copy(into: file)
                 try file.withConnection { try $0.execute("PRAGMA journal_mode=DELETE") }
             }
+            // Read back outside the store's lock: requests go on while the checksum is made.
+            try SnapshotTrailer.append(to: temporary)
             try Self.sync(path: temporary)
             try beforeRename(temporary)
             guard rename(temporary, path) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
@@ -149,6 +160,8 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
     case newerSchema(String, found: Int, supported: Int)
     case writeFailed(String, String)
     case unknownName(String)
+    /// The file's checksum trailer does not match its content (or its own length).
+    case checksumMismatch(String, String)
 
     public var description: String {
         switch self {
@@ -158,6 +171,7 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
             "snapshot \(path) was written by a newer Fauxth (schema \(found); this build reads up to \(supported)); it was left untouched"
         case .writeFailed(let path, let why): "could not write snapshot \(path): \(why)"
         case .unknownName(let name): "no in-memory snapshot named \(name)"
+        case .checksumMismatch(let path, let why): "snapshot \(path) is not a valid Fauxth snapshot (\(why)); it was left untouched"
         }
     }
 }
