@@ -102,3 +102,31 @@ import Testing
         #expect(report.lockouts == 1)
     }
 }
+
+@Suite struct SweptRefreshTokenTests {
+    /// GoTrue keeps a session's spent refresh tokens as long as the session: one presented long after its rotation
+    /// (and after a sweep) is reuse, and revokes the family.
+    @Test func aRotatedTokenSweptAwayIsStillReuse() throws {
+        let emulator = try RetentionTests().emulator(Retention(spentFor: 60))
+        let first = try RetentionTests().signIn(emulator)
+        let second = try emulator.refresh(in: "proj", token: first.refreshToken, policy: RefreshPolicy()) { $0.lowerAlphanumeric(24) }
+        emulator.clock.advance(by: 3600)
+        _ = try emulator.sweep()
+        #expect(try RetentionTests().count(emulator, "refresh_tokens") == 1)
+        #expect(throws: AuthError.refreshTokenReused) {
+            try emulator.refresh(in: "proj", token: first.refreshToken, policy: RefreshPolicy()) { $0.lowerAlphanumeric(24) }
+        }
+        // The family is revoked: the live token no longer refreshes.
+        #expect(throws: (any Error).self) {
+            try emulator.refresh(in: "proj", token: second.issued.refreshToken, policy: RefreshPolicy()) { $0.lowerAlphanumeric(24) }
+        }
+        #expect(try emulator.session(in: "proj", id: first.session.id)?.revokedAt != nil)
+        // Once the revoked session itself is swept, nothing of its tokens is kept.
+        emulator.clock.advance(by: 3600)
+        _ = try emulator.sweep()
+        #expect(try RetentionTests().count(emulator, "spent_refresh_tokens") == 0)
+        #expect(throws: AuthError.refreshTokenNotFound) {
+            try emulator.refresh(in: "proj", token: first.refreshToken, policy: RefreshPolicy()) { $0.lowerAlphanumeric(24) }
+        }
+    }
+}

@@ -306,7 +306,7 @@ import Testing
                 VALUES ('us-east-1_Old', 'u-1', 'family@example.com', '+15555550199', 'ann', 0, 0)
                 """)
         }
-        #expect(Schema.version == 15)
+        #expect(Schema.version == 16)
         let emulator = try AddressUniquenessTests.emulator(unique: [])
         try emulator.loadSnapshot(from: path)
         #expect(emulator.db.withConnectionVersion() == Schema.version)

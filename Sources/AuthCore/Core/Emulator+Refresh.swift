@@ -80,7 +80,22 @@ extension Emulator {
                                           factors: try self.factors(c, tenant: tenant, userId: user.id)))
             }
             guard let row = try c.first("SELECT * FROM refresh_tokens WHERE tenant = ? AND token_hash = ?",
-                                        [.text(tenant), .text(Self.tokenHash(token))]) else { return .failure(.refreshTokenNotFound) }
+                                        [.text(tenant), .text(Self.tokenHash(token))]) else {
+                // Swept long after its rotation: still a spent token of its family, so still reuse.
+                guard let spent = try c.first("SELECT session_id FROM spent_refresh_tokens WHERE tenant = ? AND token_hash = ?",
+                                              [.text(tenant), .text(Self.tokenHash(token))]), let sessionId = spent.string("session_id"),
+                      let sessionRow = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(tenant), .text(sessionId)]) else {
+                    return .failure(.refreshTokenNotFound)
+                }
+                if sessionRow.date("revoked_at") != nil { return .failure(policy.endedSessionError(reason: sessionRow.string("revoked_reason"))) }
+                guard policy.rotationEnabled else { return .failure(.refreshTokenNotFound) }
+                guard policy.reuseRevokesSession else { return .failure(.sessionNotFound) }
+                try c.run("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE tenant = ? AND id = ?",
+                          [SQLValue(now), .text(Self.reuseRevocation), .text(tenant), .text(sessionId)])
+                try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
+                          [SQLValue(now), .text(tenant), .text(sessionId)])
+                return .failure(.refreshTokenReused)
+            }
             let sessionId = row.string("session_id") ?? ""
             // A session that is gone went with its user (deleted), or was swept: ended either way.
             guard let sessionRow = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(tenant), .text(sessionId)]) else {

@@ -62,13 +62,26 @@ extension Emulator {
             // the assertion itself could still be accepted.
             report.challenges += try c.run("DELETE FROM saml_requests WHERE expires_at < ?", [cutoff])
             report.challenges += try c.run("DELETE FROM saml_assertions WHERE expires_at < ?", [SQLValue(now)])
-            // A revoked session's tokens go with it; a live session's rotated tokens go once spent, so
-            // replaying one that old gets "not found" rather than GoTrue's reuse revocation.
+            // A revoked session's tokens go with it, and what was kept of its spent ones. A live session's
+            // rotated tokens go once spent, leaving their hash and session behind, so replaying one that old
+            // is still GoTrue's reuse (the family revoked), not "not found".
             report.refreshTokens = try c.run("""
                 DELETE FROM refresh_tokens WHERE (tenant, session_id) IN (SELECT tenant, id FROM sessions WHERE revoked_at < ?)
                 """, [cutoff])
+            try c.run("""
+                DELETE FROM spent_refresh_tokens WHERE (tenant, session_id) IN (SELECT tenant, id FROM sessions WHERE revoked_at < ?)
+                """, [cutoff])
+            try c.run("""
+                INSERT OR IGNORE INTO spent_refresh_tokens (tenant, token_hash, session_id)
+                SELECT tenant, token_hash, session_id FROM refresh_tokens WHERE revoked_at < ?
+                """, [cutoff])
             report.refreshTokens += try c.run("DELETE FROM refresh_tokens WHERE revoked_at < ?", [cutoff])
             report.sessions = try c.run("DELETE FROM sessions WHERE revoked_at < ?", [cutoff])
+            // Sessions that went with their user leave nothing behind either.
+            try c.run("""
+                DELETE FROM spent_refresh_tokens WHERE NOT EXISTS (SELECT 1 FROM sessions
+                    WHERE sessions.tenant = spent_refresh_tokens.tenant AND sessions.id = spent_refresh_tokens.session_id)
+                """)
         }
         report.rateWindows = rateLimiter.prune(at: now)
         report.lockouts = lockouts.prune { key, state in

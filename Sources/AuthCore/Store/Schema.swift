@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 15
+    static let version = 16
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -219,13 +219,22 @@ enum Schema {
         CREATE INDEX saml_assertions_expires ON saml_assertions (expires_at);
         ALTER TABLE users ADD COLUMN is_sso_user INTEGER NOT NULL DEFAULT 0;
         """,
+        // 16: what the sweep keeps of a live session's spent refresh tokens: the hash and its session, so a token
+        // presented long after its rotation is still reuse (GoTrue keeps every row until the session goes) and
+        // revokes its family, instead of "not found". A row is a few dozen bytes; it goes with its session.
+        """
+        CREATE TABLE spent_refresh_tokens (
+            tenant TEXT NOT NULL, token_hash TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (tenant, token_hash)) WITHOUT ROWID;
+        CREATE INDEX spent_refresh_tokens_session ON spent_refresh_tokens (tenant, session_id);
+        """,
     ]
 
     /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
                                "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes", "devices",
                                "webauthn_credentials", "webauthn_challenges", "authenticator_keys", "oauth_clients", "oauth_authorizations",
-                               "oauth_consents", "sso_providers", "saml_requests", "saml_assertions"]
+                               "oauth_consents", "sso_providers", "saml_requests", "saml_assertions",
+                               "spent_refresh_tokens"]
 
     /// Brings `connection` to `version`, or throws when it is already past it.
     static func migrate(_ connection: borrowing Connection, source: String) throws {
