@@ -131,6 +131,33 @@ import Testing
         #expect(started.count == 1 && started[0].userId == "u-alice")
     }
 
+    /// A snapshot (a file, or a named one in memory) carries the lockouts and rate windows it was taken with:
+    /// restored, a locked-out user is still locked out, and a window still counts.
+    @Test func lockoutsAndRateWindowsSurviveASnapshotFileAndANamedRestore() throws {
+        let emulator = try emulator(["lockout": ["max_attempts": 2, "durations": [600]],
+                                     "rate_limits": ["token_per_ip": ["count": 1, "window": 300]]])
+        for _ in 0..<2 { #expect(throws: AuthError.invalidCredentials) { try signIn(emulator, "wrong") } }
+        try emulator.checkRequestLimit(.tokenPerIP, in: try emulator.requireTenant("proj"), client: "10.0.0.1")
+        let path = temporaryPath("locked.sqlite")
+        try emulator.saveSnapshot(to: path)
+        try emulator.takeSnapshot(named: "locked")
+        for restore in [{ try emulator.loadSnapshot(from: path) }, { try emulator.restoreSnapshot(named: "locked") }] {
+            // Forgotten in the live state (a signed-in user's password sign-in also forgets the failures).
+            try emulator.forgetTransientState(in: "proj")
+            #expect(try signIn(emulator, "pw-alice").id == "u-alice")
+            try restore()
+            #expect(throws: AuthError.lockedOut(.password, until: emulator.clock.now.addingTimeInterval(600), retryAfter: 600)) {
+                try signIn(emulator, "pw-alice")
+            }
+            #expect(throws: (any Error).self) { try emulator.checkRequestLimit(.tokenPerIP, in: try emulator.requireTenant("proj"), client: "10.0.0.1") }
+        }
+        // Another process starting from the file gets them too.
+        let elsewhere = try makeEmulator()
+        try elsewhere.setPolicies(in: "proj", ["lockout": ["max_attempts": 2, "durations": [600]]])
+        try elsewhere.loadSnapshot(from: path)
+        #expect(try elsewhere.lockoutRecords(in: "proj").map(\.subject) == ["u-alice"])
+    }
+
     @Test func theGenericStyleAnswersAsAWrongPasswordWouldAndOnlyNotifies() throws {
         let emulator = try emulator(["lockout": ["max_attempts": 1, "durations": [60], "error": "generic", "notify": true]])
         #expect(throws: AuthError.invalidCredentials) { try signIn(emulator, "wrong") }

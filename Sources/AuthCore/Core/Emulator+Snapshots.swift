@@ -8,6 +8,7 @@ extension Emulator {
     /// Keeps the current state in memory under `name` (replacing an older one of that name).
     public func takeSnapshot(named name: String) throws {
         let copy = try Database()
+        try writeTransientState()
         try db.copy(into: copy)
         namedSnapshots.withLock { $0[name] = copy }
         record(.snapshotTaken, detail: ["name": .string(name)])
@@ -17,8 +18,9 @@ extension Emulator {
     public func restoreSnapshot(named name: String) throws {
         guard let snapshot = namedSnapshots.withLock({ $0[name] }) else { throw SnapshotError.unknownName(name) }
         try snapshot.copy(into: db)
-        // Lockouts and rate-limit windows belong to the state left behind, as they do on a reset.
+        // The lockouts and rate-limit windows the snapshot was taken with, not the ones left behind.
         clearTransientState()
+        try readTransientState()
         record(.snapshotRestored, detail: ["name": .string(name)])
     }
 
@@ -29,6 +31,7 @@ extension Emulator {
 
     /// Writes the whole state to a SQLite file, atomically.
     public func saveSnapshot(to path: String) throws {
+        try writeTransientState()
         try db.save(to: path)
     }
 
@@ -42,6 +45,7 @@ extension Emulator {
             db.exchange(with: staged)
         }
         clearTransientState()
+        try readTransientState()
         releaseFreedMemory()
         record(.snapshotRestored, detail: ["path": .string(path)])
     }

@@ -28,7 +28,13 @@ public struct RateWindow: Sendable, Equatable {
     }
 
     /// The window of the limit last recorded under, so a sweep knows when nothing is left to count.
-    private var window: TimeInterval = 0
+    private(set) var window: TimeInterval = 0
+
+    /// A window as a snapshot kept it.
+    init(events: [Date], window: TimeInterval) {
+        self.events = events
+        self.window = window
+    }
 
     /// Counts an event at `now` if the limit allows it.
     public mutating func record(at now: Date, limit: RateLimit) -> Decision {
@@ -76,6 +82,12 @@ public final class RateLimiter: Sendable {
     }
 
     func clear() { windows.withLock { $0.removeAll() } }
+
+    /// Every window, for a snapshot.
+    func all() -> [String: RateWindow] { windows.withLock { $0 } }
+
+    /// Replaces every window with a snapshot's.
+    func replace(with restored: [String: RateWindow]) { windows.withLock { $0 = restored } }
 
     /// Forgets the windows whose key `isForgotten` picks.
     func clear(where isForgotten: (String) -> Bool) {

@@ -52,6 +52,13 @@ public struct LockoutState: Sendable, Equatable {
 
     public init() {}
 
+    /// A state as a snapshot kept it.
+    init(failures: [Date], level: Int, lockedUntil: Date?) {
+        self.failures = failures
+        self.level = level
+        self.lockedUntil = lockedUntil
+    }
+
     public enum Decision: Sendable, Equatable {
         /// Counted; `remaining` more failures start a lockout.
         case counted(remaining: Int)

@@ -54,6 +54,9 @@ public final class LockoutBook: Sendable {
 
     func removeAll() { states.withLock { $0.removeAll() } }
 
+    /// Replaces every state with a snapshot's.
+    func replace(with restored: [Key: Entry]) { states.withLock { $0 = restored } }
+
     /// Forgets the states `isSpent` says have nothing left to remember; answers how many. `isSpent` runs
     /// outside the lock (it reads policies), so a state that changed meanwhile is kept.
     func prune(isSpent: (Key, LockoutState) -> Bool) -> Int {

@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 16
+    static let version = 17
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -226,6 +226,12 @@ enum Schema {
         CREATE TABLE spent_refresh_tokens (
             tenant TEXT NOT NULL, token_hash TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (tenant, token_hash)) WITHOUT ROWID;
         CREATE INDEX spent_refresh_tokens_session ON spent_refresh_tokens (tenant, session_id);
+        """,
+        // 17: what the core keeps beside the tables (lockouts, rate-limit windows, send cooldowns), written in
+        // when a snapshot is taken and read back when one is restored, so a restored state does not let a
+        // locked-out user straight back in. Rewritten whole at each snapshot; the live table is not read.
+        """
+        CREATE TABLE transient_state (kind TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, key));
         """,
     ]
 
