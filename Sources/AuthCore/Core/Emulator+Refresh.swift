@@ -56,6 +56,14 @@ public struct RefreshPolicy: Sendable {
 }
 
 extension Emulator {
+    /// GoTrue's answer to a spent token presented again: the whole session (the token's family) ends.
+    static func revokeFamilyForReuse(_ c: borrowing Connection, tenant: String, sessionId: String, at now: Date) throws {
+        try c.run("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE tenant = ? AND id = ?",
+                  [SQLValue(now), .text(reuseRevocation), .text(tenant), .text(sessionId)])
+        try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
+                  [SQLValue(now), .text(tenant), .text(sessionId)])
+    }
+
     /// Exchanges a refresh token for a new one (rotation), in one transaction so two concurrent uses of
     /// the same token cannot both rotate it.
     ///
@@ -90,10 +98,7 @@ extension Emulator {
                 if sessionRow.date("revoked_at") != nil { return .failure(policy.endedSessionError(reason: sessionRow.string("revoked_reason"))) }
                 guard policy.rotationEnabled else { return .failure(.refreshTokenNotFound) }
                 guard policy.reuseRevokesSession else { return .failure(.sessionNotFound) }
-                try c.run("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE tenant = ? AND id = ?",
-                          [SQLValue(now), .text(Self.reuseRevocation), .text(tenant), .text(sessionId)])
-                try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
-                          [SQLValue(now), .text(tenant), .text(sessionId)])
+                try Self.revokeFamilyForReuse(c, tenant: tenant, sessionId: sessionId, at: now)
                 return .failure(.refreshTokenReused)
             }
             let sessionId = row.string("session_id") ?? ""
@@ -131,10 +136,7 @@ extension Emulator {
                     parent = liveHash
                 } else if policy.rotationEnabled {
                     guard policy.reuseRevokesSession else { return .failure(.sessionNotFound) }
-                    try c.run("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE tenant = ? AND id = ?",
-                              [SQLValue(now), .text(Self.reuseRevocation), .text(tenant), .text(sessionId)])
-                    try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
-                              [SQLValue(now), .text(tenant), .text(sessionId)])
+                    try Self.revokeFamilyForReuse(c, tenant: tenant, sessionId: sessionId, at: now)
                     return .failure(.refreshTokenReused)
                 }
             }

@@ -90,13 +90,7 @@ private struct CanonicalWriter {
             let (a, b) = ($0.namespaceURI ?? "", $1.namespaceURI ?? "")
             return a == b ? Self.precedes($0.localName, $1.localName) : Self.precedes(a, b)
         }
-        for attribute in attributes {
-            out.append(UInt8(ascii: " "))
-            out += attribute.qualifiedName.utf8
-            out += "=\"".utf8
-            XMLEscaping.attribute(attribute.value, into: &out)
-            out.append(UInt8(ascii: "\""))
-        }
+        for attribute in attributes { XMLEscaping.write(attribute, into: &out) }
         out.append(UInt8(ascii: ">"))
         for child in element.children {
             switch child {

@@ -45,13 +45,7 @@ extension XMLElement {
             XMLEscaping.attribute(declaration.uri, into: &out)
             out.append(UInt8(ascii: "\""))
         }
-        for attribute in attributes {
-            out.append(UInt8(ascii: " "))
-            out += attribute.qualifiedName.utf8
-            out += "=\"".utf8
-            XMLEscaping.attribute(attribute.value, into: &out)
-            out.append(UInt8(ascii: "\""))
-        }
+        for attribute in attributes { XMLEscaping.write(attribute, into: &out) }
         out.append(UInt8(ascii: ">"))
         for child in children {
             switch child {
@@ -67,6 +61,15 @@ extension XMLElement {
 
 /// Escaping as Canonical XML writes it (C14N 1.0 §2.3), which is also valid, round-trippable XML.
 enum XMLEscaping {
+    /// ` name="value"`, the value escaped as canonical XML writes it (so the serialization is already canonical).
+    static func write(_ attribute: XMLAttribute, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: " "))
+        out += attribute.qualifiedName.utf8
+        out += "=\"".utf8
+        Self.attribute(attribute.value, into: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
     static func text(_ text: String, into out: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {
