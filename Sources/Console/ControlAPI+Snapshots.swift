@@ -13,11 +13,12 @@ extension ControlAPI {
             ControlJSON.response(["snapshots": .array(emulator.snapshotNames().map { ["name": .string($0)] })])
         }
         group.post { request, _ in
-            let name = try await ControlRequest(request: request).body().string("name", required: true) ?? ""
+            let body = try await ControlRequest(request: request).body()
+            let name = try body.string("name", required: true) ?? ""
             guard !name.isEmpty, name.count <= 128, !["save", "load"].contains(name) else {
                 throw ControlError.badRequest("name: 1-128 characters, not 'save' or 'load'")
             }
-            try emulator.takeSnapshot(named: name)
+            try emulator.takeSnapshot(named: name, faults: try body.bool("faults") ?? true)
             return ControlJSON.response(["name": .string(name)], status: .created)
         }
         group.get("download") { _, _ in
@@ -39,8 +40,9 @@ extension ControlAPI {
             return ControlJSON.response(["restored": .string(name)])
         }
         group.post("save") { request, _ in
-            let path = try await ControlRequest(request: request).body().string("path", required: true) ?? ""
-            try emulator.saveSnapshot(to: path)
+            let body = try await ControlRequest(request: request).body()
+            let path = try body.string("path", required: true) ?? ""
+            try emulator.saveSnapshot(to: path, faults: try body.bool("faults") ?? true)
             return ControlJSON.response(["saved": .string(path)])
         }
         group.post("load") { request, _ in

@@ -211,6 +211,27 @@ import Testing
         }
     }
 
+    /// Fault rules go into a snapshot unless it is taken without them; restoring one with them brings them
+    /// back, one without them leaves the rules in force alone.
+    @Test func faultRulesTravelWithASnapshotUnlessLeftOut() throws {
+        let emulator = try makeEmulator()
+        let rule = try emulator.faults.parse(["id": "down", "match": ["operation": "supabase:hook.send_email"],
+                                              "effect": ["type": "error", "error": "timeout_error"]])
+        emulator.faults.add([rule])
+        try emulator.takeSnapshot(named: "with")
+        let path = temporaryPath("faults.sqlite")
+        try emulator.saveSnapshot(to: path)
+        _ = emulator.faults.remove("down")
+        try emulator.takeSnapshot(named: "without", faults: false)
+        try emulator.restoreSnapshot(named: "with")
+        #expect(emulator.faults.rules().map(\.rule.id) == ["down"])
+        try emulator.restoreSnapshot(named: "without")
+        #expect(emulator.faults.rules().map(\.rule.id) == ["down"])
+        emulator.faults.removeAll()
+        try emulator.loadSnapshot(from: path)
+        #expect(emulator.faults.rules().map(\.rule) == [rule])
+    }
+
     /// A bit flipped inside a record leaves a file SQLite finds sound; its checksum does not match.
     @Test func aFlippedBitInsideARecordIsRefusedAndTheFileLeftAlone() throws {
         let emulator = try makeEmulator()

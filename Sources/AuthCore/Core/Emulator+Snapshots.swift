@@ -6,9 +6,10 @@ import Synchronization
 
 extension Emulator {
     /// Keeps the current state in memory under `name` (replacing an older one of that name).
-    public func takeSnapshot(named name: String) throws {
+    /// - Parameter faults: whether the fault rules in force go in (and come back on restore).
+    public func takeSnapshot(named name: String, faults: Bool = true) throws {
         let copy = try Database()
-        try writeTransientState()
+        try writeTransientState(faults: faults)
         try db.copy(into: copy)
         namedSnapshots.withLock { $0[name] = copy }
         record(.snapshotTaken, detail: ["name": .string(name)])
@@ -30,8 +31,8 @@ extension Emulator {
     }
 
     /// Writes the whole state to a SQLite file, atomically.
-    public func saveSnapshot(to path: String) throws {
-        try writeTransientState()
+    public func saveSnapshot(to path: String, faults: Bool = true) throws {
+        try writeTransientState(faults: faults)
         try db.save(to: path)
     }
 

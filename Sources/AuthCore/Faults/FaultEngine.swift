@@ -95,6 +95,12 @@ public final class FaultEngine: Sendable {
         add(rules)
     }
 
+    /// Replaces every rule with `rules` (a restored snapshot's), each with fresh state; the journal is kept.
+    public func replace(with rules: [FaultRule]) {
+        state.withLock { $0.entries = [] }
+        add(rules)
+    }
+
     @discardableResult
     public func remove(_ id: String) -> Bool {
         state.withLock { s in
