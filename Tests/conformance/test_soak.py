@@ -264,6 +264,7 @@ def test_soak(start_fauxth, tmp_path, figures):
         assert fauxth.control("POST", "/clock/advance", json={"seconds": 3600}).status_code == 200
         if round_number == 0:
             warm_rss = rss_mb(fauxth.process.pid)
+            warm_flows = tally.counts["flows"]
 
     end_rss = rss_mb(fauxth.process.pid)
     journal = fauxth.control("GET", "/faults/journal").json()
@@ -275,6 +276,9 @@ def test_soak(start_fauxth, tmp_path, figures):
     figures("soak snapshot restores checked", tally.counts["snapshot restores checked"])
     figures("soak flow failures", len(tally.failures))
     figures("soak RSS growth once warm (MB)", round(end_rss - warm_rss, 1))
+    # Per thousand flows after the first round, so a regression shows whatever the run's length.
+    warm_thousands = max(tally.counts["flows"] - warm_flows, 1) / 1000
+    figures("soak RSS growth per 1,000 flows once warm (MB)", round((end_rss - warm_rss) / warm_thousands, 2))
     assert not tally.failures, "\n".join(tally.failures[:20])
     assert tally.counts["flows"] >= WORKERS * ROUNDS, tally.counts
     assert all(tally.counts.get(f"{name} flows", 0) > 0 for name in ("supabase", "firebase", "cognito")), tally.counts
