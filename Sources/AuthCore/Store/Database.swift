@@ -89,6 +89,7 @@ public final class Connection: @unchecked Sendable {
         }
         handle = db
         if path.contains("vfs=memdb") { try configureMemdb() }
+        try TextMatch.register(on: db)
     }
 
     /// Settings for a database on memdb (at opening, and after `loadImage` puts one there).
