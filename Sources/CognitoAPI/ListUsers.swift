@@ -22,19 +22,11 @@ enum ListUsers {
         let paging = try Paging(call, .users, scope: "ListUsers \(pool.id)")
         let filter = try parse(try call.body.string("Filter") ?? "")
         let only = try call.body.strings("AttributesToGet")
-        var found: [User] = []
-        var more = false
-        var after = paging.after
-        scan: while true {
-            let page = try call.emulator.usersByID(in: pool.id, after: after, limit: 200)
-            for user in page {
-                after = user.id
-                guard filter.map({ matches(user, $0, pool: pool) }) ?? true else { continue }
-                if found.count == paging.size { more = true; break scan }
-                found.append(user)
-            }
-            if page.count < 200 { break }
-        }
+        // One more than a page: whether it comes back says whether there is a next page.
+        let page = try call.emulator.usersByID(in: pool.id, after: paging.after, limit: paging.size + 1,
+                                               matching: filter.map { storeFilter($0, pool: pool) })
+        let found = Array(page.prefix(paging.size))
+        let more = page.count > paging.size
         let users: [JSON] = found.map { user in
             var record = CognitoUsers.record(user, pool: pool)
             if let only {
@@ -58,22 +50,19 @@ enum ListUsers {
         return Filter(attribute: attribute, prefix: match.2 == "^=", value: value)
     }
 
-    static func matches(_ user: User, _ filter: Filter, pool: CognitoPool) -> Bool {
-        let actual: String? = switch filter.attribute {
-        case "username": CognitoUsers.username(user, pool: pool)
-        case "email": user.email
-        case "phone_number": user.phone
-        case "cognito:user_status": CognitoUsers.status(user)
-        case "status": user.disabled ? "Disabled" : "Enabled"
-        case "sub": user.id
-        default: user.userMetadata[filter.attribute]?.stringValue
+    /// The filter as the store runs it: which of the user's fields the attribute is, and whether Cognito
+    /// ignores case for it (an email, a status, and a username in a pool whose usernames ignore case).
+    static func storeFilter(_ filter: Filter, pool: CognitoPool) -> UserFilter {
+        let field: UserFilter.Field = switch filter.attribute {
+        case "username": .usernameOrID
+        case "email": .email
+        case "phone_number": .phone
+        case "cognito:user_status": .appMetadata(CognitoUsers.statusKey, otherwise: "CONFIRMED")
+        case "status": .disabledFlag(disabled: "Disabled", enabled: "Enabled")
+        case "sub": .id
+        default: .userMetadata(filter.attribute)
         }
-        guard var actual else { return false }
-        var wanted = filter.value
-        if searchable[filter.attribute] == true || (filter.attribute == "username" && !pool.caseSensitive) {
-            actual = actual.lowercased()
-            wanted = wanted.lowercased()
-        }
-        return filter.prefix ? actual.hasPrefix(wanted) : actual == wanted
+        let ignoringCase = searchable[filter.attribute] == true || (filter.attribute == "username" && !pool.caseSensitive)
+        return UserFilter(field, value: filter.value, prefix: filter.prefix, ignoringCase: ignoringCase)
     }
 }

@@ -15,7 +15,7 @@ struct FauxthCommand: AsyncParsableCommand {
         commandName: "fauxth",
         abstract: "A local emulator for Supabase Auth, Firebase Authentication and Amazon Cognito, with an inbox for every email and SMS.",
         version: fauxthVersion,
-        subcommands: [Serve.self, Health.self],
+        subcommands: [Serve.self, Health.self, SigningBench.self],
         defaultSubcommand: Serve.self)
 }
 

@@ -227,6 +227,39 @@ import Testing
         }
     }
 
+    /// A filtered list pages as an unfiltered one does: a token while another match follows, none on the last
+    /// page, even a full one, and the matches in username order across pages.
+    @Test func listUsersPagesThroughAFilter() async throws {
+        let harness = try Harness(seed: cognitoSeed())
+        try await harness.run { client in
+            for i in 0..<25 {
+                let email = i % 2 == 0 ? "even\(i)@example.com" : "odd\(i)@example.com"
+                _ = try await client.cognito("AdminCreateUser", ["UserPoolId": .string(testPool), "Username": .string(String(format: "user%02d", i)),
+                                                                 "MessageAction": "SUPPRESS", "UserAttributes": [["Name": "email", "Value": .string(email)]]])
+            }
+            func pages(_ filter: String, limit: Int) async throws -> [[String]] {
+                var pages: [[String]] = []
+                var token: JSON = .null
+                repeat {
+                    var body: [String: JSON] = ["UserPoolId": .string(testPool), "Filter": .string(filter), "Limit": .int(limit)]
+                    if !token.isNull { body["PaginationToken"] = token }
+                    let reply = try await client.cognito("ListUsers", .object(body))
+                    pages.append(reply.json["Users"]?.arrayValue?.compactMap { $0["Username"]?.stringValue } ?? [])
+                    token = reply.json["PaginationToken"] ?? .null
+                } while !token.isNull && pages.count < 10
+                return pages
+            }
+            // Users list in `sub` order; the filter keeps that order.
+            let everyone = try await pages("", limit: 60).joined()
+            let evens = everyone.filter { Int($0.dropFirst(4)).map { $0 % 2 == 0 } ?? false }
+            let ones = everyone.filter { $0.hasPrefix("user1") }
+            #expect(evens.count == 13 && ones.count == 10)
+            #expect(try await pages("email ^= \"EVEN\"", limit: 5) == [Array(evens[0..<5]), Array(evens[5..<10]), Array(evens[10...])])
+            #expect(try await pages("email ^= \"even\"", limit: 13) == [evens], "a full last page has no token")
+            #expect(try await pages("username ^= \"user1\"", limit: 4) == [Array(ones[0..<4]), Array(ones[4..<8]), Array(ones[8...])])
+        }
+    }
+
     @Test func listUsersPagesAndPicksAttributes() async throws {
         let harness = try Harness()
         try await harness.run { client in

@@ -36,7 +36,7 @@ extension Emulator {
         var clauses = cursorClauses(table: "deeplinks", filter)
         if let scheme { clauses.append(("scheme = ?", [.text(scheme.lowercased())])) }
         return try db.withConnection { c in
-            try c.query(select("deeplinks", clauses, limit: filter.limit), clauses.flatMap(\.1)).map(DeepLink.init(row:))
+            try newest(c, in: "deeplinks", clauses, limit: filter.limit).map(DeepLink.init(row:))
         }
     }
 

@@ -52,7 +52,7 @@ extension Emulator {
         var clauses = cursorClauses(table: "events", filter)
         if let type { clauses.append(("(type = ? OR type LIKE ?)", [.text(type), .text(type + ".%")])) }
         return try db.withConnection { c in
-            try c.query(select("events", clauses, limit: filter.limit), clauses.flatMap(\.1)).map(Event.init(row:))
+            try newest(c, in: "events", clauses, limit: filter.limit).map(Event.init(row:))
         }
     }
 
@@ -70,8 +70,11 @@ extension Emulator {
         return clauses
     }
 
-    func select(_ table: String, _ clauses: [(String, [SQLValue])], limit: Int) -> String {
+    /// The newest rows of a list table that meet `clauses`, at most `limit` (1-10,000). The limit is bound like
+    /// every value: written into the text, each distinct limit would be a statement of its own.
+    func newest(_ c: borrowing Connection, in table: String, _ clauses: [(String, [SQLValue])], limit: Int) throws -> [Row] {
         let whereSQL = clauses.isEmpty ? "" : " WHERE " + clauses.map(\.0).joined(separator: " AND ")
-        return "SELECT * FROM \(table)\(whereSQL) ORDER BY seq DESC LIMIT \(max(1, min(limit, 10_000)))"
+        return try c.query("SELECT * FROM \(table)\(whereSQL) ORDER BY seq DESC LIMIT ?",
+                           clauses.flatMap(\.1) + [.int(Int64(max(1, min(limit, 10_000))))])
     }
 }

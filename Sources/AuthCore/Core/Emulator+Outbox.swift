@@ -58,7 +58,7 @@ extension Emulator {
         if let to = filter.to { clauses.append(("recipient = ? COLLATE NOCASE", [.text(to)])) }
         if let purpose = filter.purpose { clauses.append(("purpose = ?", [.text(purpose.rawValue)])) }
         return try db.withConnection { c in
-            try c.query(select("messages", clauses, limit: filter.list.limit), clauses.flatMap(\.1)).map(Message.init(row:))
+            try newest(c, in: "messages", clauses, limit: filter.list.limit).map(Message.init(row:))
         }
     }
 

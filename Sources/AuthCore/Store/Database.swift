@@ -11,7 +11,7 @@ public enum SQLValue: Sendable, Equatable {
 }
 
 /// One SQLite connection, serialized: every use goes through `read`/`write` under one lock, as GRDB's
-/// `SerializedDatabase` does. Statements are prepared once and cached by SQL text.
+/// `SerializedDatabase` does. Statements are prepared once and kept in a bounded cache by SQL text.
 public final class Database: Sendable {
     private let connection: Locked<Connection>
 
@@ -61,9 +61,16 @@ public final class Database: Sendable {
 /// `@unchecked Sendable`: only ever used under `Database`'s lock, which serializes every call.
 public final class Connection: @unchecked Sendable {
     let handle: OpaquePointer
-    private var statements: [String: OpaquePointer] = [:]
-    /// Each cached statement's column names, worked out once and shared by every row it returns.
-    private var columnNames: [OpaquePointer: [String: Int]] = [:]
+    /// Prepared statements by SQL text, at most `statementCacheCapacity` of them (least recently used go
+    /// first): every value is bound, so the texts are the code's own, but a text built from a varying
+    /// number of clauses still makes new ones, and a cache that never evicts would hold them all.
+    private var statements: [String: CachedStatement] = [:]
+    /// Counts uses, to tell which cached statements were used least recently.
+    private var uses: UInt64 = 0
+
+    /// How many prepared statements a connection keeps. The code has a few hundred distinct texts at most,
+    /// and a sign-in uses a dozen, so the hot ones stay prepared.
+    static let statementCacheCapacity = 256
 
     /// SQLite's process-wide settings (`fauxth_sqlite3_configure`), made before the first connection opens:
     /// they are refused once the library is initialized.
@@ -82,6 +89,7 @@ public final class Connection: @unchecked Sendable {
         }
         handle = db
         if path.contains("vfs=memdb") { try configureMemdb() }
+        try TextMatch.register(on: db)
     }
 
     /// Settings for a database on memdb (at opening, and after `loadImage` puts one there).
@@ -95,7 +103,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     deinit {
-        for statement in statements.values { sqlite3_finalize(statement) }
+        for statement in statements.values { sqlite3_finalize(statement.handle) }
         sqlite3_close_v2(handle)
     }
 
@@ -108,7 +116,7 @@ public final class Connection: @unchecked Sendable {
     /// Runs a statement with `arguments`; returns the number of changed rows.
     @discardableResult
     public func run(_ sql: String, _ arguments: [SQLValue] = []) throws(SQLiteError) -> Int {
-        let statement = try prepared(sql, arguments)
+        let statement = try prepared(sql, arguments).handle
         defer { sqlite3_reset(statement) }
         let rc = sqlite3_step(statement)
         guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw SQLiteError(code: rc, message: lastMessage) }
@@ -117,7 +125,8 @@ public final class Connection: @unchecked Sendable {
 
     /// All rows of a query.
     public func query(_ sql: String, _ arguments: [SQLValue] = []) throws(SQLiteError) -> [Row] {
-        let statement = try prepared(sql, arguments)
+        let cached = try prepared(sql, arguments)
+        let statement = cached.handle
         defer { sqlite3_reset(statement) }
         var rows: [Row] = []
         var names: [String: Int]?
@@ -125,7 +134,7 @@ public final class Connection: @unchecked Sendable {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { return rows }
             guard rc == SQLITE_ROW else { throw SQLiteError(code: rc, message: lastMessage) }
-            if names == nil { names = self.names(of: statement) }
+            if names == nil { names = cached.names() }
             rows.append(Row(statement, names: names ?? [:]))
         }
     }
@@ -143,30 +152,28 @@ public final class Connection: @unchecked Sendable {
         get { (try? first("PRAGMA user_version")?.int(0)).flatMap { $0 } ?? 0 }
     }
 
-    /// The statement's columns by name, cached. Asked after a step: SQLite re-prepares a statement whose
-    /// schema changed during the step, and `SELECT *` then has the new columns (migrations only add
-    /// columns, so the count tells).
-    private func names(of statement: OpaquePointer) -> [String: Int] {
-        if let cached = columnNames[statement], cached.count == Int(sqlite3_column_count(statement)) { return cached }
-        let names = Row.names(statement)
-        columnNames[statement] = names
-        return names
-    }
-
     private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
-    private func prepared(_ sql: String, _ arguments: [SQLValue]) throws(SQLiteError) -> OpaquePointer {
-        let statement: OpaquePointer
-        if let cached = statements[sql] {
-            statement = cached
-            sqlite3_clear_bindings(statement)
+    private func prepared(_ sql: String, _ arguments: [SQLValue]) throws(SQLiteError) -> CachedStatement {
+        uses &+= 1
+        let cached: CachedStatement
+        if let found = statements[sql] {
+            cached = found
+            sqlite3_clear_bindings(cached.handle)
         } else {
             var raw: OpaquePointer?
             let rc = sqlite3_prepare_v2(handle, sql, -1, &raw, nil)
             guard rc == SQLITE_OK, let raw else { throw SQLiteError(code: rc, message: lastMessage) }
-            statements[sql] = raw
-            statement = raw
+            if statements.count >= Self.statementCacheCapacity { evictLeastRecentlyUsed() }
+            cached = CachedStatement(raw)
+            statements[sql] = cached
         }
+        cached.lastUse = uses
+        bind(arguments, to: cached.handle)
+        return cached
+    }
+
+    private func bind(_ arguments: [SQLValue], to statement: OpaquePointer) {
         for (index, value) in arguments.enumerated() {
             let i = Int32(index + 1)
             switch value {
@@ -176,14 +183,45 @@ public final class Connection: @unchecked Sendable {
             case .text(let v): sqlite3_bind_text(statement, i, v, -1, SQLITE_TRANSIENT)
             }
         }
-        return statement
     }
+
+    /// Finalizes the least recently used quarter of the cache, so a full cache sorts once per 64 new
+    /// statements rather than on every one. No cached statement is ever mid-step here: `run` and `query`
+    /// step theirs to the end before they return.
+    private func evictLeastRecentlyUsed() {
+        let victims = statements.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(Self.statementCacheCapacity / 4)
+        for (sql, statement) in victims {
+            sqlite3_finalize(statement.handle)
+            statements[sql] = nil
+        }
+    }
+
+    /// How many prepared statements the cache holds (tests check its bound).
+    var cachedStatementCount: Int { statements.count }
 
     /// Drops cached statements; needed before the schema changes under them (restore).
     func clearStatementCache() {
-        for statement in statements.values { sqlite3_finalize(statement) }
+        for statement in statements.values { sqlite3_finalize(statement.handle) }
         statements.removeAll()
-        columnNames.removeAll()
+    }
+}
+
+/// A prepared statement in `Connection`'s cache, with its last use (for eviction) and its column names.
+private final class CachedStatement {
+    let handle: OpaquePointer
+    var lastUse: UInt64 = 0
+    private var columnNames: [String: Int]?
+
+    init(_ handle: OpaquePointer) { self.handle = handle }
+
+    /// The statement's columns by name, worked out once and shared by every row it returns. Asked after a
+    /// step: SQLite re-prepares a statement whose schema changed during the step, and `SELECT *` then has
+    /// the new columns (migrations only add columns, so the count tells).
+    func names() -> [String: Int] {
+        if let columnNames, columnNames.count == Int(sqlite3_column_count(handle)) { return columnNames }
+        let names = Row.names(handle)
+        columnNames = names
+        return names
     }
 }
 

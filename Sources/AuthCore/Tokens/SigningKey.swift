@@ -80,7 +80,7 @@ public struct SigningKey: Sendable {
     }
 
     /// Whether this key signs through the system's OpenSSL.
-    var signsWithSystemCrypto: Bool { systemRSA != nil }
+    package var signsWithSystemCrypto: Bool { systemRSA != nil }
 
     /// The private JWK of an EC key (with `d`), as `GOTRUE_JWT_KEYS` takes it; nil for other keys.
     public var privateJWK: JWK? {

@@ -1,0 +1,62 @@
+/// One condition on a user's text, for list operations that filter in the store (Cognito `ListUsers`): a
+/// field of the user, compared whole or as a prefix, with or without case, by Swift's own comparison
+/// (`TextMatch`), in the list's single query.
+public struct UserFilter: Sendable, Equatable {
+    /// What of a user is compared.
+    public enum Field: Sendable, Equatable {
+        /// The username, or the id for a user without one.
+        case usernameOrID
+        case email
+        case phone
+        case id
+        /// The disabled flag as text: `disabled` when set, else `enabled`.
+        case disabledFlag(disabled: String, enabled: String)
+        /// A string member of `app_metadata`; `otherwise` when it is missing or not a string.
+        case appMetadata(String, otherwise: String)
+        /// A string member of `user_metadata`; a user without one does not match.
+        case userMetadata(String)
+    }
+
+    public var field: Field
+    public var value: String
+    public var prefix: Bool
+    public var ignoringCase: Bool
+
+    public init(_ field: Field, value: String, prefix: Bool = false, ignoringCase: Bool = false) {
+        self.field = field
+        self.value = value
+        self.prefix = prefix
+        self.ignoringCase = ignoringCase
+    }
+
+    /// The WHERE condition on `users` and its arguments.
+    var condition: (sql: String, arguments: [SQLValue]) {
+        let (expression, arguments) = fieldSQL
+        let flags = (prefix ? TextMatch.prefix : 0) | (ignoringCase ? TextMatch.ignoringCase : 0)
+        return ("\(TextMatch.functionName)(\(expression), ?, ?)", arguments + [.text(value), .int(flags)])
+    }
+
+    /// The field as an SQL expression over a `users` row. Metadata members are read with `json_each`, which
+    /// takes the key as a bound value (a JSON path could not spell every key), behind `json_valid` in a `CASE`
+    /// (which, unlike `AND`, stops at the first answer): the JSON functions raise an error on a malformed
+    /// document, where the row's reader sees no members.
+    private var fieldSQL: (String, [SQLValue]) {
+        switch field {
+        case .usernameOrID: ("COALESCE(users.username, users.id)", [])
+        case .email: ("users.email", [])
+        case .phone: ("users.phone", [])
+        case .id: ("users.id", [])
+        case .disabledFlag(let disabled, let enabled): ("CASE WHEN users.disabled <> 0 THEN ? ELSE ? END", [.text(disabled), .text(enabled)])
+        case .appMetadata(let key, let otherwise): ("COALESCE(\(Self.member("app_metadata")), ?)", [.text(key), .text(otherwise)])
+        case .userMetadata(let key): (Self.member("user_metadata"), [.text(key)])
+        }
+    }
+
+    /// A string member of a JSON object column, by a key bound after it; NULL when there is none.
+    private static func member(_ column: String) -> String {
+        """
+        CASE WHEN NOT json_valid(users.\(column)) THEN NULL WHEN json_type(users.\(column)) = 'object' THEN \
+        (SELECT value FROM json_each(users.\(column)) WHERE key = ? AND type = 'text' LIMIT 1) END
+        """
+    }
+}
