@@ -36,19 +36,21 @@ extension HostedUI {
         }
     }
 
+    /// Back to the app with an OAuth error (and the app's `state`), as Cognito ends a federated sign-in that failed.
+    static func failure(_ a: Authorization, _ error: String, _ description: String) -> Refusal {
+        .redirect(redirect(a.redirectURI, [("error", error), ("error_description", description)] + (a.request["state"].map { [("state", $0)] } ?? []),
+                           fragment: a.implicit))
+    }
+
     /// Sends the browser to the fake provider, with the authorization request sealed into `state`.
     func startFederation(_ a: Authorization, providerName: String) throws -> Response {
         guard let idp = identityProvider(named: providerName, pool: a.pool) else {
-            throw Refusal.redirect(Self.redirect(a.redirectURI, [("error", "invalid_request"),
-                                                                 ("error_description", "The identity provider \(providerName) does not exist in the user pool.")]
-                                                     + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit))
+            throw Self.failure(a, "invalid_request", "The identity provider \(providerName) does not exist in the user pool.")
         }
         let name = idp["ProviderName"]?.stringValue ?? providerName
         if idp["ProviderType"]?.stringValue == "SAML" { return try startSAML(a, idp: idp) }
         guard let fake = try fakeProvider(for: idp) else {
-            throw Refusal.redirect(Self.redirect(a.redirectURI, [("error", "invalid_request"),
-                                                                 ("error_description", "Fauxth has no fake identity provider for \(name).")]
-                                                     + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit))
+            throw Self.failure(a, "invalid_request", "Fauxth has no fake identity provider for \(name).")
         }
         let details = idp["ProviderDetails"]?.objectValue ?? [:]
         let clientId = details["client_id"]?.stringValue ?? a.client.id
@@ -82,10 +84,7 @@ extension HostedUI {
         } catch let refusal as Refusal {
             return render(refusal)
         }
-        func fail(_ error: String, _ description: String) -> Response {
-            render(.redirect(Self.redirect(a.redirectURI, [("error", error), ("error_description", description)]
-                                           + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit)))
-        }
+        func fail(_ error: String, _ description: String) -> Response { render(Self.failure(a, error, description)) }
         if let error = parameters["error"], !error.isEmpty { return fail(error, parameters["error_description"] ?? error) }
         guard let code = parameters["code"], !code.isEmpty, let fakeId = state.data["fake"]?.stringValue,
               let providerName = state.data["provider"]?.stringValue, let idp = identityProvider(named: providerName, pool: a.pool) else {

@@ -33,10 +33,7 @@ extension HostedUI {
 
     func startSAML(_ a: Authorization, idp: [String: JSON]) throws -> Response {
         let name = idp["ProviderName"]?.stringValue ?? ""
-        func refuse(_ description: String) -> Refusal {
-            .redirect(Self.redirect(a.redirectURI, [("error", "invalid_request"), ("error_description", description)]
-                                    + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit))
-        }
+        func refuse(_ description: String) -> Refusal { Self.failure(a, "invalid_request", description) }
         let metadata: SAMLIdentityProviderMetadata
         do { metadata = try samlMetadata(idp) } catch let error as SAMLError {
             throw refuse("The metadata of \(name) cannot be read: \(error.reason)")
@@ -67,10 +64,7 @@ extension HostedUI {
         } catch let refusal as Refusal {
             return render(refusal)
         }
-        func fail(_ error: String, _ description: String) -> Response {
-            render(.redirect(Self.redirect(a.redirectURI, [("error", error), ("error_description", description)]
-                                           + (a.request["state"].map { [("state", $0)] } ?? []), fragment: a.implicit)))
-        }
+        func fail(_ error: String, _ description: String) -> Response { render(Self.failure(a, error, description)) }
         guard a.pool.id == pending.tenant, let idp = identityProvider(named: pending.providerId, pool: a.pool) else {
             return fail("invalid_request", "The identity provider \(pending.providerId) does not exist in the user pool.")
         }

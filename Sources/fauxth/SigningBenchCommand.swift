@@ -29,16 +29,19 @@ struct SigningBench: ParsableCommand {
     }
 
     func run() throws {
-        let keys = (id: try SigningKey.generate(.RS256, generator: Generator()), access: try SigningKey.generate(.RS256, generator: Generator()))
+        // The claims' times and ids come from an emulator clock and generator, as the server's do.
+        let source = TokenPair.Source(clock: EmulatorClock(), generator: Generator())
+        let keys = (id: try SigningKey.generate(.RS256, generator: source.generator),
+                    access: try SigningKey.generate(.RS256, generator: source.generator))
         // The first signature loads libcrypto and warms its tables: not part of the rate.
-        _ = try TokenPair.sign(keys)
+        _ = try TokenPair.sign(keys, source)
         let signed = Tally()
         let begin = ContinuousClock.now
         let deadline = begin + .milliseconds(Int(seconds * 1000))
         try Self.onThreads(threads) {
             var pairs = 0
             while ContinuousClock.now < deadline {
-                _ = try TokenPair.sign(keys)
+                _ = try TokenPair.sign(keys, source)
                 pairs += 1
             }
             signed.pairs.add(pairs, ordering: .relaxed)
@@ -81,12 +84,18 @@ struct SigningBench: ParsableCommand {
 
 /// The two tokens of a Cognito password sign-in, with claims of the size Cognito's have (see CognitoTokens).
 enum TokenPair {
-    static func sign(_ keys: (id: SigningKey, access: SigningKey)) throws -> (id: String, access: String) {
-        let now = Int(Date().timeIntervalSince1970)
+    /// Where the claims' times and ids come from.
+    struct Source: Sendable {
+        let clock: EmulatorClock
+        let generator: Generator
+    }
+
+    static func sign(_ keys: (id: SigningKey, access: SigningKey), _ source: Source) throws -> (id: String, access: String) {
+        let now = Int(source.clock.now.timeIntervalSince1970)
         let common: [String: JSON] = [
             "sub": "6f1c1f1e-8a3b-4c55-9e0f-1d2c3b4a5e6f", "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_fauxth001",
-            "origin_jti": .string(UUID().uuidString.lowercased()), "event_id": .string(UUID().uuidString.lowercased()),
-            "auth_time": .int(now), "iat": .int(now), "exp": .int(now + 3600), "jti": .string(UUID().uuidString.lowercased()),
+            "origin_jti": .string(source.generator.uuid()), "event_id": .string(source.generator.uuid()),
+            "auth_time": .int(now), "iat": .int(now), "exp": .int(now + 3600), "jti": .string(source.generator.uuid()),
         ]
         let id = common.merging(["aud": "fauxthlocalclient000000001", "token_use": "id", "cognito:username": "alice",
                                  "email": "alice@example.com", "email_verified": true]) { $1 }
