@@ -72,7 +72,7 @@ enum CognitoUsers {
         if pool.aliasAttributes.contains("email"), let user = try emulator.user(in: tenant, .email(name)), user.emailVerifiedAt != nil { return user }
         if pool.aliasAttributes.contains("phone_number"), let user = try emulator.user(in: tenant, .phone(name)), user.phoneVerifiedAt != nil { return user }
         if pool.aliasAttributes.contains("preferred_username") {
-            return try emulator.users(in: tenant, limit: 10_000).first { $0.userMetadata["preferred_username"]?.stringValue == name }
+            return try emulator.usersByID(in: tenant, limit: 1, matching: UserFilter(.userMetadata("preferred_username"), value: name)).first
         }
         return nil
     }

@@ -61,7 +61,10 @@ enum Groups {
         guard pool.groups.contains(where: { $0["GroupName"]?.stringValue == name }) else { throw CognitoError(.resourceNotFound, "Group not found.") }
         if call.action == .listUsersInGroup {
             let paging = try Paging(call, .groups, scope: "ListUsersInGroup \(pool.id) \(name)")
-            let (users, next) = paging.page(try members(name, poolId: pool.id, emulator: call.emulator), key: \.id)
+            // One more than a page, in the store's id order: whether it comes back says whether there is a next page.
+            let found = try members(name, poolId: pool.id, after: paging.after, limit: paging.size + 1, emulator: call.emulator)
+            let users = found.prefix(paging.size)
+            let next = found.count > paging.size ? users.last.map { paging.token(after: $0.id) } : nil
             return paging.answer("Users", users.map { .object(CognitoUsers.record($0, pool: pool)) }, next: next)
         }
         let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
@@ -73,8 +76,9 @@ enum Groups {
         return [:]
     }
 
-    static func members(_ group: String, poolId: String, emulator: Emulator) throws -> [User] {
-        try emulator.users(in: poolId, limit: 10_000).filter { CognitoUsers.groups($0).contains(group) }
+    /// The group's members in id order, after the id `after`: found by the store's query, not by reading the pool.
+    static func members(_ group: String, poolId: String, after: String? = nil, limit: Int = Int.max, emulator: Emulator) throws -> [User] {
+        try emulator.usersByID(in: poolId, after: after, limit: limit, matching: UserFilter(.appMetadataList(CognitoUsers.groupsKey), value: group))
     }
 
     /// Adds or removes one group; adding twice is a no-op, as in Cognito.

@@ -70,7 +70,7 @@ enum Admin {
         guard max == -1 || (1...1000).contains(max) else { throw FirebaseError(.invalidArgument, "maxResults must be between 1 and 1000") }
         let page = try call.emulator.usersByID(in: scope.coreTenant, after: query.get("nextPageToken"), limit: max == -1 ? Int.max : max)
         var answer: [String: JSON] = ["kind": "identitytoolkit#DownloadAccountResponse",
-                                      "users": .array(try page.map { try Lookup.info(call.emulator, $0, scope: scope) })]
+                                      "users": .array(try Lookup.infos(call.emulator, page, scope: scope))]
         if max != -1, page.count == max, let last = page.last { answer["nextPageToken"] = .string(last.id) }
         return .json(.object(answer))
     }
@@ -94,9 +94,12 @@ enum Admin {
             expression = FirebaseBody(fields: fields)
         }
         let email = try expression.string("email"), id = try expression.string("userId"), phone = try expression.string("phoneNumber")
-        let users: [User]
+        let wanted = try call.body.bool("returnUserInfo") ?? true
+        let count: Int, page: [User]
         if email == nil, id == nil, phone == nil {
-            users = try call.emulator.users(in: scope.coreTenant, limit: 10_000)
+            // Every user: counted, and the page read, in SQL.
+            count = try call.emulator.userCount(in: scope.coreTenant, query: nil)
+            page = wanted ? try call.emulator.users(in: scope.coreTenant, limit: limit, offset: offset) : []
         } else {
             // An id, an email or a phone number names one user at most: looked up, not scanned for among all.
             let tenant = scope.coreTenant, found: User?
@@ -104,15 +107,15 @@ enum Admin {
             else if let email { found = try call.emulator.user(in: tenant, .email(email)) }
             else if let phone { found = try call.emulator.user(in: tenant, .phone(phone)) }
             else { found = nil }
-            users = [found].compactMap { $0 }.filter { user in
+            let users = [found].compactMap { $0 }.filter { user in
                 (email.map { user.email?.lowercased() == $0.lowercased() } ?? true) && (id.map { user.id == $0 } ?? true)
                     && (phone.map { user.phone == $0 } ?? true)
             }
+            count = users.count
+            page = Array(users.dropFirst(offset).prefix(limit))
         }
-        var answer: [String: JSON] = ["recordsCount": .string(String(users.count))]
-        if try call.body.bool("returnUserInfo") ?? true {
-            answer["userInfo"] = .array(try users.dropFirst(offset).prefix(limit).map { try Lookup.info(call.emulator, $0, scope: scope) })
-        }
+        var answer: [String: JSON] = ["recordsCount": .string(String(count))]
+        if wanted { answer["userInfo"] = .array(try Lookup.infos(call.emulator, page, scope: scope)) }
         return .json(.object(answer))
     }
 

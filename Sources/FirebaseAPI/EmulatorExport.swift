@@ -64,8 +64,8 @@ extension FirebaseDialect {
 
     private func exportAccounts(_ scope: FirebaseScope, to file: URL) throws -> Int {
         let users = try emulator.usersByID(in: scope.coreTenant, limit: Int.max)
-        let infos = try users.map { user -> JSON in
-            var info = try Lookup.info(emulator, user, scope: scope).objectValue ?? [:]
+        let infos = try Lookup.infos(emulator, users, scope: scope).map { json -> JSON in
+            var info = json.objectValue ?? [:]
             // The redacted placeholder would read as a hash; an exported account simply has no password.
             info.removeValue(forKey: "passwordHash")
             return .object(info)

@@ -44,10 +44,16 @@ enum Lookup {
 
     /// A user as `UserInfo`, with its factors and the last refresh of any of its sessions.
     static func info(_ emulator: Emulator, _ user: User, scope: FirebaseScope) throws -> JSON {
-        let sessions = try emulator.sessions(in: scope.coreTenant, userId: user.id)
-        let lastRefresh = sessions.compactMap { $0.refreshedAt ?? $0.createdAt }.max()
-        return FirebaseUserJSON.user(user, factors: try emulator.factors(in: scope.coreTenant, userId: user.id), lastRefreshAt: lastRefresh,
-                                     tenantId: scope.tenantId)
+        try infos(emulator, [user], scope: scope)[0]
+    }
+
+    /// Users as `UserInfo`, their factors and sessions read for all of them at once (a list's page).
+    static func infos(_ emulator: Emulator, _ users: [User], scope: FirebaseScope) throws -> [JSON] {
+        let activity = try emulator.activity(in: scope.coreTenant, of: users)
+        return users.map { user in
+            FirebaseUserJSON.user(user, factors: activity[user.id]?.factors ?? [], lastRefreshAt: activity[user.id]?.lastRefreshAt,
+                                  tenantId: scope.tenantId)
+        }
     }
 
     static func delete(_ call: FirebaseCall) async throws -> Response {

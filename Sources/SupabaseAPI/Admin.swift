@@ -32,7 +32,7 @@ struct Admin {
         if perPage < 1 { perPage = 20 }
         perPage = min(perPage, 10_000)
         let filter = query.get("filter").flatMap { $0.isEmpty ? nil : $0 }
-        let total = filter == nil ? try emulator.userCount(in: tenant) : try emulator.users(in: tenant, query: filter, limit: 10_000).count
+        let total = try emulator.userCount(in: tenant, query: filter)
         let users = try emulator.users(in: tenant, query: filter, limit: perPage, offset: (page - 1) * perPage, newestFirst: newestFirst)
         let last = max(1, (total + perPage - 1) / perPage)
         var links: [String] = []

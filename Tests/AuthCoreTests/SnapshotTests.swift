@@ -49,6 +49,22 @@ import Testing
         #expect(journal == "delete")
     }
 
+
+    @Test func aSaveHoldsTheStateAtItsCutWhileRequestsGoOnDuringTheWrite() throws {
+        let emulator = try makeEmulator()
+        let path = temporaryPath("cut.sqlite")
+        let atCut = try state(emulator)
+        // While the image is being written (by a forked child), the store is free: a sign-up and a deletion go
+        // through at once, and neither is in the file, which is the state at the moment of the cut.
+        try emulator.db.save(to: path, whileWriting: {
+            try emulator.createUser(in: "proj", NewUser(email: "during@example.com"))
+            try emulator.deleteUser(in: "proj", id: "u-alice")
+        })
+        let live = try state(emulator)
+        #expect(live != atCut)
+        try emulator.loadSnapshot(from: path)
+        #expect(try state(emulator) == atCut)
+    }
     @Test func aFileBackedDatabaseSavesThroughTheBackupAPI() throws {
         let source = temporaryPath("source.sqlite"), target = temporaryPath("target.sqlite")
         let file = try Database(path: source)
@@ -328,7 +344,7 @@ import Testing
                 VALUES ('us-east-1_Old', 'u-1', 'family@example.com', '+15555550199', 'ann', 0, 0)
                 """)
         }
-        #expect(Schema.version == 17)
+        #expect(Schema.version == 18)
         let emulator = try AddressUniquenessTests.emulator(unique: [])
         try emulator.loadSnapshot(from: path)
         #expect(emulator.db.withConnectionVersion() == Schema.version)

@@ -82,6 +82,77 @@ import Testing
         #expect(found.first?.identities.isEmpty == false)
     }
 
+    /// A member of a list in `app_metadata` (Cognito's groups): any string in the array, exactly; a member that is
+    /// a string, not an array, a malformed document, or a non-string item does not count.
+    @Test func aListMemberOfAppMetadataMatchesAnyOfItsStrings() throws {
+        let emulator = try makeEmulator()
+        let rows: [(String, String)] = [
+            ("g-both", #"{"cognito:groups":["crew","admins"]}"#), ("g-crew", #"{"cognito:groups":["crew"]}"#),
+            ("g-case", #"{"cognito:groups":["Crew"]}"#), ("g-string", #"{"cognito:groups":"crew"}"#),
+            ("g-number", #"{"cognito:groups":[7,"x"]}"#), ("g-malformed", "{not json"), ("g-none", "{}"), ("g-array", #"["crew"]"#),
+        ]
+        try emulator.db.transaction { c in
+            for (id, app) in rows {
+                try c.run("INSERT INTO users (tenant, id, app_metadata, created_at, updated_at) VALUES ('other', ?, ?, 0, 0)", [.text(id), .text(app)])
+            }
+        }
+        func members(_ value: String, ignoringCase: Bool = false) throws -> [String] {
+            try emulator.usersByID(in: "other", limit: 100, matching: UserFilter(.appMetadataList("cognito:groups"), value: value,
+                                                                                  ignoringCase: ignoringCase)).map(\.id)
+        }
+        #expect(try members("crew") == ["g-both", "g-crew"])
+        #expect(try members("admins") == ["g-both"])
+        #expect(try members("crew", ignoringCase: true) == ["g-both", "g-case", "g-crew"])
+        #expect(try members("7").isEmpty)
+        #expect(try members("x") == ["g-number"])
+    }
+
+    /// The admin lists: a search and its count agree, in both orders, at any offset, and every user of a page comes
+    /// with its identities (read for the page in one query); with each user's factors and last session beside it.
+    @Test func listsCountAndPageInTheStore() throws {
+        let emulator = try makeEmulator()
+        for i in 0..<12 {
+            emulator.clock.advance(by: 1)
+            try emulator.createUser(in: "proj", NewUser(email: "list\(i)@example.com", password: "pw"))
+        }
+        let all = try emulator.users(in: "proj", limit: 1_000)
+        #expect(try emulator.userCount(in: "proj", query: nil) == all.count)
+        #expect(try emulator.userCount(in: "proj", query: "list1") == 3) // list1, list10, list11
+        let oldest = try emulator.users(in: "proj", query: "list", limit: 5, offset: 2)
+        #expect(oldest.map(\.email) == (2..<7).map { "list\($0)@example.com" })
+        let newest = try emulator.users(in: "proj", query: "list", limit: 3, newestFirst: true)
+        #expect(newest.map(\.email) == ["list11@example.com", "list10@example.com", "list9@example.com"])
+        for user in oldest + newest {
+            #expect(user.identities == (try emulator.requireUser(in: "proj", id: user.id)).identities)
+            #expect(!user.identities.isEmpty)
+        }
+        let alice = try emulator.requireUser(in: "proj", id: "u-alice")
+        _ = try emulator.startSession(for: alice, method: "password") { $0.lowerAlphanumeric(12) }
+        let activity = try emulator.activity(in: "proj", of: [alice] + oldest)
+        #expect(activity["u-alice"]?.lastRefreshAt == emulator.clock.now)
+        #expect(activity[oldest[0].id] == AccountActivity(factors: [], lastRefreshAt: nil))
+    }
+
+    /// Each query finds its users through the index meant for it: a sign-in's lookup by address through the
+    /// address's index (not a walk of the tenant in creation order), the admin lists along creation order.
+    @Test func lookupsAndListsUseTheirIndexes() throws {
+        let emulator = try makeEmulator()
+        func plan(_ selection: Accounts.Selection, _ order: Accounts.Order) throws -> String {
+            let (sql, arguments) = Accounts.listing(selection, order, limit: 1)
+            return try emulator.db.withConnection { c in
+                try c.query("EXPLAIN QUERY PLAN \(sql)", arguments).compactMap { $0.string("detail") }.joined(separator: "; ")
+            }
+        }
+        #expect(try plan(Accounts.having(.email("a@example.com"), in: "proj"), .oldestFound).contains("INDEX users_email (tenant=? AND email=?)"))
+        #expect(try plan(Accounts.having(.phone("+15550001"), in: "proj"), .oldestFound).contains("INDEX users_phone (tenant=? AND phone=?)"))
+        #expect(try plan(Accounts.having(.username("ann"), in: "proj"), .oldestFound).contains("INDEX users_username"))
+        #expect(try plan(Accounts.Selection(tenant: "proj").and("users.id = ?", [.text("u")]), .oldestFound).contains("(tenant=? AND id=?)"))
+        for order in [Accounts.Order.oldestFirst, .newestFirst] {
+            let listed = try plan(Accounts.Selection(tenant: "proj"), order)
+            #expect(listed.contains("INDEX users_created") && !listed.contains("TEMP B-TREE"), "\(listed)")
+        }
+    }
+
     /// Every page of `filter`, 60 at a time as Cognito pages, joined.
     static func walk(_ emulator: Emulator, _ filter: UserFilter) throws -> [String] {
         var ids: [String] = []

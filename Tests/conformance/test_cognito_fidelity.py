@@ -217,6 +217,36 @@ def test_an_alias_or_sign_in_address_stays_one_users(cognito):
     assert error["Code"] == "UsernameExistsException"
 
 
+def test_a_preferred_username_alias_signs_in_and_lists_in_groups_page_by_page(cognito):
+    """A preferred_username alias is found by the store's query (not by reading the pool), and ListUsersInGroup
+    pages a group's members from the store, a page and one more at a time, whatever the pool's size."""
+    pool_id = cognito.create_pool(username_attributes=(), AliasAttributes=["preferred_username"])
+    client_id = cognito.create_client(pool_id)["ClientId"]
+    for name in ("ann", "ben", "cat", "dan"):
+        cognito.admin_user(pool_id, name, attributes={"preferred_username": f"the-{name}"})
+    tokens = cognito.tokens("the-cat", client_id=client_id)
+    assert cognito.verify(tokens["AccessToken"], "access", pool_id=pool_id, client_id=client_id)["username"] == "cat"
+    assert cognito.fails("initiate_auth", ClientId=client_id, AuthFlow="USER_PASSWORD_AUTH",
+                         AuthParameters={"USERNAME": "the-eve", "PASSWORD": COGNITO_PASSWORD})["Code"] == "UserNotFoundException"
+    cognito.idp.create_group(UserPoolId=pool_id, GroupName="crew")
+    cognito.idp.create_group(UserPoolId=pool_id, GroupName="crew2")
+    for name in ("dan", "ann", "cat"):
+        cognito.idp.admin_add_user_to_group(UserPoolId=pool_id, Username=name, GroupName="crew")
+    cognito.idp.admin_add_user_to_group(UserPoolId=pool_id, Username="ben", GroupName="crew2")
+    pages, token = [], None
+    while True:
+        page = cognito.idp.list_users_in_group(UserPoolId=pool_id, GroupName="crew", Limit=2, **({"NextToken": token} if token else {}))
+        pages.append([u["Username"] for u in page["Users"]])
+        token = page.get("NextToken")
+        if not token:
+            break
+    # In the store's order (by sub), two and then one, each member once.
+    assert [len(page) for page in pages] == [2, 1] and sorted(sum(pages, [])) == ["ann", "cat", "dan"]
+    cognito.idp.delete_group(UserPoolId=pool_id, GroupName="crew")
+    assert all(cognito.idp.admin_list_groups_for_user(UserPoolId=pool_id, Username=name)["Groups"] == [] for name in ("ann", "cat", "dan"))
+    assert [g["GroupName"] for g in cognito.idp.admin_list_groups_for_user(UserPoolId=pool_id, Username="ben")["Groups"]] == ["crew2"]
+
+
 # --- Pool schema and settings ------------------------------------------------------------------------------------
 
 def test_schema_attributes_are_described_as_aws_does(cognito):

@@ -1,5 +1,11 @@
 import Foundation
 
+/// A user's factors and when it last made or refreshed a session, as account lists show them.
+public struct AccountActivity: Sendable, Equatable {
+    public var factors: [Factor]
+    public var lastRefreshAt: Date?
+}
+
 /// How a user is looked up for sign-in.
 public enum Identifier: Sendable, Equatable {
     case email(String)
@@ -68,29 +74,23 @@ extension Emulator {
     /// cannot both take it; nil addresses are not checked.
     static func claimAddresses(_ c: borrowing Connection, tenant: String, userId: String, email: String?, phone: String?,
                                unique: Set<Channel>) throws {
-        if unique.contains(.email), let email,
-           try c.first("SELECT id FROM users WHERE tenant = ? AND email = ? COLLATE NOCASE AND is_sso_user = 0 AND id <> ? LIMIT 1",
-                       [.text(tenant), .text(email), .text(userId)]) != nil {
+        if unique.contains(.email), let email, try Accounts.isHeld(c, .email(email), in: tenant, byOtherThan: userId) {
             throw AuthError.emailTaken
         }
-        if unique.contains(.sms), let phone,
-           try c.first("SELECT id FROM users WHERE tenant = ? AND phone = ? AND id <> ? LIMIT 1", [.text(tenant), .text(phone), .text(userId)]) != nil {
+        if unique.contains(.sms), let phone, try Accounts.isHeld(c, .phone(phone), in: tenant, byOtherThan: userId) {
             throw AuthError.phoneTaken
         }
     }
 
     func insertIdentity(_ c: borrowing Connection, tenant: String, userId: String, provider: String, subject: String,
                                 email: String?, data: [String: JSON], at now: Date) throws {
-        try c.run("""
-            INSERT INTO identities (tenant, id, user_id, provider, subject, email, data, created_at, updated_at)
-            VALUES (?,?,?,?,?,?,?,?,?)
-            """, [.text(tenant), .text(newID()), .text(userId), .text(provider), .text(subject), SQLValue(email),
-                  SQLValue(JSON.object(data)), SQLValue(now), SQLValue(now)])
+        try Accounts.insertIdentity(c, tenant: tenant, id: newID(), userId: userId, provider: provider, subject: subject,
+                                    email: email, data: data, at: now)
     }
 
     /// The user with `id`, with identities.
     public func user(in tenant: String, id: String) throws -> User? {
-        try db.withConnection { c in try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(id)]) }
+        try db.withConnection { c in try Accounts.user(c, tenant: tenant, id: id) }
     }
 
     /// The user with `id`, or `userNotFound`.
@@ -102,101 +102,67 @@ extension Emulator {
     /// The user an email, phone or username belongs to (emails match case-insensitively); the oldest where
     /// the tenant lets users share an address.
     public func user(in tenant: String, _ identifier: Identifier) throws -> User? {
-        try db.withConnection { c in try loadUser(c, tenant: tenant, identifier) }
+        try db.withConnection { c in try Accounts.first(c, Accounts.having(identifier, in: tenant)) }
     }
 
     /// Every user an email, phone or username belongs to, oldest first: several where the tenant lets
     /// users share an address.
     public func users(in tenant: String, having identifier: Identifier) throws -> [User] {
-        try db.withConnection { c in
-            let (condition, args) = Self.condition(tenant: tenant, identifier)
-            return try c.query("\(Self.userColumns) WHERE \(condition)", args).map { row in
-                User(row: row, identities: try identities(c, tenant: tenant, userId: row.string("id") ?? ""))
-            }
-        }
+        try db.withConnection { c in try Accounts.list(c, Accounts.having(identifier, in: tenant), .oldestFound, limit: Int.max) }
     }
 
     /// The user an identifier belongs to and its password hash, under one lock (a password sign-in).
     func userAndPasswordHash(in tenant: String, _ identifier: Identifier) throws -> (user: User, hash: String?)? {
         try db.withConnection { c in
-            guard let user = try loadUser(c, tenant: tenant, identifier) else { return nil }
+            guard let user = try Accounts.first(c, Accounts.having(identifier, in: tenant)) else { return nil }
             return (user, try credential(c, tenant: tenant, userId: user.id, kind: "password"))
         }
     }
 
-    func loadUser(_ c: borrowing Connection, tenant: String, _ identifier: Identifier) throws -> User? {
-        let (condition, args) = Self.condition(tenant: tenant, identifier)
-        return try loadUser(c, condition, args)
-    }
-
-    /// The users an identifier names, oldest first (an address may be several users' in some tenants).
-    static func condition(tenant: String, _ identifier: Identifier) -> (String, [SQLValue]) {
-        switch identifier {
-        // An SSO account's email is its provider's to vouch for: nobody signs in as it by the address (GoTrue's
-        // `is_sso_user = false` in every lookup by email).
-        case .email(let e): ("tenant = ? AND email = ? COLLATE NOCASE AND is_sso_user = 0 ORDER BY created_at, rowid", [.text(tenant), .text(e)])
-        case .phone(let p): ("tenant = ? AND phone = ? ORDER BY created_at, rowid", [.text(tenant), .text((try? Identifiers.phone(p)) ?? p)])
-        case .username(let u): ("tenant = ? AND username = ?", [.text(tenant), .text(u)])
-        }
-    }
-
-    /// Users of a tenant, oldest first (or newest first, as GoTrue's admin list sorts by default);
-    /// `query` matches email, phone, username or id (substring).
+    /// Users of a tenant, oldest first (or newest first, as GoTrue's admin list sorts by default); `query`
+    /// matches email, phone, username (substring) or id. Two queries, whatever the page's size.
     public func users(in tenant: String, query: String? = nil, limit: Int = 500, offset: Int = 0, newestFirst: Bool = false) throws -> [User] {
         try db.withConnection { c in
-            var sql = "\(Self.userColumns) WHERE tenant = ?"
-            var args: [SQLValue] = [.text(tenant)]
-            if let query, !query.isEmpty {
-                sql += " AND (email LIKE ? OR phone LIKE ? OR username LIKE ? OR id = ?)"
-                let like = "%\(query)%"
-                args += [.text(like), .text(like), .text(like), .text(query)]
-            }
-            sql += newestFirst ? " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?" : " ORDER BY created_at, rowid LIMIT ? OFFSET ?"
-            args += [.int(Int64(max(1, min(limit, 10_000)))), .int(Int64(max(0, offset)))]
-            return try c.query(sql, args).map { row in User(row: row, identities: try identities(c, tenant: tenant, userId: row.string("id") ?? "")) }
+            try Accounts.list(c, Accounts.Selection(tenant: tenant).searching(query), newestFirst ? .newestFirst : .oldestFirst,
+                              limit: limit, offset: offset)
         }
+    }
+
+    /// How many users `users(in:query:)` would list without a limit: one COUNT.
+    public func userCount(in tenant: String, query: String?) throws -> Int {
+        try db.withConnection { c in try Accounts.count(c, Accounts.Selection(tenant: tenant).searching(query)) }
     }
 
     /// Users of a tenant in id order, `limit` at a time after the id `after` (a page cursor), only those
     /// `filter` matches when given. One query for the page's users and one for their identities, whatever the
     /// tenant's size: the filter runs in SQLite, in id order along the primary key, and stops at `limit`.
     public func usersByID(in tenant: String, after: String? = nil, limit: Int, matching filter: UserFilter? = nil) throws -> [User] {
-        var sql = "\(Self.userColumns) WHERE tenant = ? AND id > ?"
-        var arguments: [SQLValue] = [.text(tenant), .text(after ?? "")]
-        if let condition = filter?.condition {
-            sql += " AND \(condition.sql)"
-            arguments += condition.arguments
+        try db.withConnection { c in
+            try Accounts.list(c, Accounts.Selection(tenant: tenant).after(after ?? "").matching(filter), .id, limit: max(1, limit))
         }
-        sql += " ORDER BY id LIMIT ?"
-        arguments.append(.int(Int64(max(1, limit))))
-        return try db.withConnection { c in try usersWithIdentities(c, tenant: tenant, rows: try c.query(sql, arguments)) }
     }
 
-    /// Users from their rows, with every one's identities read in one query.
-    private func usersWithIdentities(_ c: borrowing Connection, tenant: String, rows: [Row]) throws -> [User] {
-        guard !rows.isEmpty else { return [] }
-        let ids = JSON.array(rows.map { JSON($0.string("id")) }).serialized()
-        let identities = Dictionary(grouping: try c.query("""
-            SELECT * FROM identities WHERE tenant = ? AND user_id IN (SELECT value FROM json_each(?))
-            ORDER BY created_at, rowid
-            """, [.text(tenant), .text(ids)]).map(Identity.init(row:)), by: \.userId)
-        return rows.map { row in User(row: row, identities: identities[row.string("id") ?? ""] ?? []) }
+    /// What a list of accounts shows beside each user (Firebase's `mfaInfo` and `lastRefreshAt`), for a whole
+    /// page in two queries rather than two per user.
+    public func activity(in tenant: String, of users: [User]) throws -> [String: AccountActivity] {
+        let ids = users.map(\.id)
+        guard !ids.isEmpty else { return [:] }
+        return try db.withConnection { c in
+            let factors = try Accounts.factors(c, tenant: tenant, userIds: ids)
+            let refreshed = try Accounts.lastSessionActivity(c, tenant: tenant, userIds: ids)
+            return Dictionary(uniqueKeysWithValues: ids.map { ($0, AccountActivity(factors: factors[$0] ?? [], lastRefreshAt: refreshed[$0])) })
+        }
     }
 
     /// How many users a tenant has.
     public func userCount(in tenant: String) throws -> Int {
-        try db.withConnection { try $0.first("SELECT COUNT(*) AS n FROM users WHERE tenant = ?", [.text(tenant)])?.int("n") ?? 0 }
+        try userCount(in: tenant, query: nil)
     }
 
     /// Deletes a user and everything attached to it.
     public func deleteUser(in tenant: String, id: String, origin: RequestOrigin = RequestOrigin()) throws {
-        let removed = try db.transaction { c in
-            for table in ["identities", "credentials", "factors", "sessions", "devices", "webauthn_credentials", "webauthn_challenges"] {
-                try c.run("DELETE FROM \(table) WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(id)])
-            }
-            return try c.run("DELETE FROM users WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)])
-        }
-        guard removed > 0 else { throw AuthError.userNotFound }
+        let removed = try db.transaction { c in try Accounts.delete(c, tenant: tenant, id: id) }
+        guard removed else { throw AuthError.userNotFound }
         record(.userDeleted, tenant: tenant, userId: id, origin: origin)
     }
 
@@ -214,19 +180,9 @@ extension Emulator {
         }
     }
 
-    /// A user row with when its password was last set.
-    static let userColumns = """
-        SELECT users.*, (SELECT updated_at FROM credentials WHERE credentials.tenant = users.tenant
-            AND credentials.user_id = users.id AND kind = 'password') AS password_updated_at FROM users
-        """
-
+    /// The user `condition` (SQL over `users`) names, with identities.
     func loadUser(_ c: borrowing Connection, _ condition: String, _ args: [SQLValue]) throws -> User? {
-        guard let row = try c.first("\(Self.userColumns) WHERE \(condition)", args) else { return nil }
-        return User(row: row, identities: try identities(c, tenant: row.string("tenant") ?? "", userId: row.string("id") ?? ""))
-    }
-
-    private func identities(_ c: borrowing Connection, tenant: String, userId: String) throws -> [Identity] {
-        try c.query("SELECT * FROM identities WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
-            .map(Identity.init(row:))
+        guard let row = try c.first("\(Accounts.columns) WHERE \(condition)", args) else { return nil }
+        return try Accounts.withIdentities(c, rows: [row]).first
     }
 }

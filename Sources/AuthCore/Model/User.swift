@@ -49,23 +49,6 @@ public struct User: Sendable, Equatable {
         self.updatedAt = updatedAt; self.lastSignInAt = lastSignInAt; self.identities = identities
     }
 
-    init(row: Row, identities: [Identity]) {
-        self.init(
-            tenant: row.string("tenant") ?? "", id: row.string("id") ?? "", email: row.string("email"),
-            phone: row.string("phone"), username: row.string("username"),
-            emailVerifiedAt: row.date("email_verified_at"), phoneVerifiedAt: row.date("phone_verified_at"),
-            disabled: row.bool("disabled"), bannedUntil: row.date("banned_until"), isAnonymous: row.bool("is_anonymous"),
-            userMetadata: row.json("user_metadata").objectValue ?? [:], appMetadata: row.json("app_metadata").objectValue ?? [:],
-            verificationSentAt: row.date("verification_sent_at"), createdAt: row.date("created_at") ?? .distantPast,
-            updatedAt: row.date("updated_at") ?? .distantPast, lastSignInAt: row.date("last_sign_in_at"), identities: identities)
-        pendingEmail = row.string("pending_email")
-        pendingPhone = row.string("pending_phone")
-        tokensValidAfter = row.date("tokens_valid_after")
-        passwordUpdatedAt = row.date("password_updated_at")
-        invitedAt = row.date("invited_at")
-        isSSOUser = row.bool("is_sso_user")
-    }
-
     /// Whether the user is banned at `now`.
     public func isBanned(at now: Date) -> Bool { bannedUntil.map { $0 > now } ?? false }
 }
@@ -89,12 +72,5 @@ public struct Identity: Sendable, Equatable {
                 createdAt: Date, updatedAt: Date, lastSignInAt: Date?) {
         self.id = id; self.userId = userId; self.provider = provider; self.subject = subject; self.email = email
         self.data = data; self.createdAt = createdAt; self.updatedAt = updatedAt; self.lastSignInAt = lastSignInAt
-    }
-
-    init(row: Row) {
-        self.init(id: row.string("id") ?? "", userId: row.string("user_id") ?? "", provider: row.string("provider") ?? "",
-                  subject: row.string("subject") ?? "", email: row.string("email"), data: row.json("data").objectValue ?? [:],
-                  createdAt: row.date("created_at") ?? .distantPast, updatedAt: row.date("updated_at") ?? .distantPast,
-                  lastSignInAt: row.date("last_sign_in_at"))
     }
 }

@@ -77,10 +77,13 @@ extension Database {
 
     /// Writes this database to `path` atomically: into a temporary file beside it, synced, then renamed
     /// over the target. A failed or killed write leaves the previous file as it was.
-    /// - Parameter beforeRename: runs once the temporary file is complete; tests throw from it to
-    ///   check that an interrupted write leaves the previous snapshot alone.
-    public func save(to path: String, beforeRename: (String) throws -> Void = { _ in }) throws {
-        try Self.saving.withLock { _ in try writeSnapshot(to: path, beforeRename: beforeRename) }
+    /// - Parameters:
+    ///   - beforeRename: runs once the temporary file is complete; tests throw from it to
+    ///     check that an interrupted write leaves the previous snapshot alone.
+    ///   - whileWriting: runs once the cut is made, while the image is being written, outside the lock;
+    ///     tests change the store from it to check that the file holds the state at the cut.
+    public func save(to path: String, beforeRename: (String) throws -> Void = { _ in }, whileWriting: () throws -> Void = {}) throws {
+        try Self.saving.withLock { _ in try writeSnapshot(to: path, whileWriting: whileWriting, beforeRename: beforeRename) }
     }
 
     /// One file save at a time in this process. Two saves to one path (an autosave and a control API save)
@@ -88,18 +91,26 @@ extension Database {
     /// that copied first but renamed last put an older state over a newer one.
     private static let saving = Locked<Void>(())
 
-    private func writeSnapshot(to path: String, beforeRename: (String) throws -> Void) throws {
+    private func writeSnapshot(to path: String, whileWriting: () throws -> Void, beforeRename: (String) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
         try? FileManager.default.removeItem(atPath: temporary)
         do {
-            // The store's image written as it is, under the lock so no write lands halfway: a million users
-            // took 4.4 s through the backup API (a page at a time through both page caches), and the
-            // image is the very file the backup would produce. Anything not on memdb takes the backup.
-            let wrote: Void? = try withConnection { c in try c.withImage { try Self.writeFile($0, to: temporary) } }
-            if wrote == nil {
+            // The store's image written as it is: a million users took 4.4 s through the backup API (a page at
+            // a time through both page caches), and the image is the very file the backup would produce. The
+            // cut is made under the lock by forking a child that writes it, and the write is waited for
+            // outside: under the lock, a million users stopped every request for the whole write. Anything not
+            // on memdb takes the backup.
+            let writing: ImageWrite? = try withConnection { c in try c.withImage { try ImageWrite.start($0, to: temporary) } }
+            if let writing {
+                do { try whileWriting() } catch {
+                    try? writing.finish()
+                    throw error
+                }
+                try writing.finish()
+            } else {
                 let file = try Database(path: temporary)
                 try copy(into: file)
                 try file.withConnection { try $0.execute("PRAGMA journal_mode=DELETE") }
@@ -131,10 +142,51 @@ extension Database {
         }
     }
 
-    private static func writeFile(_ bytes: UnsafeRawBufferPointer, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    private static func sync(path: String) throws {
+        let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
         defer { close(fd) }
+        guard fsync(fd) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
+    }
+}
+
+/// The store's image on its way to a file, written by a forked child (`fauxth_write_in_child`) so that the
+/// store's lock is held for the fork only: the child's memory is the process's at that instant, a consistent cut
+/// whatever requests change afterwards, at the cost of the pages they change being copied while it runs.
+struct ImageWrite {
+    private let pid: pid_t
+    private let fd: Int32
+    private let path: String
+
+    /// Starts writing `image` to a new file at `path`. Where fork fails (no memory for the child's page tables,
+    /// a process limit), the image is written here and now instead, which is slower under the lock but correct.
+    static func start(_ image: UnsafeRawBufferPointer, to path: String) throws -> ImageWrite {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
+        let pid = fauxth_write_in_child(image.baseAddress, image.count, fd)
+        guard pid > 0 else {
+            defer { close(fd) }
+            try writeAll(image, to: fd, path: path)
+            return ImageWrite(pid: 0, fd: -1, path: path)
+        }
+        return ImageWrite(pid: pid, fd: fd, path: path)
+    }
+
+    /// Waits for the child, outside the store's lock, and says how its write ended.
+    func finish() throws {
+        guard pid > 0 else { return }
+        defer { close(fd) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw SnapshotError.writeFailed(path, "lost the writing process: \(String(cString: strerror(errno)))") }
+        }
+        // WIFEXITED and WEXITSTATUS are macros, which Swift does not import.
+        let signal = status & 0x7f, code = (status >> 8) & 0xff
+        guard signal == 0 else { throw SnapshotError.writeFailed(path, "the writing process was killed (signal \(signal))") }
+        guard code == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(code))) }
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) throws {
         var offset = 0
         while offset < bytes.count {
             // 8 MiB at a time: one write of a whole 1 GB image took 4 s here, against 0.3 s in chunks.
@@ -143,13 +195,6 @@ extension Database {
             guard written > 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
             offset += written
         }
-    }
-
-    private static func sync(path: String) throws {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
     }
 }
 

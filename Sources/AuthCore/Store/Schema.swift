@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 17
+    static let version = 18
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -232,6 +232,12 @@ enum Schema {
         // locked-out user straight back in. Rewritten whole at each snapshot; the live table is not read.
         """
         CREATE TABLE transient_state (kind TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, key));
+        """,
+        // 18: users in creation order, as the admin lists page them (GoTrue's newest first, the console's and
+        // Firebase's oldest first): a page at any offset walks the index instead of sorting the tenant's users.
+        // The rowid, which breaks ties between equal times, is in every index entry, so both orders use it.
+        """
+        CREATE INDEX users_created ON users (tenant, created_at);
         """,
     ]
 

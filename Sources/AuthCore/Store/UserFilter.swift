@@ -15,6 +15,8 @@ public struct UserFilter: Sendable, Equatable {
         case appMetadata(String, otherwise: String)
         /// A string member of `user_metadata`; a user without one does not match.
         case userMetadata(String)
+        /// Any string in an array member of `app_metadata` (Cognito's groups); a user without one does not match.
+        case appMetadataList(String)
     }
 
     public var field: Field
@@ -31,8 +33,15 @@ public struct UserFilter: Sendable, Equatable {
 
     /// The WHERE condition on `users` and its arguments.
     var condition: (sql: String, arguments: [SQLValue]) {
-        let (expression, arguments) = fieldSQL
         let flags = (prefix ? TextMatch.prefix : 0) | (ignoringCase ? TextMatch.ignoringCase : 0)
+        if case .appMetadataList(let key) = field {
+            // json_each of NULL (no such member) has no rows.
+            return ("""
+                EXISTS (SELECT 1 FROM json_each(\(Self.member("app_metadata", type: "array"))) AS item
+                WHERE item.type = 'text' AND \(TextMatch.functionName)(item.value, ?, ?))
+                """, [.text(key), .text(value), .int(flags)])
+        }
+        let (expression, arguments) = fieldSQL
         return ("\(TextMatch.functionName)(\(expression), ?, ?)", arguments + [.text(value), .int(flags)])
     }
 
@@ -49,14 +58,16 @@ public struct UserFilter: Sendable, Equatable {
         case .disabledFlag(let disabled, let enabled): ("CASE WHEN users.disabled <> 0 THEN ? ELSE ? END", [.text(disabled), .text(enabled)])
         case .appMetadata(let key, let otherwise): ("COALESCE(\(Self.member("app_metadata")), ?)", [.text(key), .text(otherwise)])
         case .userMetadata(let key): (Self.member("user_metadata"), [.text(key)])
+        case .appMetadataList(let key): (Self.member("app_metadata", type: "array"), [.text(key)])
         }
     }
 
-    /// A string member of a JSON object column, by a key bound after it; NULL when there is none.
-    private static func member(_ column: String) -> String {
+    /// A member of a JSON object column of `type` (a string by default), by a key bound after it; NULL when
+    /// there is none.
+    private static func member(_ column: String, type: String = "text") -> String {
         """
         CASE WHEN NOT json_valid(users.\(column)) THEN NULL WHEN json_type(users.\(column)) = 'object' THEN \
-        (SELECT value FROM json_each(users.\(column)) WHERE key = ? AND type = 'text' LIMIT 1) END
+        (SELECT value FROM json_each(users.\(column)) WHERE key = ? AND type = '\(type)' LIMIT 1) END
         """
     }
 }

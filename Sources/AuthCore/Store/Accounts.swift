@@ -1,0 +1,209 @@
+import Foundation
+
+/// The accounts repository: users with their identities, read and listed. The SQL for accounts lives here and
+/// the rules that decide what to read (who may sign in, which addresses must be unique) stay in the core's
+/// operations, which call these under the store's lock (`Database.withConnection` or `transaction`).
+///
+/// A user always comes with its identities. A list reads them for the whole page in one more query, so a page
+/// costs two queries whatever its size; the users' order and their filter are SQL, so SQLite stops at the page.
+enum Accounts {
+    /// A user row with when its password was last set.
+    static let columns = """
+        SELECT users.*, (SELECT updated_at FROM credentials WHERE credentials.tenant = users.tenant
+            AND credentials.user_id = users.id AND kind = 'password') AS password_updated_at FROM users
+        """
+
+    /// The order of a listing.
+    enum Order {
+        /// Oldest first (`created_at`, then insertion order), the order of the console and of Firebase.
+        case oldestFirst
+        /// Newest first: GoTrue's admin list by default.
+        case newestFirst
+        /// By id, for lists paged by an id cursor (Cognito's and Firebase's page tokens).
+        case id
+        /// Oldest first among the few users a lookup finds by an address: sorted after the address's index finds
+        /// them. Written `+created_at`, which no index can serve, because otherwise the planner walks the whole
+        /// tenant along `users_created` to skip that sort (it did: every sign-in by email scanned every user).
+        case oldestFound
+
+        var sql: String {
+            switch self {
+            case .oldestFound: "ORDER BY +users.created_at, users.rowid"
+            case .oldestFirst: "ORDER BY users.created_at, users.rowid"
+            case .newestFirst: "ORDER BY users.created_at DESC, users.rowid DESC"
+            case .id: "ORDER BY users.id"
+            }
+        }
+    }
+
+    /// Which users of a tenant a listing holds: a WHERE condition over `users` with its arguments.
+    struct Selection {
+        var sql: String
+        var arguments: [SQLValue]
+
+        init(tenant: String) {
+            sql = "users.tenant = ?"
+            arguments = [.text(tenant)]
+        }
+
+        /// Narrowed by one more condition.
+        func and(_ condition: String, _ more: [SQLValue]) -> Selection {
+            var next = self
+            next.sql += " AND (\(condition))"
+            next.arguments += more
+            return next
+        }
+
+        /// Those whose email, phone or username contains `text`, or whose id is `text` (the console's and the
+        /// admin lists' search); everyone for nil or empty text. `%` and `_` in the text are LIKE's wildcards, as in
+        /// GoTrue's admin filter.
+        func searching(_ text: String?) -> Selection {
+            guard let text, !text.isEmpty else { return self }
+            let like = SQLValue.text("%\(text)%")
+            return and("users.email LIKE ? OR users.phone LIKE ? OR users.username LIKE ? OR users.id = ?", [like, like, like, .text(text)])
+        }
+
+        /// Those `filter` matches.
+        func matching(_ filter: UserFilter?) -> Selection {
+            guard let condition = filter?.condition else { return self }
+            return and(condition.sql, condition.arguments)
+        }
+
+        /// Those after the id `cursor` (in id order).
+        func after(_ cursor: String?) -> Selection {
+            guard let cursor else { return self }
+            return and("users.id > ?", [.text(cursor)])
+        }
+    }
+
+    /// The first user `selection` holds in `order`, with identities.
+    static func first(_ c: borrowing Connection, _ selection: Selection, _ order: Order = .oldestFound) throws -> User? {
+        try list(c, selection, order, limit: 1).first
+    }
+
+    /// The user with `id`.
+    static func user(_ c: borrowing Connection, tenant: String, id: String) throws -> User? {
+        try first(c, Selection(tenant: tenant).and("users.id = ?", [.text(id)]))
+    }
+
+    /// The users an email, phone or username belongs to, oldest first (an address may be several users' in some
+    /// tenants). An SSO account's email is its provider's to vouch for: nobody signs in as it by the address
+    /// (GoTrue's `is_sso_user = false` in every lookup by email).
+    static func having(_ identifier: Identifier, in tenant: String) -> Selection {
+        let tenantOnly = Selection(tenant: tenant)
+        return switch identifier {
+        case .email(let e): tenantOnly.and("users.email = ? COLLATE NOCASE AND users.is_sso_user = 0", [.text(e)])
+        case .phone(let p): tenantOnly.and("users.phone = ?", [.text((try? Identifiers.phone(p)) ?? p)])
+        case .username(let u): tenantOnly.and("users.username = ?", [.text(u)])
+        }
+    }
+
+    /// A page of the users `selection` holds, in `order`, with every one's identities: two queries.
+    static func list(_ c: borrowing Connection, _ selection: Selection, _ order: Order, limit: Int, offset: Int = 0) throws -> [User] {
+        let (sql, arguments) = listing(selection, order, limit: limit, offset: offset)
+        return try withIdentities(c, rows: try c.query(sql, arguments))
+    }
+
+    /// The query `list` runs.
+    static func listing(_ selection: Selection, _ order: Order, limit: Int, offset: Int = 0) -> (String, [SQLValue]) {
+        ("\(columns) WHERE \(selection.sql) \(order.sql) LIMIT ? OFFSET ?",
+         selection.arguments + [.int(Int64(clamping: max(0, limit))), .int(Int64(clamping: max(0, offset)))])
+    }
+
+    /// How many users `selection` holds.
+    static func count(_ c: borrowing Connection, _ selection: Selection) throws -> Int {
+        try c.first("SELECT COUNT(*) AS n FROM users WHERE \(selection.sql)", selection.arguments)?.int("n") ?? 0
+    }
+
+    /// Whether a user other than `userId` holds the address.
+    static func isHeld(_ c: borrowing Connection, _ identifier: Identifier, in tenant: String, byOtherThan userId: String) throws -> Bool {
+        let selection = having(identifier, in: tenant).and("users.id <> ?", [.text(userId)])
+        return try c.first("SELECT users.id FROM users WHERE \(selection.sql) LIMIT 1", selection.arguments) != nil
+    }
+
+    /// A user's identities, oldest first.
+    static func identities(_ c: borrowing Connection, tenant: String, userId: String) throws -> [Identity] {
+        try c.query("SELECT * FROM identities WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
+            .map(Identity.init(row:))
+    }
+
+    /// Users from their rows, with every one's identities read in one query.
+    static func withIdentities(_ c: borrowing Connection, rows: [Row]) throws -> [User] {
+        guard let tenant = rows.first?.string("tenant") else { return [] }
+        if rows.count == 1, let id = rows[0].string("id") {
+            return [User(row: rows[0], identities: try identities(c, tenant: tenant, userId: id))]
+        }
+        let ids = JSON.array(rows.map { JSON($0.string("id")) }).serialized()
+        let identities = Dictionary(grouping: try c.query("""
+            SELECT * FROM identities WHERE tenant = ? AND user_id IN (SELECT value FROM json_each(?))
+            ORDER BY created_at, rowid
+            """, [.text(tenant), .text(ids)]).map(Identity.init(row:)), by: \.userId)
+        return rows.map { row in User(row: row, identities: identities[row.string("id") ?? ""] ?? []) }
+    }
+
+    /// The factors of each of `userIds`, oldest first: one query.
+    static func factors(_ c: borrowing Connection, tenant: String, userIds: [String]) throws -> [String: [Factor]] {
+        let ids = JSON.array(userIds.map { JSON($0) }).serialized()
+        return Dictionary(grouping: try c.query("""
+            SELECT * FROM factors WHERE tenant = ? AND user_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, rowid
+            """, [.text(tenant), .text(ids)]).map(Factor.init(row:)), by: \.userId)
+    }
+
+    /// When each of `userIds` last made or refreshed a session: one query.
+    static func lastSessionActivity(_ c: borrowing Connection, tenant: String, userIds: [String]) throws -> [String: Date] {
+        let ids = JSON.array(userIds.map { JSON($0) }).serialized()
+        let rows = try c.query("""
+            SELECT user_id, MAX(COALESCE(refreshed_at, created_at)) AS at FROM sessions
+            WHERE tenant = ? AND user_id IN (SELECT value FROM json_each(?)) GROUP BY user_id
+            """, [.text(tenant), .text(ids)])
+        return Dictionary(rows.compactMap { row in row.string("user_id").flatMap { id in row.date("at").map { (id, $0) } } }) { a, _ in a }
+    }
+
+    /// Adds an identity to a user.
+    static func insertIdentity(_ c: borrowing Connection, tenant: String, id: String, userId: String, provider: String, subject: String,
+                               email: String?, data: [String: JSON], at now: Date) throws {
+        try c.run("""
+            INSERT INTO identities (tenant, id, user_id, provider, subject, email, data, created_at, updated_at)
+            VALUES (?,?,?,?,?,?,?,?,?)
+            """, [.text(tenant), .text(id), .text(userId), .text(provider), .text(subject), SQLValue(email),
+                  SQLValue(JSON.object(data)), SQLValue(now), SQLValue(now)])
+    }
+
+    /// Deletes a user and everything attached to it; answers whether there was one.
+    static func delete(_ c: borrowing Connection, tenant: String, id: String) throws -> Bool {
+        for table in ["identities", "credentials", "factors", "sessions", "devices", "webauthn_credentials", "webauthn_challenges"] {
+            try c.run("DELETE FROM \(table) WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(id)])
+        }
+        return try c.run("DELETE FROM users WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]) > 0
+    }
+}
+
+extension User {
+    /// A user from an `Accounts.columns` row.
+    init(row: Row, identities: [Identity]) {
+        self.init(
+            tenant: row.string("tenant") ?? "", id: row.string("id") ?? "", email: row.string("email"),
+            phone: row.string("phone"), username: row.string("username"),
+            emailVerifiedAt: row.date("email_verified_at"), phoneVerifiedAt: row.date("phone_verified_at"),
+            disabled: row.bool("disabled"), bannedUntil: row.date("banned_until"), isAnonymous: row.bool("is_anonymous"),
+            userMetadata: row.json("user_metadata").objectValue ?? [:], appMetadata: row.json("app_metadata").objectValue ?? [:],
+            verificationSentAt: row.date("verification_sent_at"), createdAt: row.date("created_at") ?? .distantPast,
+            updatedAt: row.date("updated_at") ?? .distantPast, lastSignInAt: row.date("last_sign_in_at"), identities: identities)
+        pendingEmail = row.string("pending_email")
+        pendingPhone = row.string("pending_phone")
+        tokensValidAfter = row.date("tokens_valid_after")
+        passwordUpdatedAt = row.date("password_updated_at")
+        invitedAt = row.date("invited_at")
+        isSSOUser = row.bool("is_sso_user")
+    }
+}
+
+extension Identity {
+    /// An identity from an `identities` row.
+    init(row: Row) {
+        self.init(id: row.string("id") ?? "", userId: row.string("user_id") ?? "", provider: row.string("provider") ?? "",
+                  subject: row.string("subject") ?? "", email: row.string("email"), data: row.json("data").objectValue ?? [:],
+                  createdAt: row.date("created_at") ?? .distantPast, updatedAt: row.date("updated_at") ?? .distantPast,
+                  lastSignInAt: row.date("last_sign_in_at"))
+    }
+}
