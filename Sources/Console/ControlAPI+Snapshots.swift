@@ -28,8 +28,10 @@ extension ControlAPI {
             let name = "fauxth-download-\(ProcessInfo.processInfo.processIdentifier)-\(Self.downloads.add(1, ordering: .relaxed).newValue).sqlite"
             let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
             defer { try? FileManager.default.removeItem(atPath: path) }
-            try emulator.saveSnapshot(to: path)
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let data = try await Blocking.run {
+                try emulator.saveSnapshot(to: path)
+                return try Data(contentsOf: URL(fileURLWithPath: path))
+            }
             return Response(status: .ok, headers: [.contentType: "application/vnd.sqlite3", .cacheControl: "no-store",
                                                    .contentDisposition: "attachment; filename=\"fauxth-snapshot.sqlite\""],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
@@ -42,12 +44,13 @@ extension ControlAPI {
         group.post("save") { request, _ in
             let body = try await ControlRequest(request: request).body()
             let path = try body.string("path", required: true) ?? ""
-            try emulator.saveSnapshot(to: path, faults: try body.bool("faults") ?? true)
+            let faults = try body.bool("faults") ?? true
+            try await Blocking.run { try emulator.saveSnapshot(to: path, faults: faults) }
             return ControlJSON.response(["saved": .string(path)])
         }
         group.post("load") { request, _ in
             let path = try await ControlRequest(request: request).body().string("path", required: true) ?? ""
-            try emulator.loadSnapshot(from: path)
+            try await Blocking.run { try emulator.loadSnapshot(from: path) }
             return ControlJSON.response(["loaded": .string(path)])
         }
     }

@@ -280,7 +280,7 @@ struct AutosaveService: Service {
         try? await cancelWhenGracefulShutdown {
             while true {
                 try await Task.sleep(for: .seconds(interval))
-                do { try emulator.saveSnapshot(to: path) } catch { logger.error("autosave failed: \(error)") }
+                do { try await Blocking.run { [emulator, path] in try emulator.saveSnapshot(to: path) } } catch { logger.error("autosave failed: \(error)") }
             }
         }
     }

@@ -5,6 +5,7 @@ rule. Between rounds every flow stops, a named snapshot is restored and checked,
 Passes when: no 5xx came without the fault marker, no request failed to connect (no crash), every flow ended as its
 vendor says it must, the restored snapshot held exactly the state it was taken in, and resident memory stayed flat
 once warm (the history limits and the sweep at work: the server runs with small limits so they are reached)."""
+import os
 import threading
 import time
 
@@ -16,7 +17,9 @@ from conftest import COGNITO_CLIENT, FIREBASE_API_KEY, query, sized
 
 pytestmark = pytest.mark.reliability
 
-ROUNDS = sized(2, 6)
+# FAUXTH_SOAK_ROUNDS runs it longer (scripts/reliability -k soak with 12: twice the full length), to see where the
+# growth stops.
+ROUNDS = int(os.environ.get("FAUXTH_SOAK_ROUNDS") or sized(2, 6))
 ROUND_SECONDS = sized(8, 30)
 WORKERS = sized(6, 12)
 COGNITO_TARGET = "AWSCognitoIdentityProviderService."
@@ -189,6 +192,12 @@ def rss_mb(pid):
     raise AssertionError("no VmRSS")
 
 
+def store_mb(fauxth, path):
+    """The store's size: its image, saved to `path` (the file less its checksum trailer)."""
+    assert fauxth.control("POST", "/snapshots/save", json={"path": str(path), "faults": False}).status_code == 200
+    return (path.stat().st_size - 48) / 1e6
+
+
 def test_soak(start_fauxth, tmp_path, figures):
     fauxth = start_fauxth("--max-events", "3000", "--max-messages", "300", "--max-deeplinks", "300", "--keep-spent", "600")
     hints = {t["id"]: t["hints"] for t in fauxth.control("GET", "/info").json()["tenants"]}
@@ -201,6 +210,7 @@ def test_soak(start_fauxth, tmp_path, figures):
     assert rule.status_code in (200, 201), rule.text
 
     warm_rss = None
+    rounds = []
     for round_number in range(ROUNDS):
         stop = threading.Event()
         # The clock keeps moving until the last flow is done: a Cognito flow waits for the next TOTP step.
@@ -262,11 +272,17 @@ def test_soak(start_fauxth, tmp_path, figures):
         tally.add("snapshot restores checked")
         # An hour on: codes expire, spent sessions are swept.
         assert fauxth.control("POST", "/clock/advance", json={"seconds": 3600}).status_code == 200
+        # The curve: the process's RSS beside the store's own size (its image, saved), so growth that is the data
+        # (every flow makes a user, whose rows stay) is told from growth that is not.
+        rss, store = rss_mb(fauxth.process.pid), store_mb(fauxth, tmp_path / "round.sqlite")
+        rounds.append({"round": round_number + 1, "flows": tally.counts["flows"], "rss_mb": round(rss, 1), "store_mb": round(store, 1)})
+        print(f"soak round {round_number + 1}: {tally.counts['flows']} flows, RSS {rss:.1f} MB, store {store:.1f} MB, "
+              f"RSS outside the store {rss - store:.1f} MB")
         if round_number == 0:
-            warm_rss = rss_mb(fauxth.process.pid)
+            warm_rss, warm_store = rss, store
             warm_flows = tally.counts["flows"]
 
-    end_rss = rss_mb(fauxth.process.pid)
+    end_rss, end_store = rounds[-1]["rss_mb"], rounds[-1]["store_mb"]
     journal = fauxth.control("GET", "/faults/journal").json()
     events = fauxth.control("GET", "/events", params={"limit": 10000}).json()["events"]
     messages = fauxth.control("GET", "/messages", params={"limit": 10000}).json()["messages"]
@@ -279,6 +295,11 @@ def test_soak(start_fauxth, tmp_path, figures):
     # Per thousand flows after the first round, so a regression shows whatever the run's length.
     warm_thousands = max(tally.counts["flows"] - warm_flows, 1) / 1000
     figures("soak RSS growth per 1,000 flows once warm (MB)", round((end_rss - warm_rss) / warm_thousands, 2))
+    figures("soak store growth per 1,000 flows once warm (MB)", round((end_store - warm_store) / warm_thousands, 2))
+    figures("soak RSS growth outside the store once warm (MB)", round((end_rss - end_store) - (warm_rss - warm_store), 1))
+    for entry in rounds:
+        figures(f"soak round {entry['round']:02d} RSS (MB)", entry["rss_mb"])
+        figures(f"soak round {entry['round']:02d} store (MB)", entry["store_mb"])
     assert not tally.failures, "\n".join(tally.failures[:20])
     assert tally.counts["flows"] >= WORKERS * ROUNDS, tally.counts
     assert all(tally.counts.get(f"{name} flows", 0) > 0 for name in ("supabase", "firebase", "cognito")), tally.counts

@@ -58,10 +58,7 @@ public struct RefreshPolicy: Sendable {
 extension Emulator {
     /// GoTrue's answer to a spent token presented again: the whole session (the token's family) ends.
     static func revokeFamilyForReuse(_ c: borrowing Connection, tenant: String, sessionId: String, at now: Date) throws {
-        try c.run("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE tenant = ? AND id = ?",
-                  [SQLValue(now), .text(reuseRevocation), .text(tenant), .text(sessionId)])
-        try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
-                  [SQLValue(now), .text(tenant), .text(sessionId)])
+        try Sessions.revoke(c, tenant: tenant, id: sessionId, reason: reuseRevocation, at: now)
     }
 
     /// Exchanges a refresh token for a new one (rotation), in one transaction so two concurrent uses of
@@ -87,52 +84,49 @@ extension Emulator {
                 return .success(Refreshed(user: user, session: session, token: token, event: event,
                                           factors: try self.factors(c, tenant: tenant, userId: user.id)))
             }
-            guard let row = try c.first("SELECT * FROM refresh_tokens WHERE tenant = ? AND token_hash = ?",
-                                        [.text(tenant), .text(Self.tokenHash(token))]) else {
+            let presented = Self.tokenHash(token)
+            guard let row = try Sessions.token(c, tenant: tenant, hash: presented) else {
                 // Swept long after its rotation: still a spent token of its family, so still reuse.
-                guard let spent = try c.first("SELECT session_id FROM spent_refresh_tokens WHERE tenant = ? AND token_hash = ?",
-                                              [.text(tenant), .text(Self.tokenHash(token))]), let sessionId = spent.string("session_id"),
-                      let sessionRow = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(tenant), .text(sessionId)]) else {
+                guard let sessionId = try Sessions.sessionOfSpentToken(c, tenant: tenant, hash: presented),
+                      let found = try Sessions.find(c, tenant: tenant, id: sessionId) else {
                     return .failure(.refreshTokenNotFound)
                 }
-                if sessionRow.date("revoked_at") != nil { return .failure(policy.endedSessionError(reason: sessionRow.string("revoked_reason"))) }
+                if found.session.revokedAt != nil { return .failure(policy.endedSessionError(reason: found.revokedReason)) }
                 guard policy.rotationEnabled else { return .failure(.refreshTokenNotFound) }
                 guard policy.reuseRevokesSession else { return .failure(.sessionNotFound) }
                 try Self.revokeFamilyForReuse(c, tenant: tenant, sessionId: sessionId, at: now)
                 return .failure(.refreshTokenReused)
             }
-            let sessionId = row.string("session_id") ?? ""
+            let sessionId = row.sessionId
             // A session that is gone went with its user (deleted), or was swept: ended either way.
-            guard let sessionRow = try c.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(tenant), .text(sessionId)]) else {
+            guard let found = try Sessions.find(c, tenant: tenant, id: sessionId) else {
                 return .failure(policy.endedSessionError(reason: nil))
             }
-            let session = Session(row: sessionRow)
-            if session.revokedAt != nil { return .failure(policy.endedSessionError(reason: sessionRow.string("revoked_reason"))) }
-            let newest = try c.first("SELECT MAX(created_at) AS newest FROM sessions WHERE tenant = ? AND user_id = ?",
-                                     [.text(tenant), .text(session.userId)])?.date("newest")
+            let session = found.session
+            if session.revokedAt != nil { return .failure(policy.endedSessionError(reason: found.revokedReason)) }
+            let newest = try Sessions.newestStart(c, tenant: tenant, userId: session.userId)
             if let expired = policy.expiry(of: session, newest: newest, at: now) { return .failure(expired) }
             // The gate before anything is written: a refused refresh rotates nothing.
-            guard let user = try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(session.userId)]) else {
+            guard let user = try Accounts.user(c, tenant: tenant, id: session.userId) else {
                 return .failure(.sessionNotFound)
             }
             if let (error, reason) = signInRefusal(user, at: now) {
                 refused = (user, reason)
                 return .failure(error)
             }
-            var parent = row.string("token_hash") ?? ""
-            if let revokedAt = row.date("revoked_at") {
-                let live = try c.first("SELECT token_hash, parent_hash FROM refresh_tokens WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL",
-                                       [.text(tenant), .text(sessionId)])
-                let isParentOfLive = policy.parentOfLiveAllowed && live?.string("parent_hash") == parent
+            var parent = row.hash
+            if let revokedAt = row.revokedAt {
+                let live = try Sessions.liveToken(c, tenant: tenant, sessionId: sessionId)
+                let isParentOfLive = policy.parentOfLiveAllowed && live?.parentHash == parent
                 // GoTrue answers a lost answer's retry with the live token itself, creating nothing: every
                 // concurrent refresh of one token then gets the same new token. Only hashes are stored, so
                 // that needs the live token's text from the last rotations, kept in memory.
-                if isParentOfLive, let liveHash = live?.string("token_hash"), let text = recentRefreshTokens.withLock({ $0[liveHash] }) {
-                    try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
+                if isParentOfLive, let liveHash = live?.hash, let text = recentRefreshTokens.withLock({ $0[liveHash] }) {
+                    try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now)
                     return try refreshed(session, text, user)
                 }
                 let withinInterval = now.timeIntervalSince(revokedAt) < policy.reuseInterval
-                if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.string("token_hash") {
+                if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.hash {
                     parent = liveHash
                 } else if policy.rotationEnabled {
                     guard policy.reuseRevokesSession else { return .failure(.sessionNotFound) }
@@ -140,11 +134,10 @@ extension Emulator {
                     return .failure(.refreshTokenReused)
                 }
             }
-            try c.run("UPDATE refresh_tokens SET revoked_at = ? WHERE tenant = ? AND token_hash = ?", [SQLValue(now), .text(tenant), .text(parent)])
-            try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, parent_hash, created_at) VALUES (?,?,?,?,?)",
-                      [.text(tenant), .text(Self.tokenHash(next)), .text(sessionId), .text(parent), SQLValue(now)])
-            try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(sessionId)])
             let hash = Self.tokenHash(next)
+            try Sessions.revokeToken(c, tenant: tenant, hash: parent, at: now)
+            try Sessions.insertToken(c, tenant: tenant, hash: hash, sessionId: sessionId, parentHash: parent, at: now)
+            try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now)
             recentRefreshTokens.withLock { recent in
                 if recent.count >= 10_000 { recent.removeAll() }
                 recent[hash] = next
@@ -178,11 +171,9 @@ extension Emulator {
         let now = clock.now
         let token = newToken(generator)
         try db.transaction { c in
-            try c.run("UPDATE refresh_tokens SET revoked_at = ? WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL",
-                      [SQLValue(now), .text(tenant), .text(sessionId)])
-            try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, parent_hash, created_at) VALUES (?,?,?,?,?)",
-                      // No parent: the retired token must not count as the lost-answer parent of this one.
-                      [.text(tenant), .text(Self.tokenHash(token)), .text(sessionId), SQLValue.null, SQLValue(now)])
+            try Sessions.revokeTokens(c, tenant: tenant, sessionId: sessionId, at: now)
+            // No parent: the retired token must not count as the lost-answer parent of this one.
+            try Sessions.insertToken(c, tenant: tenant, hash: Self.tokenHash(token), sessionId: sessionId, parentHash: nil, at: now)
         }
         guard let session = try session(in: tenant, id: sessionId), session.revokedAt == nil else { throw AuthError.sessionNotFound }
         return IssuedSession(session: session, refreshToken: token)
@@ -190,7 +181,7 @@ extension Emulator {
 
     /// A session by id, revoked or not.
     public func session(in tenant: String, id: String) throws -> Session? {
-        try db.withConnection { try $0.first("SELECT * FROM sessions WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]).map(Session.init(row:)) }
+        try db.withConnection { c in try Sessions.find(c, tenant: tenant, id: id)?.session }
     }
 
     /// Which of a user's sessions to end.
@@ -209,22 +200,9 @@ extension Emulator {
     public func revokeSessions(in tenant: String, userId: String, _ scope: RevocationScope, reason: String,
                                origin: RequestOrigin = RequestOrigin()) throws -> Int {
         let now = clock.now
-        let (condition, extra): (String, [SQLValue]) = switch scope {
-        case .all: ("", [])
-        case .only(let id): (" AND id = ?", [.text(id)])
-        case .allExcept(let id): (" AND id <> ?", [.text(id)])
-        case .belowAAL2Except(let id): (" AND aal <> 'aal2' AND id <> ?", [.text(id)])
-        case .startedBefore(let instant): (" AND created_at < ?", [SQLValue(instant)])
-        }
         let ended = try db.transaction { c in
-            let ids = try c.query("SELECT id FROM sessions WHERE tenant = ? AND user_id = ? AND revoked_at IS NULL\(condition)",
-                                  [.text(tenant), .text(userId)] + extra).compactMap { $0.string("id") }
-            for id in ids {
-                try c.run("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE tenant = ? AND id = ?",
-                          [SQLValue(now), .text(reason), .text(tenant), .text(id)])
-                try c.run("UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE tenant = ? AND session_id = ?",
-                          [SQLValue(now), .text(tenant), .text(id)])
-            }
+            let ids = try Sessions.liveIDs(c, tenant: tenant, userId: userId, scope)
+            for id in ids { try Sessions.revoke(c, tenant: tenant, id: id, reason: reason, at: now) }
             return ids
         }
         for id in ended {
@@ -247,22 +225,17 @@ extension Emulator {
         var refused: (User, String)?
         defer { if let (user, reason) = refused { recordRefusal(user, reason: reason, stage: .refresh, origin: origin) } }
         let (user, session, event) = try db.transaction { c -> (User, Session, Event?) in
-            guard let found = try c.first(
-                "SELECT refresh_tokens.revoked_at AS token_revoked, refresh_tokens.session_id AS token_session, sessions.* "
-                    + "FROM refresh_tokens LEFT JOIN sessions ON sessions.tenant = refresh_tokens.tenant AND sessions.id = refresh_tokens.session_id "
-                    + "WHERE refresh_tokens.tenant = ? AND refresh_tokens.token_hash = ?", [.text(tenant), .text(Self.tokenHash(token))])
-            else { throw AuthError.refreshTokenNotFound }
+            guard let found = try Sessions.tokenWithSession(c, tenant: tenant, hash: Self.tokenHash(token)) else { throw AuthError.refreshTokenNotFound }
             // Sessions go only with their user: a token whose session is gone belonged to a deleted account.
-            guard found.string("id") != nil else { throw AuthError.userNotFound }
-            var session = Session(row: found)
-            guard found.date("token_revoked") == nil, session.revokedAt == nil else { throw AuthError.sessionNotFound }
+            guard var session = found.session else { throw AuthError.userNotFound }
+            guard !found.tokenRevoked, session.revokedAt == nil else { throw AuthError.sessionNotFound }
             if let maxAge, now.timeIntervalSince(session.createdAt) > maxAge { throw AuthError.sessionExpired(reason: nil) }
-            guard let user = try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(session.userId)]) else { throw AuthError.userNotFound }
+            guard let user = try Accounts.user(c, tenant: tenant, id: session.userId) else { throw AuthError.userNotFound }
             if let (error, reason) = signInRefusal(user, at: now) {
                 refused = (user, reason)
                 throw error
             }
-            try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(session.id)])
+            try Sessions.stampRefresh(c, tenant: tenant, id: session.id, at: now)
             session.refreshedAt = now
             let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin, detail: ["session_id": .string(session.id)])
             return (user, session, event)
@@ -275,17 +248,11 @@ extension Emulator {
 extension Emulator {
     /// The session a refresh token belongs to, revoked or not; nil for a token never issued.
     public func session(in tenant: String, refreshToken token: String) throws -> Session? {
-        try db.withConnection { c in
-            try c.first("SELECT sessions.* FROM refresh_tokens JOIN sessions ON sessions.tenant = refresh_tokens.tenant "
-                        + "AND sessions.id = refresh_tokens.session_id WHERE refresh_tokens.tenant = ? AND refresh_tokens.token_hash = ?",
-                        [.text(tenant), .text(Self.tokenHash(token))]).map(Session.init(row:))
-        }
+        try db.withConnection { c in try Sessions.sessionOfToken(c, tenant: tenant, hash: Self.tokenHash(token)) }
     }
 
     /// The tenant a refresh token belongs to, for protocols whose token requests name no tenant.
     public func tenantOfRefreshToken(_ token: String) throws -> String? {
-        try db.withConnection { c in
-            try c.first("SELECT tenant FROM refresh_tokens WHERE token_hash = ?", [.text(Self.tokenHash(token))])?.string("tenant")
-        }
+        try db.withConnection { c in try Sessions.tenantOfToken(c, hash: Self.tokenHash(token)) }
     }
 }

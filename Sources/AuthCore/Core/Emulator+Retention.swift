@@ -47,7 +47,8 @@ extension Emulator {
     @discardableResult
     public func sweep(at now: Date? = nil) throws -> SweepReport {
         let now = now ?? clock.now
-        let cutoff = SQLValue(now.addingTimeInterval(-retention.spentFor))
+        let cutoffDate = now.addingTimeInterval(-retention.spentFor)
+        let cutoff = SQLValue(cutoffDate)
         var report = SweepReport()
         try db.transaction { c in
             // A used code goes when it would have expired: no code lives longer than a day or so.
@@ -65,23 +66,8 @@ extension Emulator {
             // A revoked session's tokens go with it, and what was kept of its spent ones. A live session's
             // rotated tokens go once spent, leaving their hash and session behind, so replaying one that old
             // is still GoTrue's reuse (the family revoked), not "not found".
-            report.refreshTokens = try c.run("""
-                DELETE FROM refresh_tokens WHERE (tenant, session_id) IN (SELECT tenant, id FROM sessions WHERE revoked_at < ?)
-                """, [cutoff])
-            try c.run("""
-                DELETE FROM spent_refresh_tokens WHERE (tenant, session_id) IN (SELECT tenant, id FROM sessions WHERE revoked_at < ?)
-                """, [cutoff])
-            try c.run("""
-                INSERT OR IGNORE INTO spent_refresh_tokens (tenant, token_hash, session_id)
-                SELECT tenant, token_hash, session_id FROM refresh_tokens WHERE revoked_at < ?
-                """, [cutoff])
-            report.refreshTokens += try c.run("DELETE FROM refresh_tokens WHERE revoked_at < ?", [cutoff])
-            report.sessions = try c.run("DELETE FROM sessions WHERE revoked_at < ?", [cutoff])
             // Sessions that went with their user leave nothing behind either.
-            try c.run("""
-                DELETE FROM spent_refresh_tokens WHERE NOT EXISTS (SELECT 1 FROM sessions
-                    WHERE sessions.tenant = spent_refresh_tokens.tenant AND sessions.id = spent_refresh_tokens.session_id)
-                """)
+            (report.sessions, report.refreshTokens) = try Sessions.sweep(c, endedBefore: cutoffDate)
         }
         report.rateWindows = rateLimiter.prune(at: now)
         report.lockouts = lockouts.prune { key, state in

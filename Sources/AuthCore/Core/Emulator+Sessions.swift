@@ -17,16 +17,9 @@ extension Emulator {
                               ip: origin.ip, createdAt: now, claims: claims)
         let (event, factors) = try db.transaction { c -> (Event?, [Factor]) in
             // The user may have been deleted since the caller read it.
-            guard try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)]) == 1 else {
-                throw AuthError.userNotFound
-            }
-            try c.run("UPDATE identities SET last_sign_in_at = ? WHERE tenant = ? AND user_id = ?", [SQLValue(now), .text(user.tenant), .text(user.id)])
-            try c.run("""
-                INSERT INTO sessions (tenant, id, user_id, aal, amr, user_agent, ip, created_at, claims) VALUES (?,?,?,?,?,?,?,?,?)
-                """, [.text(user.tenant), .text(id), .text(user.id), .text(aal), SQLValue(JSON.array([method.json])),
-                      SQLValue(origin.userAgent), SQLValue(origin.ip), SQLValue(now), SQLValue(JSON.object(claims))])
-            try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, created_at) VALUES (?,?,?,?)",
-                      [.text(user.tenant), .text(Self.tokenHash(token)), .text(id), SQLValue(now)])
+            guard try Accounts.stampSignIn(c, tenant: user.tenant, userId: user.id, at: now) else { throw AuthError.userNotFound }
+            try Sessions.insert(c, session)
+            try Sessions.insertToken(c, tenant: user.tenant, hash: Self.tokenHash(token), sessionId: id, parentHash: nil, at: now)
             // In the same transaction: one lock and one commit per sign-in rather than three. An event insert
             // that fails on its own (a constraint) undoes only itself, through SQLite's statement journal.
             let event = try? insertEvent(c, .signInSucceeded, tenant: user.tenant, userId: user.id, origin: origin,
@@ -42,26 +35,18 @@ extension Emulator {
 
     /// A user's sessions, newest first (revoked ones included, marked).
     public func sessions(in tenant: String, userId: String) throws -> [Session] {
-        try db.withConnection { c in
-            try c.query("SELECT * FROM sessions WHERE tenant = ? AND user_id = ? ORDER BY created_at DESC, id",
-                        [.text(tenant), .text(userId)]).map(Session.init(row:))
-        }
+        try db.withConnection { c in try Sessions.of(c, tenant: tenant, userId: userId) }
     }
 
     /// A tenant's live sessions across users, newest first (at most `limit`).
     public func activeSessions(in tenant: String, limit: Int = 500) throws -> [Session] {
-        try db.withConnection { c in
-            try c.query("SELECT * FROM sessions WHERE tenant = ? AND revoked_at IS NULL ORDER BY created_at DESC, id LIMIT ?",
-                        [.text(tenant), .int(Int64(limit))]).map(Session.init(row:))
-        }
+        try db.withConnection { c in try Sessions.live(c, tenant: tenant, limit: limit) }
     }
 
     /// Ends every live session of a tenant; returns how many.
     @discardableResult
     public func revokeAllSessions(in tenant: String, reason: String, origin: RequestOrigin = RequestOrigin()) throws -> Int {
-        let users = try db.withConnection { c in
-            try c.query("SELECT DISTINCT user_id FROM sessions WHERE tenant = ? AND revoked_at IS NULL", [.text(tenant)]).compactMap { $0.string("user_id") }
-        }
+        let users = try db.withConnection { c in try Sessions.usersWithLiveSessions(c, tenant: tenant) }
         return try users.reduce(0) { $0 + (try revokeSessions(in: tenant, userId: $1, .all, reason: reason, origin: origin)) }
     }
 

@@ -22,20 +22,6 @@ public struct Session: Sendable, Equatable {
         self.tenant = tenant; self.id = id; self.userId = userId; self.aal = aal; self.amr = amr
         self.userAgent = userAgent; self.ip = ip; self.createdAt = createdAt; self.claims = claims
     }
-
-    init(row: Row) {
-        tenant = row.string("tenant") ?? ""
-        id = row.string("id") ?? ""
-        userId = row.string("user_id") ?? ""
-        aal = row.string("aal") ?? "aal1"
-        amr = (row.json("amr").arrayValue ?? []).compactMap(AuthenticationMethod.init(json:))
-        userAgent = row.string("user_agent")
-        ip = row.string("ip")
-        createdAt = row.date("created_at") ?? .distantPast
-        refreshedAt = row.date("refreshed_at")
-        revokedAt = row.date("revoked_at")
-        claims = row.json("claims").objectValue ?? [:]
-    }
 }
 
 /// One entry of a session's `amr`: the method and when it was used.

@@ -149,14 +149,13 @@ enum Accounts {
             """, [.text(tenant), .text(ids)]).map(Factor.init(row:)), by: \.userId)
     }
 
-    /// When each of `userIds` last made or refreshed a session: one query.
-    static func lastSessionActivity(_ c: borrowing Connection, tenant: String, userIds: [String]) throws -> [String: Date] {
-        let ids = JSON.array(userIds.map { JSON($0) }).serialized()
-        let rows = try c.query("""
-            SELECT user_id, MAX(COALESCE(refreshed_at, created_at)) AS at FROM sessions
-            WHERE tenant = ? AND user_id IN (SELECT value FROM json_each(?)) GROUP BY user_id
-            """, [.text(tenant), .text(ids)])
-        return Dictionary(rows.compactMap { row in row.string("user_id").flatMap { id in row.date("at").map { (id, $0) } } }) { a, _ in a }
+    /// Stamps a sign-in on the user and its identities; false when there is no such user.
+    static func stampSignIn(_ c: borrowing Connection, tenant: String, userId: String, at now: Date) throws -> Bool {
+        guard try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)]) == 1 else {
+            return false
+        }
+        try c.run("UPDATE identities SET last_sign_in_at = ? WHERE tenant = ? AND user_id = ?", [SQLValue(now), .text(tenant), .text(userId)])
+        return true
     }
 
     /// Adds an identity to a user.
