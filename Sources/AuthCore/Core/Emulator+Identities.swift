@@ -48,7 +48,7 @@ extension Emulator {
         try db.withConnection { c in
             guard let row = try c.first("SELECT user_id FROM identities WHERE tenant = ? AND provider = ? AND subject = ?",
                                         [.text(tenant), .text(provider), .text(subject)]) else { return nil }
-            return try loadUser(c, "tenant = ? AND id = ?", [.text(tenant), .text(row.string("user_id") ?? "")])
+            return try Accounts.user(c, tenant: tenant, id: row.string("user_id") ?? "")
         }
     }
 

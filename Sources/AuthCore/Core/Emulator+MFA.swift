@@ -153,7 +153,7 @@ extension Emulator {
     public func elevate(in tenant: String, sessionId: String, method: String, origin: RequestOrigin = RequestOrigin()) throws -> Session {
         guard var session = try session(in: tenant, id: sessionId) else { throw AuthError.sessionNotFound }
         session.amr.insert(AuthenticationMethod(method: method, at: clock.now), at: 0)
-        _ = try db.withConnection { c in try Sessions.raise(c, tenant: tenant, id: sessionId, amr: session.amr) }
+        try db.withConnection { c in try Sessions.raise(c, tenant: tenant, id: sessionId, amr: session.amr) }
         record(.signInSucceeded, tenant: tenant, userId: session.userId, origin: origin, detail: ["method": .string(method), "aal": "aal2"])
         guard let elevated = try self.session(in: tenant, id: sessionId) else { throw AuthError.sessionNotFound }
         return elevated

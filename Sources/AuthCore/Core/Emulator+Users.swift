@@ -138,7 +138,7 @@ extension Emulator {
     /// tenant's size: the filter runs in SQLite, in id order along the primary key, and stops at `limit`.
     public func usersByID(in tenant: String, after: String? = nil, limit: Int, matching filter: UserFilter? = nil) throws -> [User] {
         try db.withConnection { c in
-            try Accounts.list(c, Accounts.Selection(tenant: tenant).after(after ?? "").matching(filter), .id, limit: max(1, limit))
+            try Accounts.list(c, Accounts.Selection(tenant: tenant).after(after).matching(filter), .id, limit: max(1, limit))
         }
     }
 
@@ -178,11 +178,5 @@ extension Emulator {
         _ = try db.withConnection { c in
             try c.run("UPDATE users SET invited_at = ? WHERE tenant = ? AND id = ?", [SQLValue(clock.now), .text(tenant), .text(userId)])
         }
-    }
-
-    /// The user `condition` (SQL over `users`) names, with identities.
-    func loadUser(_ c: borrowing Connection, _ condition: String, _ args: [SQLValue]) throws -> User? {
-        guard let row = try c.first("\(Accounts.columns) WHERE \(condition)", args) else { return nil }
-        return try Accounts.withIdentities(c, rows: [row]).first
     }
 }

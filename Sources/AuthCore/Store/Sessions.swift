@@ -87,9 +87,9 @@ enum Sessions {
     }
 
     /// Raises a session to aal2 with its new authentication methods.
-    static func raise(_ c: borrowing Connection, tenant: String, id: String, amr: [AuthenticationMethod]) throws -> Bool {
+    static func raise(_ c: borrowing Connection, tenant: String, id: String, amr: [AuthenticationMethod]) throws {
         try c.run("UPDATE sessions SET aal = 'aal2', amr = ? WHERE tenant = ? AND id = ?",
-                  [SQLValue(JSON.array(amr.map(\.json))), .text(tenant), .text(id)]) > 0
+                  [SQLValue(JSON.array(amr.map(\.json))), .text(tenant), .text(id)])
     }
 
     /// Ends a session and every refresh token of it.

@@ -34,31 +34,28 @@ public struct UserFilter: Sendable, Equatable {
     /// The WHERE condition on `users` and its arguments.
     var condition: (sql: String, arguments: [SQLValue]) {
         let flags = (prefix ? TextMatch.prefix : 0) | (ignoringCase ? TextMatch.ignoringCase : 0)
-        if case .appMetadataList(let key) = field {
-            // json_each of NULL (no such member) has no rows.
-            return ("""
-                EXISTS (SELECT 1 FROM json_each(\(Self.member("app_metadata", type: "array"))) AS item
-                WHERE item.type = 'text' AND \(TextMatch.functionName)(item.value, ?, ?))
-                """, [.text(key), .text(value), .int(flags)])
-        }
-        let (expression, arguments) = fieldSQL
-        return ("\(TextMatch.functionName)(\(expression), ?, ?)", arguments + [.text(value), .int(flags)])
+        let (expression, arguments, items) = fieldSQL
+        let match = "\(TextMatch.functionName)(\(expression), ?, ?)"
+        let compared = arguments + [.text(value), .int(flags)]
+        guard let items else { return (match, compared) }
+        // Any string item matches; json_each of NULL (no such member) has no rows.
+        return ("EXISTS (SELECT 1 FROM json_each(\(items)) AS item WHERE item.type = 'text' AND \(match))", compared)
     }
 
-    /// The field as an SQL expression over a `users` row. Metadata members are read with `json_each`, which
-    /// takes the key as a bound value (a JSON path could not spell every key), behind `json_valid` in a `CASE`
-    /// (which, unlike `AND`, stops at the first answer): the JSON functions raise an error on a malformed
-    /// document, where the row's reader sees no members.
-    private var fieldSQL: (String, [SQLValue]) {
+    /// The field as an SQL expression over a `users` row, or over `item`, each item of the array `items` gives,
+    /// for a list. Metadata members are read with `json_each`, which takes the key as a bound value (a JSON path
+    /// could not spell every key), behind `json_valid` in a `CASE` (which, unlike `AND`, stops at the first
+    /// answer): the JSON functions raise an error on a malformed document, where the row's reader sees no members.
+    private var fieldSQL: (expression: String, arguments: [SQLValue], items: String?) {
         switch field {
-        case .usernameOrID: ("COALESCE(users.username, users.id)", [])
-        case .email: ("users.email", [])
-        case .phone: ("users.phone", [])
-        case .id: ("users.id", [])
-        case .disabledFlag(let disabled, let enabled): ("CASE WHEN users.disabled <> 0 THEN ? ELSE ? END", [.text(disabled), .text(enabled)])
-        case .appMetadata(let key, let otherwise): ("COALESCE(\(Self.member("app_metadata")), ?)", [.text(key), .text(otherwise)])
-        case .userMetadata(let key): (Self.member("user_metadata"), [.text(key)])
-        case .appMetadataList(let key): (Self.member("app_metadata", type: "array"), [.text(key)])
+        case .usernameOrID: ("COALESCE(users.username, users.id)", [], nil)
+        case .email: ("users.email", [], nil)
+        case .phone: ("users.phone", [], nil)
+        case .id: ("users.id", [], nil)
+        case .disabledFlag(let disabled, let enabled): ("CASE WHEN users.disabled <> 0 THEN ? ELSE ? END", [.text(disabled), .text(enabled)], nil)
+        case .appMetadata(let key, let otherwise): ("COALESCE(\(Self.member("app_metadata")), ?)", [.text(key), .text(otherwise)], nil)
+        case .userMetadata(let key): (Self.member("user_metadata"), [.text(key)], nil)
+        case .appMetadataList(let key): ("item.value", [.text(key)], Self.member("app_metadata", type: "array"))
         }
     }
 
