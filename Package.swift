@@ -49,6 +49,9 @@ let package = Package(
         // debug build Swift's took a second per exponentiation, so a few lines of C do it.
         .target(name: "IdentityProviders", dependencies: ["AuthCore", "HTTPSupport", hummingbird, crypto], swiftSettings: settings),
         .target(name: "CModArith"),
+        // Names Swift Concurrency's global enqueue hook at link time, so handlers run on NIO's event loops in
+        // a --static-swift-stdlib binary too (ConcurrencyOnEventLoops).
+        .target(name: "CExecutorHook"),
         .target(name: "CognitoAPI", dependencies: ["AuthCore", "HTTPSupport", "IdentityProviders", "CModArith", "CSystemCrypto", hummingbird, crypto],
                 swiftSettings: settings),
         // openapi.json is compiled in through EmbeddedAssets.swift (scripts/embed-assets), not as a resource.
@@ -71,7 +74,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fauxth",
-            dependencies: ["Server", "AuthCore", "Console", hummingbird, .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: ["Server", "AuthCore", "Console", "CExecutorHook", hummingbird, .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: settings
         ),

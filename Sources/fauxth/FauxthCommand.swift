@@ -119,10 +119,10 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Handlers run on the event loops that read and write their connections, instead of hopping to
-        // Swift's own thread pool and back: a quarter more sign-ins per second (scripts/bench). Installed as
-        // early as the command can, before the server starts any task; the in-process tests keep the default.
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        // Handlers run on the event loops that read and write their connections (ConcurrencyOnEventLoops).
+        // Installed as early as the command can, before the server starts any task; the in-process tests
+        // keep the default.
+        ConcurrencyOnEventLoops.install()
         var options: FauxthOptions
         do {
             options = FauxthOptions(
