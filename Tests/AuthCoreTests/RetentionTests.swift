@@ -59,6 +59,41 @@ import Testing
         #expect(try count(emulator, "codes") == 0)
     }
 
+    /// A deleted user's token is still told apart from a made-up one for the retention (Firebase's
+    /// USER_NOT_FOUND), then swept like any revoked token: kept for ever, they grew the store without
+    /// bound under create-and-delete load (issue 30's soak).
+    @Test func aDeletedUsersRefreshTokensAreKeptForTheRetentionThenSwept() throws {
+        let emulator = try emulator(Retention(spentFor: 3600))
+        let session = try signIn(emulator)
+        try emulator.deleteUser(in: "proj", id: "u-alice")
+        #expect(throws: AuthError.userNotFound) { try emulator.continueSession(in: "proj", token: session.refreshToken, maxAge: nil) }
+        emulator.clock.advance(by: 3599)
+        #expect(try emulator.sweep().refreshTokens == 0)
+        #expect(throws: AuthError.userNotFound) { try emulator.continueSession(in: "proj", token: session.refreshToken, maxAge: nil) }
+        emulator.clock.advance(by: 2)
+        #expect(try emulator.sweep().refreshTokens == 1)
+        #expect(try count(emulator, "refresh_tokens") == 0)
+        #expect(try count(emulator, "spent_refresh_tokens") == 0)
+        #expect(throws: AuthError.refreshTokenNotFound) { try emulator.continueSession(in: "proj", token: session.refreshToken, maxAge: nil) }
+    }
+
+    /// A snapshot saved before deleted users' tokens were retired holds them unretired; the migration
+    /// retires them as of their issue, so the first sweep drops those older than the retention.
+    @Test func aSnapshotsKeptTokensOfDeletedUsersAreRetiredOnLoad() throws {
+        let emulator = try emulator(Retention(spentFor: 3600))
+        let session = try signIn(emulator)
+        _ = try signIn(emulator)
+        try emulator.db.withConnection { c in
+            try c.run("DELETE FROM sessions WHERE id = ?", [.text(session.session.id)])
+            try c.execute("PRAGMA user_version = 18")
+            try c.execute(Schema.migrations[18])
+        }
+        #expect(try count(emulator, "refresh_tokens") == 2)
+        emulator.clock.advance(by: 3601)
+        #expect(try emulator.sweep().refreshTokens == 1)
+        #expect(try emulator.db.withConnection { try $0.first("SELECT count(*) FROM refresh_tokens WHERE revoked_at IS NULL")?.int(0) } == 1)
+    }
+
     @Test func revokedSessionsGoWithTheirRefreshTokensAndLiveOnesStay() throws {
         let emulator = try emulator(Retention(spentFor: 60))
         let ended = try signIn(emulator)

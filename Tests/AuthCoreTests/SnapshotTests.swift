@@ -344,7 +344,7 @@ import Testing
                 VALUES ('us-east-1_Old', 'u-1', 'family@example.com', '+15555550199', 'ann', 0, 0)
                 """)
         }
-        #expect(Schema.version == 18)
+        #expect(Schema.version == 19)
         let emulator = try AddressUniquenessTests.emulator(unique: [])
         try emulator.loadSnapshot(from: path)
         #expect(emulator.db.withConnectionVersion() == Schema.version)

@@ -216,7 +216,8 @@ extension Emulator {
     /// Uses a refresh token that does not rotate (Firebase's): the same token keeps working until its
     /// session is revoked or older than `maxAge`. `refreshTokenNotFound` for an unknown token,
     /// `sessionNotFound` for a revoked one, `userNotFound`/`userDisabled` when the account is gone or off.
-    /// Tokens of deleted users stay behind (hashed) so that they can be told apart from made-up ones.
+    /// Tokens of deleted users stay behind (hashed, retired) so that they can be told apart from made-up
+    /// ones until the sweep drops them, `--keep-spent` after the deletion; then they are unknown.
     public func continueSession(in tenant: String, token: String, maxAge: TimeInterval?, origin: RequestOrigin = RequestOrigin()) throws
         -> (user: User, session: Session) {
         let now = clock.now

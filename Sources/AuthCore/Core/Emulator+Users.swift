@@ -161,7 +161,11 @@ extension Emulator {
 
     /// Deletes a user and everything attached to it.
     public func deleteUser(in tenant: String, id: String, origin: RequestOrigin = RequestOrigin()) throws {
-        let removed = try db.transaction { c in try Accounts.delete(c, tenant: tenant, id: id) }
+        let now = clock.now
+        let removed = try db.transaction { c in
+            try Sessions.retireTokens(c, tenant: tenant, userId: id, at: now)
+            return try Accounts.delete(c, tenant: tenant, id: id)
+        }
         guard removed else { throw AuthError.userNotFound }
         record(.userDeleted, tenant: tenant, userId: id, origin: origin)
     }

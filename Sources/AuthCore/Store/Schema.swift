@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 18
+    static let version = 19
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -238,6 +238,13 @@ enum Schema {
         // The rowid, which breaks ties between equal times, is in every index entry, so both orders use it.
         """
         CREATE INDEX users_created ON users (tenant, created_at);
+        """,
+        // 19: refresh tokens of deleted users are retired at the deletion and swept `--keep-spent` later
+        // (Sessions.retireTokens); before, they were kept for ever. Those a snapshot already holds are
+        // retired as of their issue, so the first sweep drops the ones older than the window.
+        """
+        UPDATE refresh_tokens SET revoked_at = created_at WHERE revoked_at IS NULL AND NOT EXISTS (SELECT 1 FROM sessions
+            WHERE sessions.tenant = refresh_tokens.tenant AND sessions.id = refresh_tokens.session_id);
         """,
     ]
 

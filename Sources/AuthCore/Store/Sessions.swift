@@ -135,6 +135,17 @@ enum Sessions {
                   [SQLValue(now), .text(tenant), .text(sessionId)])
     }
 
+    /// Retires the live tokens of a user about to be deleted (its sessions go with it). They stay, hashed,
+    /// so a refresh with one is still told apart from a made-up token ("user not found", as Firebase's
+    /// securetoken answers), and go with the other revoked tokens in the sweep, `--keep-spent` later:
+    /// kept for ever, every deleted account's tokens grew the store without bound (the soak, issue 30).
+    static func retireTokens(_ c: borrowing Connection, tenant: String, userId: String, at now: Date) throws {
+        try c.run("""
+            UPDATE refresh_tokens SET revoked_at = ? WHERE tenant = ? AND revoked_at IS NULL
+                AND session_id IN (SELECT id FROM sessions WHERE tenant = ? AND user_id = ?)
+            """, [SQLValue(now), .text(tenant), .text(tenant), .text(userId)])
+    }
+
     /// A token with its session, for tokens that do not rotate (Firebase's): whether the token was retired, and
     /// the session, nil when it is gone (it went with its user).
     static func tokenWithSession(_ c: borrowing Connection, tenant: String, hash: String) throws -> (tokenRevoked: Bool, session: Session?)? {
