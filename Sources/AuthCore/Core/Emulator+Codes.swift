@@ -39,19 +39,11 @@ extension Emulator {
         let now = clock.now
         let code = request.fixedCode ?? generator.digits(request.length)
         let issued = IssuedCode(id: newID(), code: code, linkToken: request.linkToken?(code), expiresAt: now.addingTimeInterval(request.lifetime))
+        let stored = CodeRecord(id: issued.id, userId: request.userId, purpose: request.purpose, channel: request.channel, target: request.target,
+                                linkToken: issued.linkToken, createdAt: now, expiresAt: issued.expiresAt, usedAt: nil, valueHash: Self.codeHash(code))
         try db.transaction { c in
-            // The same match as verification (any case), which codes_target serves; a binary match scanned the tenant's codes.
-            try c.run("""
-                UPDATE codes SET used_at = ? WHERE tenant = ? AND purpose = ? AND target = ? COLLATE NOCASE AND used_at IS NULL
-                    AND (? IS NULL OR user_id IS NULL OR user_id = ?)
-                """, [SQLValue(now), .text(tenant), .text(request.purpose.rawValue), .text(request.target), SQLValue(request.userId),
-                      SQLValue(request.userId)])
-            try c.run("""
-                INSERT INTO codes (tenant, id, user_id, purpose, channel, target, value_hash, link_token, created_at, expires_at)
-                VALUES (?,?,?,?,?,?,?,?,?,?)
-                """, [.text(tenant), .text(issued.id), SQLValue(request.userId), .text(request.purpose.rawValue),
-                      .text(request.channel.rawValue), .text(request.target), .text(Self.codeHash(code)),
-                      SQLValue(issued.linkToken), SQLValue(now), SQLValue(issued.expiresAt)])
+            try Codes.retire(c, tenant: tenant, purpose: request.purpose, target: request.target, userId: request.userId, at: now)
+            try Codes.insert(c, stored, tenant: tenant)
         }
         record(.codeIssued, tenant: tenant, userId: request.userId, origin: origin,
                detail: ["purpose": .string(request.purpose.rawValue), "channel": .string(request.channel.rawValue),
@@ -66,21 +58,14 @@ extension Emulator {
 extension Emulator {
     /// When the last code of one of `purposes` was issued to a user: what per-user send cooldowns read.
     func lastCodeIssued(in tenant: String, userId: String, purposes: [MessagePurpose]) throws -> Date? {
-        let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
-        return try db.withConnection { c in
-            try c.first("SELECT MAX(created_at) AS last FROM codes WHERE tenant = ? AND user_id = ? AND purpose IN (\(placeholders))",
-                        [.text(tenant), .text(userId)] + purposes.map { .text($0.rawValue) })?.date("last")
-        }
+        try db.withConnection { c in try Codes.lastIssued(c, tenant: tenant, userId: userId, purposes: purposes) }
     }
 }
 
 extension Emulator {
     /// The targets of a user's codes of `purpose` that are still usable at the emulator's now.
     public func liveCodeTargets(in tenant: String, userId: String, purpose: MessagePurpose) throws -> [String] {
-        try db.withConnection { c in
-            try c.query("SELECT target FROM codes WHERE tenant = ? AND user_id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?",
-                        [.text(tenant), .text(userId), .text(purpose.rawValue), SQLValue(clock.now)]).compactMap { $0.string("target") }
-        }
+        try db.withConnection { c in try Codes.liveTargets(c, tenant: tenant, userId: userId, purpose: purpose, at: clock.now) }
     }
 }
 
@@ -99,19 +84,13 @@ public struct CodeRecord: Sendable, Equatable {
     /// The SHA-256 of the code, to match it against the outbox.
     public var valueHash: String
 
-    init?(row: Row) {
-        guard let purpose = row.string("purpose").flatMap(MessagePurpose.init(rawValue:)),
-              let channel = row.string("channel").flatMap(Channel.init(rawValue:)) else { return nil }
-        id = row.string("id") ?? ""
-        userId = row.string("user_id")
-        self.purpose = purpose
-        self.channel = channel
-        target = row.string("target") ?? ""
-        linkToken = row.string("link_token")
-        createdAt = row.date("created_at") ?? .distantPast
-        expiresAt = row.date("expires_at") ?? .distantPast
-        usedAt = row.date("used_at")
-        valueHash = row.string("value_hash") ?? ""
+    /// Wrong codes tried against it so far.
+    public var attempts: Int
+
+    public init(id: String, userId: String?, purpose: MessagePurpose, channel: Channel, target: String, linkToken: String?, createdAt: Date,
+                expiresAt: Date, usedAt: Date?, valueHash: String, attempts: Int = 0) {
+        self.id = id; self.userId = userId; self.purpose = purpose; self.channel = channel; self.target = target; self.linkToken = linkToken
+        self.createdAt = createdAt; self.expiresAt = expiresAt; self.usedAt = usedAt; self.valueHash = valueHash; self.attempts = attempts
     }
 
     /// Whether `code` is this record's code (constant time).
@@ -123,20 +102,11 @@ public struct CodeRecord: Sendable, Equatable {
 extension Emulator {
     /// The code issued with this link token or handle, used or not; nil when there is none.
     public func code(in tenant: String, linkToken: String, purposes: [MessagePurpose]) throws -> CodeRecord? {
-        let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
-        return try db.withConnection { c in
-            try c.first("SELECT * FROM codes WHERE tenant = ? AND link_token = ? AND purpose IN (\(placeholders)) ORDER BY created_at DESC LIMIT 1",
-                        [.text(tenant), .text(linkToken)] + purposes.map { .text($0.rawValue) }).flatMap(CodeRecord.init(row:))
-        }
+        try db.withConnection { c in try Codes.newest(c, tenant: tenant, linkToken: linkToken, purposes: purposes) }
     }
 
     /// Codes of `purposes` still usable at the emulator's now, oldest first.
     public func liveCodes(in tenant: String, purposes: [MessagePurpose]) throws -> [CodeRecord] {
-        let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
-        return try db.withConnection { c in
-            try c.query("""
-                SELECT * FROM codes WHERE tenant = ? AND purpose IN (\(placeholders)) AND used_at IS NULL AND expires_at > ? ORDER BY created_at, rowid
-                """, [.text(tenant)] + purposes.map { .text($0.rawValue) } + [SQLValue(clock.now)]).compactMap(CodeRecord.init(row:))
-        }
+        try db.withConnection { c in try Codes.live(c, tenant: tenant, purposes: purposes, at: clock.now) }
     }
 }

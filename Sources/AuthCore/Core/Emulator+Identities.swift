@@ -152,7 +152,7 @@ extension Emulator {
     /// The tenant a code's link token or handle belongs to (Firebase's action links name no project).
     public func tenantOfCode(linkToken: String) throws -> String? {
         try db.withConnection { c in
-            try c.first("SELECT tenant FROM codes WHERE link_token = ? ORDER BY created_at DESC LIMIT 1", [.text(linkToken)])?.string("tenant")
+            try Codes.tenantOf(c, linkToken: linkToken)
         }
     }
 

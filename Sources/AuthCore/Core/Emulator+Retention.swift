@@ -52,7 +52,7 @@ extension Emulator {
         var report = SweepReport()
         try db.transaction { c in
             // A used code goes when it would have expired: no code lives longer than a day or so.
-            report.codes = try c.run("DELETE FROM codes WHERE expires_at < ?", [cutoff])
+            report.codes = try Codes.sweep(c, expiredBefore: cutoffDate)
             report.authorizationCodes = try c.run("DELETE FROM authorization_codes WHERE expires_at < ?", [cutoff])
             // An OAuth authorization request nobody answered is no use once its code could not be redeemed.
             report.authorizationCodes += try c.run("DELETE FROM oauth_authorizations WHERE expires_at < ?", [cutoff])

@@ -25,50 +25,40 @@ extension Emulator {
                             lockout: Bool = true, origin: RequestOrigin = RequestOrigin())
         throws -> (userId: String?, purpose: MessagePurpose, target: String) {
         let now = clock.now
-        let placeholders = purposes.map { _ in "?" }.joined(separator: ",")
-        let purposeArgs = purposes.map { SQLValue.text($0.rawValue) }
         let guarded = lockout ? try lockoutSubject(in: tenant, proof, purposes: purposes) : nil
         if let guarded, try !lockoutAllows(guarded.kind, in: tenant, subject: guarded.subject, userId: nil, origin: origin) {
             throw AuthError.wrongCode
         }
         var attemptedBy: String?
-        let found: Result<Row, AuthError> = try db.transaction { c in
-            let candidates: [Row]
+        let found: Result<CodeRecord, AuthError> = try db.transaction { c in
+            let candidates: [CodeRecord]
             switch proof {
             case .code(let code, let target):
-                let rows = try c.query("""
-                    SELECT * FROM codes WHERE tenant = ? AND target = ? COLLATE NOCASE AND purpose IN (\(placeholders)) AND used_at IS NULL
-                    """, [.text(tenant), .text(target)] + purposeArgs).filter { row in owner.map { row.string("user_id") == $0 } ?? true }
-                let hash = Array(Self.codeHash(code).utf8)
-                candidates = rows.filter { constantTimeEquals(Array(($0.string("value_hash") ?? "").utf8), hash) }
-                let live = rows.filter { ($0.date("expires_at") ?? .distantPast) > now }
+                let codes = try Codes.unused(c, tenant: tenant, target: target, purposes: purposes).filter { code in owner.map { code.userId == $0 } ?? true }
+                candidates = codes.filter { $0.isCode(code) }
+                let live = codes.filter { $0.expiresAt > now }
                 if candidates.isEmpty, !live.isEmpty {
-                    attemptedBy = live.lazy.compactMap { $0.string("user_id") }.first
+                    attemptedBy = live.lazy.compactMap(\.userId).first
                     return .failure(try Self.countAttempt(c, live, tenant: tenant, now: now, maxAttempts: maxAttempts))
                 }
             case .linkToken(let token):
-                candidates = try c.query("""
-                    SELECT * FROM codes WHERE tenant = ? AND link_token = ? AND purpose IN (\(placeholders)) AND used_at IS NULL
-                    """, [.text(tenant), .text(token)] + purposeArgs)
+                candidates = try Codes.unused(c, tenant: tenant, linkToken: token, purposes: purposes)
             case .codeWithHandle(let code, let handle):
-                let rows = try c.query("""
-                    SELECT * FROM codes WHERE tenant = ? AND link_token = ? AND purpose IN (\(placeholders)) AND used_at IS NULL
-                    """, [.text(tenant), .text(handle)] + purposeArgs)
-                guard !rows.isEmpty else { return .failure(.codeInvalid) }
-                let hash = Array(Self.codeHash(code).utf8)
-                candidates = rows.filter { constantTimeEquals(Array(($0.string("value_hash") ?? "").utf8), hash) }
+                let codes = try Codes.unused(c, tenant: tenant, linkToken: handle, purposes: purposes)
+                guard let first = codes.first else { return .failure(.codeInvalid) }
+                candidates = codes.filter { $0.isCode(code) }
                 if candidates.isEmpty {
-                    if let expires = rows[0].date("expires_at"), expires <= now { return .failure(.codeExpired) }
-                    attemptedBy = rows[0].string("user_id")
-                    return .failure(try Self.countAttempt(c, rows, tenant: tenant, now: now, maxAttempts: maxAttempts))
+                    if first.expiresAt <= now { return .failure(.codeExpired) }
+                    attemptedBy = first.userId
+                    return .failure(try Self.countAttempt(c, codes, tenant: tenant, now: now, maxAttempts: maxAttempts))
                 }
             }
-            guard let row = candidates.first else { return .failure(.codeInvalid) }
-            guard let expires = row.date("expires_at"), expires > now else { return .failure(.codeExpired) }
-            try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(row.string("id") ?? "")])
-            return .success(row)
+            guard let found = candidates.first else { return .failure(.codeInvalid) }
+            guard found.expiresAt > now else { return .failure(.codeExpired) }
+            try Codes.markUsed(c, tenant: tenant, id: found.id, at: now)
+            return .success(found)
         }
-        guard case .success(let found) = found, let purpose = found.string("purpose").flatMap(MessagePurpose.init(rawValue:)) else {
+        guard case .success(let found) = found else {
             let error = if case .failure(let error) = found { error } else { AuthError.codeInvalid }
             let reason = switch error {
             case .codeExpired: "code_expired"
@@ -82,11 +72,10 @@ extension Emulator {
             }
             throw error
         }
-        let userId = found.string("user_id")
-        if let guarded { try countAttempt(guarded.kind, in: tenant, subject: guarded.subject, userId: userId, passed: true, origin: origin) }
-        record(.codeUsed, tenant: tenant, userId: userId, origin: origin,
-               detail: ["purpose": .string(purpose.rawValue), "code_id": .string(found.string("id") ?? "")])
-        return (userId, purpose, found.string("target") ?? "")
+        if let guarded { try countAttempt(guarded.kind, in: tenant, subject: guarded.subject, userId: found.userId, passed: true, origin: origin) }
+        record(.codeUsed, tenant: tenant, userId: found.userId, origin: origin,
+               detail: ["purpose": .string(found.purpose.rawValue), "code_id": .string(found.id)])
+        return (found.userId, found.purpose, found.target)
     }
 
     /// Which lockout a typed code falls under, and whose: the address it went to (a link's token is
@@ -97,23 +86,20 @@ extension Emulator {
         case .code(_, let target): return (kind, target)
         case .linkToken: return nil
         case .codeWithHandle(_, let handle):
-            let target = try db.withConnection { c in
-                try c.first("SELECT target FROM codes WHERE tenant = ? AND link_token = ? LIMIT 1", [.text(tenant), .text(handle)])?.string("target")
-            }
+            let target = try db.withConnection { c in try Codes.target(c, tenant: tenant, handle: handle) }
             return target.map { (kind, $0) }
         }
     }
 
     /// A wrong code against live ones: one more attempt on each, and those that reach `maxAttempts` are
     /// used up.
-    private static func countAttempt(_ c: borrowing Connection, _ rows: [Row], tenant: String, now: Date, maxAttempts: Int?) throws -> AuthError {
+    private static func countAttempt(_ c: borrowing Connection, _ codes: [CodeRecord], tenant: String, now: Date, maxAttempts: Int?) throws -> AuthError {
         var exhausted = false
-        for row in rows {
-            let attempts = (row.int("attempts") ?? 0) + 1
+        for code in codes {
+            let attempts = code.attempts + 1
             let spent = maxAttempts.map { attempts >= $0 } ?? false
             exhausted = exhausted || spent
-            try c.run("UPDATE codes SET attempts = ?, used_at = ? WHERE tenant = ? AND id = ?",
-                      [.int(Int64(attempts)), SQLValue(spent ? now : nil), .text(tenant), .text(row.string("id") ?? "")])
+            try Codes.setAttempts(c, tenant: tenant, id: code.id, attempts: attempts, usedAt: spent ? now : nil)
         }
         return exhausted ? .tooManyAttempts : .wrongCode
     }
