@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AuthCore
 
@@ -72,6 +73,20 @@ import Testing
     private func verifiedTOTP(_ emulator: Emulator) throws -> Factor {
         let factor = try emulator.enrollTOTP(in: "proj", userId: "u-alice", friendlyName: nil, maxFactors: 10)
         return try emulator.markFactorVerified(in: "proj", userId: "u-alice", id: factor.id, friendlyName: nil)
+    }
+
+    /// The factor limit is checked in the same transaction that adds the factor: concurrent enrolments
+    /// cannot both take the last place (they were three lock acquisitions apart).
+    @Test func concurrentEnrolmentsDoNotPassTheFactorLimit() throws {
+        let emulator = try makeEmulator()
+        let enrolled = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            if (try? emulator.enrollTOTP(in: "proj", userId: "u-alice", friendlyName: nil, maxFactors: 1)) != nil {
+                enrolled.withLock { $0 += 1 }
+            }
+        }
+        #expect(enrolled.withLock { $0 } == 1)
+        #expect(try emulator.factors(in: "proj", userId: "u-alice").count == 1)
     }
 
     @Test func aTOTPCodeIsGoodOnceAndOlderStepsAfterIt() throws {

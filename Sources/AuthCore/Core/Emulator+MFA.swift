@@ -31,42 +31,30 @@ extension Emulator {
 
     private func enroll(in tenant: String, userId: String, kind: String, secret: String?, phone: String?, friendlyName: String?,
                         maxFactors: Int) throws -> Factor {
-        try db.withConnection { c in
-            _ = try c.run("DELETE FROM factors WHERE tenant = ? AND user_id = ? AND status = 'unverified' AND last_challenged_at IS NULL AND created_at < ?",
-                          [.text(tenant), .text(userId), SQLValue(clock.now.addingTimeInterval(-Self.abandonedFactorLifetime))])
-        }
-        let existing = try factors(in: tenant, userId: userId)
-        guard existing.count < maxFactors else { throw AuthError.tooManyFactors }
-        if let friendlyName, !friendlyName.isEmpty, existing.contains(where: { $0.friendlyName == friendlyName }) {
-            throw AuthError.factorNameTaken
-        }
         let id = newID(), now = clock.now
-        try db.withConnection { c in
-            _ = try c.run("""
-                INSERT INTO factors (tenant, id, user_id, kind, secret, phone, status, friendly_name, created_at, updated_at)
-                VALUES (?,?,?,?,?,?,'unverified',?,?,?)
-                """, [.text(tenant), .text(id), .text(userId), .text(kind), SQLValue(secret), SQLValue(phone),
-                      SQLValue(friendlyName), SQLValue(now), SQLValue(now)])
+        // One transaction: the limit and the name are checked against what is there when the factor is added,
+        // so two concurrent enrolments cannot both take the last place.
+        return try db.transaction { c in
+            try Factors.dropAbandoned(c, tenant: tenant, userId: userId, madeBefore: now.addingTimeInterval(-Self.abandonedFactorLifetime))
+            let existing = try Factors.of(c, tenant: tenant, userId: userId)
+            guard existing.count < maxFactors else { throw AuthError.tooManyFactors }
+            if let friendlyName, !friendlyName.isEmpty, existing.contains(where: { $0.friendlyName == friendlyName }) {
+                throw AuthError.factorNameTaken
+            }
+            try Factors.insert(c, tenant: tenant, id: id, userId: userId, kind: kind, secret: secret, phone: phone, friendlyName: friendlyName, at: now)
+            guard let factor = try Factors.find(c, tenant: tenant, userId: userId, id: id) else { throw AuthError.factorNotFound }
+            return factor
         }
-        return try requireFactor(in: tenant, userId: userId, id: id)
     }
 
     /// A user's factors, oldest first.
     public func factors(in tenant: String, userId: String) throws -> [Factor] {
-        try db.withConnection { c in try factors(c, tenant: tenant, userId: userId) }
-    }
-
-    func factors(_ c: borrowing Connection, tenant: String, userId: String) throws -> [Factor] {
-        try c.query("SELECT * FROM factors WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
-            .map(Factor.init(row:))
+        try db.withConnection { c in try Factors.of(c, tenant: tenant, userId: userId) }
     }
 
     /// One of the user's factors, or `factorNotFound`.
     public func requireFactor(in tenant: String, userId: String, id: String) throws -> Factor {
-        let factor = try db.withConnection { c in
-            try c.first("SELECT * FROM factors WHERE tenant = ? AND user_id = ? AND id = ?", [.text(tenant), .text(userId), .text(id)])
-                .map(Factor.init(row:))
-        }
+        let factor = try db.withConnection { c in try Factors.find(c, tenant: tenant, userId: userId, id: id) }
         guard let factor else { throw AuthError.factorNotFound }
         return factor
     }
@@ -74,22 +62,13 @@ extension Emulator {
     /// Removes a factor and its challenges.
     public func deleteFactor(in tenant: String, userId: String, id: String) throws {
         _ = try requireFactor(in: tenant, userId: userId, id: id)
-        try db.transaction { c in
-            try c.run("DELETE FROM challenges WHERE tenant = ? AND factor_id = ?", [.text(tenant), .text(id)])
-            try c.run("DELETE FROM webauthn_credentials WHERE tenant = ? AND kind = 'factor' AND factor_id = ?", [.text(tenant), .text(id)])
-            try c.run("DELETE FROM factors WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)])
-        }
+        try db.transaction { c in try Factors.delete(c, tenant: tenant, id: id) }
     }
 
     /// Opens a challenge on a factor, remembering the caller's IP.
     public func challenge(in tenant: String, factor: Factor, ip: String?, id: String? = nil) throws -> MFAChallenge {
         let challenge = MFAChallenge(id: id ?? newID(), factorId: factor.id, ip: ip, createdAt: clock.now)
-        try db.transaction { c in
-            try c.run("INSERT INTO challenges (tenant, id, factor_id, ip, created_at) VALUES (?,?,?,?,?)",
-                      [.text(tenant), .text(challenge.id), .text(factor.id), SQLValue(ip), SQLValue(challenge.createdAt)])
-            try c.run("UPDATE factors SET last_challenged_at = ? WHERE tenant = ? AND id = ?",
-                      [SQLValue(challenge.createdAt), .text(tenant), .text(factor.id)])
-        }
+        try db.transaction { c in try Factors.insertChallenge(c, tenant: tenant, challenge) }
         return challenge
     }
 
@@ -100,13 +79,10 @@ extension Emulator {
     public func verifyChallenge(in tenant: String, factor: Factor, challengeId: String, ip: String?, expiry: TimeInterval,
                                 proof: FactorProof, origin: RequestOrigin = RequestOrigin()) throws -> Factor {
         let now = clock.now
-        let row = try db.withConnection { c in
-            try c.first("SELECT * FROM challenges WHERE tenant = ? AND id = ? AND factor_id = ? AND verified_at IS NULL",
-                        [.text(tenant), .text(challengeId), .text(factor.id)])
-        }
-        guard let row, let created = row.date("created_at") else { throw AuthError.factorNotFound }
-        guard now.timeIntervalSince(created) <= expiry else { throw AuthError.mfaChallengeExpired }
-        guard row.string("ip") == ip else { throw AuthError.mfaIPMismatch }
+        let open = try db.withConnection { c in try Factors.openChallenge(c, tenant: tenant, id: challengeId, factorId: factor.id) }
+        guard let open else { throw AuthError.factorNotFound }
+        guard now.timeIntervalSince(open.createdAt) <= expiry else { throw AuthError.mfaChallengeExpired }
+        guard open.ip == ip else { throw AuthError.mfaIPMismatch }
         var step: Int64?
         switch proof {
         case .totp(let code):
@@ -135,15 +111,10 @@ extension Emulator {
         }
         try db.transaction { c in
             if let step { try spend(step, c, tenant: tenant, factorId: factor.id) }
-            try c.run("UPDATE challenges SET verified_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(challengeId)])
-            try c.run("UPDATE factors SET status = 'verified', updated_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(factor.id)])
+            try Factors.answerChallenge(c, tenant: tenant, id: challengeId, at: now)
+            try Factors.markVerified(c, tenant: tenant, id: factor.id, at: now)
             // The user proved this factor, so their other half-finished enrolments of the same kind go.
-            try c.run("""
-                DELETE FROM challenges WHERE tenant = ? AND factor_id IN
-                  (SELECT id FROM factors WHERE tenant = ? AND user_id = ? AND kind = ? AND status = 'unverified' AND id <> ?)
-                """, [.text(tenant), .text(tenant), .text(factor.userId), .text(factor.kind), .text(factor.id)])
-            try c.run("DELETE FROM factors WHERE tenant = ? AND user_id = ? AND kind = ? AND status = 'unverified' AND id <> ?",
-                      [.text(tenant), .text(factor.userId), .text(factor.kind), .text(factor.id)])
+            try Factors.dropOtherUnverified(c, tenant: tenant, userId: factor.userId, kind: factor.kind, keeping: factor.id)
         }
         return try requireFactor(in: tenant, userId: factor.userId, id: factor.id)
     }
@@ -165,10 +136,7 @@ extension Emulator {
     @discardableResult
     public func markFactorVerified(in tenant: String, userId: String, id: String, friendlyName: String?) throws -> Factor {
         _ = try requireFactor(in: tenant, userId: userId, id: id)
-        try db.withConnection { c in
-            _ = try c.run("UPDATE factors SET status = 'verified', friendly_name = COALESCE(?, friendly_name), updated_at = ? WHERE tenant = ? AND id = ?",
-                          [SQLValue(friendlyName), SQLValue(clock.now), .text(tenant), .text(id)])
-        }
+        try db.withConnection { c in try Factors.markVerified(c, tenant: tenant, id: id, friendlyName: friendlyName, at: clock.now) }
         return try requireFactor(in: tenant, userId: userId, id: id)
     }
 }

@@ -82,7 +82,7 @@ extension Emulator {
                 let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin,
                                              detail: ["session_id": .string(session.id)])
                 return .success(Refreshed(user: user, session: session, token: token, event: event,
-                                          factors: try self.factors(c, tenant: tenant, userId: user.id)))
+                                          factors: try Factors.of(c, tenant: tenant, userId: user.id)))
             }
             let presented = Self.tokenHash(token)
             guard let row = try Sessions.token(c, tenant: tenant, hash: presented) else {

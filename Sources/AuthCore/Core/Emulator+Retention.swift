@@ -57,7 +57,7 @@ extension Emulator {
             // An OAuth authorization request nobody answered is no use once its code could not be redeemed.
             report.authorizationCodes += try c.run("DELETE FROM oauth_authorizations WHERE expires_at < ?", [cutoff])
             report.flowStates = try c.run("DELETE FROM flow_states WHERE created_at < ?", [cutoff])
-            report.challenges = try c.run("DELETE FROM challenges WHERE created_at < ?", [cutoff])
+            report.challenges = try Factors.sweepChallenges(c, openedBefore: cutoffDate)
             report.webAuthnChallenges = try c.run("DELETE FROM webauthn_challenges WHERE expires_at < ?", [cutoff])
             // An unanswered SAML request is a challenge; an accepted assertion id needs remembering only while
             // the assertion itself could still be accepted.

@@ -24,7 +24,7 @@ extension Emulator {
             // that fails on its own (a constraint) undoes only itself, through SQLite's statement journal.
             let event = try? insertEvent(c, .signInSucceeded, tenant: user.tenant, userId: user.id, origin: origin,
                                          detail: ["method": .string(method.method), "session_id": .string(id)])
-            return (event, try self.factors(c, tenant: user.tenant, userId: user.id))
+            return (event, try Factors.of(c, tenant: user.tenant, userId: user.id))
         }
         if let event { announce(event) }
         var stamped = user

@@ -70,8 +70,6 @@ extension Emulator {
     /// Records `step` as the factor's last accepted one, unless a concurrent check got there first with
     /// the same or a later step (then this code is the reused one).
     func spend(_ step: Int64, _ c: borrowing Connection, tenant: String, factorId: String) throws {
-        let updated = try c.run("UPDATE factors SET last_used_step = ? WHERE tenant = ? AND id = ? AND (last_used_step IS NULL OR last_used_step < ?)",
-                                [.int(step), .text(tenant), .text(factorId), .int(step)])
-        if updated == 0 { throw AuthError.codeReused }
+        guard try Factors.spend(c, tenant: tenant, id: factorId, step: step) else { throw AuthError.codeReused }
     }
 }

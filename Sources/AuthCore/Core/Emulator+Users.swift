@@ -148,7 +148,7 @@ extension Emulator {
         let ids = users.map(\.id)
         guard !ids.isEmpty else { return [:] }
         return try db.withConnection { c in
-            let factors = try Accounts.factors(c, tenant: tenant, userIds: ids)
+            let factors = try Factors.of(c, tenant: tenant, userIds: ids)
             let refreshed = try Sessions.lastActivity(c, tenant: tenant, userIds: ids)
             return Dictionary(uniqueKeysWithValues: ids.map { ($0, AccountActivity(factors: factors[$0] ?? [], lastRefreshAt: refreshed[$0])) })
         }

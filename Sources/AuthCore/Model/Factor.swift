@@ -17,20 +17,6 @@ public struct Factor: Sendable, Equatable {
     /// The TOTP time step whose code was last accepted: that code, and older ones, are spent.
     public var lastUsedStep: Int64?
 
-    init(row: Row) {
-        id = row.string("id") ?? ""
-        userId = row.string("user_id") ?? ""
-        kind = row.string("kind") ?? "totp"
-        secret = row.string("secret")
-        phone = row.string("phone")
-        verified = row.string("status") == "verified"
-        friendlyName = row.string("friendly_name")
-        createdAt = row.date("created_at") ?? .distantPast
-        updatedAt = row.date("updated_at") ?? .distantPast
-        lastChallengedAt = row.date("last_challenged_at")
-        lastUsedStep = row.int("last_used_step").map(Int64.init)
-    }
-
     /// The authenticator this factor's secret drives.
     public var totp: TOTP? { secret.flatMap(Base32.decode).map { TOTP(secret: $0) } }
 }

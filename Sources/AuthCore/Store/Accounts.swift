@@ -141,14 +141,6 @@ enum Accounts {
         return rows.map { row in User(row: row, identities: identities[row.string("id") ?? ""] ?? []) }
     }
 
-    /// The factors of each of `userIds`, oldest first: one query.
-    static func factors(_ c: borrowing Connection, tenant: String, userIds: [String]) throws -> [String: [Factor]] {
-        let ids = JSON.array(userIds.map { JSON($0) }).serialized()
-        return Dictionary(grouping: try c.query("""
-            SELECT * FROM factors WHERE tenant = ? AND user_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, rowid
-            """, [.text(tenant), .text(ids)]).map(Factor.init(row:)), by: \.userId)
-    }
-
     /// Stamps a sign-in on the user and its identities; false when there is no such user.
     static func stampSignIn(_ c: borrowing Connection, tenant: String, userId: String, at now: Date) throws -> Bool {
         guard try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)]) == 1 else {
