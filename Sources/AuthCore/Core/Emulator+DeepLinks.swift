@@ -5,20 +5,16 @@ extension Emulator {
     @discardableResult
     public func captureDeepLink(_ url: String, tenant: String, source: String, userId: String? = nil) throws -> DeepLink? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else { return nil }
-        var params: [String: JSON] = [:]
-        for item in components.queryItems ?? [] { params[item.name] = JSON(item.value ?? "") }
+        var params: [String: String] = [:]
+        for item in components.queryItems ?? [] { params[item.name] = item.value ?? "" }
         if let fragment = components.fragment, var fragmentParts = URLComponents(string: "x:?" + fragment) {
             fragmentParts.scheme = nil
-            for item in fragmentParts.queryItems ?? [] { params[item.name] = JSON(item.value ?? "") }
+            for item in fragmentParts.queryItems ?? [] { params[item.name] = item.value ?? "" }
         }
         let id = newID()
-        let link = try db.withConnection { c in
-            try c.run("INSERT INTO deeplinks (id, tenant, url, scheme, params, source, user_id, created_at) VALUES (?,?,?,?,?,?,?,?)",
-                      [.text(id), .text(tenant), .text(url), .text(scheme), SQLValue(JSON.object(params)), .text(source),
-                       SQLValue(userId), SQLValue(clock.now)])
-            try c.trimHistory("deeplinks", keep: retention.deepLinks)
-            return try c.first("SELECT * FROM deeplinks WHERE id = ?", [.text(id)]).map(DeepLink.init(row:))
-        }
+        let captured = DeepLink(id: id, tenant: tenant, url: url, scheme: scheme, params: params, source: source, userId: userId,
+                                createdAt: clock.now, sequence: 0)
+        let link = try db.withConnection { c in try History.insert(c, captured, keep: retention.deepLinks) }
         if let link {
             feed.publish(.deepLink(link))
             record(.deepLinkCaptured, tenant: tenant, userId: userId, detail: ["deeplink_id": .string(id), "url": .string(url)])
@@ -28,16 +24,14 @@ extension Emulator {
 
     /// One captured deep link.
     public func deepLink(id: String) throws -> DeepLink? {
-        try db.withConnection { try $0.first("SELECT * FROM deeplinks WHERE id = ?", [.text(id)]).map(DeepLink.init(row:)) }
+        try db.withConnection { c in try History.deepLink(c, id: id) }
     }
 
     /// Captured deep links, newest first.
     public func deepLinks(scheme: String? = nil, filter: ListFilter = ListFilter()) throws -> [DeepLink] {
-        var clauses = cursorClauses(table: "deeplinks", filter)
-        if let scheme { clauses.append(("scheme = ?", [.text(scheme.lowercased())])) }
-        return try db.withConnection { c in
-            try newest(c, in: "deeplinks", clauses, limit: filter.limit).map(DeepLink.init(row:))
-        }
+        var selection = History.Selection(.deeplinks, filter)
+        if let scheme { selection.and("scheme = ?", [.text(scheme.lowercased())]) }
+        return try db.withConnection { c in try History.deepLinks(c, selection, limit: filter.limit) }
     }
 
     /// Whether a redirect target is an app's own link: any scheme but http(s).

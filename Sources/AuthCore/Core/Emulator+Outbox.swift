@@ -30,17 +30,10 @@ extension Emulator {
         let links = LinkExtractor.links(in: body)
         let status: DeliveryStatus = outgoing.suppressedReason != nil ? .suppressed : outgoing.handedTo != nil ? .hook : .sent
         let reason = outgoing.suppressedReason ?? outgoing.handedTo.map { "handed to \($0)" }
-        let message = try db.withConnection { c in
-            try c.run("""
-                INSERT INTO messages (id, tenant, channel, recipient, sender, subject, text, html, purpose, codes, links, status, reason, created_at)
-                VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-                """, [.text(id), .text(outgoing.tenant), .text(outgoing.channel.rawValue), .text(outgoing.to), .text(outgoing.from),
-                      SQLValue(outgoing.subject), .text(outgoing.text), SQLValue(outgoing.html), .text(outgoing.purpose.rawValue),
-                      SQLValue(JSON.array(codes.map(JSON.string))), SQLValue(JSON.array(links.map(JSON.string))),
-                      .text(status.rawValue), SQLValue(reason), SQLValue(clock.now)])
-            try c.trimHistory("messages", keep: retention.messages)
-            return try c.first("SELECT * FROM messages WHERE id = ?", [.text(id)]).map(Message.init(row:))
-        }
+        let composed = Message(id: id, tenant: outgoing.tenant, channel: outgoing.channel, to: outgoing.to, from: outgoing.from,
+                               subject: outgoing.subject, text: outgoing.text, html: outgoing.html, purpose: outgoing.purpose, codes: codes,
+                               links: links, status: status, reason: reason, createdAt: clock.now, sequence: 0)
+        let message = try db.withConnection { c in try History.insert(c, composed, keep: retention.messages) }
         guard let message else { throw AuthError.invalidInput(field: "message", reason: "could not be stored") }
         feed.publish(.message(message))
         // A link in a message that opens an app is a deep link the app would be opened with.
@@ -53,26 +46,21 @@ extension Emulator {
 
     /// Outbox messages, newest first.
     public func messages(_ filter: MessageFilter = MessageFilter()) throws -> [Message] {
-        var clauses = cursorClauses(table: "messages", filter.list)
-        if let channel = filter.channel { clauses.append(("channel = ?", [.text(channel.rawValue)])) }
-        if let to = filter.to { clauses.append(("recipient = ? COLLATE NOCASE", [.text(to)])) }
-        if let purpose = filter.purpose { clauses.append(("purpose = ?", [.text(purpose.rawValue)])) }
-        return try db.withConnection { c in
-            try newest(c, in: "messages", clauses, limit: filter.list.limit).map(Message.init(row:))
-        }
+        var selection = History.Selection(.messages, filter.list)
+        if let channel = filter.channel { selection.and("channel = ?", [.text(channel.rawValue)]) }
+        if let to = filter.to { selection.and("recipient = ? COLLATE NOCASE", [.text(to)]) }
+        if let purpose = filter.purpose { selection.and("purpose = ?", [.text(purpose.rawValue)]) }
+        return try db.withConnection { c in try History.messages(c, selection, limit: filter.list.limit) }
     }
 
     /// One message by id.
     public func message(id: String) throws -> Message? {
-        try db.withConnection { try $0.first("SELECT * FROM messages WHERE id = ?", [.text(id)]).map(Message.init(row:)) }
+        try db.withConnection { c in try History.message(c, id: id) }
     }
 
     /// Empties the outbox (of one tenant, or all); returns how many were removed.
     @discardableResult
     public func deleteMessages(tenant: String? = nil) throws -> Int {
-        try db.withConnection { c in
-            if let tenant { try c.run("DELETE FROM messages WHERE tenant = ?", [.text(tenant)]) }
-            else { try c.run("DELETE FROM messages") }
-        }
+        try db.withConnection { c in try History.deleteMessages(c, tenant: tenant) }
     }
 }

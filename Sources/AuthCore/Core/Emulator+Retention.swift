@@ -89,13 +89,3 @@ extension Emulator {
         if due { _ = try? sweep(at: now) }
     }
 }
-
-extension Connection {
-    /// Keeps the newest `keep` rows of a history table once the row just inserted reaches a batch
-    /// boundary; `seq` is the table's integer primary key, so this is a range delete.
-    func trimHistory(_ table: String, keep: Int) throws {
-        let lastRow = lastInsertRowID
-        guard keep > 0, lastRow % Retention.trimBatch == 0, lastRow > keep else { return }
-        try run("DELETE FROM \(table) WHERE seq <= ?", [.int(Int64(lastRow - keep))])
-    }
-}

@@ -13,16 +13,4 @@ public struct DeepLink: Sendable, Equatable {
     public var userId: String?
     public var createdAt: Date
     public var sequence: Int
-
-    init(row: Row) {
-        id = row.string("id") ?? ""
-        tenant = row.string("tenant") ?? ""
-        url = row.string("url") ?? ""
-        scheme = row.string("scheme") ?? ""
-        params = (row.json("params").objectValue ?? [:]).compactMapValues(\.stringValue)
-        source = row.string("source") ?? ""
-        userId = row.string("user_id")
-        createdAt = row.date("created_at") ?? .distantPast
-        sequence = row.int("seq") ?? 0
-    }
 }

@@ -53,18 +53,6 @@ public struct Event: Sendable, Equatable {
         self.id = id; self.type = type; self.tenant = tenant; self.userId = userId; self.ip = ip; self.userAgent = userAgent
         self.detail = detail; self.createdAt = createdAt; self.sequence = sequence
     }
-
-    init(row: Row) {
-        id = row.string("id") ?? ""
-        type = row.string("type").flatMap(EventType.init(rawValue:)) ?? .emulatorReset
-        tenant = row.string("tenant")
-        userId = row.string("user_id")
-        ip = row.string("ip")
-        userAgent = row.string("user_agent")
-        detail = row.json("detail").objectValue ?? [:]
-        createdAt = row.date("created_at") ?? .distantPast
-        sequence = row.int("seq") ?? 0
-    }
 }
 
 /// Everything the live feed carries: events, new messages and captured deep links.

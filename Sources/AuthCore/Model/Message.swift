@@ -49,24 +49,6 @@ public struct Message: Sendable, Equatable {
     public var createdAt: Date
     /// Insertion order; `since=<id>` cursors compare on it.
     public var sequence: Int
-
-    init(row: Row) {
-        id = row.string("id") ?? ""
-        tenant = row.string("tenant") ?? ""
-        channel = row.string("channel").flatMap(Channel.init(rawValue:)) ?? .email
-        to = row.string("recipient") ?? ""
-        from = row.string("sender") ?? ""
-        subject = row.string("subject")
-        text = row.string("text") ?? ""
-        html = row.string("html")
-        purpose = row.string("purpose").flatMap(MessagePurpose.init(rawValue:)) ?? .notification
-        codes = (row.json("codes").arrayValue ?? []).compactMap(\.stringValue)
-        links = (row.json("links").arrayValue ?? []).compactMap(\.stringValue)
-        status = row.string("status").flatMap(DeliveryStatus.init(rawValue:)) ?? .sent
-        reason = row.string("reason")
-        createdAt = row.date("created_at") ?? .distantPast
-        sequence = row.int("seq") ?? 0
-    }
 }
 
 /// A message as a dialect composes it, before it enters the outbox.
