@@ -14,6 +14,34 @@ import Testing
         #expect(!hash.contains("pw-alice"))
     }
 
+    /// Deleting one user and clearing a tenant's accounts remove the same rows a user owns: clearing used to
+    /// leave the users' devices, passkeys and OAuth consents behind, which nothing ever swept.
+    @Test func deletingOneUserOrAllLeavesNothingTheyOwned() throws {
+        let emulator = try makeEmulator()
+        let now = emulator.clock.now
+        for user in ["u-alice", "u-bob"] {
+            _ = try emulator.registerDevice(Device(tenant: "proj", key: "dev-\(user)", userId: user, groupKey: "g", name: nil, remembered: true,
+                                                   verifier: "v", lastIP: nil, createdAt: now, updatedAt: now, lastAuthenticatedAt: nil))
+            try emulator.db.withConnection { c in
+                try c.run("INSERT INTO oauth_consents (tenant, user_id, client_id, scopes, granted_at) VALUES ('proj', ?, 'client', 'openid', 0)",
+                          [.text(user)])
+            }
+        }
+        func owned(_ user: String) throws -> Int {
+            try emulator.db.withConnection { c in
+                try Accounts.ownedTables.reduce(0) { total, table in
+                    total + (try c.first("SELECT count(*) FROM \(table) WHERE tenant = 'proj' AND user_id = ?", [.text(user)])?.int(0) ?? 0)
+                }
+            }
+        }
+        #expect(try owned("u-bob") > 2)
+        try emulator.deleteUser(in: "proj", id: "u-alice")
+        #expect(try owned("u-alice") == 0)
+        try emulator.deleteAllUsers(in: "proj")
+        #expect(try owned("u-bob") == 0)
+        #expect(try emulator.userCount(in: "proj") == 0)
+    }
+
     @Test func emailsAreUniquePerTenantRegardlessOfCase() throws {
         let emulator = try makeEmulator()
         #expect(throws: AuthError.emailTaken) { try emulator.createUser(in: "proj", NewUser(email: "Alice@Example.com")) }

@@ -6,7 +6,7 @@ extension Emulator {
         // Cached like single tenants: a Cognito call finds its pool by client id among all of them.
         let (generation, cached) = tenantCache.withLock { ($0.generation, $0.all) }
         if let cached { return cached }
-        let tenants = try db.withConnection { try $0.query("SELECT * FROM tenants ORDER BY rowid").map(Tenant.init(row:)) }
+        let tenants = try db.withConnection { c in try Tenants.all(c) }
         tenantCache.withLock { cache in if cache.generation == generation { cache.all = tenants } }
         return tenants
     }
@@ -15,7 +15,7 @@ extension Emulator {
     public func tenant(_ id: String) throws -> Tenant? {
         let (generation, cached) = tenantCache.withLock { ($0.generation, $0.tenants[id]) }
         if let cached { return cached }
-        let tenant = try db.withConnection { try $0.first("SELECT * FROM tenants WHERE id = ?", [.text(id)]).map(Tenant.init(row:)) }
+        let tenant = try db.withConnection { c in try Tenants.find(c, id: id) }
         if let tenant {
             tenantCache.withLock { cache in if cache.generation == generation { cache.tenants[id] = tenant } }
         }
@@ -39,10 +39,7 @@ extension Emulator {
         let tenant = Tenant(id: id, dialect: dialect, name: name ?? id, settings: settings, createdAt: clock.now)
         _ = try policies(for: tenant) // a malformed `policies` setting is refused here, not at the first sign-in
         do {
-            _ = try db.withConnection { c in
-                try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES (?,?,?,?,?)",
-                          [.text(id), .text(dialect.rawValue), .text(tenant.name), SQLValue(JSON.object(settings)), SQLValue(tenant.createdAt)])
-            }
+            try db.withConnection { c in try Tenants.insert(c, tenant) }
         } catch let error as SQLiteError where error.isConstraintViolation {
             throw AuthError.tenantExists(id)
         }
@@ -53,14 +50,9 @@ extension Emulator {
 
     /// Removes a tenant and everything in it.
     public func deleteTenant(_ id: String) throws {
-        let removed = try db.transaction { c in
-            for table in Schema.tenantTables where table != "events" {
-                try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(id)])
-            }
-            return try c.run("DELETE FROM tenants WHERE id = ?", [.text(id)])
-        }
+        let removed = try db.transaction { c in try Tenants.delete(c, id: id) }
         tenantsChanged()
-        guard removed > 0 else { throw AuthError.tenantNotFound(id) }
+        guard removed else { throw AuthError.tenantNotFound(id) }
         record(.tenantDeleted, tenant: id)
     }
 
@@ -78,10 +70,7 @@ extension Emulator {
         var tenant = try requireTenant(id)
         tenant.settings = settings
         _ = try policies(for: tenant)
-        try db.withConnection { c in
-            _ = try c.run("UPDATE tenants SET name = ?, settings = ? WHERE id = ?",
-                          [.text(name ?? tenant.name), SQLValue(JSON.object(settings)), .text(id)])
-        }
+        try db.withConnection { c in try Tenants.update(c, id: id, name: name ?? tenant.name, settings: settings) }
         tenantsChanged()
         return try requireTenant(id)
     }
@@ -89,11 +78,7 @@ extension Emulator {
     /// Deletes every user of a tenant with what is attached to them; codes and the outbox stay, as the
     /// Firebase emulator's "clear accounts" leaves them.
     public func deleteAllUsers(in tenant: String) throws {
-        try db.transaction { c in
-            for table in ["identities", "credentials", "factors", "challenges", "sessions", "refresh_tokens", "flow_states", "users"] {
-                try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(tenant)])
-            }
-        }
+        try db.transaction { c in try Accounts.deleteAll(c, tenant: tenant) }
         record(.userDeleted, tenant: tenant, detail: ["all": true])
     }
 }

@@ -138,12 +138,7 @@ public final class Emulator: Sendable {
             defer { _ = try? c.run("DETACH DATABASE seed") }
             try c.execute("BEGIN IMMEDIATE")
             do {
-                try c.run("DELETE FROM tenants WHERE id = ?", [.text(tenant)])
-                try c.run("INSERT INTO tenants SELECT * FROM seed.tenants WHERE id = ?", [.text(tenant)])
-                for table in Schema.tenantTables {
-                    try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(tenant)])
-                    try c.run("INSERT INTO \(table) SELECT * FROM seed.\(table) WHERE tenant = ?", [.text(tenant)])
-                }
+                try Tenants.restore(c, id: tenant)
                 try c.execute("COMMIT")
             } catch {
                 try? c.execute("ROLLBACK")

@@ -17,12 +17,4 @@ public struct Tenant: Sendable, Equatable {
     public init(id: String, dialect: Dialect, name: String, settings: [String: JSON] = [:], createdAt: Date) {
         self.id = id; self.dialect = dialect; self.name = name; self.settings = settings; self.createdAt = createdAt
     }
-
-    init(row: Row) {
-        id = row.string("id") ?? ""
-        dialect = row.string("dialect").flatMap(Dialect.init(rawValue:)) ?? .supabase
-        name = row.string("name") ?? ""
-        settings = row.json("settings").objectValue ?? [:]
-        createdAt = row.date("created_at") ?? Date(timeIntervalSince1970: 0)
-    }
 }

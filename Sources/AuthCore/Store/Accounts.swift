@@ -162,11 +162,27 @@ enum Accounts {
 
     /// Deletes a user and everything attached to it; answers whether there was one.
     static func delete(_ c: borrowing Connection, tenant: String, id: String) throws -> Bool {
-        for table in ["identities", "credentials", "factors", "sessions", "devices", "webauthn_credentials", "webauthn_challenges"] {
+        for table in ownedTables {
             try c.run("DELETE FROM \(table) WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(id)])
         }
         return try c.run("DELETE FROM users WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]) > 0
     }
+
+    /// Deletes every user of a tenant with what they own, and their refresh tokens, MFA challenges and flow
+    /// states outright (the Firebase emulator's "clear accounts", which starts the project's accounts over);
+    /// codes and the outbox stay, as it leaves them.
+    static func deleteAll(_ c: borrowing Connection, tenant: String) throws {
+        for table in ownedTables + ["challenges", "refresh_tokens", "spent_refresh_tokens", "flow_states", "users"] {
+            try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(tenant)])
+        }
+    }
+
+    /// The tables whose rows belong to a user and go with it. Codes, events, deep links and the short-lived
+    /// rows of flows in progress (authorization codes, OAuth authorizations) stay, named by user id, until the
+    /// sweep or the history limits take them. Refresh tokens go with their sessions' users at the sweep
+    /// (`Sessions.retireTokens`).
+    static let ownedTables = ["identities", "credentials", "factors", "sessions", "devices", "webauthn_credentials", "webauthn_challenges",
+                              "oauth_consents"]
 }
 
 extension User {

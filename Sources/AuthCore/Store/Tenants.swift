@@ -1,0 +1,56 @@
+import Foundation
+
+/// The `tenants` table (projects, pools, Supabase projects, with their settings as JSON), and what removing or
+/// resetting one does to the per-tenant tables. Which settings are valid, the tenant cache and the events are
+/// `Emulator+Tenants`'.
+enum Tenants {
+    /// Every tenant, in creation order.
+    static func all(_ c: borrowing Connection) throws -> [Tenant] {
+        try c.query("SELECT * FROM tenants ORDER BY rowid").map(Tenant.init(row:))
+    }
+
+    static func find(_ c: borrowing Connection, id: String) throws -> Tenant? {
+        try c.first("SELECT * FROM tenants WHERE id = ?", [.text(id)]).map(Tenant.init(row:))
+    }
+
+    /// Adds a tenant; a constraint violation when the id is taken.
+    static func insert(_ c: borrowing Connection, _ tenant: Tenant) throws {
+        try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES (?,?,?,?,?)",
+                  [.text(tenant.id), .text(tenant.dialect.rawValue), .text(tenant.name), SQLValue(JSON.object(tenant.settings)),
+                   SQLValue(tenant.createdAt)])
+    }
+
+    static func update(_ c: borrowing Connection, id: String, name: String, settings: [String: JSON]) throws {
+        try c.run("UPDATE tenants SET name = ?, settings = ? WHERE id = ?", [.text(name), SQLValue(JSON.object(settings)), .text(id)])
+    }
+
+    /// Removes a tenant and every row it owns, except its events (the audit trail keeps what happened);
+    /// false when there was no such tenant.
+    static func delete(_ c: borrowing Connection, id: String) throws -> Bool {
+        for table in Schema.tenantTables where table != "events" {
+            try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(id)])
+        }
+        return try c.run("DELETE FROM tenants WHERE id = ?", [.text(id)]) > 0
+    }
+
+    /// Puts back a tenant and every row it owns as the database attached as `seed` holds them.
+    static func restore(_ c: borrowing Connection, id: String) throws {
+        try c.run("DELETE FROM tenants WHERE id = ?", [.text(id)])
+        try c.run("INSERT INTO tenants SELECT * FROM seed.tenants WHERE id = ?", [.text(id)])
+        for table in Schema.tenantTables {
+            try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(id)])
+            try c.run("INSERT INTO \(table) SELECT * FROM seed.\(table) WHERE tenant = ?", [.text(id)])
+        }
+    }
+}
+
+extension Tenant {
+    /// A tenant from its `tenants` row.
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        dialect = row.string("dialect").flatMap(Dialect.init(rawValue:)) ?? .supabase
+        name = row.string("name") ?? ""
+        settings = row.json("settings").objectValue ?? [:]
+        createdAt = row.date("created_at") ?? Date(timeIntervalSince1970: 0)
+    }
+}
