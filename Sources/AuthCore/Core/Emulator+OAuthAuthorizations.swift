@@ -32,24 +32,13 @@ extension Emulator {
         authorization.createdAt = now
         authorization.expiresAt = now.addingTimeInterval(lifetime)
         authorization.approvedAt = nil
-        try db.withConnection { c in
-            _ = try c.run("""
-                INSERT INTO oauth_authorizations (tenant, id, client_id, redirect_uri, scope, state, resource, code_challenge,
-                    code_challenge_method, nonce, status, created_at, expires_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
-                """, [.text(authorization.tenant), .text(authorization.id), .text(authorization.clientId), .text(authorization.redirectURI),
-                      .text(authorization.scope), SQLValue(authorization.state), SQLValue(authorization.resource),
-                      .text(authorization.challenge.challenge), .text(authorization.challenge.method.rawValue), SQLValue(authorization.nonce),
-                      .text(authorization.status.rawValue), SQLValue(now), SQLValue(authorization.expiresAt)])
-        }
+        try db.withConnection { c in try OAuthGrants.insert(c, authorization) }
         return authorization
     }
 
     /// The requests still waiting for a decision, oldest first (the control API lists them).
     public func pendingOAuthAuthorizations(in tenant: String) throws -> [OAuthAuthorization] {
-        try db.withConnection { c in
-            try c.query("SELECT * FROM oauth_authorizations WHERE tenant = ? AND status = 'pending' AND expires_at > ? ORDER BY created_at, rowid",
-                        [.text(tenant), SQLValue(clock.now)]).map(OAuthAuthorization.init(row:))
-        }
+        try db.withConnection { c in try OAuthGrants.pending(c, tenant: tenant, at: clock.now) }
     }
 
     /// A signed-in user opens a request: the first one to do so owns it. When the user's live consent for
@@ -62,10 +51,8 @@ extension Emulator {
             guard authorization.status == .pending else { throw OAuthAuthorizationError.notProcessable }
             guard let owner = authorization.userId else {
                 authorization.userId = userId
-                try c.run("UPDATE oauth_authorizations SET user_id = ? WHERE tenant = ? AND id = ?", [.text(userId), .text(tenant), .text(id)])
-                let consented = try c.first("""
-                    SELECT scopes FROM oauth_consents WHERE tenant = ? AND user_id = ? AND client_id = ? AND revoked_at IS NULL
-                    """, [.text(tenant), .text(userId), .text(authorization.clientId)]).map { OAuthScopes.parse($0.string("scopes") ?? "") }
+                try OAuthGrants.claim(c, tenant: tenant, id: id, userId: userId)
+                let consented = try OAuthGrants.consentedScopes(c, tenant: tenant, userId: userId, clientId: authorization.clientId)
                 guard let consented, Set(authorization.scopes).isSubset(of: consented) else { return (authorization, false) }
                 return (try approve(c, authorization, now: now), true)
             }
@@ -86,7 +73,7 @@ extension Emulator {
             guard authorization.status == .pending else { throw OAuthAuthorizationError.notPending }
             guard authorization.userId == userId else { throw OAuthAuthorizationError.notFound }
             guard approved else {
-                try c.run("UPDATE oauth_authorizations SET status = 'denied' WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)])
+                try OAuthGrants.end(c, tenant: tenant, id: id, as: .denied)
                 authorization.status = .denied
                 return authorization
             }
@@ -108,20 +95,15 @@ extension Emulator {
 
     /// A request as it stands, expired or answered ones included; nil when unknown.
     public func oauthAuthorization(in tenant: String, id: String) throws -> OAuthAuthorization? {
-        try db.withConnection { c in
-            try c.first("SELECT * FROM oauth_authorizations WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]).map(OAuthAuthorization.init(row:))
-        }
+        try db.withConnection { c in try OAuthGrants.find(c, tenant: tenant, id: id) }
     }
 
     /// The row, unless it is unknown or expired (an expired one still pending is marked so in the caller's
     /// transaction).
     private func liveAuthorization(_ c: borrowing Connection, tenant: String, id: String, now: Date) throws -> OAuthAuthorization {
-        guard let row = try c.first("SELECT * FROM oauth_authorizations WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]) else {
-            throw OAuthAuthorizationError.notFound
-        }
-        let authorization = OAuthAuthorization(row: row)
+        guard let authorization = try OAuthGrants.find(c, tenant: tenant, id: id) else { throw OAuthAuthorizationError.notFound }
         guard now <= authorization.expiresAt else {
-            try c.run("UPDATE oauth_authorizations SET status = 'expired' WHERE tenant = ? AND id = ? AND status = 'pending'", [.text(tenant), .text(id)])
+            try OAuthGrants.end(c, tenant: tenant, id: id, as: .expired)
             throw OAuthAuthorizationError.notFound
         }
         return authorization
@@ -131,13 +113,9 @@ extension Emulator {
         var authorization = pending
         authorization.status = .approved
         authorization.approvedAt = now
-        try c.run("UPDATE oauth_authorizations SET status = 'approved', approved_at = ? WHERE tenant = ? AND id = ?",
-                  [SQLValue(now), .text(authorization.tenant), .text(authorization.id)])
-        try c.run("""
-            INSERT INTO oauth_consents (tenant, user_id, client_id, scopes, granted_at) VALUES (?,?,?,?,?)
-            ON CONFLICT (tenant, user_id, client_id) DO UPDATE SET scopes = excluded.scopes, granted_at = excluded.granted_at, revoked_at = NULL
-            """, [.text(authorization.tenant), .text(authorization.userId ?? ""), .text(authorization.clientId),
-                  .text(authorization.scopes.joined(separator: " ")), SQLValue(now)])
+        try OAuthGrants.markApproved(c, tenant: authorization.tenant, id: authorization.id, at: now)
+        try OAuthGrants.consent(c, tenant: authorization.tenant, userId: authorization.userId ?? "", clientId: authorization.clientId,
+                                scopes: authorization.scopes, at: now)
         return authorization
     }
 
@@ -156,24 +134,15 @@ extension Emulator {
 extension Emulator {
     /// A user's live consents, most recently granted first.
     public func oauthConsents(in tenant: String, userId: String) throws -> [OAuthConsent] {
-        try db.withConnection { c in
-            try c.query("SELECT * FROM oauth_consents WHERE tenant = ? AND user_id = ? AND revoked_at IS NULL ORDER BY granted_at DESC",
-                        [.text(tenant), .text(userId)]).map { row in
-                OAuthConsent(clientId: row.string("client_id") ?? "", userId: userId, scopes: OAuthScopes.parse(row.string("scopes") ?? ""),
-                             grantedAt: row.date("granted_at") ?? .distantPast)
-            }
-        }
+        try db.withConnection { c in try OAuthGrants.consents(c, tenant: tenant, userId: userId) }
     }
 
     /// Withdraws a user's consent for a client and ends every session that client holds for the user, so
     /// its refresh tokens stop working; false when there was no live consent.
     public func revokeOAuthConsent(in tenant: String, userId: String, clientId: String, origin: RequestOrigin = RequestOrigin()) throws -> Bool {
         let sessions: [String]? = try db.transaction { c in
-            guard try c.run("UPDATE oauth_consents SET revoked_at = ? WHERE tenant = ? AND user_id = ? AND client_id = ? AND revoked_at IS NULL",
-                            [SQLValue(clock.now), .text(tenant), .text(userId), .text(clientId)]) == 1 else { return nil }
-            return try c.query("""
-                SELECT id FROM sessions WHERE tenant = ? AND user_id = ? AND revoked_at IS NULL AND json_extract(claims, '$.client_id') = ?
-                """, [.text(tenant), .text(userId), .text(clientId)]).compactMap { $0.string("id") }
+            guard try OAuthGrants.revokeConsent(c, tenant: tenant, userId: userId, clientId: clientId, at: clock.now) else { return nil }
+            return try Sessions.liveIDs(c, tenant: tenant, userId: userId, client: clientId)
         }
         guard let sessions else { return false }
         for session in sessions {
@@ -189,16 +158,5 @@ extension OAuthAuthorization {
                 challenge: PKCEChallenge, nonce: String?) {
         self.init(tenant: tenant, id: "", clientId: clientId, userId: nil, redirectURI: redirectURI, scope: scope, state: state, resource: resource,
                   challenge: challenge, nonce: nonce, status: .pending, createdAt: .distantPast, expiresAt: .distantPast, approvedAt: nil)
-    }
-
-    init(row: Row) {
-        self.init(tenant: row.string("tenant") ?? "", id: row.string("id") ?? "", clientId: row.string("client_id") ?? "",
-                  userId: row.string("user_id"), redirectURI: row.string("redirect_uri") ?? "", scope: row.string("scope") ?? "",
-                  state: row.string("state"), resource: row.string("resource"),
-                  challenge: PKCEChallenge(challenge: row.string("code_challenge") ?? "",
-                                           method: PKCEChallenge.Method(rawValue: row.string("code_challenge_method") ?? "") ?? .s256),
-                  nonce: row.string("nonce"), status: Status(rawValue: row.string("status") ?? "") ?? .expired,
-                  createdAt: row.date("created_at") ?? .distantPast, expiresAt: row.date("expires_at") ?? .distantPast,
-                  approvedAt: row.date("approved_at"))
     }
 }

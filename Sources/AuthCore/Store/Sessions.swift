@@ -82,6 +82,14 @@ enum Sessions {
     }
 
     /// Stamps a refresh.
+    /// The ids of a user's live sessions that an OAuth client holds (the `client_id` of the claims it was issued
+    /// with).
+    static func liveIDs(_ c: borrowing Connection, tenant: String, userId: String, client clientId: String) throws -> [String] {
+        try c.query("""
+            SELECT id FROM sessions WHERE tenant = ? AND user_id = ? AND revoked_at IS NULL AND json_extract(claims, '$.client_id') = ?
+            """, [.text(tenant), .text(userId), .text(clientId)]).compactMap { $0.string("id") }
+    }
+
     static func stampRefresh(_ c: borrowing Connection, tenant: String, id: String, at now: Date) throws {
         try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(id)])
     }
