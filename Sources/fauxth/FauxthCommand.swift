@@ -4,8 +4,6 @@ import Console
 import Foundation
 import Hummingbird
 import Logging
-import NIOCore
-import NIOPosix
 import Server
 
 /// `fauxth`: the command line. `serve` is the default subcommand.

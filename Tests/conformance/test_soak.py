@@ -8,6 +8,7 @@ vendor says it must, the restored snapshot held exactly the state it was taken i
 once warm, and so did the store (the history limits and the sweep at work: the server runs with small limits so they
 are reached)."""
 import os
+import sqlite3
 import threading
 import time
 
@@ -207,7 +208,6 @@ SWEPT_TABLES = ("codes", "sessions", "refresh_tokens", "spent_refresh_tokens", "
 
 def leftovers(path):
     """Rows of `SWEPT_TABLES` in the snapshot at `path` (the saved image opens as a plain SQLite file)."""
-    import sqlite3
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
         return {table: count for table in SWEPT_TABLES if (count := db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])}
 

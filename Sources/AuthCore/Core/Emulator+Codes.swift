@@ -87,7 +87,7 @@ public struct CodeRecord: Sendable, Equatable {
     /// Wrong codes tried against it so far.
     public var attempts: Int
 
-    public init(id: String, userId: String?, purpose: MessagePurpose, channel: Channel, target: String, linkToken: String?, createdAt: Date,
+    init(id: String, userId: String?, purpose: MessagePurpose, channel: Channel, target: String, linkToken: String?, createdAt: Date,
                 expiresAt: Date, usedAt: Date?, valueHash: String, attempts: Int = 0) {
         self.id = id; self.userId = userId; self.purpose = purpose; self.channel = channel; self.target = target; self.linkToken = linkToken
         self.createdAt = createdAt; self.expiresAt = expiresAt; self.usedAt = usedAt; self.valueHash = valueHash; self.attempts = attempts

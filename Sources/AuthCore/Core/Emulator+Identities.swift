@@ -151,9 +151,7 @@ extension Emulator {
 
     /// The tenant a code's link token or handle belongs to (Firebase's action links name no project).
     public func tenantOfCode(linkToken: String) throws -> String? {
-        try db.withConnection { c in
-            try Codes.tenantOf(c, linkToken: linkToken)
-        }
+        try db.withConnection { c in try Codes.tenantOf(c, linkToken: linkToken) }
     }
 
     /// Takes away a user's password and what derives from it, keeping the email.

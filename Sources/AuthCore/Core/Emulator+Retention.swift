@@ -54,8 +54,7 @@ extension Emulator {
             // A used code goes when it would have expired: no code lives longer than a day or so.
             report.codes = try Codes.sweep(c, expiredBefore: cutoffDate)
             report.authorizationCodes = try c.run("DELETE FROM authorization_codes WHERE expires_at < ?", [cutoff])
-            // An OAuth authorization request nobody answered is no use once its code could not be redeemed.
-            report.authorizationCodes += try c.run("DELETE FROM oauth_authorizations WHERE expires_at < ?", [cutoff])
+            report.authorizationCodes += try OAuthGrants.sweep(c, expiredBefore: cutoffDate)
             report.flowStates = try c.run("DELETE FROM flow_states WHERE created_at < ?", [cutoff])
             report.challenges = try Factors.sweepChallenges(c, openedBefore: cutoffDate)
             report.webAuthnChallenges = try c.run("DELETE FROM webauthn_challenges WHERE expires_at < ?", [cutoff])

@@ -40,6 +40,12 @@ enum OAuthGrants {
                   [SQLValue(now), .text(tenant), .text(id)])
     }
 
+    /// Drops requests that expired before `cutoff`, answered or not: an unanswered one is no use once its code
+    /// could not be redeemed.
+    static func sweep(_ c: borrowing Connection, expiredBefore cutoff: Date) throws -> Int {
+        try c.run("DELETE FROM oauth_authorizations WHERE expires_at < ?", [SQLValue(cutoff)])
+    }
+
     /// The scopes of a user's live consent for a client, if any.
     static func consentedScopes(_ c: borrowing Connection, tenant: String, userId: String, clientId: String) throws -> [String]? {
         try c.first("SELECT scopes FROM oauth_consents WHERE tenant = ? AND user_id = ? AND client_id = ? AND revoked_at IS NULL",
