@@ -28,12 +28,7 @@ extension Emulator {
         let code = generator.string(43, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         let now = clock.now
         try db.withConnection { c in
-            _ = try c.run("""
-                INSERT INTO authorization_codes (tenant, code_hash, user_id, client_id, redirect_uri, scope, nonce, code_challenge,
-                    code_challenge_method, session_id, data, created_at, expires_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
-                """, [.text(tenant), .text(Self.codeHash(code)), .text(grant.userId), .text(grant.clientId), .text(grant.redirectURI),
-                      .text(grant.scope), SQLValue(grant.nonce), SQLValue(grant.challenge?.challenge), SQLValue(grant.challenge?.method.rawValue),
-                      SQLValue(grant.sessionId), SQLValue(JSON.object(grant.data)), SQLValue(now), SQLValue(now.addingTimeInterval(lifetime))])
+            try Flows.insertCode(c, tenant: tenant, hash: Self.codeHash(code), grant, at: now, expiresAt: now.addingTimeInterval(lifetime))
         }
         return code
     }
@@ -45,12 +40,10 @@ extension Emulator {
                                         verifier: String?) throws -> AuthorizationGrant {
         let now = clock.now
         let outcome: Result<AuthorizationGrant, AuthError> = try db.transaction { c in
-            guard let row = try c.first("SELECT * FROM authorization_codes WHERE tenant = ? AND code_hash = ? AND used_at IS NULL",
-                                        [.text(tenant), .text(Self.codeHash(code))]) else { return .failure(.codeInvalid) }
-            try c.run("UPDATE authorization_codes SET used_at = ? WHERE tenant = ? AND code_hash = ?",
-                      [SQLValue(now), .text(tenant), .text(Self.codeHash(code))])
-            guard (row.date("expires_at") ?? .distantPast) > now else { return .failure(.codeExpired) }
-            let grant = AuthorizationGrant(row: row)
+            guard let (grant, expiresAt) = try Flows.useCode(c, tenant: tenant, hash: Self.codeHash(code), at: now) else {
+                return .failure(.codeInvalid)
+            }
+            guard expiresAt > now else { return .failure(.codeExpired) }
             guard grant.clientId == clientId, redirectURI.map({ $0 == grant.redirectURI }) ?? true else { return .failure(.codeInvalid) }
             if let challenge = grant.challenge {
                 guard let verifier, challenge.isAnswered(by: verifier) else { return .failure(.badCodeVerifier) }
@@ -58,16 +51,5 @@ extension Emulator {
             return .success(grant)
         }
         return try outcome.get()
-    }
-}
-
-extension AuthorizationGrant {
-    init(row: Row) {
-        let challenge = row.string("code_challenge").map {
-            PKCEChallenge(challenge: $0, method: PKCEChallenge.Method(rawValue: row.string("code_challenge_method") ?? "") ?? .s256)
-        }
-        self.init(userId: row.string("user_id") ?? "", clientId: row.string("client_id") ?? "", redirectURI: row.string("redirect_uri") ?? "",
-                  scope: row.string("scope") ?? "", nonce: row.string("nonce"), challenge: challenge, sessionId: row.string("session_id"),
-                  data: row.json("data").objectValue ?? [:])
     }
 }

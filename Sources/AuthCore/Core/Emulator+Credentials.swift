@@ -7,8 +7,7 @@ extension Emulator {
     }
 
     func credential(_ c: borrowing Connection, tenant: String, userId: String, kind: String) throws -> String? {
-        try c.first("SELECT secret FROM credentials WHERE tenant = ? AND user_id = ? AND kind = ?",
-                    [.text(tenant), .text(userId), .text(kind)])?.string("secret")
+        try Credentials.secret(c, tenant: tenant, userId: userId, kind: kind)
     }
 
     /// What the tenant's dialect derives from a password being set (nothing for most dialects).
@@ -20,10 +19,6 @@ extension Emulator {
     /// Sets the password credential and what derives from it; other derived credentials go, so none is
     /// left over from an earlier password.
     static func storePassword(_ c: borrowing Connection, tenant: String, userId: String, hash: String, derived: [String: String], at now: Date) throws {
-        try c.run("DELETE FROM credentials WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(userId)])
-        for (kind, secret) in derived.merging(["password": hash], uniquingKeysWith: { $1 }) {
-            try c.run("INSERT INTO credentials (tenant, user_id, kind, secret, updated_at) VALUES (?,?,?,?,?)",
-                      [.text(tenant), .text(userId), .text(kind), .text(secret), SQLValue(now)])
-        }
+        try Credentials.replace(c, tenant: tenant, userId: userId, with: derived.merging(["password": hash], uniquingKeysWith: { $1 }), at: now)
     }
 }

@@ -14,14 +14,14 @@ extension Emulator {
         let unique = try uniqueAddresses(in: tenant)
         do {
             try db.transaction { c in
-                try c.run("DELETE FROM identities WHERE tenant = ? AND id = ?", [.text(tenant), .text(identityId)])
+                try Identities.delete(c, tenant: tenant, id: identityId)
                 if removed.provider == "phone" {
-                    try c.run("UPDATE users SET phone = NULL, phone_verified_at = NULL, updated_at = ? WHERE tenant = ? AND id = ?",
-                              [SQLValue(now), .text(tenant), .text(userId)])
+                    try Accounts.set(c, tenant: tenant, id: userId, [.phone: .null, .phoneVerifiedAt: .null, .updatedAt: SQLValue(now)])
                 } else if let (email, verified) = Self.emailAfterUnlink(current: user.email, remaining: remaining) {
                     try Self.claimAddresses(c, tenant: tenant, userId: userId, email: email, phone: nil, unique: unique)
-                    try c.run("UPDATE users SET email = ?, email_verified_at = ?, updated_at = ? WHERE tenant = ? AND id = ?",
-                              [SQLValue(email), SQLValue(verified ? (user.emailVerifiedAt ?? now) : nil), SQLValue(now), .text(tenant), .text(userId)])
+                    try Accounts.set(c, tenant: tenant, id: userId, [.email: SQLValue(email),
+                                                                     .emailVerifiedAt: SQLValue(verified ? (user.emailVerifiedAt ?? now) : nil),
+                                                                     .updatedAt: SQLValue(now)])
                 }
             }
         } catch let error as SQLiteError where error.isConstraintViolation {
@@ -46,18 +46,14 @@ extension Emulator {
     /// The user linked to a provider account, if any.
     public func user(in tenant: String, provider: String, subject: String) throws -> User? {
         try db.withConnection { c in
-            guard let row = try c.first("SELECT user_id FROM identities WHERE tenant = ? AND provider = ? AND subject = ?",
-                                        [.text(tenant), .text(provider), .text(subject)]) else { return nil }
-            return try Accounts.user(c, tenant: tenant, id: row.string("user_id") ?? "")
+            guard let identity = try Identities.find(c, tenant: tenant, provider: provider, subject: subject) else { return nil }
+            return try Accounts.user(c, tenant: tenant, id: identity.userId)
         }
     }
 
     /// A tenant's accounts at one provider, oldest first (the Firebase sign-in widget lists them).
     public func identities(in tenant: String, provider: String, limit: Int = 200) throws -> [Identity] {
-        try db.withConnection { c in
-            try c.query("SELECT * FROM identities WHERE tenant = ? AND provider = ? ORDER BY created_at, rowid LIMIT ?",
-                        [.text(tenant), .text(provider), .int(Int64(max(1, limit)))]).map(Identity.init(row:))
-        }
+        try db.withConnection { c in try Identities.at(c, tenant: tenant, provider: provider, limit: limit) }
     }
 
     /// Links a provider account to a user, or refreshes what the provider said if it is linked already;
@@ -67,17 +63,14 @@ extension Emulator {
         let now = clock.now
         do {
             try db.transaction { c in
-                if let owner = try c.first("SELECT user_id FROM identities WHERE tenant = ? AND provider = ? AND subject = ?",
-                                           [.text(tenant), .text(identity.provider), .text(identity.subject)])?.string("user_id") {
-                    guard owner == userId else { throw AuthError.identityTaken }
-                    try c.run("UPDATE identities SET email = ?, data = ?, updated_at = ? WHERE tenant = ? AND provider = ? AND subject = ?",
-                              [SQLValue(identity.email), SQLValue(JSON.object(identity.data)), SQLValue(now), .text(tenant),
-                               .text(identity.provider), .text(identity.subject)])
+                if let linked = try Identities.find(c, tenant: tenant, provider: identity.provider, subject: identity.subject) {
+                    guard linked.userId == userId else { throw AuthError.identityTaken }
+                    try Identities.update(c, tenant: tenant, id: linked.id, email: identity.email, data: identity.data, at: now)
                 } else {
                     try insertIdentity(c, tenant: tenant, userId: userId, provider: identity.provider, subject: identity.subject,
                                        email: identity.email, data: identity.data, at: now)
                 }
-                try c.run("UPDATE users SET updated_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)])
+                try Accounts.set(c, tenant: tenant, id: userId, [.updatedAt: SQLValue(now)])
             }
         } catch let error as SQLiteError where error.isConstraintViolation {
             throw Self.clash(error)
@@ -93,15 +86,15 @@ extension Emulator {
     public func removeIdentities(in tenant: String, userId: String, provider: String) throws -> User {
         let now = clock.now
         try db.transaction { c in
-            try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = ?", [.text(tenant), .text(userId), .text(provider)])
+            try Identities.delete(c, tenant: tenant, userId: userId, provider: provider)
             if provider == "phone" {
-                try c.run("UPDATE users SET phone = NULL, phone_verified_at = NULL WHERE tenant = ? AND id = ?", [.text(tenant), .text(userId)])
+                try Accounts.set(c, tenant: tenant, id: userId, [.phone: .null, .phoneVerifiedAt: .null])
             }
             if provider == "email" {
-                try c.run("DELETE FROM credentials WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(userId)])
-                try c.run("UPDATE users SET email = NULL, email_verified_at = NULL WHERE tenant = ? AND id = ?", [.text(tenant), .text(userId)])
+                try Credentials.delete(c, tenant: tenant, userId: userId)
+                try Accounts.set(c, tenant: tenant, id: userId, [.email: .null, .emailVerifiedAt: .null])
             }
-            try c.run("UPDATE users SET updated_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)])
+            try Accounts.set(c, tenant: tenant, id: userId, [.updatedAt: SQLValue(now)])
         }
         record(.identityUnlinked, tenant: tenant, userId: userId, detail: ["provider": .string(provider)])
         return try requireUser(in: tenant, id: userId)
@@ -117,17 +110,13 @@ extension Emulator {
     public func revokeTokens(in tenant: String, userId: String, reason: String, origin: RequestOrigin = RequestOrigin()) throws {
         _ = try requireUser(in: tenant, id: userId)
         let instant = Date(timeIntervalSince1970: clock.now.timeIntervalSince1970.rounded(.down))
-        try db.withConnection { c in
-            _ = try c.run("UPDATE users SET tokens_valid_after = ? WHERE tenant = ? AND id = ?", [SQLValue(instant), .text(tenant), .text(userId)])
-        }
+        try setTokensValidAfter(in: tenant, userId: userId, instant)
         try revokeSessions(in: tenant, userId: userId, .startedBefore(instant), reason: reason, origin: origin)
     }
 
     /// Sets `tokens_valid_after` directly (Firebase admin's `validSince`, and imports).
     public func setTokensValidAfter(in tenant: String, userId: String, _ instant: Date?) throws {
-        try db.withConnection { c in
-            _ = try c.run("UPDATE users SET tokens_valid_after = ? WHERE tenant = ? AND id = ?", [SQLValue(instant), .text(tenant), .text(userId)])
-        }
+        try db.withConnection { c in _ = try Accounts.set(c, tenant: tenant, id: userId, [.tokensValidAfter: SQLValue(instant)]) }
     }
 }
 
@@ -140,12 +129,16 @@ extension Emulator {
     /// `DeleteUserAttributes` of `phone_number`).
     public func clearPhone(in tenant: String, userId: String) throws { try clearAddress("phone", in: tenant, userId: userId) }
 
-    /// `column` is `email` or `phone`: the users column, its `_verified_at` twin and the identity provider.
-    private func clearAddress(_ column: String, in tenant: String, userId: String) throws {
+    /// `provider` is `email` or `phone`: the identity provider, and the users column with its `_verified_at` twin.
+    private func clearAddress(_ provider: String, in tenant: String, userId: String) throws {
+        let now = clock.now
         try db.transaction { c in
-            try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = ?", [.text(tenant), .text(userId), .text(column)])
-            try c.run("UPDATE users SET \(column) = NULL, \(column)_verified_at = NULL, updated_at = ? WHERE tenant = ? AND id = ?",
-                      [SQLValue(clock.now), .text(tenant), .text(userId)])
+            try Identities.delete(c, tenant: tenant, userId: userId, provider: provider)
+            if provider == "email" {
+                try Accounts.set(c, tenant: tenant, id: userId, [.email: .null, .emailVerifiedAt: .null, .updatedAt: SQLValue(now)])
+            } else {
+                try Accounts.set(c, tenant: tenant, id: userId, [.phone: .null, .phoneVerifiedAt: .null, .updatedAt: SQLValue(now)])
+            }
         }
     }
 
@@ -156,8 +149,6 @@ extension Emulator {
 
     /// Takes away a user's password and what derives from it, keeping the email.
     public func removePassword(in tenant: String, userId: String) throws {
-        try db.withConnection { c in
-            _ = try c.run("DELETE FROM credentials WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(userId)])
-        }
+        try db.withConnection { c in try Credentials.delete(c, tenant: tenant, userId: userId) }
     }
 }

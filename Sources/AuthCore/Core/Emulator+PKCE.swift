@@ -32,12 +32,10 @@ extension Emulator {
     /// `providerToken` is an identity provider's access token the session hands over (GoTrue's `provider_token`).
     public func startFlow(in tenant: String, userId: String, challenge: PKCEChallenge, authenticationMethod: String,
                           providerToken: String? = nil) throws {
+        let id = newID()
         try db.withConnection { c in
-            _ = try c.run("""
-                INSERT INTO flow_states (tenant, id, user_id, code_challenge, code_challenge_method, authentication_method, created_at, provider_token)
-                VALUES (?,?,?,?,?,?,?,?)
-                """, [.text(tenant), .text(newID()), .text(userId), .text(challenge.challenge), .text(challenge.method.rawValue),
-                      .text(authenticationMethod), SQLValue(clock.now), SQLValue(providerToken)])
+            try Flows.startFlow(c, tenant: tenant, id: id, userId: userId, challenge: challenge, authenticationMethod: authenticationMethod,
+                                providerToken: providerToken, at: clock.now)
         }
     }
 
@@ -45,9 +43,8 @@ extension Emulator {
     /// from here); nil when the user has no open flow.
     public func issueAuthCode(in tenant: String, userId: String) throws -> String? {
         try db.transaction { c in
-            guard let id = try c.first("SELECT id FROM flow_states WHERE tenant = ? AND user_id = ? ORDER BY created_at DESC, rowid DESC",
-                                       [.text(tenant), .text(userId)])?.string("id") else { return nil }
-            try c.run("UPDATE flow_states SET auth_code_issued_at = ? WHERE tenant = ? AND id = ?", [SQLValue(clock.now), .text(tenant), .text(id)])
+            guard let id = try Flows.newestFlow(c, tenant: tenant, userId: userId) else { return nil }
+            try Flows.stampAuthCodeIssued(c, tenant: tenant, id: id, at: clock.now)
             return id
         }
     }
@@ -58,16 +55,11 @@ extension Emulator {
         -> (userId: String, method: String, providerToken: String?) {
         let now = clock.now
         let outcome: Result<(String, String, String?), AuthError> = try db.transaction { c in
-            guard let row = try c.first("SELECT * FROM flow_states WHERE tenant = ? AND id = ?", [.text(tenant), .text(code)]) else {
-                return .failure(.flowStateNotFound)
-            }
-            let started = row.date("auth_code_issued_at") ?? row.date("created_at") ?? .distantPast
-            guard now.timeIntervalSince(started) <= lifetime else { return .failure(.flowStateExpired) }
-            let challenge = PKCEChallenge(challenge: row.string("code_challenge") ?? "",
-                                          method: PKCEChallenge.Method(rawValue: row.string("code_challenge_method") ?? "") ?? .s256)
-            guard challenge.isAnswered(by: verifier) else { return .failure(.badCodeVerifier) }
-            try c.run("DELETE FROM flow_states WHERE tenant = ? AND id = ?", [.text(tenant), .text(code)])
-            return .success((row.string("user_id") ?? "", row.string("authentication_method") ?? "otp", row.string("provider_token")))
+            guard let flow = try Flows.flow(c, tenant: tenant, id: code) else { return .failure(.flowStateNotFound) }
+            guard now.timeIntervalSince(flow.startedAt) <= lifetime else { return .failure(.flowStateExpired) }
+            guard flow.challenge.isAnswered(by: verifier) else { return .failure(.badCodeVerifier) }
+            try Flows.deleteFlow(c, tenant: tenant, id: code)
+            return .success((flow.userId, flow.authenticationMethod, flow.providerToken))
         }
         return try outcome.get()
     }

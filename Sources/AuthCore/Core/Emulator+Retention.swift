@@ -48,20 +48,18 @@ extension Emulator {
     public func sweep(at now: Date? = nil) throws -> SweepReport {
         let now = now ?? clock.now
         let cutoffDate = now.addingTimeInterval(-retention.spentFor)
-        let cutoff = SQLValue(cutoffDate)
         var report = SweepReport()
         try db.transaction { c in
             // A used code goes when it would have expired: no code lives longer than a day or so.
             report.codes = try Codes.sweep(c, expiredBefore: cutoffDate)
-            report.authorizationCodes = try c.run("DELETE FROM authorization_codes WHERE expires_at < ?", [cutoff])
+            report.authorizationCodes = try Flows.sweepCodes(c, before: cutoffDate)
             report.authorizationCodes += try OAuthGrants.sweep(c, expiredBefore: cutoffDate)
-            report.flowStates = try c.run("DELETE FROM flow_states WHERE created_at < ?", [cutoff])
+            report.flowStates = try Flows.sweepFlows(c, before: cutoffDate)
             report.challenges = try Factors.sweepChallenges(c, openedBefore: cutoffDate)
-            report.webAuthnChallenges = try c.run("DELETE FROM webauthn_challenges WHERE expires_at < ?", [cutoff])
+            report.webAuthnChallenges = try Passkeys.sweepChallenges(c, before: cutoffDate)
             // An unanswered SAML request is a challenge; an accepted assertion id needs remembering only while
             // the assertion itself could still be accepted.
-            report.challenges += try c.run("DELETE FROM saml_requests WHERE expires_at < ?", [cutoff])
-            report.challenges += try c.run("DELETE FROM saml_assertions WHERE expires_at < ?", [SQLValue(now)])
+            report.challenges += try SSO.sweep(c, requestsBefore: cutoffDate, assertionsAt: now)
             // A revoked session's tokens go with it, and what was kept of its spent ones. A live session's
             // rotated tokens go once spent, leaving their hash and session behind, so replaying one that old
             // is still GoTrue's reuse (the family revoked), not "not found".

@@ -9,12 +9,9 @@ extension Emulator {
                                  lifetime: TimeInterval) throws -> String {
         let id = newID()
         let now = clock.now
-        try db.withConnection { c in
-            _ = try c.run("""
-                INSERT INTO saml_requests (tenant, id, provider_id, request_id, data, created_at, expires_at) VALUES (?,?,?,?,?,?,?)
-                """, [.text(tenant), .text(id), .text(providerId), .text(requestId), SQLValue(JSON.object(data)), SQLValue(now),
-                      SQLValue(now.addingTimeInterval(lifetime))])
-        }
+        let request = SAMLPendingRequest(tenant: tenant, id: id, providerId: providerId, requestId: requestId, data: data, createdAt: now,
+                                         expiresAt: now.addingTimeInterval(lifetime))
+        try db.withConnection { c in try SSO.insertRequest(c, request) }
         return id
     }
 
@@ -22,18 +19,13 @@ extension Emulator {
     /// browser starts over, as GoTrue's destroyed relay state makes it). An expired request is returned too,
     /// so the dialect can say it expired; nil when there is none.
     public func takeSAMLRequest(in tenant: String, id: String) throws -> SAMLPendingRequest? {
-        try db.withConnection { c in
-            try c.first("DELETE FROM saml_requests WHERE tenant = ? AND id = ? RETURNING *", [.text(tenant), .text(id)])
-                .map(SAMLPendingRequest.init(row:))
-        }
+        try db.withConnection { c in try SSO.takeRequest(c, tenant: tenant, id: id) }
     }
 
     /// The same, for a service provider that serves every tenant at one address (Cognito's hosted UI) and
     /// learns the tenant from the request: relay states are UUIDs, so one names one request in any tenant.
     public func takeSAMLRequest(id: String) throws -> SAMLPendingRequest? {
-        try db.withConnection { c in
-            try c.first("DELETE FROM saml_requests WHERE id = ? RETURNING *", [.text(id)]).map(SAMLPendingRequest.init(row:))
-        }
+        try db.withConnection { c in try SSO.takeRequest(c, tenant: nil, id: id) }
     }
 
     /// Checks a SAML Response (`expectation.now` is the emulator's clock, whatever the caller put there) and
@@ -46,10 +38,9 @@ extension Emulator {
         let assertion = try SAMLResponseValidator.validate(xml: xml, expectation: expectation)
         let until = assertion.notOnOrAfter ?? now.addingTimeInterval(Self.samlReplayWindow)
         let fresh = try db.withConnection { c in
-            try c.run("INSERT OR IGNORE INTO saml_assertions (tenant, id, issuer, expires_at) VALUES (?,?,?,?)",
-                      [.text(tenant), .text(assertion.id), .text(assertion.issuer), SQLValue(until.addingTimeInterval(expectation.clockSkew))])
+            try SSO.accept(c, tenant: tenant, assertionId: assertion.id, issuer: assertion.issuer, until: until.addingTimeInterval(expectation.clockSkew))
         }
-        guard fresh == 1 else {
+        guard fresh else {
             throw SAMLError(.replayed, "The assertion \(assertion.id) was already used to sign in; an IdP issues a new one for every sign-in.")
         }
         return assertion

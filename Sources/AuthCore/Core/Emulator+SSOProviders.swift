@@ -11,10 +11,7 @@ extension Emulator {
         provider.domains = provider.domains.map { $0.lowercased() }
         try db.transaction { c in
             try Self.checkSSOConflicts(c, provider)
-            try c.run("""
-                INSERT INTO sso_providers (tenant, id, resource_id, disabled, entity_id, metadata_xml, metadata_url, name_id_format,
-                    attribute_mapping, domains, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
-                """, Self.ssoValues(provider))
+            try SSO.insert(c, provider)
         }
         return provider
     }
@@ -26,24 +23,18 @@ extension Emulator {
         updated.domains = updated.domains.map { $0.lowercased() }
         try db.transaction { c in
             try Self.checkSSOConflicts(c, updated)
-            try c.run("""
-                UPDATE sso_providers SET resource_id = ?3, disabled = ?4, entity_id = ?5, metadata_xml = ?6, metadata_url = ?7,
-                    name_id_format = ?8, attribute_mapping = ?9, domains = ?10, created_at = ?11, updated_at = ?12
-                WHERE tenant = ?1 AND id = ?2
-                """, Self.ssoValues(updated))
+            try SSO.update(c, updated)
         }
         return updated
     }
 
     public func deleteSSOProvider(in tenant: String, id: String) throws {
-        try db.withConnection { c in _ = try c.run("DELETE FROM sso_providers WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]) }
+        try db.withConnection { c in try SSO.delete(c, tenant: tenant, id: id) }
     }
 
     /// A tenant's providers, oldest first.
     public func ssoProviders(in tenant: String) throws -> [SSOProvider] {
-        try db.withConnection { c in
-            try c.query("SELECT * FROM sso_providers WHERE tenant = ? ORDER BY created_at, rowid", [.text(tenant)]).map(SSOProvider.init(row:))
-        }
+        try db.withConnection { c in try SSO.providers(c, tenant: tenant) }
     }
 
     /// How a provider is named: its id, its `resource_id`, one of its domains, or its entity id.
@@ -52,30 +43,14 @@ extension Emulator {
     }
 
     public func ssoProvider(in tenant: String, _ key: SSOProviderKey) throws -> SSOProvider? {
-        try db.withConnection { c in
-            let (condition, value): (String, String) = switch key {
-            case .id(let id): ("id = ? COLLATE NOCASE", id)
-            case .resourceId(let id): ("resource_id = ?", id)
-            case .entityID(let entity): ("entity_id = ?", entity)
-            case .domain(let domain): ("EXISTS (SELECT 1 FROM json_each(domains) WHERE json_each.value = ?)", domain.lowercased())
-            }
-            return try c.first("SELECT * FROM sso_providers WHERE tenant = ? AND \(condition) LIMIT 1", [.text(tenant), .text(value)])
-                .map(SSOProvider.init(row:))
-        }
+        try db.withConnection { c in try SSO.provider(c, tenant: tenant, key) }
     }
 
     private static func checkSSOConflicts(_ c: borrowing Connection, _ provider: SSOProvider) throws {
-        let others = try c.query("SELECT * FROM sso_providers WHERE tenant = ? AND id <> ?", [.text(provider.tenant), .text(provider.id)])
-            .map(SSOProvider.init(row:))
+        let others = try SSO.providers(c, tenant: provider.tenant, except: provider.id)
         if others.contains(where: { $0.entityID == provider.entityID }) { throw SSOProviderConflict.entityID(provider.entityID) }
         for domain in provider.domains {
             if let owner = others.first(where: { $0.domains.contains(domain) }) { throw SSOProviderConflict.domain(domain, provider: owner.id) }
         }
-    }
-
-    private static func ssoValues(_ p: SSOProvider) -> [SQLValue] {
-        [.text(p.tenant), .text(p.id), SQLValue(p.resourceId), p.disabled.map { SQLValue($0) } ?? .null, .text(p.entityID), .text(p.metadataXML),
-         SQLValue(p.metadataURL), SQLValue(p.nameIDFormat), SQLValue(p.attributeMapping), SQLValue(JSON.array(p.domains.map(JSON.string))),
-         SQLValue(p.createdAt), SQLValue(p.updatedAt)]
     }
 }

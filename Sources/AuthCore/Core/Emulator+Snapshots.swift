@@ -62,18 +62,7 @@ extension Emulator {
             // on that copy, so the file is read once and never opened for writing.
             try staged.withConnection { c in
                 let image = try c.loadImage(ofFile: path)
-                guard try c.first("PRAGMA quick_check")?.string("quick_check") == "ok" else {
-                    throw SnapshotError.unreadable(path, "integrity check failed")
-                }
-                // SQLite reads a missing tail as zeros, so a file cut short inside its last page passes the check.
-                let pageCount = try c.first("PRAGMA page_count")?.int(0) ?? 0
-                let pageSize = try c.first("PRAGMA page_size")?.int(0) ?? 0
-                guard image == pageCount * pageSize else {
-                    throw SnapshotError.unreadable(path, "\(image) bytes where its header says \(pageCount * pageSize): cut short or damaged")
-                }
-                guard c.userVersion > 0, try c.first("SELECT name FROM sqlite_master WHERE name = 'tenants'") != nil else {
-                    throw SnapshotError.unreadable(path, "no Fauxth schema in it")
-                }
+                try c.checkLoadedImage(of: image, from: path)
                 guard c.userVersion <= Schema.version else {
                     throw SnapshotError.newerSchema(path, found: c.userVersion, supported: Schema.version)
                 }

@@ -17,56 +17,53 @@ extension Emulator {
         let windows = rateLimiter.all()
         let lockouts = self.lockouts.entries(tenant: nil)
         let rules = includeFaults ? faults.rules().map(\.rule) : []
-        try db.transaction { c in
-            try c.run("DELETE FROM transient_state")
-            if includeFaults {
-                try c.run("INSERT INTO transient_state (kind, key, value) VALUES ('faults', 'included', 'true')")
-                for (index, rule) in rules.enumerated() {
-                    try c.run("INSERT INTO transient_state (kind, key, value) VALUES ('fault', ?, ?)",
-                              [.text(String(format: "%06d", index)), SQLValue(rule.json)])
-                }
-            }
-            for (key, window) in windows {
-                try c.run("INSERT INTO transient_state (kind, key, value) VALUES ('rate', ?, ?)", [.text(key), SQLValue(JSON.object([
-                    "events": .array(window.events.map { .double($0.timeIntervalSince1970) }), "window": .double(window.window),
-                ]))])
-            }
-            for (key, entry) in lockouts {
-                let name = JSON.array([.string(key.tenant), .string(key.kind.rawValue), .string(key.subject)]).serialized()
-                try c.run("INSERT INTO transient_state (kind, key, value) VALUES ('lockout', ?, ?)", [.text(name), SQLValue(JSON.object([
-                    "failures": .array(entry.state.failures.map { .double($0.timeIntervalSince1970) }), "level": .int(entry.state.level),
-                    "locked_until": entry.state.lockedUntil.map { .double($0.timeIntervalSince1970) } ?? .null,
-                    "user_id": entry.userId.map(JSON.string) ?? .null,
-                ]))])
+        var entries: [TransientState.Entry] = []
+        if includeFaults {
+            entries.append(.init(kind: "faults", key: "included", value: true))
+            for (index, rule) in rules.enumerated() {
+                entries.append(.init(kind: "fault", key: String(format: "%06d", index), value: rule.json))
             }
         }
+        for (key, window) in windows {
+            entries.append(.init(kind: "rate", key: key, value: [
+                "events": .array(window.events.map { .double($0.timeIntervalSince1970) }), "window": .double(window.window),
+            ]))
+        }
+        for (key, entry) in lockouts {
+            let name = JSON.array([.string(key.tenant), .string(key.kind.rawValue), .string(key.subject)]).serialized()
+            entries.append(.init(kind: "lockout", key: name, value: [
+                "failures": .array(entry.state.failures.map { .double($0.timeIntervalSince1970) }), "level": .int(entry.state.level),
+                "locked_until": entry.state.lockedUntil.map { .double($0.timeIntervalSince1970) } ?? .null,
+                "user_id": entry.userId.map(JSON.string) ?? .null,
+            ]))
+        }
+        try db.transaction { c in try TransientState.replace(c, with: entries) }
     }
 
     /// Replaces the lockouts and windows with those the (just restored) database holds.
     func readTransientState() throws {
-        let rows = try db.withConnection { try $0.query("SELECT kind, key, value FROM transient_state ORDER BY kind, key") }
+        let entries = try db.withConnection { c in try TransientState.all(c) }
         var windows: [String: RateWindow] = [:]
         var rules: [FaultRule] = []
         var faultsIncluded = false
         var lockouts: [LockoutBook.Key: LockoutBook.Entry] = [:]
         func dates(_ value: JSON?) -> [Date] { (value?.arrayValue ?? []).compactMap { $0.doubleValue.map(Date.init(timeIntervalSince1970:)) } }
-        for row in rows {
-            let value = row.json("value")
-            switch row.string("kind") {
-            case "rate"?:
-                guard let key = row.string("key") else { continue }
-                windows[key] = RateWindow(events: dates(value["events"]), window: value["window"]?.doubleValue ?? 0)
-            case "lockout"?:
-                guard let parts = (try? JSON.parse(Array((row.string("key") ?? "").utf8)))?.arrayValue?.compactMap(\.stringValue), parts.count == 3,
+        for stored in entries {
+            let value = stored.value
+            switch stored.kind {
+            case "rate":
+                windows[stored.key] = RateWindow(events: dates(value["events"]), window: value["window"]?.doubleValue ?? 0)
+            case "lockout":
+                guard let parts = (try? JSON.parse(Array(stored.key.utf8)))?.arrayValue?.compactMap(\.stringValue), parts.count == 3,
                       let kind = LockoutKind(rawValue: parts[1]) else { continue }
                 var entry = LockoutBook.Entry()
                 entry.state = LockoutState(failures: dates(value["failures"]), level: value["level"]?.intValue ?? 0,
                                            lockedUntil: value["locked_until"]?.doubleValue.map(Date.init(timeIntervalSince1970:)))
                 entry.userId = value["user_id"]?.stringValue
                 lockouts[LockoutBook.Key(tenant: parts[0], kind: kind, subject: parts[2])] = entry
-            case "faults"?:
+            case "faults":
                 faultsIncluded = true
-            case "fault"?:
+            case "fault":
                 // A rule this build cannot read (a newer vocabulary) is left out rather than failing the restore.
                 if let rule = try? faults.parse(value) { rules.append(rule) }
             default: continue

@@ -47,15 +47,14 @@ extension Emulator {
                 // Only an address the user takes is checked: one kept needs no claim.
                 try Self.claimAddresses(c, tenant: tenant, userId: id, email: email?.lowercased() == user.email?.lowercased() ? nil : email,
                                         phone: phone == user.phone ? nil : phone, unique: unique)
-                try c.run("""
-                    UPDATE users SET email = ?, phone = ?, email_verified_at = ?, phone_verified_at = ?, user_metadata = ?,
-                        app_metadata = ?, banned_until = ?, disabled = ?, is_anonymous = ?, updated_at = ? WHERE tenant = ? AND id = ?
-                    """, [SQLValue(email), SQLValue(phone), SQLValue(emailVerifiedAt), SQLValue(phoneVerifiedAt),
-                          SQLValue(JSON.object(Self.merge(user.userMetadata, changes.userMetadata))),
-                          SQLValue(JSON.object(Self.merge(user.appMetadata, changes.appMetadata))),
-                          SQLValue(changes.bannedUntil ?? user.bannedUntil), SQLValue(changes.disabled ?? user.disabled),
-                          SQLValue(changes.isAnonymous ?? user.isAnonymous), SQLValue(now),
-                          .text(tenant), .text(id)])
+                try Accounts.set(c, tenant: tenant, id: id, [
+                    .email: SQLValue(email), .phone: SQLValue(phone), .emailVerifiedAt: SQLValue(emailVerifiedAt),
+                    .phoneVerifiedAt: SQLValue(phoneVerifiedAt),
+                    .userMetadata: SQLValue(JSON.object(Self.merge(user.userMetadata, changes.userMetadata))),
+                    .appMetadata: SQLValue(JSON.object(Self.merge(user.appMetadata, changes.appMetadata))),
+                    .bannedUntil: SQLValue(changes.bannedUntil ?? user.bannedUntil), .disabled: SQLValue(changes.disabled ?? user.disabled),
+                    .isAnonymous: SQLValue(changes.isAnonymous ?? user.isAnonymous), .updatedAt: SQLValue(now),
+                ])
                 if let secret { try Self.storePassword(c, tenant: tenant, userId: id, hash: secret, derived: derived, at: now) }
                 try syncIdentities(c, tenant: tenant, userId: id, email: email, phone: phone, at: now)
             }
@@ -74,7 +73,7 @@ extension Emulator {
     public func setPendingEmail(in tenant: String, userId: String, _ email: String?) throws {
         if let email, try uniqueAddresses(in: tenant).contains(.email),
            try users(in: tenant, having: .email(email)).contains(where: { $0.id != userId }) { throw AuthError.emailTaken }
-        try setPending("pending_email", email, in: tenant, userId: userId)
+        try setPending(.pendingEmail, email, in: tenant, userId: userId)
     }
 
     /// Records (or clears) a phone change waiting for its code; `phoneTaken` if another user has it and the
@@ -82,32 +81,23 @@ extension Emulator {
     public func setPendingPhone(in tenant: String, userId: String, _ phone: String?) throws {
         if let phone, try uniqueAddresses(in: tenant).contains(.sms),
            try users(in: tenant, having: .phone(phone)).contains(where: { $0.id != userId }) { throw AuthError.phoneTaken }
-        try setPending("pending_phone", phone, in: tenant, userId: userId)
+        try setPending(.pendingPhone, phone, in: tenant, userId: userId)
     }
 
-    private func setPending(_ column: String, _ value: String?, in tenant: String, userId: String) throws {
-        try db.withConnection { c in
-            _ = try c.run("UPDATE users SET \(column) = ?, updated_at = ? WHERE tenant = ? AND id = ?",
-                          [SQLValue(value), SQLValue(clock.now), .text(tenant), .text(userId)])
-        }
+    private func setPending(_ column: Accounts.Column, _ value: String?, in tenant: String, userId: String) throws {
+        try db.withConnection { c in _ = try Accounts.set(c, tenant: tenant, id: userId, [column: SQLValue(value), .updatedAt: SQLValue(clock.now)]) }
     }
 
     /// Keeps the `email`/`phone` identities in step with the user's addresses.
     private func syncIdentities(_ c: borrowing Connection, tenant: String, userId: String, email: String?, phone: String?, at now: Date) throws {
         for (provider, value) in [("email", email), ("phone", phone)] {
             if let value {
-                let data: JSON = ["sub": .string(userId), .init(stringLiteral: provider): .string(value)]
-                let updated = try c.run("UPDATE identities SET email = ?, updated_at = ? WHERE tenant = ? AND user_id = ? AND provider = ?",
-                                        [SQLValue(email), SQLValue(now), .text(tenant), .text(userId), .text(provider)])
-                if updated == 0 {
-                    try c.run("""
-                        INSERT INTO identities (tenant, id, user_id, provider, subject, email, data, created_at, updated_at)
-                        VALUES (?,?,?,?,?,?,?,?,?)
-                        """, [.text(tenant), .text(newID()), .text(userId), .text(provider), .text(userId), SQLValue(email),
-                              SQLValue(data), SQLValue(now), SQLValue(now)])
+                if try Identities.setEmail(c, tenant: tenant, userId: userId, provider: provider, email, at: now) == 0 {
+                    try insertIdentity(c, tenant: tenant, userId: userId, provider: provider, subject: userId, email: email,
+                                       data: ["sub": .string(userId), provider: .string(value)], at: now)
                 }
             } else {
-                try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = ?", [.text(tenant), .text(userId), .text(provider)])
+                try Identities.delete(c, tenant: tenant, userId: userId, provider: provider)
             }
         }
     }

@@ -29,13 +29,14 @@ extension Emulator {
             try db.transaction { c in
                 // An SSO account may share its email with any other account (GoTrue's partial unique index).
                 try Self.claimAddresses(c, tenant: tenant, userId: id, email: new.isSSOUser ? nil : email, phone: phone, unique: unique)
-                try c.run("""
-                    INSERT INTO users (tenant, id, email, phone, username, email_verified_at, phone_verified_at, disabled,
-                        is_anonymous, user_metadata, app_metadata, created_at, updated_at, is_sso_user) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-                    """, [.text(tenant), .text(id), SQLValue(email), SQLValue(phone), SQLValue(new.username),
-                          SQLValue(new.emailVerified && email != nil ? now : nil), SQLValue(new.phoneVerified && phone != nil ? now : nil),
-                          SQLValue(new.disabled), SQLValue(new.isAnonymous), SQLValue(JSON.object(new.userMetadata)),
-                          SQLValue(JSON.object(new.appMetadata)), SQLValue(new.createdAt ?? now), SQLValue(now), SQLValue(new.isSSOUser)])
+                try Accounts.insert(c, tenant: tenant, id: id, [
+                    .email: SQLValue(email), .phone: SQLValue(phone), .username: SQLValue(new.username),
+                    .emailVerifiedAt: SQLValue(new.emailVerified && email != nil ? now : nil),
+                    .phoneVerifiedAt: SQLValue(new.phoneVerified && phone != nil ? now : nil),
+                    .disabled: SQLValue(new.disabled), .isAnonymous: SQLValue(new.isAnonymous),
+                    .userMetadata: SQLValue(JSON.object(new.userMetadata)), .appMetadata: SQLValue(JSON.object(new.appMetadata)),
+                    .createdAt: SQLValue(new.createdAt ?? now), .updatedAt: SQLValue(now), .isSSOUser: SQLValue(new.isSSOUser),
+                ])
                 if let secret { try Self.storePassword(c, tenant: tenant, userId: id, hash: secret, derived: derived, at: now) }
                 for (provider, identifier) in [("email", email), ("phone", phone)] {
                     guard let identifier, !new.isAnonymous, new.addressIdentities else { continue }
@@ -84,8 +85,8 @@ extension Emulator {
 
     func insertIdentity(_ c: borrowing Connection, tenant: String, userId: String, provider: String, subject: String,
                                 email: String?, data: [String: JSON], at now: Date) throws {
-        try Accounts.insertIdentity(c, tenant: tenant, id: newID(), userId: userId, provider: provider, subject: subject,
-                                    email: email, data: data, at: now)
+        try Identities.insert(c, tenant: tenant, id: newID(), userId: userId, provider: provider, subject: subject,
+                              email: email, data: data, at: now)
     }
 
     /// The user with `id`, with identities.
@@ -172,15 +173,11 @@ extension Emulator {
 
     /// Stamps when the last verification message went out (GoTrue's `confirmation_sent_at`).
     public func markVerificationSent(in tenant: String, userId: String) throws {
-        _ = try db.withConnection { c in
-            try c.run("UPDATE users SET verification_sent_at = ? WHERE tenant = ? AND id = ?", [SQLValue(clock.now), .text(tenant), .text(userId)])
-        }
+        _ = try db.withConnection { c in try Accounts.set(c, tenant: tenant, id: userId, [.verificationSentAt: SQLValue(clock.now)]) }
     }
 
     /// Stamps an invitation (GoTrue's `invited_at`, set each time one is sent).
     public func markInvited(in tenant: String, userId: String) throws {
-        _ = try db.withConnection { c in
-            try c.run("UPDATE users SET invited_at = ? WHERE tenant = ? AND id = ?", [SQLValue(clock.now), .text(tenant), .text(userId)])
-        }
+        _ = try db.withConnection { c in try Accounts.set(c, tenant: tenant, id: userId, [.invitedAt: SQLValue(clock.now)]) }
     }
 }

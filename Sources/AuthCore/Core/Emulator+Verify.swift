@@ -112,15 +112,15 @@ extension Emulator {
         let now = clock.now
         var userMetadata = user.userMetadata
         userMetadata.merge(metadata) { $1 }
-        let column = channel == .email ? "email_verified_at" : "phone_verified_at"
+        let (column, verifiedAt): (Accounts.Column, Date) = channel == .email
+            ? (.emailVerifiedAt, user.emailVerifiedAt ?? now) : (.phoneVerifiedAt, user.phoneVerifiedAt ?? now)
         try db.transaction { c in
-            try c.run("UPDATE users SET \(column) = COALESCE(\(column), ?), user_metadata = ?, updated_at = ? WHERE tenant = ? AND id = ?",
-                      [SQLValue(now), SQLValue(JSON.object(userMetadata)), SQLValue(now), .text(tenant), .text(userId)])
+            try Accounts.set(c, tenant: tenant, id: userId, [column: SQLValue(verifiedAt), .userMetadata: SQLValue(JSON.object(userMetadata)),
+                                                             .updatedAt: SQLValue(now)])
             for identity in user.identities where identity.provider == (channel == .email ? "email" : "phone") {
                 var data = identity.data
                 data.merge(metadata) { $1 }
-                try c.run("UPDATE identities SET data = ?, updated_at = ? WHERE tenant = ? AND id = ?",
-                          [SQLValue(JSON.object(data)), SQLValue(now), .text(tenant), .text(identity.id)])
+                try Identities.update(c, tenant: tenant, id: identity.id, data: data, at: now)
             }
         }
         user = try requireUser(in: tenant, id: userId)
@@ -146,17 +146,18 @@ extension Emulator {
             try db.transaction { c in
                 try Self.claimAddresses(c, tenant: tenant, userId: userId, email: channel == .email ? value : nil,
                                         phone: channel == .email ? nil : value, unique: unique)
-                try c.run("""
-                    UPDATE users SET \(column) = ?, \(column)_verified_at = ?, pending_\(column) = NULL, is_anonymous = 0, updated_at = ?
-                    WHERE tenant = ? AND id = ?
-                    """, [.text(value), SQLValue(now), SQLValue(now), .text(tenant), .text(userId)])
+                if channel == .email {
+                    try Accounts.set(c, tenant: tenant, id: userId, [.email: .text(value), .emailVerifiedAt: SQLValue(now), .pendingEmail: .null,
+                                                                     .isAnonymous: SQLValue(false), .updatedAt: SQLValue(now)])
+                } else {
+                    try Accounts.set(c, tenant: tenant, id: userId, [.phone: .text(value), .phoneVerifiedAt: SQLValue(now), .pendingPhone: .null,
+                                                                     .isAnonymous: SQLValue(false), .updatedAt: SQLValue(now)])
+                }
                 if let identity = user.identities.first(where: { $0.provider == provider }) {
                     var data = identity.data
                     data[provider] = .string(value)
                     data[key] = true
-                    try c.run("UPDATE identities SET email = ?, data = ?, updated_at = ? WHERE tenant = ? AND id = ?",
-                              [SQLValue(channel == .email ? value : user.email), SQLValue(JSON.object(data)), SQLValue(now), .text(tenant),
-                               .text(identity.id)])
+                    try Identities.update(c, tenant: tenant, id: identity.id, email: channel == .email ? value : user.email, data: data, at: now)
                 } else {
                     try insertIdentity(c, tenant: tenant, userId: userId, provider: provider, subject: userId,
                                        email: channel == .email ? value : user.email,
@@ -165,8 +166,7 @@ extension Emulator {
                 }
                 if channel == .email {
                     // Every identity row carries the user's email (GoTrue's `identities.email` is generated from it).
-                    try c.run("UPDATE identities SET email = ? WHERE tenant = ? AND user_id = ? AND provider = 'phone'",
-                              [.text(value), .text(tenant), .text(userId)])
+                    try Identities.setEmail(c, tenant: tenant, userId: userId, provider: "phone", value, at: nil)
                 }
             }
         } catch let error as SQLiteError where error.isConstraintViolation {

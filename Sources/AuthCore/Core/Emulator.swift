@@ -133,18 +133,7 @@ public final class Emulator: Sendable {
     }
 
     private func resetTenant(_ tenant: String) throws {
-        try db.withConnection { c in
-            try c.run("ATTACH DATABASE ? AS seed", [.text(seedStateURI)])
-            defer { _ = try? c.run("DETACH DATABASE seed") }
-            try c.execute("BEGIN IMMEDIATE")
-            do {
-                try Tenants.restore(c, id: tenant)
-                try c.execute("COMMIT")
-            } catch {
-                try? c.execute("ROLLBACK")
-                throw error
-            }
-        }
+        try db.withConnection { c in try Tenants.restore(c, id: tenant, from: seedStateURI) }
     }
 
     /// A new unique id.

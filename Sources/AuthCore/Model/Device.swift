@@ -24,18 +24,4 @@ public struct Device: Sendable, Equatable {
         self.remembered = remembered; self.verifier = verifier; self.lastIP = lastIP
         self.createdAt = createdAt; self.updatedAt = updatedAt; self.lastAuthenticatedAt = lastAuthenticatedAt
     }
-
-    init(row: Row) {
-        tenant = row.string("tenant") ?? ""
-        key = row.string("key") ?? ""
-        userId = row.string("user_id") ?? ""
-        groupKey = row.string("group_key") ?? ""
-        name = row.string("name")
-        remembered = row.bool("remembered")
-        verifier = row.string("verifier") ?? ""
-        lastIP = row.string("last_ip")
-        createdAt = row.date("created_at") ?? .distantPast
-        updatedAt = row.date("updated_at") ?? .distantPast
-        lastAuthenticatedAt = row.date("last_authenticated_at")
-    }
 }

@@ -32,14 +32,6 @@ public struct SSOProvider: Sendable, Equatable {
         self.attributeMapping = attributeMapping; self.domains = domains; self.createdAt = createdAt; self.updatedAt = updatedAt
     }
 
-    init(row: Row) {
-        self.init(tenant: row.string("tenant") ?? "", id: row.string("id") ?? "", resourceId: row.string("resource_id"),
-                  disabled: row.int("disabled").map { $0 != 0 }, entityID: row.string("entity_id") ?? "",
-                  metadataXML: row.string("metadata_xml") ?? "", metadataURL: row.string("metadata_url"),
-                  nameIDFormat: row.string("name_id_format"), attributeMapping: row.json("attribute_mapping"),
-                  domains: (row.json("domains").arrayValue ?? []).compactMap(\.stringValue),
-                  createdAt: row.date("created_at") ?? .distantPast, updatedAt: row.date("updated_at") ?? .distantPast)
-    }
 }
 
 /// Why an SSO provider cannot be written: another provider of the tenant already has its entity id or one
@@ -62,14 +54,4 @@ public struct SAMLPendingRequest: Sendable, Equatable {
     public var data: [String: JSON]
     public var createdAt: Date
     public var expiresAt: Date
-
-    init(row: Row) {
-        tenant = row.string("tenant") ?? ""
-        id = row.string("id") ?? ""
-        providerId = row.string("provider_id") ?? ""
-        requestId = row.string("request_id") ?? ""
-        data = row.json("data").objectValue ?? [:]
-        createdAt = row.date("created_at") ?? .distantPast
-        expiresAt = row.date("expires_at") ?? .distantPast
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The accounts repository: users with their identities, read and listed. The SQL for accounts lives here and
+/// The accounts repository: users with their identities, read, listed and written (identities on their own in
+/// `Identities`, passwords in `Credentials`). The SQL for accounts lives here and
 /// the rules that decide what to read (who may sign in, which addresses must be unique) stay in the core's
 /// operations, which call these under the store's lock (`Database.withConnection` or `transaction`).
 ///
@@ -121,43 +122,47 @@ enum Accounts {
         return try c.first("SELECT users.id FROM users WHERE \(selection.sql) LIMIT 1", selection.arguments) != nil
     }
 
-    /// A user's identities, oldest first.
-    static func identities(_ c: borrowing Connection, tenant: String, userId: String) throws -> [Identity] {
-        try c.query("SELECT * FROM identities WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
-            .map(Identity.init(row:))
-    }
-
     /// Users from their rows, with every one's identities read in one query.
     static func withIdentities(_ c: borrowing Connection, rows: [Row]) throws -> [User] {
         guard let tenant = rows.first?.string("tenant") else { return [] }
         if rows.count == 1, let id = rows[0].string("id") {
-            return [User(row: rows[0], identities: try identities(c, tenant: tenant, userId: id))]
+            return [User(row: rows[0], identities: try Identities.of(c, tenant: tenant, userId: id))]
         }
-        let ids = JSON.array(rows.map { JSON($0.string("id")) }).serialized()
-        let identities = Dictionary(grouping: try c.query("""
-            SELECT * FROM identities WHERE tenant = ? AND user_id IN (SELECT value FROM json_each(?))
-            ORDER BY created_at, rowid
-            """, [.text(tenant), .text(ids)]).map(Identity.init(row:)), by: \.userId)
+        let identities = try Identities.of(c, tenant: tenant, userIds: rows.compactMap { $0.string("id") })
         return rows.map { row in User(row: row, identities: identities[row.string("id") ?? ""] ?? []) }
+    }
+
+    /// The columns of a user's row that operations write, by name.
+    enum Column: String {
+        case email, phone, username
+        case emailVerifiedAt = "email_verified_at", phoneVerifiedAt = "phone_verified_at"
+        case pendingEmail = "pending_email", pendingPhone = "pending_phone"
+        case userMetadata = "user_metadata", appMetadata = "app_metadata"
+        case disabled, bannedUntil = "banned_until", isAnonymous = "is_anonymous", isSSOUser = "is_sso_user"
+        case createdAt = "created_at", updatedAt = "updated_at"
+        case lastSignInAt = "last_sign_in_at", tokensValidAfter = "tokens_valid_after", verificationSentAt = "verification_sent_at", invitedAt = "invited_at"
+    }
+
+    /// Inserts a user's row with `values` (the rest take their defaults).
+    static func insert(_ c: borrowing Connection, tenant: String, id: String, _ values: KeyValuePairs<Column, SQLValue>) throws {
+        let names = values.map(\.key.rawValue).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: values.count + 2).joined(separator: ",")
+        try c.run("INSERT INTO users (tenant, id, \(names)) VALUES (\(marks))", [.text(tenant), .text(id)] + values.map(\.value))
+    }
+
+    /// Sets columns of a user's row; answers whether there was one. The columns are named in `values`' order,
+    /// so one call site always writes the same statement (and reuses its prepared form).
+    @discardableResult
+    static func set(_ c: borrowing Connection, tenant: String, id: String, _ values: KeyValuePairs<Column, SQLValue>) throws -> Bool {
+        let assignments = values.map { "\($0.key.rawValue) = ?" }.joined(separator: ", ")
+        return try c.run("UPDATE users SET \(assignments) WHERE tenant = ? AND id = ?", values.map(\.value) + [.text(tenant), .text(id)]) == 1
     }
 
     /// Stamps a sign-in on the user and its identities; false when there is no such user.
     static func stampSignIn(_ c: borrowing Connection, tenant: String, userId: String, at now: Date) throws -> Bool {
-        guard try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)]) == 1 else {
-            return false
-        }
-        try c.run("UPDATE identities SET last_sign_in_at = ? WHERE tenant = ? AND user_id = ?", [SQLValue(now), .text(tenant), .text(userId)])
+        guard try set(c, tenant: tenant, id: userId, [.lastSignInAt: SQLValue(now)]) else { return false }
+        try Identities.stampSignIn(c, tenant: tenant, userId: userId, at: now)
         return true
-    }
-
-    /// Adds an identity to a user.
-    static func insertIdentity(_ c: borrowing Connection, tenant: String, id: String, userId: String, provider: String, subject: String,
-                               email: String?, data: [String: JSON], at now: Date) throws {
-        try c.run("""
-            INSERT INTO identities (tenant, id, user_id, provider, subject, email, data, created_at, updated_at)
-            VALUES (?,?,?,?,?,?,?,?,?)
-            """, [.text(tenant), .text(id), .text(userId), .text(provider), .text(subject), SQLValue(email),
-                  SQLValue(JSON.object(data)), SQLValue(now), SQLValue(now)])
     }
 
     /// Deletes a user and everything attached to it; answers whether there was one.
@@ -202,15 +207,5 @@ extension User {
         passwordUpdatedAt = row.date("password_updated_at")
         invitedAt = row.date("invited_at")
         isSSOUser = row.bool("is_sso_user")
-    }
-}
-
-extension Identity {
-    /// An identity from an `identities` row.
-    init(row: Row) {
-        self.init(id: row.string("id") ?? "", userId: row.string("user_id") ?? "", provider: row.string("provider") ?? "",
-                  subject: row.string("subject") ?? "", email: row.string("email"), data: row.json("data").objectValue ?? [:],
-                  createdAt: row.date("created_at") ?? .distantPast, updatedAt: row.date("updated_at") ?? .distantPast,
-                  lastSignInAt: row.date("last_sign_in_at"))
     }
 }

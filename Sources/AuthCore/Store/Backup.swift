@@ -2,6 +2,23 @@ import CSQLite
 import Foundation
 
 extension Connection {
+    /// Checks the database `loadImage` just read (`size` bytes from `path`): SQLite's own check, its length
+    /// against its header, and a Fauxth schema in it.
+    func checkLoadedImage(of size: Int, from path: String) throws {
+        guard try first("PRAGMA quick_check")?.string("quick_check") == "ok" else {
+            throw SnapshotError.unreadable(path, "integrity check failed")
+        }
+        // SQLite reads a missing tail as zeros, so a file cut short inside its last page passes the check.
+        let pageCount = try first("PRAGMA page_count")?.int(0) ?? 0
+        let pageSize = try first("PRAGMA page_size")?.int(0) ?? 0
+        guard size == pageCount * pageSize else {
+            throw SnapshotError.unreadable(path, "\(size) bytes where its header says \(pageCount * pageSize): cut short or damaged")
+        }
+        guard userVersion > 0, try first("SELECT name FROM sqlite_master WHERE name = 'tenants'") != nil else {
+            throw SnapshotError.unreadable(path, "no Fauxth schema in it")
+        }
+    }
+
     /// Copies this whole database into `destination` with SQLite's online backup API. `finish` runs on
     /// every path, so a failed copy never leaves the backup handle open.
     func copy(into destination: borrowing Connection) throws(SQLiteError) {

@@ -33,13 +33,23 @@ enum Tenants {
         return try c.run("DELETE FROM tenants WHERE id = ?", [.text(id)]) > 0
     }
 
-    /// Puts back a tenant and every row it owns as the database attached as `seed` holds them.
-    static func restore(_ c: borrowing Connection, id: String) throws {
-        try c.run("DELETE FROM tenants WHERE id = ?", [.text(id)])
-        try c.run("INSERT INTO tenants SELECT * FROM seed.tenants WHERE id = ?", [.text(id)])
-        for table in Schema.tenantTables {
-            try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(id)])
-            try c.run("INSERT INTO \(table) SELECT * FROM seed.\(table) WHERE tenant = ?", [.text(id)])
+    /// Puts back a tenant and every row it owns as the database at `uri` (the seed state) holds them, in one
+    /// transaction. The database is attached for the copy (outside the transaction: SQLite attaches none inside).
+    static func restore(_ c: borrowing Connection, id: String, from uri: String) throws {
+        try c.run("ATTACH DATABASE ? AS seed", [.text(uri)])
+        defer { _ = try? c.run("DETACH DATABASE seed") }
+        try c.execute("BEGIN IMMEDIATE")
+        do {
+            try c.run("DELETE FROM tenants WHERE id = ?", [.text(id)])
+            try c.run("INSERT INTO tenants SELECT * FROM seed.tenants WHERE id = ?", [.text(id)])
+            for table in Schema.tenantTables {
+                try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(id)])
+                try c.run("INSERT INTO \(table) SELECT * FROM seed.\(table) WHERE tenant = ?", [.text(id)])
+            }
+            try c.execute("COMMIT")
+        } catch {
+            try? c.execute("ROLLBACK")
+            throw error
         }
     }
 }

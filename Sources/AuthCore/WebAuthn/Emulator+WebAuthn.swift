@@ -86,28 +86,19 @@ extension Emulator {
 
     /// A user's credentials of `kind` (all kinds when nil), oldest first.
     public func webAuthnCredentials(in tenant: String, userId: String, kind: WebAuthnCredential.Kind? = nil) throws -> [WebAuthnCredential] {
-        let all = try db.withConnection { c in
-            try c.query("SELECT * FROM webauthn_credentials WHERE tenant = ? AND user_id = ? ORDER BY created_at, rowid", [.text(tenant), .text(userId)])
-                .map(WebAuthnCredential.init(row:))
-        }
+        let all = try db.withConnection { c in try Passkeys.credentials(c, tenant: tenant, userId: userId) }
         guard let kind else { return all }
         return all.filter { $0.kind == kind }
     }
 
     /// The credential with this authenticator credential id, whoever's it is.
     public func webAuthnCredential(in tenant: String, credentialId: [UInt8]) throws -> WebAuthnCredential? {
-        try db.withConnection { c in
-            try c.first("SELECT * FROM webauthn_credentials WHERE tenant = ? AND credential_id = ?", [.text(tenant), .text(Base64URL.encode(credentialId))])
-                .map(WebAuthnCredential.init(row:))
-        }
+        try db.withConnection { c in try Passkeys.credential(c, tenant: tenant, credentialId: credentialId) }
     }
 
     /// One of the user's credentials by record id, or `credentialNotFound`.
     public func requireWebAuthnCredential(in tenant: String, userId: String, id: String) throws -> WebAuthnCredential {
-        let found = try db.withConnection { c in
-            try c.first("SELECT * FROM webauthn_credentials WHERE tenant = ? AND user_id = ? AND id = ?", [.text(tenant), .text(userId), .text(id)])
-                .map(WebAuthnCredential.init(row:))
-        }
+        let found = try db.withConnection { c in try Passkeys.credential(c, tenant: tenant, userId: userId, id: id) }
         guard let found else { throw AuthError.webAuthn(.credentialNotFound) }
         return found
     }
@@ -116,17 +107,14 @@ extension Emulator {
     @discardableResult
     public func renameWebAuthnCredential(in tenant: String, userId: String, id: String, friendlyName: String) throws -> WebAuthnCredential {
         _ = try requireWebAuthnCredential(in: tenant, userId: userId, id: id)
-        try db.withConnection { c in
-            _ = try c.run("UPDATE webauthn_credentials SET friendly_name = ?, updated_at = ? WHERE tenant = ? AND id = ?",
-                          [.text(friendlyName), SQLValue(clock.now), .text(tenant), .text(id)])
-        }
+        try db.withConnection { c in try Passkeys.rename(c, tenant: tenant, id: id, to: friendlyName, at: clock.now) }
         return try requireWebAuthnCredential(in: tenant, userId: userId, id: id)
     }
 
     /// Removes one of the user's credentials.
     public func deleteWebAuthnCredential(in tenant: String, userId: String, id: String) throws {
         _ = try requireWebAuthnCredential(in: tenant, userId: userId, id: id)
-        try db.withConnection { c in _ = try c.run("DELETE FROM webauthn_credentials WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]) }
+        try db.withConnection { c in try Passkeys.delete(c, tenant: tenant, id: id) }
         record(.userUpdated, tenant: tenant, userId: userId, detail: ["change": "webauthn_credential_removed", "credential": .string(id)])
     }
 }
@@ -144,12 +132,9 @@ extension Emulator {
                                rp: RelyingParty, allowed: [String]?) throws -> (challenge: (id: String, bytes: [UInt8]), expiresAt: Date) {
         let id = id ?? newID(), bytes = generator.bytes(32), now = clock.now
         let expiresAt = now.addingTimeInterval(rp.challengeLifetime)
+        let challenge = Passkeys.Challenge(bytes: bytes, relyingParty: rp.json, userHandle: handle, allowed: allowed, expiresAt: expiresAt)
         try db.withConnection { c in
-            _ = try c.run("""
-                INSERT OR REPLACE INTO webauthn_challenges (tenant, id, ceremony, user_id, user_handle, scope, challenge, relying_party, allowed, created_at, expires_at)
-                VALUES (?,?,?,?,?,?,?,?,?,?,?)
-                """, [.text(tenant), .text(id), .text(ceremony), SQLValue(userId), SQLValue(handle.map { Base64URL.encode($0) }), .text(scope), .text(Base64URL.encode(bytes)),
-                      SQLValue(rp.json), allowed.map { SQLValue(JSON.array($0.map(JSON.string))) } ?? .null, SQLValue(now), SQLValue(expiresAt)])
+            try Passkeys.openChallenge(c, tenant: tenant, id: id, ceremony: ceremony, userId: userId, scope: scope, challenge, at: now)
         }
         return ((id, bytes), expiresAt)
     }
@@ -158,18 +143,15 @@ extension Emulator {
     /// ceremony, its scope and its user (none, for a discoverable sign-in), as GoTrue's
     /// `ConsumeWebAuthnChallengeByID`; past its expiry on the emulator clock it is `challengeExpired`.
     private func consumeChallenge(in tenant: String, id: String, ceremony: String, userId: String?, scope: String) throws -> IssuedChallenge {
-        let row = try db.transaction { c -> Row? in
-            let row = try c.first("SELECT * FROM webauthn_challenges WHERE tenant = ? AND id = ? AND ceremony = ? AND scope = ? AND user_id IS ?",
-                                  [.text(tenant), .text(id), .text(ceremony), .text(scope), SQLValue(userId)])
-            if row != nil { try c.run("DELETE FROM webauthn_challenges WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]) }
-            return row
+        let stored = try db.transaction { c in
+            try Passkeys.takeChallenge(c, tenant: tenant, id: id, ceremony: ceremony, userId: userId, scope: scope)
         }
-        guard let row, let challenge = row.string("challenge").flatMap(Base64URL.decode), let rp = RelyingParty(json: row.json("relying_party")) else {
+        guard let stored, let challenge = stored.bytes, let rp = RelyingParty(json: stored.relyingParty) else {
             throw AuthError.webAuthn(.challengeNotFound)
         }
-        guard let expires = row.date("expires_at"), clock.now <= expires else { throw AuthError.webAuthn(.challengeExpired) }
-        return IssuedChallenge(expectation: WebAuthnExpectation(challenge: challenge, relyingParty: rp),
-                               userHandle: row.string("user_handle").flatMap(Base64URL.decode), allowed: row.json("allowed").arrayValue?.compactMap(\.stringValue))
+        guard let expires = stored.expiresAt, clock.now <= expires else { throw AuthError.webAuthn(.challengeExpired) }
+        return IssuedChallenge(expectation: WebAuthnExpectation(challenge: challenge, relyingParty: rp), userHandle: stored.userHandle,
+                               allowed: stored.allowed)
     }
 
     /// The stored credential an assertion names: the user's own when the ceremony had a user, of the
@@ -191,38 +173,31 @@ extension Emulator {
     /// Stores the new counter and flags, only if the counter still moves forward from what is stored now:
     /// two assertions checked at once against the same old counter cannot both be kept.
     private func recordUse(of stored: WebAuthnCredential, _ asserted: AssertedCredential, in tenant: String) throws {
-        let now = clock.now, count = Int64(asserted.signCount)
+        let now = clock.now
         let updated = try db.withConnection { c in
-            try c.run("""
-                UPDATE webauthn_credentials SET sign_count = ?, backed_up = ?, user_verified = ?, last_used_at = ?, updated_at = ?
-                WHERE tenant = ? AND id = ? AND (sign_count < ? OR (sign_count = 0 AND ? = 0))
-                """, [.int(count), SQLValue(asserted.flags.contains(.backedUp)), SQLValue(asserted.flags.contains(.userVerified)),
-                      SQLValue(now), SQLValue(now), .text(tenant), .text(stored.id), .int(count), .int(count)])
+            try Passkeys.recordUse(c, tenant: tenant, id: stored.id, signCount: asserted.signCount, backedUp: asserted.flags.contains(.backedUp),
+                                   userVerified: asserted.flags.contains(.userVerified), at: now)
         }
-        guard updated == 1 else { throw WebAuthnFailure.rejected(.counterRegressed) }
+        guard updated else { throw WebAuthnFailure.rejected(.counterRegressed) }
     }
 
     private func storeCredential(_ credential: RegisteredCredential, in tenant: String, userId: String, kind: WebAuthnCredential.Kind,
                                  userHandle: [UInt8], rpId: String, friendlyName: String?, maxCredentials: Int?) throws -> WebAuthnCredential {
         let id = newID(), now = clock.now
+        let stored = WebAuthnCredential(
+            id: id, userId: userId, kind: kind, credentialId: credential.credentialId, publicKey: credential.publicKey.encoded,
+            algorithm: credential.publicKey.algorithm.rawValue, userHandle: userHandle, rpId: rpId, attestationFormat: credential.attestationFormat,
+            aaguid: credential.aaguid, signCount: credential.signCount, transports: credential.transports,
+            backupEligible: credential.flags.contains(.backupEligible), backedUp: credential.flags.contains(.backedUp),
+            userVerified: credential.flags.contains(.userVerified), friendlyName: friendlyName, createdAt: now, updatedAt: now, lastUsedAt: nil)
         do {
             try db.transaction { c in
                 if let maxCredentials {
-                    let count = try c.first("SELECT COUNT(*) AS n FROM webauthn_credentials WHERE tenant = ? AND user_id = ? AND kind = ?",
-                                            [.text(tenant), .text(userId), .text(kind.column)])?.int("n") ?? 0
-                    guard count < maxCredentials else { throw AuthError.webAuthn(.tooManyCredentials) }
+                    guard try Passkeys.count(c, tenant: tenant, userId: userId, kind: kind) < maxCredentials else {
+                        throw AuthError.webAuthn(.tooManyCredentials)
+                    }
                 }
-                try c.run("""
-                    INSERT INTO webauthn_credentials (tenant, id, user_id, kind, factor_id, credential_id, public_key, algorithm, user_handle, rp_id,
-                      attestation_format, aaguid, sign_count, transports, backup_eligible, backed_up, user_verified, friendly_name, created_at, updated_at)
-                    VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-                    """, [.text(tenant), .text(id), .text(userId), .text(kind.column), SQLValue(kind.factorId),
-                          .text(Base64URL.encode(credential.credentialId)), .text(Base64URL.encode(credential.publicKey.encoded)),
-                          .int(credential.publicKey.algorithm.rawValue), .text(Base64URL.encode(userHandle)), .text(rpId),
-                          .text(credential.attestationFormat), .text(Base64URL.encode(credential.aaguid)), .int(Int64(credential.signCount)),
-                          SQLValue(JSON.array(credential.transports.map(JSON.string))), SQLValue(credential.flags.contains(.backupEligible)),
-                          SQLValue(credential.flags.contains(.backedUp)), SQLValue(credential.flags.contains(.userVerified)),
-                          SQLValue(friendlyName), SQLValue(now), SQLValue(now)])
+                try Passkeys.insert(c, stored, tenant: tenant)
             }
         } catch let error as SQLiteError where error.isConstraintViolation {
             throw AuthError.webAuthn(.credentialExists)

@@ -45,17 +45,6 @@ public struct AuthenticatorKey: Sendable, Equatable {
     public var backupEligible: Bool
     public var createdAt: Date
 
-    init(row: Row) {
-        credentialId = row.string("credential_id") ?? ""
-        authenticator = row.string("authenticator") ?? "default"
-        rpId = row.string("rp_id") ?? ""
-        userHandle = row.string("user_handle") ?? ""
-        userName = row.string("user_name")
-        algorithm = Int64(row.int("algorithm") ?? 0)
-        signCount = UInt32(clamping: row.int("sign_count") ?? 0)
-        backupEligible = row.bool("backup_eligible")
-        createdAt = row.date("created_at") ?? .distantPast
-    }
 }
 
 /// A software authenticator in the emulator, so tests need no browser: it answers the options a dialect
@@ -91,14 +80,10 @@ extension Emulator {
         let clientData = ClientData.encode(type: "webauthn.create", challenge: Base64URL.encode(challenge), origin: settings.origin)
         let attestationObject = try Self.attestationObject(settings.attestation, authData: authData, clientData: clientData,
                                                            algorithm: algorithm, key: privateKey)
-        try db.withConnection { c in
-            _ = try c.run("""
-                INSERT INTO authenticator_keys (tenant, credential_id, authenticator, rp_id, user_handle, user_name, algorithm, private_key,
-                  sign_count, backup_eligible, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)
-                """, [.text(tenant), .text(Base64URL.encode(credentialId)), .text(device), .text(rpId), .text(Base64URL.encode(handle)),
-                      SQLValue(o["user"]?["name"]?.stringValue), .int(algorithm.rawValue), .text(Base64URL.encode(privateKey)),
-                      .int(Int64(settings.signCountOverride ?? 0)), SQLValue(settings.backupEligible), SQLValue(clock.now)])
-        }
+        let key = AuthenticatorKey(credentialId: Base64URL.encode(credentialId), authenticator: device, rpId: rpId,
+                                   userHandle: Base64URL.encode(handle), userName: o["user"]?["name"]?.stringValue, algorithm: algorithm.rawValue,
+                                   signCount: settings.signCountOverride ?? 0, backupEligible: settings.backupEligible, createdAt: clock.now)
+        try db.withConnection { c in try Passkeys.insertKey(c, key, privateKey: privateKey, tenant: tenant) }
         var response: [String: JSON] = ["clientDataJSON": .string(Base64URL.encode(clientData)),
                                         "attestationObject": .string(Base64URL.encode(attestationObject)),
                                         "authenticatorData": .string(Base64URL.encode(authData)), "transports": ["internal", "hybrid"],
@@ -137,10 +122,7 @@ extension Emulator {
         let clientData = ClientData.encode(type: "webauthn.get", challenge: Base64URL.encode(challenge), origin: settings.origin)
         guard let algorithm = COSEAlgorithm(rawValue: key.algorithm) else { throw Self.optionError("credential", "has an unknown algorithm") }
         let signature = try Self.sign(authData + Array(SHA256.hash(data: clientData)), algorithm: algorithm, key: privateKey)
-        try db.withConnection { c in
-            _ = try c.run("UPDATE authenticator_keys SET sign_count = ? WHERE tenant = ? AND credential_id = ?",
-                          [.int(Int64(signCount)), .text(tenant), .text(key.credentialId)])
-        }
+        try db.withConnection { c in try Passkeys.setSignCount(c, tenant: tenant, credentialId: key.credentialId, signCount) }
         return Self.credentialJSON(id: Base64URL.decode(key.credentialId) ?? [], response: [
             "clientDataJSON": .string(Base64URL.encode(clientData)), "authenticatorData": .string(Base64URL.encode(authData)),
             "signature": .string(Base64URL.encode(signature)), "userHandle": .string(key.userHandle),
@@ -149,19 +131,14 @@ extension Emulator {
 
     /// The credentials the virtual authenticator holds in `tenant`, oldest first.
     public func authenticatorKeys(in tenant: String) throws -> [AuthenticatorKey] {
-        try db.withConnection { c in
-            try c.query("SELECT * FROM authenticator_keys WHERE tenant = ? ORDER BY created_at, rowid", [.text(tenant)]).map(AuthenticatorKey.init(row:))
-        }
+        try db.withConnection { c in try Passkeys.keys(c, tenant: tenant).map(\.key) }
     }
 
     /// The one held credential that may answer: named by `settings`, else allowed by the options, else the
     /// only one for the RP (or the only one the relying party registered). Several candidates and no
     /// choice is an error, as a browser would ask the user.
     private func pickKey(in tenant: String, rpId: String, options o: JSON, settings: AuthenticatorSettings) throws -> (AuthenticatorKey, [UInt8]) {
-        let rows = try db.withConnection { c in
-            try c.query("SELECT * FROM authenticator_keys WHERE tenant = ? ORDER BY created_at, rowid", [.text(tenant)])
-        }
-        var candidates = rows.map { ($0, AuthenticatorKey(row: $0)) }
+        var candidates = try db.withConnection { c in try Passkeys.keys(c, tenant: tenant) }.map { ($0.privateKey, $0.key) }
         if let named = settings.credentialId {
             candidates = candidates.filter { $0.1.credentialId == named }
         } else {
@@ -185,7 +162,7 @@ extension Emulator {
         guard candidates.count == 1, let first = candidates.first else {
             throw Self.optionError("credential", "\(candidates.count) held credentials could answer; name credential_id or user_id")
         }
-        return (first.1, first.0.string("private_key").flatMap(Base64URL.decode) ?? [])
+        return (first.1, first.0)
     }
 
     /// The options a dialect returned: bare, or inside `publicKey` as `navigator.credentials` takes them.

@@ -42,28 +42,6 @@ public struct WebAuthnCredential: Sendable, Equatable {
     public var updatedAt: Date
     public var lastUsedAt: Date?
 
-    init(row: Row) {
-        id = row.string("id") ?? ""
-        userId = row.string("user_id") ?? ""
-        kind = row.string("kind") == "factor" ? .factor(row.string("factor_id") ?? "") : .passkey
-        credentialId = row.string("credential_id").flatMap(Base64URL.decode) ?? []
-        publicKey = row.string("public_key").flatMap(Base64URL.decode) ?? []
-        algorithm = Int64(row.int("algorithm") ?? 0)
-        userHandle = row.string("user_handle").flatMap(Base64URL.decode) ?? []
-        rpId = row.string("rp_id") ?? ""
-        attestationFormat = row.string("attestation_format") ?? "none"
-        aaguid = row.string("aaguid").flatMap(Base64URL.decode) ?? []
-        signCount = UInt32(clamping: row.int("sign_count") ?? 0)
-        transports = row.json("transports").arrayValue?.compactMap(\.stringValue) ?? []
-        backupEligible = row.bool("backup_eligible")
-        backedUp = row.bool("backed_up")
-        userVerified = row.bool("user_verified")
-        friendlyName = row.string("friendly_name")
-        createdAt = row.date("created_at") ?? .distantPast
-        updatedAt = row.date("updated_at") ?? .distantPast
-        lastUsedAt = row.date("last_used_at")
-    }
-
     /// A `PublicKeyCredentialDescriptor` naming it (allow and exclude lists).
     public var descriptor: JSON {
         var o: [String: JSON] = ["type": "public-key", "id": .string(Base64URL.encode(credentialId))]
