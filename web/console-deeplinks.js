@@ -8,6 +8,7 @@
     selectedId: null,
     loaded: false,
     unseen: 0,          // captured while another view was showing
+    opener: undefined,  // what --open-deeplinks names, once /info has said (null: none)
   };
 
   const ui = { list: $('#deeplink-list'), detail: $('#deeplink-detail'), count: $('#deeplink-count'), refresh: $('#deeplinks-refresh') };
@@ -16,6 +17,8 @@
 
   async function loadLinks() {
     try {
+      // Which opener the server runs (`--open-deeplinks`), for the Open in app button; none without it.
+      if (links.opener === undefined) links.opener = (await api('/info')).open_deeplinks || null;
       const { deeplinks = [] } = await api('/deeplinks?limit=500');
       const listed = new Set(deeplinks.map((d) => d.id));
       // Keep live captures the listing raced past.
@@ -32,6 +35,12 @@
 
   /** Quotes for a POSIX shell: single quotes keep everything literal; a ' becomes '\''. */
   const shellQuote = (text) => `'${String(text).replace(/'/g, `'\\''`)}'`;
+  // `adb shell` hands its words to the device's shell, which would cut an unquoted URL at its first `&`: the
+  // whole command goes in double quotes, the URL in single quotes inside them.
+  const doubleQuote = (text) => `"${String(text).replace(/(["$`\\])/g, '\\$1')}"`;
+  /** The page that shows an app link with its parameters (a browser tab cannot open an app's scheme). */
+  const pageHref = (d) => `/_emu/v1/deeplinks/${seg(d.id)}/page`;
+  const isWebLink = (url) => /^https?:/i.test(String(url));
 
   /** scheme://host/path without the query: what the app's router sees first. Opaque URLs stay as they are. */
   function place(d) {
@@ -129,7 +138,9 @@
     ui.detail.replaceChildren(
       el('h2', { class: 'detail-title', text: place(d) }),
       el('div', { class: 'copy-line url-line' }, urlNode,
-        href ? el('a', { class: 'btn small open', href, target: '_blank', rel: 'noopener noreferrer' }, 'Open') : null,
+        href ? el('a', { class: 'btn small open', href: isWebLink(href) ? href : pageHref(d), target: '_blank', rel: 'noopener noreferrer' }, 'Open')
+          : null,
+        links.opener ? openInAppButton(d) : null,
         copyButton(d.url, urlNode, 'URL')),
       el('dl', { class: 'fields' },
         ...field('Source', d.source), ...field('Tenant', d.tenant), ...field('User', userLink ? '' : null, userLink),
@@ -142,8 +153,30 @@
           : el('p', { class: 'muted', text: 'No parameters.' })),
       el('section', { class: 'part' }, el('h3', { text: 'Open it in a simulator' }),
         simCommand('iOS Simulator', `xcrun simctl openurl booted ${shellQuote(d.url)}`),
-        simCommand('Android emulator', `adb shell am start -W -a android.intent.action.VIEW -d ${shellQuote(d.url)}`)));
+        simCommand('Android emulator',
+          `adb shell ${doubleQuote(`am start -W -a android.intent.action.VIEW -d ${shellQuote(d.url)}`)}`)),
+      el('p', { class: 'open-outcome muted', role: 'status', 'aria-live': 'polite' }));
     ui.detail.scrollTop = 0;
+  }
+
+  /** Runs the server's `--open-deeplinks` opener on this link and says how it went. */
+  function openInAppButton(d) {
+    const button = el('button', { type: 'button', class: 'btn small primary open-in-app', title: `Open with ${links.opener}` }, 'Open in app');
+    button.addEventListener('click', async () => {
+      const outcome = ui.detail.querySelector('.open-outcome');
+      button.disabled = true;
+      try {
+        const result = await api(`/deeplinks/${seg(d.id)}/open`, { method: 'POST', body: {} });
+        outcome.textContent = result.succeeded
+          ? `Opened with ${result.opener}.`
+          : `${result.opener} failed${result.status === undefined ? '' : ` (exit status ${result.status})`}: ${result.error || 'no output'}`;
+      } catch (error) {
+        outcome.textContent = `Could not open it: ${error.message}`;
+      } finally {
+        button.disabled = false;
+      }
+    });
+    return button;
   }
 
   const render = () => { renderList(); renderDetail(); };

@@ -28,5 +28,20 @@ extension ControlAPI {
             guard let link = try emulator.deepLink(id: id) else { throw ControlError.notFound("no deep link \(id)") }
             return ControlJSON.response(ControlJSON.deepLink(link))
         }
+        // Only the opener the server was started with runs: a request naming a command would let anyone who can
+        // reach the control API run programs on the developer's machine.
+        group.post(":id/open") { _, context in
+            let id = try context.parameters.require("id")
+            guard let link = try emulator.deepLink(id: id) else { throw ControlError.notFound("no deep link \(id)") }
+            guard let opener = deepLinkOpener else {
+                throw ControlError(.conflict, "no_opener", "start fauxth with --open-deeplinks simctl, adb or a command to open links from here")
+            }
+            let outcome = await opener.open(link, emulator: emulator)
+            var body: [String: JSON] = ["opener": .string(opener.name), "command": .array(outcome.command.map(JSON.string)),
+                                        "succeeded": .bool(outcome.succeeded)]
+            if let status = outcome.status { body["status"] = .int(Int(status)) }
+            if let error = outcome.error { body["error"] = .string(error) }
+            return ControlJSON.response(.object(body))
+        }
     }
 }

@@ -15,9 +15,13 @@ public struct ControlAPI: Sendable {
     /// The fake identity providers `/idp` steers.
     let identityProviders: FakeIdentityProviders
 
+    /// What `--open-deeplinks` named, which `POST /deeplinks/{id}/open` runs; nil without it.
+    let deepLinkOpener: DeepLinkOpener?
+
     public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON,
                 exportFirebase: @escaping @Sendable (String, String?) throws -> JSON = { _, _ in .null },
-                identityProviders: FakeIdentityProviders? = nil) {
+                identityProviders: FakeIdentityProviders? = nil, deepLinkOpener: DeepLinkOpener? = nil) {
+        self.deepLinkOpener = deepLinkOpener
         self.emulator = emulator
         self.info = info
         self.exportFirebase = exportFirebase
@@ -60,7 +64,7 @@ public struct ControlAPI: Sendable {
         "GET /health", "GET /info", "GET /openapi.json", "POST /reset",
         "GET /clock", "POST /clock/advance", "POST /clock/freeze", "POST /clock/resume", "POST /clock/real",
         "GET /messages", "DELETE /messages", "GET /messages/wait", "GET /messages/{id}",
-        "GET /deeplinks", "GET /deeplinks/wait", "GET /deeplinks/{id}",
+        "GET /deeplinks", "GET /deeplinks/wait", "GET /deeplinks/{id}", "POST /deeplinks/{id}/open",
         "GET /tenants/{tenant}/sessions", "DELETE /tenants/{tenant}/sessions", "PATCH /tenants/{tenant}/users/{user}",
         "DELETE /tenants/{tenant}/users/{user}/sessions", "PATCH /faults/{id}", "GET /snapshots/download",
         "GET /tenants/{tenant}/policies", "PUT /tenants/{tenant}/policies", "GET /tenants/{tenant}/lockouts", "DELETE /tenants/{tenant}/lockouts",

@@ -109,15 +109,24 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
             ? FirebaseDialect.health() : Response(status: .found, headers: [.location: "/_emu/"])
     }
     staticFiles.addRoutes(to: router.group("_emu"))
+    // A captured link shown as the interstitial shows it: the console's Open on an app's scheme comes here, as a
+    // browser tab cannot open the app itself.
+    router.get("_emu/v1/deeplinks/:id/page") { _, context in
+        guard let link = try emulator.deepLink(id: try context.parameters.require("id")) else {
+            return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: "No such deep link: it may have been dropped by --max-deeplinks or a reset.")))
+        }
+        return DeepLinkInterstitialMiddleware<FauxthContext>.render(link.url, template: staticFiles.text("web/deeplink.html"))
+    }
     firebase.addRoutes(to: router)
     cognito.addRoutes(to: router)
     identityProviders.addRoutes(to: router)
     ControlAPI(emulator: emulator, info: { request in
         info(emulator, firebase: firebase, baseURL: request.baseURL, listeners: listeners.all, projectURLs: listeners.projectURLs,
-             smtp: listeners.smtpAddress)
+             smtp: listeners.smtpAddress, openDeepLinks: options.deepLinkOpener?.name)
     }, exportFirebase: { directory, project in
         try firebase.exportEmulatorFormat(to: directory, project: project)
-    }, identityProviders: identityProviders)
+    }, identityProviders: identityProviders, deepLinkOpener: options.deepLinkOpener)
         .addRoutes(to: router.group("_emu/v1"))
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
     TwilioMessages(emulator: emulator).addRoutes(to: router)
@@ -126,6 +135,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     if let port = twinPorts[""] { services.append(LoopbackTwin(responder: router.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger)) }
     var background: [any Service] = []
     if let smtp { background.append(smtp) }
+    if let opener = options.deepLinkOpener { background.append(DeepLinkOpeningService(emulator: emulator, opener: opener)) }
     if let path = options.snapshotPath, let seconds = options.autosaveSeconds, seconds > 0 {
         background.append(AutosaveService(emulator: emulator, path: path, interval: seconds, logger: logger))
     }
@@ -270,6 +280,23 @@ private func validateTenants(_ emulator: Emulator) throws -> [String] {
 }
 
 /// Saves the snapshot every `interval` seconds of real time until shutdown.
+/// Opens each deep link as it is captured (`--open-deeplinks`), one at a time in capture order, as a phone
+/// would be handed them; each outcome is a `deeplink.opened` event.
+struct DeepLinkOpeningService: Service {
+    let emulator: Emulator
+    let opener: DeepLinkOpener
+
+    func run() async throws {
+        let feed = emulator.feed.subscribe()
+        await cancelWhenGracefulShutdown {
+            for await item in feed {
+                guard case .deepLink(let link) = item else { continue }
+                await opener.open(link, emulator: emulator)
+            }
+        }
+    }
+}
+
 struct AutosaveService: Service {
     let emulator: Emulator
     let path: String

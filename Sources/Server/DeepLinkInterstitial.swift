@@ -38,7 +38,6 @@ struct DeepLinkInterstitialMiddleware<Context: RequestContext>: RouterMiddleware
     }
 
     static func render(_ url: String, template: String?) -> Response {
-        let quoted = "'" + url.replacingOccurrences(of: "'", with: "'\\''") + "'"
         var parameters: [(String, String)] = []
         if let components = URLComponents(string: url) {
             parameters += (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }
@@ -46,10 +45,10 @@ struct DeepLinkInterstitialMiddleware<Context: RequestContext>: RouterMiddleware
         }
         let rows = parameters.map { "<tr><td>\(HTMLPage.escape($0.0))</td><td>\(HTMLPage.escape($0.1))</td></tr>" }.joined()
         let html = HTMLPage.fill(template ?? "<!doctype html><title>Deep link</title><a href=\"{{url}}\">{{url}}</a>{{parameters}}",
-                                 values: ["url": url, "ios": "xcrun simctl openurl booted \(quoted)",
-                                          "android": "adb shell am start -W -a android.intent.action.VIEW -d \(quoted)"],
+                                 values: ["url": url, "ios": DeepLinkOpener.simctl.commandLine(for: url),
+                                          "android": DeepLinkOpener.adb.commandLine(for: url)],
                                  markup: ["parameters": rows.isEmpty ? "<tr><td colspan=\"2\">none</td></tr>" : rows])
         // The copy buttons are the page's only script; the open button is a link to the app's scheme.
-        return HTMLPage.response(html, contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-ancestors 'none'")
+        return HTMLPage.response(html, contentSecurityPolicy: "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-ancestors 'none'")
     }
 }

@@ -33,6 +33,9 @@ public struct FauxthOptions: Sendable {
     /// Where Cognito triggers given as Lambda ARNs are invoked (`--lambda-endpoint`: `sam local start-lambda`,
     /// LocalStack); a pool's own `lambda_endpoint` comes first.
     public var lambdaEndpoint: String? = nil
+    /// Opens every captured deep link in a simulator or through a command (`--open-deeplinks`), and lets the
+    /// control API and the console open one on request; nil opens nothing.
+    public var deepLinkOpener: DeepLinkOpener? = nil
 
     public init(host: String = "127.0.0.1", port: Int = 9099, seed: Seed = Seed(), clock: EmulatorClock = EmulatorClock(),
                 generator: Generator = Generator(), passwordHasher: PasswordHasher = PasswordHasher(),

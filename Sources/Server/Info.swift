@@ -8,7 +8,7 @@ import SupabaseAPI
 /// `/_emu/v1/info`: the version, where things are, and how to point each SDK at each tenant (`hints`, and
 /// `notes` on what cannot be set). A project with its own port is reached there; the others through `baseURL`.
 func info(_ emulator: Emulator, firebase: FirebaseDialect, baseURL: String, listeners: [String] = [], projectURLs: [String: String] = [:],
-          smtp: String? = nil) -> JSON {
+          smtp: String? = nil, openDeepLinks: String? = nil) -> JSON {
     let tenants = ((try? emulator.tenants()) ?? []).map { tenant -> JSON in
         var hints: [String: String] = [:], notes: [String] = []
         switch tenant.dialect {
@@ -24,7 +24,7 @@ func info(_ emulator: Emulator, firebase: FirebaseDialect, baseURL: String, list
             "control_url": .string(baseURL + "/_emu/v1"), "deterministic": .bool(emulator.generator.isDeterministic),
             "clock": ["now": .string(RFC3339.string(from: emulator.clock.now)), "mode": .string(emulator.clock.mode.rawValue)],
             "schema_version": .int(Emulator.schemaVersion), "listeners": .array(listeners.map(JSON.string)),
-            "smtp": smtp.map(JSON.string) ?? .null, "sms_url": .string(baseURL + "/2010-04-01/Accounts/{AccountSid}/Messages.json"),
+            "smtp": smtp.map(JSON.string) ?? .null, "open_deeplinks": openDeepLinks.map(JSON.string) ?? .null, "sms_url": .string(baseURL + "/2010-04-01/Accounts/{AccountSid}/Messages.json"),
             "retention": ["max_messages": .int(emulator.retention.messages), "max_events": .int(emulator.retention.events),
                           "max_deeplinks": .int(emulator.retention.deepLinks), "keep_spent": .double(emulator.retention.spentFor)],
             "tenants": .array(tenants)]

@@ -78,6 +78,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("lambda-endpoint"), help: ArgumentHelp("Where Cognito Lambda triggers given as ARNs are invoked (the Lambda Invoke API): sam local start-lambda (http://127.0.0.1:3001) or LocalStack (http://127.0.0.1:4566).", valueName: "url"))
     var lambdaEndpoint: String?
 
+    @Option(name: .customLong("open-deeplinks"), help: ArgumentHelp("Open every captured deep link where the app runs: simctl (the booted iOS simulator), adb (the connected Android emulator), or a command that gets the URL as its last argument. The console's deep links then have an Open in app button.", valueName: "simctl|adb|command"))
+    var openDeepLinks: String?
+
     @Option(name: .customLong("faults"), help: ArgumentHelp("Fault rules to load at start (and after every reset): a JSON file ({\"rules\": [...]}) or the name of a scenario in seed/scenarios (repeatable).", valueName: "file|scenario"))
     var faults: [String] = []
 
@@ -112,6 +115,7 @@ struct Serve: AsyncParsableCommand {
         if let lambdaEndpoint, URL(string: lambdaEndpoint)?.scheme.map({ $0 == "http" || $0 == "https" }) != true {
             throw ValidationError("--lambda-endpoint: expected an http:// or https:// URL, got \(lambdaEndpoint)")
         }
+        if let openDeepLinks, DeepLinkOpener(openDeepLinks) == nil { throw ValidationError("--open-deeplinks: expected simctl, adb or a command") }
         if min(maxMessages, maxEvents, maxDeepLinks) < 0 { throw ValidationError("--max-messages, --max-events, --max-deeplinks: expected 0 or more") }
         if !(keepSpent >= 0) { throw ValidationError("--keep-spent: expected 0 or more seconds") }
     }
@@ -137,6 +141,7 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         options.lambdaEndpoint = lambdaEndpoint
+        options.deepLinkOpener = openDeepLinks.flatMap(DeepLinkOpener.init)
         if !Self.isLoopback(host) {
             printError("WARNING: listening on \(host), not a loopback address: anyone who can reach this machine can sign in as any user and read every captured code.")
         }

@@ -1,4 +1,5 @@
 import AuthCore
+import Console
 import FauxthTesting
 import Foundation
 import HTTPTypes
@@ -21,7 +22,8 @@ import Testing
             #expect(asked.status == .ok)
             #expect(asked.headers[.contentType]?.hasPrefix("text/html") == true)
             #expect(asked.text.contains("xcrun simctl openurl booted &#39;myapp://cb?code="))
-            #expect(asked.text.contains("adb shell am start -W -a android.intent.action.VIEW -d &#39;myapp://cb?code="))
+            // Quoted twice: the device's shell would cut the URL at its `&` otherwise.
+            #expect(asked.text.contains("adb shell &quot;am start -W -a android.intent.action.VIEW -d &#39;myapp://cb?code="))
             #expect(asked.text.contains("<td>state</td><td>s1</td>"))
             #expect(asked.headers[values: .setCookie].contains("fauxth_interstitial=1; Path=/; SameSite=Lax"))
             // The browser's cookie keeps asking on later hops; the link is captured either way.
@@ -83,6 +85,72 @@ import Testing
             #expect(try harness.emulator.deepLinks().map { String($0.url.prefix(40)) } == ["https://links.example.com/auth/callback#"])
             #expect(harness.emulator.opensApp("https://links.example.com/auth/x?y=1", tenant: "default"))
             #expect(!harness.emulator.opensApp("https://links.example.com/other", tenant: "default"))
+        }
+    }
+
+    // MARK: Opening links where the app runs (--open-deeplinks)
+
+    @Test func eachOpenerRunsItsCommandWithTheURLIntact() throws {
+        let url = "myapp://cb?code=a b&state='s'#x=1&y=$HOME"
+        #expect(DeepLinkOpener("simctl")?.command(for: url) == ["xcrun", "simctl", "openurl", "booted", url])
+        // adb hands its words to the device's shell: the URL is quoted again for that shell.
+        #expect(DeepLinkOpener("adb")?.command(for: url)
+                == ["adb", "shell", #"am start -W -a android.intent.action.VIEW -d 'myapp://cb?code=a b&state='\''s'\''#x=1&y=$HOME'"#])
+        #expect(DeepLinkOpener(" code --open-url ")?.command(for: url) == ["sh", "-c", #"code --open-url "$1""#, "fauxth-open-deeplink", url])
+        #expect(DeepLinkOpener("  ") == nil)
+        #expect(DeepLinkOpener.simctl.commandLine(for: "myapp://cb?a=1&b=2") == "xcrun simctl openurl booted 'myapp://cb?a=1&b=2'")
+        #expect(DeepLinkOpener.adb.commandLine(for: "myapp://cb?a=1&b=2")
+                == #"adb shell "am start -W -a android.intent.action.VIEW -d 'myapp://cb?a=1&b=2'""#)
+    }
+
+    @Test func aCommandGetsTheURLAsOneArgumentTheShellNeverParses() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-opener-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let record = directory.appendingPathComponent("argv").path
+        let opener = try #require(DeepLinkOpener("printf '%s\\n' first >\(record); printf '%s\\n'"))
+        let url = "myapp://cb?code=1&state=$(touch \(directory.path)/pwned)"
+        let outcome = await opener.open(url)
+        #expect(outcome.succeeded)
+        // `printf` wrote its argument to stdout, which the opener discards; the record shows the command ran.
+        #expect(try String(contentsOfFile: record, encoding: .utf8) == "first\n")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("pwned").path))
+
+        let failing = await DeepLinkOpener("echo nope >&2; exit 3")!.open(url)
+        #expect(failing.status == 3 && failing.error == "nope" && !failing.succeeded)
+    }
+
+    @Test func theControlAPIOpensACapturedLinkOnlyWithTheServersOwnOpener() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-opener-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let record = directory.appendingPathComponent("url").path
+        let harness = try Harness { $0.deepLinkOpener = DeepLinkOpener("printf '%s' >\(record)") }
+        try await harness.run { client in
+            _ = try await client.send(.get, Self.authorize)
+            let link = try #require(try harness.emulator.deepLinks().first)
+            let opened = try await client.send(.post, "/_emu/v1/deeplinks/\(link.id)/open", json: ["command": "rm -rf /"])
+            #expect(opened.status == .ok)
+            #expect(opened.json["succeeded"] == true && opened.json["opener"]?.stringValue == "printf '%s' >\(record)")
+            #expect(try String(contentsOfFile: record, encoding: .utf8) == link.url)
+            let event = try #require(try harness.emulator.events(type: "deeplink.opened").first)
+            #expect(event.detail["deeplink_id"]?.stringValue == link.id && event.detail["succeeded"] == true && event.detail["status"] == 0)
+            #expect(try await client.send(.post, "/_emu/v1/deeplinks/nosuch/open").status == .notFound)
+            #expect(try await client.send(.get, "/_emu/v1/info").json["open_deeplinks"]?.stringValue == "printf '%s' >\(record)")
+
+            let page = try await client.send(.get, "/_emu/v1/deeplinks/\(link.id)/page")
+            #expect(page.status == .ok && page.text.contains("xcrun simctl openurl booted &#39;myapp://cb?code="))
+            #expect(try await client.send(.get, "/_emu/v1/deeplinks/nosuch/page").status == .notFound)
+        }
+        // Without --open-deeplinks the control API refuses, and names the flag.
+        let plain = try Harness()
+        try await plain.run { client in
+            _ = try await client.send(.get, Self.authorize)
+            let link = try #require(try plain.emulator.deepLinks().first)
+            let refused = try await client.send(.post, "/_emu/v1/deeplinks/\(link.id)/open")
+            #expect(refused.status == .conflict && refused.json["error"]?["code"] == "no_opener")
+            #expect(refused.json["error"]?["message"]?.stringValue?.contains("--open-deeplinks") == true)
+            #expect(try await client.send(.get, "/_emu/v1/info").json["open_deeplinks"] == .null)
         }
     }
 }

@@ -18,10 +18,10 @@ BINARY = os.environ.get("FAUXTH_BIN", str(ROOT / ".build" / "debug" / "fauxth"))
 class Fauxth:
     """A running fauxth process: its base URL, its stdout lines, and helpers for the control API."""
 
-    def __init__(self, *args, expect_ready=True):
+    def __init__(self, *args, expect_ready=True, env=None):
         self.process = subprocess.Popen(
             [BINARY, "serve", "--port", "0", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1, env=env,
         )
         self.lines = queue.Queue()
         self.stderr = ""
@@ -117,8 +117,8 @@ def start_fauxth():
     """Starts extra fauxth processes with their own flags; stops them after the test."""
     started = []
 
-    def start(*args, expect_ready=True):
-        instance = Fauxth(*args, expect_ready=expect_ready)
+    def start(*args, expect_ready=True, env=None):
+        instance = Fauxth(*args, expect_ready=expect_ready, env=env)
         started.append(instance)
         return instance
 

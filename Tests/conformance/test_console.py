@@ -132,6 +132,7 @@ def test_the_deep_link_interstitial_shows_the_link_an_android_app_would_get(faux
     wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "button[name=account][value='100000000000000000001']"))).click()
     shown = wait.until(EC.presence_of_element_located((By.ID, "url"))).get_attribute("value")
     assert shown.startswith("intent://firebase.auth/#Intent;scheme=genericidp;package=com.example.app;")
-    assert browser.find_element(By.ID, "android").get_attribute("value").startswith("adb shell am start -W -a android.intent.action.VIEW -d 'intent://")
+    assert browser.find_element(By.ID, "android").get_attribute("value").startswith(
+        "adb shell \"am start -W -a android.intent.action.VIEW -d 'intent://")
     captured = fauxth.control("GET", "/deeplinks", params={"scheme": "intent"}).json()["deeplinks"]
     assert captured[0]["url"] == shown

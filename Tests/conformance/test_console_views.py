@@ -98,7 +98,8 @@ def test_the_deep_link_view_shows_a_captured_redirect_with_its_parameters(fauxth
     assert any("access_token" in p for p in params) or any("code" in p for p in params), params
     commands = [c.text for c in detail.find_elements(By.CSS_SELECTOR, "code.sim-command")]
     assert any(c.startswith("xcrun simctl openurl booted 'myapp://auth/callback") for c in commands)
-    assert any(c.startswith("adb shell am start -W -a android.intent.action.VIEW -d 'myapp://auth/callback") for c in commands)
+    # The device's shell parses the command again, so the URL (with its `&`s) is quoted for it inside double quotes.
+    assert any(c.startswith("adb shell \"am start -W -a android.intent.action.VIEW -d 'myapp://auth/callback") for c in commands)
 
 
 def test_advancing_the_clock_from_the_page_expires_a_code(fauxth, browser):

@@ -17,6 +17,8 @@ public enum EventType: String, Sendable, Codable, CaseIterable {
     case messageSent = "message.sent"
     case messageSuppressed = "message.suppressed"
     case deepLinkCaptured = "deeplink.captured"
+    /// A captured deep link was opened in a simulator or by the user's command (`--open-deeplinks`), or failed to.
+    case deepLinkOpened = "deeplink.opened"
     /// A requested redirect was not allowed and the vendor's fallback was used instead.
     case redirectRejected = "redirect.rejected"
     case tenantCreated = "tenant.created"
