@@ -2,9 +2,8 @@
 import json
 import os
 import pathlib
-import queue
 import subprocess
-import threading
+import sys
 import urllib.parse
 from html.parser import HTMLParser
 
@@ -14,72 +13,27 @@ import requests
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BINARY = os.environ.get("FAUXTH_BIN", str(ROOT / ".build" / "debug" / "fauxth"))
 
+# The suite's server helper is the Python client users install (clients/python), used from the source tree.
+sys.path.insert(0, str(ROOT / "clients" / "python" / "src"))
+from fauxth import Fauxth as FauxthClient  # noqa: E402
 
-class Fauxth:
-    """A running fauxth process: its base URL, its stdout lines, and helpers for the control API."""
+
+class Fauxth(FauxthClient):
+    """A running fauxth process: the Python client (clients/python) started on the built binary, with the control
+    API answered as `requests` responses, as the tests check statuses and bodies themselves."""
 
     def __init__(self, *args, expect_ready=True, env=None):
-        self.process = subprocess.Popen(
-            [BINARY, "serve", "--port", "0", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1, env=env,
-        )
-        self.lines = queue.Queue()
-        self.stderr = ""
-        threading.Thread(target=self._drain, daemon=True).start()
-        self.url = None
-        if expect_ready:
-            self.url = self._wait_ready()
-
-    def _drain(self):
-        for line in self.process.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def _wait_ready(self, timeout=30):
-        while True:
-            try:
-                line = self.lines.get(timeout=timeout)
-            except queue.Empty:
-                self.stop()
-                raise RuntimeError(f"fauxth did not print a ready line; stderr: {self.stderr}")
-            if line.startswith("ready "):
-                return line.split(" ", 1)[1]
-            if line.startswith('{"kind":"ready"'):
-                import json
-                return json.loads(line)["base_url"]
+        self._spawn(args, binary=BINARY, env=env, expect_ready=expect_ready)
 
     @property
     def auth_url(self):
         return self.url  # supabase-py appends /auth/v1 itself
 
     def control(self, method, path, **kwargs):
-        response = requests.request(method, f"{self.url}/_emu/v1{path}", timeout=30, **kwargs)
-        return response
-
-    def now(self):
-        """The emulator clock's time, as an aware datetime."""
-        import datetime
-        now = self.control("GET", "/clock").json()["now"]
-        return datetime.datetime.fromisoformat(now.replace("Z", "+00:00"))
+        return requests.request(method, f"{self.url}/_emu/v1{path}", timeout=30, **kwargs)
 
     def wait_message(self, to, timeout=10, **filters):
-        params = {"to": to, "timeout": timeout, **filters}
-        response = self.control("GET", "/messages/wait", params=params)
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    def stop(self, sig=None):
-        if self.process.poll() is None:
-            if sig is None:
-                self.process.terminate()
-            else:
-                self.process.send_signal(sig)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.stderr = self.process.stderr.read() if self.process.stderr else ""
-        return self.process.returncode
+        return self.wait_for_message(to=to, timeout=timeout, **filters)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,288 @@
+"""Test helpers for Fauxth: start the binary (or attach to a running one) and drive its control API.
+
+Standard library only, so it installs anywhere a test suite runs::
+
+    from fauxth import Fauxth
+
+    with Fauxth.start() as fauxth:             # the `fauxth` on PATH, or $FAUXTH_BIN, on a free port
+        ...                                    # point the app's SDK at fauxth.url
+        message = fauxth.wait_for_message(to="ada@example.com", purpose="verify_email")
+        message.code, message.link             # the first code and link in it
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from typing import Any, Dict, Iterator, List, Optional
+
+__all__ = ["Fauxth", "FauxthError", "Message"]
+
+
+class FauxthError(Exception):
+    """An answer from the control API that was not a success: its HTTP status, error code and message."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(f"{status} {code}: {message}")
+        self.status, self.code, self.message = status, code, message
+
+
+class Message(dict):
+    """A captured email or SMS, as the control API returns it, with its first code and link at hand."""
+
+    @property
+    def codes(self) -> List[str]:
+        return list(self.get("codes") or [])
+
+    @property
+    def links(self) -> List[str]:
+        return list(self.get("links") or [])
+
+    @property
+    def code(self) -> Optional[str]:
+        return self.codes[0] if self.codes else None
+
+    @property
+    def link(self) -> Optional[str]:
+        return self.links[0] if self.links else None
+
+
+class Fauxth:
+    """A Fauxth server: one this object started (`start`) or one already running (`attach`)."""
+
+    def __init__(self, url: str, process: Optional[subprocess.Popen] = None):
+        self.url = url.rstrip("/")
+        self.process = process
+        #: What a started server prints on stdout (the ready line, the event log), line by line.
+        self.lines: "queue.Queue[str]" = queue.Queue()
+        #: What it wrote on stderr, once it has stopped.
+        self.stderr = ""
+
+    # ------------------------------------------------------------------ starting and stopping
+
+    @classmethod
+    def start(cls, *args: str, binary: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+              ready_timeout: float = 30, expect_ready: bool = True) -> "Fauxth":
+        """Starts `binary` (else $FAUXTH_BIN, else `fauxth` on PATH) as `serve --port 0 ARGS` and waits for its
+        ready line. Extra arguments are Fauxth's flags (`--seed`, `--clock frozen`, `--deterministic 7`…)."""
+        server = cls.__new__(cls)
+        server._spawn(args, binary=binary, env=env, ready_timeout=ready_timeout, expect_ready=expect_ready)
+        return server
+
+    def _spawn(self, args, binary=None, env=None, ready_timeout=30.0, expect_ready=True) -> None:
+        """`start`'s work, on this object (a subclass that starts a server in its own __init__ calls it)."""
+        program = binary or os.environ.get("FAUXTH_BIN") or shutil.which("fauxth")
+        if not program:
+            raise FileNotFoundError("no fauxth binary: pass binary=, set FAUXTH_BIN, or put fauxth on PATH")
+        process = subprocess.Popen([program, "serve", "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, bufsize=1, env=env)
+        Fauxth.__init__(self, "", process)
+        threading.Thread(target=self._drain, daemon=True).start()
+        if expect_ready:
+            self.url = self._wait_ready(ready_timeout)
+
+    @classmethod
+    def attach(cls, url: Optional[str] = None) -> "Fauxth":
+        """A server already running at `url` (else $FAUXTH_URL, else http://127.0.0.1:9099); it is not stopped."""
+        server = cls(url or os.environ.get("FAUXTH_URL") or "http://127.0.0.1:9099")
+        server.health()
+        return server
+
+    def _drain(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def _wait_ready(self, timeout: float) -> str:
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                self.stop()
+                raise RuntimeError(f"fauxth printed no ready line in {timeout} s; stderr: {self.stderr}") from None
+            if line.startswith("ready "):
+                return line.split(" ", 1)[1]
+            if line.startswith('{"kind":"ready"'):
+                return json.loads(line)["base_url"]
+
+    def stop(self, sig: Optional[int] = None, timeout: float = 15) -> Optional[int]:
+        """Stops a server this object started (SIGTERM, or `sig`, then SIGKILL after `timeout`); its exit status."""
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            if sig is None:
+                self.process.terminate()
+            else:
+                self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stderr is not None and not self.process.stderr.closed:
+            self.stderr = self.process.stderr.read()
+            self.process.stderr.close()
+        return self.process.returncode
+
+    def __enter__(self) -> "Fauxth":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ the control API
+
+    @property
+    def control_url(self) -> str:
+        return f"{self.url}/_emu/v1"
+
+    def request(self, method: str, path: str, body: Any = None, params: Optional[Dict[str, Any]] = None,
+                timeout: float = 60) -> Any:
+        """One control API call (`path` under /_emu/v1); the decoded JSON answer, or FauxthError."""
+        query = {k: v for k, v in (params or {}).items() if v is not None}
+        url = f"{self.control_url}{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, method=method,
+                                         headers={"Content-Type": "application/json"} if data is not None else {})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            try:
+                detail = json.loads(raw)["error"]
+                raise FauxthError(error.code, detail.get("code", ""), detail.get("message", "")) from None
+            except (ValueError, KeyError, TypeError):
+                raise FauxthError(error.code, "http_error", raw.decode(errors="replace")) from None
+        return json.loads(raw) if raw else None
+
+    def health(self) -> Dict[str, Any]:
+        return self.request("GET", "/health")
+
+    def info(self) -> Dict[str, Any]:
+        """Version, URLs, and each tenant's connection hints."""
+        return self.request("GET", "/info")
+
+    def reset(self, tenant: Optional[str] = None, keep_clock: bool = False) -> None:
+        """Back to the seed: everything (the clock too, unless keep_clock), or one tenant."""
+        self.request("POST", "/reset", params={"tenant": tenant, "clock": "keep" if keep_clock else None})
+
+    def snapshot(self, name: str, faults: bool = True) -> None:
+        """Saves the whole state in memory under `name` (restore it with `restore`)."""
+        self.request("POST", "/snapshots", {"name": name, "faults": faults})
+
+    def restore(self, name: str) -> None:
+        self.request("POST", f"/snapshots/{urllib.parse.quote(name, safe='')}/restore")
+
+    # ------------------------------------------------------------------ messages and deep links
+
+    def messages(self, **filters: Any) -> List[Message]:
+        """The outbox, newest first; filters are `to`, `channel`, `purpose`, `tenant`, `since`, `limit`."""
+        return [Message(m) for m in self.request("GET", "/messages", params=filters)["messages"]]
+
+    def wait_for_message(self, to: Optional[str] = None, purpose: Optional[str] = None, channel: Optional[str] = None,
+                         tenant: Optional[str] = None, since: Optional[str] = None, timeout: float = 10) -> Message:
+        """The newest message matching at once if there is one (pass `since`, a message id, to skip those), else
+        the next one to arrive; FauxthError 408 after `timeout` seconds."""
+        params = {"to": to, "purpose": purpose, "channel": channel, "tenant": tenant, "since": since, "timeout": timeout}
+        return Message(self.request("GET", "/messages/wait", params=params, timeout=timeout + 30))
+
+    def deeplinks(self, **filters: Any) -> List[Dict[str, Any]]:
+        return self.request("GET", "/deeplinks", params=filters)["deeplinks"]
+
+    def wait_for_deeplink(self, scheme: Optional[str] = None, tenant: Optional[str] = None, since: Optional[str] = None,
+                          timeout: float = 10) -> Dict[str, Any]:
+        """The captured deep link an app would have been opened with (`url`, `params`…), as `wait_for_message`."""
+        params = {"scheme": scheme, "tenant": tenant, "since": since, "timeout": timeout}
+        return self.request("GET", "/deeplinks/wait", params=params, timeout=timeout + 30)
+
+    # ------------------------------------------------------------------ the clock
+
+    def now(self) -> datetime.datetime:
+        """The emulator clock's time (aware, UTC)."""
+        return _instant(self.request("GET", "/clock")["now"])
+
+    def freeze(self, at: Optional[datetime.datetime] = None) -> datetime.datetime:
+        body = {} if at is None else {"at": at.astimezone(datetime.timezone.utc).isoformat().replace("+00:00", "Z")}
+        return _instant(self.request("POST", "/clock/freeze", body)["now"])
+
+    def advance(self, seconds: float = 0, **delta: float) -> datetime.datetime:
+        """Moves the clock on (`advance(3600)`, `advance(days=1)`); codes, tokens and cooldowns follow it."""
+        total = seconds + datetime.timedelta(**delta).total_seconds()
+        return _instant(self.request("POST", "/clock/advance", {"seconds": total})["now"])
+
+    def resume(self) -> datetime.datetime:
+        return _instant(self.request("POST", "/clock/resume", {})["now"])
+
+    @contextlib.contextmanager
+    def frozen_clock(self, at: Optional[datetime.datetime] = None) -> Iterator["Fauxth"]:
+        """The clock stands still inside the block (advance it by hand), and runs again after."""
+        self.freeze(at)
+        try:
+            yield self
+        finally:
+            self.resume()
+
+    # ------------------------------------------------------------------ faults
+
+    def add_fault(self, rule: Optional[Dict[str, Any]] = None, **fields: Any) -> Dict[str, Any]:
+        """Adds a fault rule (`{"operation": "supabase:token.password", "error": "...", "times": 1}`…); the rule."""
+        return self.request("POST", "/faults", {**(rule or {}), **fields})["rules"][0]
+
+    def remove_fault(self, rule_id: str) -> None:
+        self.request("DELETE", f"/faults/{urllib.parse.quote(rule_id, safe='')}")
+
+    @contextlib.contextmanager
+    def fault(self, rule: Optional[Dict[str, Any]] = None, **fields: Any) -> Iterator[Dict[str, Any]]:
+        """A fault rule in force inside the block only; yields the rule (its counters are in `faults()`)."""
+        added = self.add_fault(rule, **fields)
+        try:
+            yield added
+        finally:
+            with contextlib.suppress(FauxthError):
+                self.remove_fault(added["id"])
+
+    def faults(self) -> List[Dict[str, Any]]:
+        return self.request("GET", "/faults")["rules"]
+
+    # ------------------------------------------------------------------ tenants, users, events
+
+    def create_tenant(self, dialect: str, id: Optional[str] = None, **fields: Any) -> Dict[str, Any]:
+        """A new tenant of `dialect` (supabase, firebase, cognito), served at once; fields as in a seed. Without an
+        id, a fresh one (`t-` and 12 hex digits)."""
+        return self.request("POST", "/tenants", {"dialect": dialect, "id": id or f"t-{uuid.uuid4().hex[:12]}", **fields})
+
+    def delete_tenant(self, id: str) -> None:
+        self.request("DELETE", f"/tenants/{urllib.parse.quote(id, safe='')}")
+
+    @contextlib.contextmanager
+    def tenant(self, dialect: str, id: Optional[str] = None, **fields: Any) -> Iterator[Dict[str, Any]]:
+        """A tenant that exists inside the block only: one per test keeps parallel workers apart."""
+        created = self.create_tenant(dialect, id, **fields)
+        try:
+            yield created
+        finally:
+            with contextlib.suppress(FauxthError):
+                self.delete_tenant(created["id"])
+
+    def users(self, tenant: str, **search: Any) -> List[Dict[str, Any]]:
+        return self.request("GET", f"/tenants/{urllib.parse.quote(tenant, safe='')}/users", params=search)["users"]
+
+    def create_user(self, tenant: str, **fields: Any) -> Dict[str, Any]:
+        return self.request("POST", f"/tenants/{urllib.parse.quote(tenant, safe='')}/users", fields)
+
+    def events(self, type: Optional[str] = None, tenant: Optional[str] = None, since: Optional[str] = None) -> List[Dict[str, Any]]:
+        return self.request("GET", "/events", params={"type": type, "tenant": tenant, "since": since})["events"]
+
+
+def _instant(text: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
