@@ -15,9 +15,12 @@ let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "sw
 let package = Package(
     name: "fauxth",
     // macOS 15: Synchronization's Mutex and Atomic, used throughout, are available from macOS 15 on.
-    platforms: [.macOS(.v15)],
+    // iOS: for FauxthClient in an app's test target (the rest of the package is never built for iOS).
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "fauxth", targets: ["fauxth"]),
+        // The test helper for XCTest and Swift Testing: Foundation only.
+        .library(name: "FauxthClient", targets: ["FauxthClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -78,6 +81,7 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: settings
         ),
+        .target(name: "FauxthClient", swiftSettings: settings),
         // The per-test harness: a fresh emulator through the real application builder.
         .target(
             name: "FauxthTesting",
@@ -90,6 +94,11 @@ let package = Package(
         .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "FirebaseAPI", hummingbird], swiftSettings: settings),
         .testTarget(name: "CognitoAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "CognitoAPI", "CSystemCrypto", hummingbird, crypto],
                     swiftSettings: settings),
+        .testTarget(
+            name: "FauxthClientTests",
+            dependencies: ["FauxthClient", "FauxthTesting", "Server", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: settings
+        ),
         .testTarget(
             name: "ServerTests",
             dependencies: ["FauxthTesting", "Server", "AuthCore", "Console", hummingbird,
