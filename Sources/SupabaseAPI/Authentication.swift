@@ -49,24 +49,58 @@ struct Authentication {
         }
     }
 
-    /// The claims of the request's Bearer token, once its signature and `exp` (if any) check out.
+    /// The claims of the request's Bearer token (or of the role its API key stands for), once its signature and
+    /// `exp` (if any) check out.
     private func verifiedClaims(_ request: Request, project: SupabaseProject) throws -> [String: JSON] {
-        // `Bearer <token>`, the scheme in any case, the token without whitespace (GoTrue's `(?i)^bearer (\S+$)`);
-        // read by hand, as a Regex match cost more than the rest of the header's handling.
-        guard let header = request.headers[.authorization], header.utf8.count > 7, header.prefix(7).lowercased() == "bearer ",
-              case let token = header.dropFirst(7), !token.contains(where: \.isWhitespace) else {
-            throw SupabaseError(status: .unauthorized, code: .noAuthorization, message: "This endpoint requires a valid Bearer token")
-        }
         let claims: [String: JSON]
-        do {
-            claims = try JWS.verify(String(token), keys: project.config.verificationKeys).claims
-        } catch {
-            throw badJWT("\(error)")
+        switch Self.gatewayAuthorization(request, project: project) {
+        case .role(let role):
+            claims = Self.apiKeyClaims(role: role)
+        case .header(let header):
+            // `Bearer <token>`, the scheme in any case, the token without whitespace (GoTrue's `(?i)^bearer (\S+$)`);
+            // read by hand, as a Regex match cost more than the rest of the header's handling.
+            guard let header, header.utf8.count > 7, header.prefix(7).lowercased() == "bearer ",
+                  case let token = header.dropFirst(7), !token.contains(where: \.isWhitespace) else {
+                throw SupabaseError(status: .unauthorized, code: .noAuthorization, message: "This endpoint requires a valid Bearer token")
+            }
+            do {
+                claims = try JWS.verify(String(token), keys: project.config.verificationKeys).claims
+            } catch {
+                throw badJWT("\(error)")
+            }
         }
         if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 {
             throw badJWT("token has invalid claims: token is expired")
         }
         return claims
+    }
+
+    /// What GoTrue receives as `Authorization` behind the Supabase gateway (the CLI's Kong `request-transformer`):
+    /// the client's own header unless it is an opaque key (`Bearer sb_…`, which supabase-js sends when it has no
+    /// session); otherwise the JWT of the role the `apikey` header's key stands for; otherwise the `apikey` value
+    /// itself, which is no Bearer token.
+    enum GatewayAuthorization: Equatable {
+        /// The anon or service_role JWT the gateway puts in.
+        case role(String)
+        /// The header GoTrue sees, if any.
+        case header(String?)
+    }
+
+    static func gatewayAuthorization(_ request: Request, project: SupabaseProject) -> GatewayAuthorization {
+        if let header = request.headers[.authorization], !header.hasPrefix("Bearer sb_") { return .header(header) }
+        let apikey = request.headers[.apikey]
+        if let apikey {
+            // Keys are secrets: compared in constant time.
+            if constantTimeEquals(apikey, project.secretKey) { return .role("service_role") }
+            if constantTimeEquals(apikey, project.publishableKey) { return .role("anon") }
+        }
+        return .header(apikey)
+    }
+
+    /// The claims of the key JWTs the Supabase CLI mints for a role (its issuer and expiry), which the gateway
+    /// sends on for an opaque key; signed by the project, so GoTrue's check of them always passes.
+    static func apiKeyClaims(role: String) -> [String: JSON] {
+        ["iss": "supabase-demo", "role": .string(role), "exp": 1_983_812_996]
     }
 
     private func badJWT(_ detail: String) -> SupabaseError {

@@ -97,7 +97,10 @@ public struct SupabaseDialect: Sendable {
     /// What a user sets to point a Supabase client at this project: the URL and the well-known-style
     /// anon and service_role keys signed with the project's JWT secret.
     public static func connectionHints(for tenant: Tenant, baseURL: String) -> [String: String] {
-        var hints = ["SUPABASE_URL": baseURL, "GOTRUE_URL": baseURL + "/auth/v1"]
+        var hints = ["SUPABASE_URL": baseURL, "GOTRUE_URL": baseURL + "/auth/v1",
+                     // The opaque keys `supabase start` prints, accepted as the gateway accepts them.
+                     "SUPABASE_PUBLISHABLE_KEY": tenant.settings["publishable_key"]?.stringValue ?? SupabaseProject.defaultPublishableKey,
+                     "SUPABASE_SECRET_KEY": tenant.settings["secret_key"]?.stringValue ?? SupabaseProject.defaultSecretKey]
         guard let config = try? SupabaseConfig(env: SupabaseProject.environment(of: tenant)) else { return hints }
         for (variable, role) in [("SUPABASE_ANON_KEY", "anon"), ("SUPABASE_SERVICE_ROLE_KEY", "service_role")] {
             // Claims in the Supabase CLI's own order and expiry, so with its default secret the keys are

@@ -10,6 +10,21 @@ struct SupabaseProject: Sendable {
     /// them, as GoTrue instances over one Postgres share one `auth.users`. Settings, keys and ports stay
     /// each project's own.
     let storeTenant: String
+    /// The opaque API keys (`sb_publishable_…`, `sb_secret_…`) the Supabase gateway maps to the anon and
+    /// service_role JWTs; the Supabase CLI's own unless the seed sets them.
+    let publishableKey: String
+    let secretKey: String
+
+    static let defaultPublishableKey = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH"
+    static let defaultSecretKey = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz"
+
+    init(tenant: Tenant, config: SupabaseConfig, storeTenant: String) {
+        self.tenant = tenant
+        self.config = config
+        self.storeTenant = storeTenant
+        publishableKey = tenant.settings["publishable_key"]?.stringValue ?? Self.defaultPublishableKey
+        secretKey = tenant.settings["secret_key"]?.stringValue ?? Self.defaultSecretKey
+    }
 
     /// The GoTrue environment of a tenant (`gotrue_env` in its settings).
     static func environment(of tenant: Tenant) -> [String: String] {

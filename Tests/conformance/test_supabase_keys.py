@@ -38,3 +38,35 @@ def test_tokens_verify_against_the_published_jwks(es256_project):
     assert verified["claims"]["sub"] == session.user.id
     discovery = requests.get(f"{url}/auth/v1/.well-known/openid-configuration").json()
     assert discovery["id_token_signing_alg_values_supported"] == ["ES256", "HS256"]
+
+
+# The opaque keys `supabase start` prints; the gateway in front of GoTrue maps them to the anon and service roles.
+PUBLISHABLE_KEY = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH"
+SECRET_KEY = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz"
+
+
+def test_supabase_py_works_with_the_clis_publishable_and_secret_keys(fauxth):
+    admin = create_client(fauxth.url, SECRET_KEY).auth.admin
+    created = admin.create_user({"email": "opaque@example.com", "password": "secret123", "email_confirm": True}).user
+    assert created.email == "opaque@example.com"
+    assert any(u.id == created.id for u in admin.list_users())
+
+    auth = create_client(fauxth.url, PUBLISHABLE_KEY).auth
+    session = auth.sign_in_with_password({"email": "opaque@example.com", "password": "secret123"}).session
+    assert auth.get_user(session.access_token).user.id == created.id
+    # The publishable key is no admin key.
+    with pytest.raises(Exception) as refused:
+        create_client(fauxth.url, PUBLISHABLE_KEY).auth.admin.list_users()
+    assert "not allowed" in str(refused.value).lower() or "not_admin" in str(refused.value)
+
+
+def test_raw_requests_with_the_keys_as_supabase_js_sends_them(fauxth):
+    # supabase-js without a session: the key as apikey and as the Bearer token.
+    listed = requests.get(f"{fauxth.url}/auth/v1/admin/users", timeout=30,
+                          headers={"apikey": SECRET_KEY, "Authorization": f"Bearer {SECRET_KEY}", "X-Supabase-Api-Version": "2024-01-01"})
+    assert listed.status_code == 200 and "users" in listed.json()
+    wrong = requests.get(f"{fauxth.url}/auth/v1/admin/users", timeout=30,
+                         headers={"apikey": "sb_secret_wrong", "Authorization": "Bearer sb_secret_wrong", "X-Supabase-Api-Version": "2024-01-01"})
+    assert wrong.status_code == 401 and wrong.json()["code"] == "no_authorization"
+    hints = next(t for t in fauxth.control("GET", "/info").json()["tenants"] if t["id"] == "default")["hints"]
+    assert (hints["SUPABASE_PUBLISHABLE_KEY"], hints["SUPABASE_SECRET_KEY"]) == (PUBLISHABLE_KEY, SECRET_KEY)

@@ -287,7 +287,7 @@ private struct SeedReader {
     /// The keys a tenant object may have (`seed/schema.json`): every dialect's, then each dialect's own.
     static let commonKeys: Set<String> = ["id", "dialect", "name", "users", "extends", "deep_link_interstitial", "app_links", "policies"]
     static let dialectKeys: [Dialect: Set<String>] = [
-        .supabase: ["port", "gotrue_env"],
+        .supabase: ["port", "gotrue_env", "publishable_key", "secret_key"],
         .firebase: ["api_keys", "id_token_signing", "config", "test_phone_numbers", "oob_code_ttl", "phone_code_ttl", "phone_resend_interval",
                     "id_token_ttl", "refresh_token_ttl", "password_min_length", "authorized_domains", "tenant_config", "recent_sign_in_window"],
         .cognito: ["pool", "clients", "groups", "resource_servers", "identity_providers", "domain", "issuer", "fixed_code", "hosted_ui_port", "lambda_endpoint"],
@@ -314,6 +314,13 @@ private struct SeedReader {
         }
         if let port = o["port"] {
             guard let p = port.intValue, (1...65535).contains(p) else { throw fail("\(path).port", "expected a port number 1-65535") }
+        }
+        // Supabase's opaque keys are told apart from JWTs by their prefix, by clients and the gateway alike.
+        for (key, prefix) in [("publishable_key", "sb_publishable_"), ("secret_key", "sb_secret_")] {
+            guard let value = o[key] else { continue }
+            guard let text = value.stringValue, text.hasPrefix(prefix), text.count > prefix.count else {
+                throw fail("\(path).\(key)", "expected a key starting with \(prefix)")
+            }
         }
     }
 
