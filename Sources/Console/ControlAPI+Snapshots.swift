@@ -36,10 +36,13 @@ extension ControlAPI {
                                                    .contentDisposition: "attachment; filename=\"fauxth-snapshot.sqlite\""],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
-        group.post(":name/restore") { _, context in
+        group.post(":name/restore") { request, context in
             let name = try context.parameters.require("name")
-            try emulator.restoreSnapshot(named: name)
-            return ControlJSON.response(["restored": .string(name)])
+            // `?tenant=` puts back that tenant alone: a parallel worker's own starting point, the others untouched.
+            let tenant = ControlRequest(request: request).query("tenant")
+            if let tenant { _ = try emulator.requireTenant(tenant) }
+            try emulator.restoreSnapshot(named: name, tenant: tenant)
+            return ControlJSON.response(["restored": .string(name), "tenant": tenant.map(JSON.string) ?? .null])
         }
         group.post("save") { request, _ in
             let body = try await ControlRequest(request: request).body()

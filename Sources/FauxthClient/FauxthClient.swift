@@ -132,8 +132,9 @@ public final class FauxthClient: Sendable {
         try await request("POST", "/snapshots", body: ["name": .string(name), "faults": .bool(faults)])
     }
 
-    public func restore(_ name: String) async throws {
-        try await request("POST", "/snapshots/\(Self.segment(name))/restore")
+    /// Puts back the snapshot `name`: everything, or (with `tenant`) that tenant alone, the others untouched.
+    public func restore(_ name: String, tenant: String? = nil) async throws {
+        try await request("POST", "/snapshots/\(Self.segment(name))/restore", query: ["tenant": tenant])
     }
 
     // MARK: Messages and deep links

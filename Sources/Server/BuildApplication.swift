@@ -129,6 +129,10 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     }, identityProviders: identityProviders, deepLinkOpener: options.deepLinkOpener)
         .addRoutes(to: router.group("_emu/v1"))
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
+    // Every Supabase project, made by the seed or at run time, under a prefix on the main port:
+    // createClient("http://127.0.0.1:9099/projects/<id>", key) reaches GoTrue at /projects/<id>/auth/v1.
+    supabase.addRoutes(to: router.group("projects/:project/auth/v1"), tenant: { ProjectPrefix(request: $0)?.project ?? "" },
+                       mount: { ProjectPrefix(request: $0)?.mount ?? "/auth/v1" })
     TwilioMessages(emulator: emulator).addRoutes(to: router)
 
     let idleTimeout = TimeAmount.seconds(60)

@@ -39,6 +39,7 @@ struct RouteFallbackMiddleware<Context: RequestContext>: RouterMiddleware {
     static func answer(_ request: Request, logger: Logger) -> Response {
         let path = request.uri.path
         if let rest = path.dropPrefix("/auth/v1") { return supabase(request, path: rest) }
+        if let prefix = ProjectPrefix(request: request), let rest = path.dropPrefix(prefix.mount) { return supabase(request, path: rest) }
         if let rest = path.dropPrefix("/_emu/v1") {
             let error = knows(rest, in: ControlAPI.routes)
                 ? ControlError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(path)")

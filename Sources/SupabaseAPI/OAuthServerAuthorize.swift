@@ -40,7 +40,7 @@ enum OAuthServerAuthorize {
     static func consentURL(_ call: Call, project: SupabaseProject, authorizationId: String) -> String {
         let query = "?authorization_id=" + authorizationId
         guard let path = project.config.oauthServer.authorizationPath else {
-            return (project.config.externalURL ?? call.request.baseURL + "/auth/v1") + "/" + OAuthServerConsentPage.path + query
+            return (project.config.externalURL ?? call.authURL) + "/" + OAuthServerConsentPage.path + query
         }
         var site = project.config.siteURL
         while site.hasSuffix("/") { site.removeLast() }

@@ -16,7 +16,7 @@ enum OpenIDConfiguration {
 
     /// The issuer GoTrue names (`GOTRUE_JWT_ISSUER`), else this server's own URL; the endpoints hang off it.
     static func issuer(_ call: Call, project: SupabaseProject) -> String {
-        project.config.jwtIssuer.flatMap { $0.isEmpty ? nil : $0 } ?? (project.config.externalURL ?? call.request.baseURL + "/auth/v1")
+        project.config.jwtIssuer.flatMap { $0.isEmpty ? nil : $0 } ?? (project.config.externalURL ?? call.authURL)
     }
 
     private static func document(_ call: Call, project: SupabaseProject) throws -> Response {

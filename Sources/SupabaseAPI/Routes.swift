@@ -22,6 +22,12 @@ struct Call: Sendable {
     let identityProviders: FakeIdentityProviders?
     /// A page template under `web/` by name (the OAuth server's consent page).
     var page: (@Sendable (String) -> String?)? = nil
+    /// Where GoTrue is mounted on the request's host (`/auth/v1`, or `/projects/<id>/auth/v1`).
+    var mount = "/auth/v1"
+
+    /// GoTrue's own URL as the request reached it: what links and the OAuth server's issuer are built on when
+    /// `API_EXTERNAL_URL` does not say.
+    var authURL: String { request.baseURL + mount }
 
     func parameter(_ name: String) throws -> String { try parameters.require(name) }
 
@@ -73,7 +79,7 @@ struct Call: Sendable {
     /// The mailer for a project: links point at `API_EXTERNAL_URL`, else at the listener the request
     /// came in on.
     func mailer(_ project: SupabaseProject) -> Mailer {
-        Mailer(emulator: emulator, project: project, externalURL: project.config.externalURL ?? request.baseURL + "/auth/v1")
+        Mailer(emulator: emulator, project: project, externalURL: project.config.externalURL ?? authURL)
     }
 }
 

@@ -104,8 +104,13 @@ struct SupabaseConfig: Sendable {
         knownVariables.contains(variable) || ExternalProvider.isKnown(variable) || AuthHook.variables.contains(variable)
     }
 
+    /// The Supabase CLI's local JWT secret, which the well-known anon and service_role keys are signed with.
+    static let cliJWTSecret = "super-secret-jwt-token-with-at-least-32-characters-long"
+
     init(env: [String: String]) throws {
-        let secret = env["GOTRUE_JWT_SECRET"] ?? ""
+        // Without a secret or keys GoTrue refuses to start; the Supabase CLI always gives it its local secret, so a
+        // project made without one (through the control API, say) gets that, and the well-known keys work with it.
+        let secret = env["GOTRUE_JWT_SECRET"] ?? (env["GOTRUE_JWT_KEYS"] == nil ? Self.cliJWTSecret : "")
         let keys = try Self.jwtKeys(env["GOTRUE_JWT_KEYS"])
         if let signing = keys.signing {
             signingKey = signing

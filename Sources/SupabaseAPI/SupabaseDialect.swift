@@ -25,14 +25,19 @@ public struct SupabaseDialect: Sendable {
     /// Each route reads its body once, asks the fault rules about its operation, then runs its handler.
     /// Errors are rendered in the route, so a fault that delays, truncates or slows an answer does so to
     /// GoTrue's error answer too; the group's middleware renders whatever escapes that.
-    public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>, tenant: @escaping @Sendable (Request) -> String) {
+    /// - Parameters:
+    ///   - tenant: the project a request is for.
+    ///   - mount: where GoTrue is mounted for a request (what its links and issuer URLs are built on), as a path on the
+    ///     request's host: `/auth/v1`, or `/projects/<id>/auth/v1` for a project served under a prefix.
+    public func addRoutes<Context: RequestContext>(to group: RouterGroup<Context>, tenant: @escaping @Sendable (Request) -> String,
+                                                   mount: @escaping @Sendable (Request) -> String = { _ in "/auth/v1" }) {
         group.add(middleware: SupabaseErrorMiddleware<Context>())
         for endpoint in Self.endpoints {
             group.on(RouterPath(endpoint.path), method: endpoint.method) { [emulator, projects, identityProviders, page] request, context in
                 let project = tenant(request)
                 let call = Call(request: request, origin: request.origin(context), received: await ReceivedBody.read(request), projectId: project,
                                 tenant: projects.storeTenant(project), parameters: context.parameters,
-                                emulator: emulator, projects: projects, identityProviders: identityProviders, page: page)
+                                emulator: emulator, projects: projects, identityProviders: identityProviders, page: page, mount: mount(request))
                 return try await FaultRunner(emulator: emulator).respond(
                     to: request, context: context, target: { Self.faultTarget(endpoint, call) },
                     renderError: { Self.faultResponse($0, message: $1, retryAfter: $2, apiVersion: request.headers[.supabaseAPIVersion]) }

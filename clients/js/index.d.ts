@@ -74,7 +74,7 @@ export class Fauxth {
   info(): Promise<Json>;
   reset(options?: { tenant?: string; keepClock?: boolean }): Promise<void>;
   snapshot(name: string, options?: { faults?: boolean }): Promise<void>;
-  restore(name: string): Promise<void>;
+  restore(name: string, options?: { tenant?: string }): Promise<void>;
 
   messages(filters?: { to?: string; channel?: string; purpose?: string; tenant?: string; since?: string; limit?: number }): Promise<Message[]>;
   waitForMessage(filters?: { to?: string; purpose?: string; channel?: string; tenant?: string; since?: string; timeout?: number }): Promise<Message>;

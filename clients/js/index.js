@@ -111,7 +111,8 @@ export class Fauxth {
   /** Back to the seed: everything (the clock too, unless keepClock), or one tenant. */
   async reset({ tenant, keepClock = false } = {}) { await this.request('POST', '/reset', { params: { tenant, clock: keepClock ? 'keep' : undefined } }); }
   async snapshot(name, { faults = true } = {}) { await this.request('POST', '/snapshots', { body: { name, faults } }); }
-  async restore(name) { await this.request('POST', `/snapshots/${encodeURIComponent(name)}/restore`); }
+  /** Puts back the snapshot `name`: everything, or (with `tenant`) that tenant alone, the others untouched. */
+  async restore(name, { tenant } = {}) { await this.request('POST', `/snapshots/${encodeURIComponent(name)}/restore`, { params: { tenant } }); }
 
   // ------------------------------------------------------------------ messages and deep links
 

@@ -8,17 +8,27 @@ extension Emulator {
     /// Keeps the current state in memory under `name` (replacing an older one of that name).
     /// - Parameter faults: whether the fault rules in force go in (and come back on restore).
     public func takeSnapshot(named name: String, faults: Bool = true) throws {
-        let copy = try Database()
+        let uri = "file:/fauxth-snapshot-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?vfs=memdb"
+        let copy = try Database(path: uri)
         try writeTransientState(faults: faults)
         try db.copy(into: copy)
-        namedSnapshots.withLock { $0[name] = copy }
+        namedSnapshots.withLock { $0[name] = (copy, uri) }
         record(.snapshotTaken, detail: ["name": .string(name)])
     }
 
-    /// Restores the in-memory snapshot `name`.
-    public func restoreSnapshot(named name: String) throws {
+    /// Restores the in-memory snapshot `name`: everything, or (with `tenant`) that tenant and its rows alone, as
+    /// a tenant's reset does with the seed, so parallel workers each go back to their own starting point. A
+    /// tenant's restore leaves the clock, the fault rules and the other tenants' lockouts alone.
+    public func restoreSnapshot(named name: String, tenant: String? = nil) throws {
         guard let snapshot = namedSnapshots.withLock({ $0[name] }) else { throw SnapshotError.unknownName(name) }
-        try snapshot.copy(into: db)
+        if let tenant {
+            try db.withConnection { c in try Tenants.restore(c, id: tenant, from: snapshot.uri) }
+            tenantsChanged()
+            try forgetTransientState(in: tenant)
+            record(.snapshotRestored, tenant: tenant, detail: ["name": .string(name)])
+            return
+        }
+        try snapshot.database.copy(into: db)
         // The lockouts and rate-limit windows the snapshot was taken with, not the ones left behind.
         clearTransientState()
         try readTransientState()

@@ -83,7 +83,8 @@ public final class Emulator: Sendable {
     /// `ATTACH` it and copy that tenant's rows back.
     let seedState: Database
     let seedStateURI: String
-    let namedSnapshots = Mutex<[String: Database]>([:])
+    /// In-memory snapshots by name, each on a shared memdb name so one tenant can be restored from it by attaching it.
+    let namedSnapshots = Mutex<[String: (database: Database, uri: String)]>([:])
 
     public init(_ options: EmulatorOptions = EmulatorOptions()) throws {
         clock = options.clock
@@ -106,7 +107,7 @@ public final class Emulator: Sendable {
         try db.copy(into: seedState)
     }
 
-    private static let instanceCounter = Atomic<Int>(0)
+    static let instanceCounter = Atomic<Int>(0)
 
     /// The schema version this build reads and writes.
     public static var schemaVersion: Int { Schema.version }

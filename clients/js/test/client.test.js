@@ -85,6 +85,14 @@ describe('a started server', () => {
     assert.deepEqual(await fauxth.users('default', { email: 'kept@example.com' }), []);
     await fauxth.restore('with-kept');
     assert.deepEqual((await fauxth.users('default', { email: 'kept@example.com' })).map((u) => u.email), ['kept@example.com']);
+    // One tenant alone: a project made since keeps its users.
+    await fauxth.withTenant('supabase', async (project) => {
+      await fauxth.createUser(project.id, { email: 'other@example.com', password: 'secret123' });
+      await fauxth.reset({ tenant: 'default' });
+      await fauxth.restore('with-kept', { tenant: 'default' });
+      assert.equal((await fauxth.users('default', { email: 'kept@example.com' })).length, 1);
+      assert.equal((await fauxth.users(project.id)).length, 1);
+    });
     assert.equal((await fauxth.messages({ to: 'kept@example.com' })).length, 1);
   });
 

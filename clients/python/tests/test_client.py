@@ -111,6 +111,13 @@ def test_named_snapshots_restore_a_state(fauxth):
     assert fauxth.users("default", email="kept@example.com") == []
     fauxth.restore("with-kept")
     assert [u["email"] for u in fauxth.users("default", email="kept@example.com")] == ["kept@example.com"]
+    # One tenant alone: a project made since keeps its users.
+    with fauxth.tenant("supabase") as project:
+        fauxth.create_user(project["id"], email="other@example.com", password="secret123")
+        fauxth.reset(tenant="default")
+        fauxth.restore("with-kept", tenant="default")
+        assert len(fauxth.users("default", email="kept@example.com")) == 1
+        assert len(fauxth.users(project["id"])) == 1
 
 
 def test_the_pytest_plugin_resets_between_tests_and_cleans_up_tenants(pytester, fauxth_server, monkeypatch):

@@ -180,8 +180,9 @@ class Fauxth:
         """Saves the whole state in memory under `name` (restore it with `restore`)."""
         self.request("POST", "/snapshots", {"name": name, "faults": faults})
 
-    def restore(self, name: str) -> None:
-        self.request("POST", f"/snapshots/{urllib.parse.quote(name, safe='')}/restore")
+    def restore(self, name: str, tenant: Optional[str] = None) -> None:
+        """Puts back the snapshot `name`: everything, or (with `tenant`) that tenant alone, the others untouched."""
+        self.request("POST", f"/snapshots/{urllib.parse.quote(name, safe='')}/restore", params={"tenant": tenant})
 
     # ------------------------------------------------------------------ messages and deep links
 
