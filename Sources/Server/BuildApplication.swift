@@ -129,6 +129,12 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     }, identityProviders: identityProviders, deepLinkOpener: options.deepLinkOpener)
         .addRoutes(to: router.group("_emu/v1"))
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
+    // The rest of the Supabase stack, forwarded to the project's upstream: on the main port for the default project,
+    // and under each project's prefix.
+    let upstream = SupabaseUpstream(emulator: emulator)
+    upstream.addRoutes(to: router, project: { _ in defaultProject })
+    upstream.addRoutes(to: router, under: "projects/:project/", project: { ProjectPrefix(path: $0.uri.path, service: true)?.project ?? "" },
+                       strip: { ProjectPrefix(path: $0.uri.path, service: true)?.root ?? "" })
     // Every Supabase project, made by the seed or at run time, under a prefix on the main port:
     // createClient("http://127.0.0.1:9099/projects/<id>", key) reaches GoTrue at /projects/<id>/auth/v1.
     supabase.addRoutes(to: router.group("projects/:project/auth/v1"), tenant: { ProjectPrefix(request: $0)?.project ?? "" },
@@ -170,6 +176,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
             addCommonMiddleware(to: projectRouter, fallback: .supabase, emulator: emulator, staticFiles: staticFiles, requestLog: options.requestLog)
             // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
             supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
+            // Registered before the root's GoTrue routes, which would otherwise take no part of them anyway.
+            SupabaseUpstream(emulator: emulator).addRoutes(to: projectRouter, project: { _ in tenant })
             supabase.addRoutes(to: projectRouter.group()) { _ in tenant }
         }
         // OAuth sign-in goes to the fake providers on the host it leaves from.

@@ -12,12 +12,18 @@ struct ProjectPrefix: Equatable {
         self.init(path: request.uri.path)
     }
 
-    init?(path: String) {
+    /// `/projects/<id>` as the request wrote it: what is Fauxth's own in the path.
+    let root: String
+
+    /// - Parameter service: any path under the project (its upstream services), not only GoTrue's.
+    init?(path: String, service: Bool = false) {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         // "", "projects", id, "auth", "v1", …
-        guard segments.count >= 5, segments[0].isEmpty, segments[1] == "projects", segments[3] == "auth", segments[4] == "v1",
+        guard segments.count >= 4, segments[0].isEmpty, segments[1] == "projects",
+              service || (segments.count >= 5 && segments[3] == "auth" && segments[4] == "v1"),
               let project = String(segments[2]).removingPercentEncoding, !project.isEmpty else { return nil }
         self.project = project
-        mount = "/projects/\(segments[2])/auth/v1"
+        root = "/projects/\(segments[2])"
+        mount = root + "/auth/v1"
     }
 }

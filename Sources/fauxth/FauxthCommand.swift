@@ -78,6 +78,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("lambda-endpoint"), help: ArgumentHelp("Where Cognito Lambda triggers given as ARNs are invoked (the Lambda Invoke API): sam local start-lambda (http://127.0.0.1:3001) or LocalStack (http://127.0.0.1:4566).", valueName: "url"))
     var lambdaEndpoint: String?
 
+    @Option(name: .customLong("supabase-upstream"), help: ArgumentHelp("Forward the default Supabase project's other services (/rest/v1, /storage/v1, /functions/v1, /graphql/v1, /realtime/v1…) to your local Supabase stack while Fauxth serves /auth/v1: supabase start's API, e.g. http://127.0.0.1:54321. Per project: \"upstream\" in the seed.", valueName: "url"))
+    var supabaseUpstream: String?
+
     @Option(name: .customLong("open-deeplinks"), help: ArgumentHelp("Open every captured deep link where the app runs: simctl (the booted iOS simulator), adb (the connected Android emulator), or a command that gets the URL as its last argument. The console's deep links then have an Open in app button.", valueName: "simctl|adb|command"))
     var openDeepLinks: String?
 
@@ -115,6 +118,9 @@ struct Serve: AsyncParsableCommand {
         if let lambdaEndpoint, URL(string: lambdaEndpoint)?.scheme.map({ $0 == "http" || $0 == "https" }) != true {
             throw ValidationError("--lambda-endpoint: expected an http:// or https:// URL, got \(lambdaEndpoint)")
         }
+        if let supabaseUpstream, URL(string: supabaseUpstream)?.scheme.map({ $0 == "http" || $0 == "https" }) != true {
+            throw ValidationError("--supabase-upstream: expected an http:// or https:// URL (supabase start's API, e.g. http://127.0.0.1:54321), got \(supabaseUpstream)")
+        }
         if let openDeepLinks, DeepLinkOpener(openDeepLinks) == nil { throw ValidationError("--open-deeplinks: expected simctl, adb or a command") }
         if min(maxMessages, maxEvents, maxDeepLinks) < 0 { throw ValidationError("--max-messages, --max-events, --max-deeplinks: expected 0 or more") }
         if !(keepSpent >= 0) { throw ValidationError("--keep-spent: expected 0 or more seconds") }
@@ -141,6 +147,15 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         options.lambdaEndpoint = lambdaEndpoint
+        if let supabaseUpstream {
+            // The default project, as /auth/v1 on the main port picks it: `default`, else the first Supabase tenant.
+            let projects = options.seed.tenants.indices.filter { options.seed.tenants[$0].dialect == .supabase }
+            guard let index = projects.first(where: { options.seed.tenants[$0].id == "default" }) ?? projects.first else {
+                printError("error: --supabase-upstream: the seed has no Supabase project to forward for")
+                throw ExitCode(2)
+            }
+            options.seed.tenants[index].settings["upstream"] = .string(supabaseUpstream)
+        }
         options.deepLinkOpener = openDeepLinks.flatMap(DeepLinkOpener.init)
         if !Self.isLoopback(host) {
             printError("WARNING: listening on \(host), not a loopback address: anyone who can reach this machine can sign in as any user and read every captured code.")
