@@ -33,6 +33,8 @@ let package = Package(
         // Hooks, blocking functions and Lambda triggers are called over HTTP(S); already in the graph through
         // HummingbirdTesting.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
+        // A Supabase project's users mirrored into the app's own Postgres (--supabase-db).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -72,7 +74,7 @@ let package = Package(
             dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "CognitoAPI", "IdentityProviders", "Console", "Sinks", hummingbird,
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")],
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: settings
         ),
         .executableTarget(

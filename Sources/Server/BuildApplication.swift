@@ -146,6 +146,11 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     var background: [any Service] = []
     if let smtp { background.append(smtp) }
     if let opener = options.deepLinkOpener { background.append(DeepLinkOpeningService(emulator: emulator, opener: opener)) }
+    // Only when a project of the seed mirrors: the service reads every event, which the hot path should not pay for
+    // otherwise (a project given a database at run time starts mirroring at the next start).
+    if options.seed.tenants.contains(where: { $0.dialect == .supabase && $0.settings["db"] != nil }) {
+        background.append(SupabaseDatabaseMirror(emulator: emulator, logger: logger))
+    }
     if let path = options.snapshotPath, let seconds = options.autosaveSeconds, seconds > 0 {
         background.append(AutosaveService(emulator: emulator, path: path, interval: seconds, logger: logger))
     }

@@ -3,7 +3,7 @@ import Foundation
 
 /// The core's model in GoTrue's JSON shapes (`internal/models/user.go`, `identity.go`,
 /// `tokens/service.go`).
-enum GoTrueJSON {
+package enum GoTrueJSON {
     /// GoTrue's `User`: `email` and `phone` always present (`""` when absent), phones without `+`,
     /// `confirmed_at` the earlier of the two confirmations, optional timestamps left out when unset.
     static func user(_ user: User, config: SupabaseConfig, factors: [Factor] = []) -> JSON {
@@ -30,7 +30,7 @@ enum GoTrueJSON {
     }
 
     /// GoTrue's `Identity`, with its swapped names: `id` is the provider subject, `identity_id` the row.
-    static func identity(_ identity: Identity) -> JSON {
+    package static func identity(_ identity: Identity) -> JSON {
         var data = identity.data
         data["email_verified"] = data["email_verified"] ?? .bool(false)
         data["phone_verified"] = data["phone_verified"] ?? .bool(false)
@@ -57,7 +57,7 @@ enum GoTrueJSON {
     }
 
     /// `app_metadata` with GoTrue's `provider`/`providers` bookkeeping (none for anonymous users).
-    static func appMetadata(_ user: User) -> [String: JSON] {
+    package static func appMetadata(_ user: User) -> [String: JSON] {
         var metadata = user.appMetadata
         let providers = user.identities.map(\.provider)
         if !user.isAnonymous, let first = providers.first {

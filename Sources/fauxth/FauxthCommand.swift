@@ -81,6 +81,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("supabase-upstream"), help: ArgumentHelp("Forward the default Supabase project's other services (/rest/v1, /storage/v1, /functions/v1, /graphql/v1, /realtime/v1…) to your local Supabase stack while Fauxth serves /auth/v1: supabase start's API, e.g. http://127.0.0.1:54321. Per project: \"upstream\" in the seed.", valueName: "url"))
     var supabaseUpstream: String?
 
+    @Option(name: .customLong("supabase-db"), help: ArgumentHelp("Mirror the default Supabase project's users into this Postgres's auth.users and auth.identities (supabase start's DB URL, e.g. postgresql://postgres:postgres@127.0.0.1:54322/postgres), so foreign keys and triggers on auth.users work. Per project: \"db\" in the seed.", valueName: "url"))
+    var supabaseDB: String?
+
     @Option(name: .customLong("open-deeplinks"), help: ArgumentHelp("Open every captured deep link where the app runs: simctl (the booted iOS simulator), adb (the connected Android emulator), or a command that gets the URL as its last argument. The console's deep links then have an Open in app button.", valueName: "simctl|adb|command"))
     var openDeepLinks: String?
 
@@ -121,6 +124,9 @@ struct Serve: AsyncParsableCommand {
         if let supabaseUpstream, URL(string: supabaseUpstream)?.scheme.map({ $0 == "http" || $0 == "https" }) != true {
             throw ValidationError("--supabase-upstream: expected an http:// or https:// URL (supabase start's API, e.g. http://127.0.0.1:54321), got \(supabaseUpstream)")
         }
+        if let supabaseDB, URL(string: supabaseDB)?.scheme.map({ $0 == "postgres" || $0 == "postgresql" }) != true {
+            throw ValidationError("--supabase-db: expected a postgres:// URL (e.g. postgresql://postgres:postgres@127.0.0.1:54322/postgres)")
+        }
         if let openDeepLinks, DeepLinkOpener(openDeepLinks) == nil { throw ValidationError("--open-deeplinks: expected simctl, adb or a command") }
         if min(maxMessages, maxEvents, maxDeepLinks) < 0 { throw ValidationError("--max-messages, --max-events, --max-deeplinks: expected 0 or more") }
         if !(keepSpent >= 0) { throw ValidationError("--keep-spent: expected 0 or more seconds") }
@@ -147,14 +153,15 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         options.lambdaEndpoint = lambdaEndpoint
-        if let supabaseUpstream {
+        for (flag, key, value) in [("--supabase-upstream", "upstream", supabaseUpstream), ("--supabase-db", "db", supabaseDB)] {
+            guard let value else { continue }
             // The default project, as /auth/v1 on the main port picks it: `default`, else the first Supabase tenant.
             let projects = options.seed.tenants.indices.filter { options.seed.tenants[$0].dialect == .supabase }
             guard let index = projects.first(where: { options.seed.tenants[$0].id == "default" }) ?? projects.first else {
-                printError("error: --supabase-upstream: the seed has no Supabase project to forward for")
+                printError("error: \(flag): the seed has no Supabase project to set it for")
                 throw ExitCode(2)
             }
-            options.seed.tenants[index].settings["upstream"] = .string(supabaseUpstream)
+            options.seed.tenants[index].settings[key] = .string(value)
         }
         options.deepLinkOpener = openDeepLinks.flatMap(DeepLinkOpener.init)
         if !Self.isLoopback(host) {

@@ -287,7 +287,7 @@ private struct SeedReader {
     /// The keys a tenant object may have (`seed/schema.json`): every dialect's, then each dialect's own.
     static let commonKeys: Set<String> = ["id", "dialect", "name", "users", "extends", "deep_link_interstitial", "app_links", "policies"]
     static let dialectKeys: [Dialect: Set<String>] = [
-        .supabase: ["port", "gotrue_env", "publishable_key", "secret_key", "upstream"],
+        .supabase: ["port", "gotrue_env", "publishable_key", "secret_key", "upstream", "db"],
         .firebase: ["api_keys", "id_token_signing", "config", "test_phone_numbers", "oob_code_ttl", "phone_code_ttl", "phone_resend_interval",
                     "id_token_ttl", "refresh_token_ttl", "password_min_length", "authorized_domains", "tenant_config", "recent_sign_in_window"],
         .cognito: ["pool", "clients", "groups", "resource_servers", "identity_providers", "domain", "issuer", "fixed_code", "hosted_ui_port", "lambda_endpoint"],
@@ -318,6 +318,11 @@ private struct SeedReader {
         if let upstream = o["upstream"] {
             guard let text = upstream.stringValue, let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw fail("\(path).upstream", "expected an http:// or https:// URL (supabase start's API, e.g. http://127.0.0.1:54321)")
+            }
+        }
+        if let db = o["db"] {
+            guard let text = db.stringValue, let url = URL(string: text), ["postgres", "postgresql"].contains(url.scheme ?? ""), url.host != nil else {
+                throw fail("\(path).db", "expected a postgres:// URL (supabase start's DB URL, e.g. postgresql://postgres:postgres@127.0.0.1:54322/postgres)")
             }
         }
         // Supabase's opaque keys are told apart from JWTs by their prefix, by clients and the gateway alike.

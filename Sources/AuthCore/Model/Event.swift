@@ -35,6 +35,8 @@ public enum EventType: String, Sendable, Codable, CaseIterable {
     case lockoutCleared = "lockout.cleared"
     /// A hook, blocking function or Lambda trigger was called (or a fault rule answered for it).
     case hookCalled = "hook.called"
+    /// A user could not be mirrored into a Supabase project's own database (`--supabase-db`).
+    case mirrorFailed = "mirror.failed"
 }
 
 /// One entry of the audit trail.

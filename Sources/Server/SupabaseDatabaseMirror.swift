@@ -1,0 +1,156 @@
+import AuthCore
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+import SupabaseAPI
+
+/// A Supabase project's users kept in the app's own Postgres (`"db"` in the seed, `--supabase-db`): `auth.users` and
+/// `auth.identities` with the columns GoTrue writes, so the app's tables can reference `auth.users` by foreign key
+/// and the usual `on_auth_user_created` trigger makes its profile row, as under GoTrue.
+///
+/// Every event about a user of such a project brings its row up to date from the store (inserted the first time,
+/// updated after, deleted with the user), one event at a time in the order they happened. A write that fails is a
+/// `mirror.failed` event and a log line, never silent; the next event about the user writes its whole row again.
+struct SupabaseDatabaseMirror: Service {
+    let emulator: Emulator
+    let logger: Logger
+
+    /// GoTrue's `instance_id` for every row (`uuid.Nil`).
+    static let instanceID = "00000000-0000-0000-0000-000000000000"
+
+    func run() async throws {
+        let feed = emulator.feed.subscribe()
+        await cancelWhenGracefulShutdown {
+            var connections = Connections(logger: logger)
+            for await item in feed {
+                guard case .event(let event) = item, let tenant = event.tenant, let userId = event.userId,
+                      event.type != .mirrorFailed, let url = database(of: tenant) else { continue }
+                do {
+                    let connection = try await connections.connection(to: url)
+                    do {
+                        try await mirror(userId, in: tenant, type: event.type, on: connection)
+                    } catch {
+                        // A broken connection is dropped, so the next event connects afresh.
+                        await connections.drop(url)
+                        throw error
+                    }
+                } catch {
+                    let message = String(reflecting: error)
+                    logger.error("could not mirror user \(userId) of \(tenant) into \(Self.redacted(url)): \(message)")
+                    emulator.record(.mirrorFailed, tenant: tenant, userId: userId,
+                                    detail: ["database": .string(Self.redacted(url)), "error": .string(message), "after": .string(event.type.rawValue)])
+                }
+            }
+            await connections.closeAll()
+        }
+    }
+
+    /// The project's database URL, if it mirrors.
+    func database(of tenant: String) -> String? {
+        guard let row = try? emulator.tenant(tenant), row.dialect == .supabase else { return nil }
+        return row.settings["db"]?.stringValue
+    }
+
+    func mirror(_ userId: String, in tenant: String, type: EventType, on connection: PostgresConnection) async throws {
+        guard let user = try emulator.user(in: tenant, id: userId) else {
+            // Deleted: GoTrue's identities go with the user (ON DELETE CASCADE), as do the app's rows that say so.
+            try await connection.query("DELETE FROM auth.identities WHERE user_id = \(userId)::uuid", logger: logger)
+            try await connection.query("DELETE FROM auth.users WHERE id = \(userId)::uuid", logger: logger)
+            return
+        }
+        let password = try emulator.credential(in: tenant, userId: userId, kind: "password")
+        // GoTrue keeps bcrypt; Fauxth's own hashes mean nothing to anything reading the column, so only bcrypt is copied.
+        let encrypted = password.flatMap { $0.hasPrefix("$2") ? $0 : nil } ?? ""
+        let appMetadata = JSON.object(GoTrueJSON.appMetadata(user)).serialized()
+        let userMetadata = JSON.object(user.userMetadata).serialized()
+        // GoTrue stores phone numbers without their `+`.
+        let phone = user.phone.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 }
+        let pendingPhone = user.pendingPhone.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 } ?? ""
+        try await connection.query("""
+            INSERT INTO auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at,
+                confirmation_sent_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, phone,
+                phone_confirmed_at, email_change, phone_change, banned_until, is_sso_user, is_anonymous)
+            VALUES (\(Self.instanceID)::uuid, \(user.id)::uuid, 'authenticated', 'authenticated', \(user.email), \(encrypted),
+                \(user.emailVerifiedAt), \(user.invitedAt), \(user.verificationSentAt), \(user.lastSignInAt), \(appMetadata)::jsonb,
+                \(userMetadata)::jsonb, \(user.createdAt), \(user.updatedAt), \(phone), \(user.phoneVerifiedAt), \(user.pendingEmail ?? ""),
+                \(pendingPhone), \(user.bannedUntil), \(user.isSSOUser), \(user.isAnonymous))
+            ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email, encrypted_password = EXCLUDED.encrypted_password,
+                email_confirmed_at = EXCLUDED.email_confirmed_at, invited_at = EXCLUDED.invited_at,
+                confirmation_sent_at = EXCLUDED.confirmation_sent_at, last_sign_in_at = EXCLUDED.last_sign_in_at,
+                raw_app_meta_data = EXCLUDED.raw_app_meta_data, raw_user_meta_data = EXCLUDED.raw_user_meta_data,
+                updated_at = EXCLUDED.updated_at, phone = EXCLUDED.phone, phone_confirmed_at = EXCLUDED.phone_confirmed_at,
+                email_change = EXCLUDED.email_change, phone_change = EXCLUDED.phone_change, banned_until = EXCLUDED.banned_until,
+                is_sso_user = EXCLUDED.is_sso_user, is_anonymous = EXCLUDED.is_anonymous
+            """, logger: logger)
+        let kept = "{" + user.identities.map(\.id).joined(separator: ",") + "}"
+        try await connection.query("DELETE FROM auth.identities WHERE user_id = \(user.id)::uuid AND NOT (id = ANY(\(kept)::uuid[]))",
+                                   logger: logger)
+        for identity in user.identities {
+            let data = GoTrueJSON.identity(identity)["identity_data"] ?? [:]
+            try await connection.query("""
+                INSERT INTO auth.identities (id, provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+                VALUES (\(identity.id)::uuid, \(identity.subject), \(user.id)::uuid, \(data.serialized())::jsonb, \(identity.provider),
+                    \(identity.lastSignInAt), \(identity.createdAt), \(identity.updatedAt))
+                ON CONFLICT (id) DO UPDATE SET identity_data = EXCLUDED.identity_data, last_sign_in_at = EXCLUDED.last_sign_in_at,
+                    updated_at = EXCLUDED.updated_at
+                """, logger: logger)
+        }
+    }
+
+    /// The URL without its password, for events and logs.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
+    }
+
+    /// One connection per database, opened on first use.
+    struct Connections {
+        let logger: Logger
+        private var open: [String: PostgresConnection] = [:]
+        private var nextID = 1
+
+        init(logger: Logger) { self.logger = logger }
+
+        mutating func connection(to url: String) async throws -> PostgresConnection {
+            if let existing = open[url], !existing.isClosed { return existing }
+            let connection = try await PostgresConnection.connect(configuration: try Self.configuration(url), id: nextID, logger: logger)
+            nextID += 1
+            open[url] = connection
+            return connection
+        }
+
+        mutating func drop(_ url: String) async {
+            try? await open.removeValue(forKey: url)?.close()
+        }
+
+        mutating func closeAll() async {
+            for connection in open.values { try? await connection.close() }
+            open = [:]
+        }
+
+        /// `postgres://user:password@host:port/database?sslmode=…`, as libpq and the Supabase CLI write it.
+        static func configuration(_ url: String) throws -> PostgresConnection.Configuration {
+            guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+                  let host = components.host, !host.isEmpty else {
+                throw MirrorURLError(url: url)
+            }
+            let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
+            let tls: PostgresConnection.Configuration.TLS = switch mode {
+            case "disable", "allow": .disable
+            case "prefer": .prefer(try .init(configuration: .makeClientConfiguration()))
+            default: .require(try .init(configuration: .makeClientConfiguration()))
+            }
+            let database = components.path.count > 1 ? String(components.path.dropFirst()) : nil
+            return PostgresConnection.Configuration(host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+                                                    password: components.password, database: database, tls: tls)
+        }
+    }
+
+    struct MirrorURLError: Error, CustomStringConvertible {
+        let url: String
+        var description: String { "not a postgres:// URL: \(SupabaseDatabaseMirror.redacted(url))" }
+    }
+}
