@@ -207,7 +207,8 @@
   }
 
   onLive('event', ({ type }) => {
-    if (type === 'fault.fired' || type === 'emulator.reset' || type === 'snapshot.restored') reload();
+    // `faults.changed`: rules added, removed or switched through the control API (a test's setup, another tab).
+    if (['fault.fired', 'faults.changed', 'emulator.reset', 'snapshot.restored'].includes(type)) reload();
   });
   onLive('reconnect', reload);
 

@@ -103,7 +103,7 @@
       el('span', { class: 'tag', text: m.purpose }),
       m.tenant ? el('span', { class: 'tenant', text: m.tenant }) : null,
       el('span', { class: 'spacer' }),
-      code ? el('span', { class: 'mini-code', text: code }) : null),
+      code ? el('span', { class: classes('mini-code', code.length > 12 && 'long'), text: chipText(code), title: code }) : null),
     suppressed ? el('div', { class: 'suppressed-tag', text: `Not sent: ${m.reason || 'suppressed'}` }) : null);
   }
 
@@ -155,7 +155,7 @@
   // ------------------------------------------------------------------ Detail
 
   function codeChip(code) {
-    const chip = el('span', { class: 'code-chip', text: code });
+    const chip = el('span', { class: classes('code-chip', code.length > 12 && 'long'), text: chipText(code), title: code });
     return el('div', { class: 'code' }, chip, copyButton(code, chip, `code ${code}`));
   }
 

@@ -72,7 +72,7 @@
     },
     el('div', { class: 'line' }, el('span', { class: 'to', text: displayName(u) }), timeAgo(u.last_sign_in_at || u.created_at)),
     secondary ? el('div', { class: 'summary muted', text: secondary }) : null,
-    el('div', { class: 'line meta badges' }, ...userBadges(u)),
+    el('div', { class: 'line meta badges' }, el('span', { class: 'tenant', text: users.listTenant }), ...userBadges(u)),
     el('div', { class: 'meta mono', text: u.id }));
   }
 

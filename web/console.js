@@ -63,6 +63,13 @@ function emptyItem(text) {
 const pretty = (value) => JSON.stringify(value, null, 2);
 
 /** A short one-line rendering of a value for summaries. */
+/** How a code shows in a chip: whole when a person would type it (OTPs), else its ends around an ellipsis, so a
+ *  Firebase `oobCode` (50+ characters) never widens a list. The copy button always copies the whole code. */
+function chipText(code, max = 12) {
+  const text = String(code);
+  return text.length > max ? `${text.slice(0, 6)}…${text.slice(-4)}` : text;
+}
+
 function short(value, max = 80) {
   let text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text == null) text = String(value);

@@ -12,11 +12,13 @@ extension ControlAPI {
             let body = try await ControlRequest(request: request).body()
             let rules = try Self.rules(in: body, engine: emulator.faults)
             emulator.faults.add(rules)
+            emulator.record(.faultsChanged, detail: ["added": .array(rules.map { .string($0.id) })])
             let ids = Set(rules.map(\.id))
             return ControlJSON.response(["rules": .array(emulator.faults.rules().filter { ids.contains($0.rule.id) }.map(Self.rule))], status: .created)
         }
         group.delete { _, _ in
             emulator.faults.removeAll()
+            emulator.record(.faultsChanged, detail: ["removed": "all"])
             return Response(status: .noContent)
         }
         group.get("journal") { _, _ in
@@ -33,11 +35,13 @@ extension ControlAPI {
             guard emulator.faults.setEnabled(id, enabled), let entry = emulator.faults.rules().first(where: { $0.rule.id == id }) else {
                 throw ControlError.notFound("no fault rule \(id)")
             }
+            emulator.record(.faultsChanged, detail: [enabled ? "enabled" : "disabled": .string(id)])
             return ControlJSON.response(Self.rule(entry))
         }
         group.delete(":id") { _, context in
             let id = try context.parameters.require("id")
             guard emulator.faults.remove(id) else { throw ControlError.notFound("no fault rule \(id)") }
+            emulator.record(.faultsChanged, detail: ["removed": .string(id)])
             return Response(status: .noContent)
         }
     }

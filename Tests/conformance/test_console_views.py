@@ -187,3 +187,48 @@ def test_a_passkey_added_from_the_page_is_the_users(fauxth, browser):
                           headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"})
     assert listed.status_code == 200 and len(listed.json()) == 1, listed.text
     assert len(fauxth.control("GET", "/webauthn/credentials", params={"tenant": "default"}).json()["credentials"]) == 1
+
+
+def test_a_long_link_code_is_a_short_chip_that_copies_whole_and_never_widens_the_list(fauxth, browser):
+    # Firebase's password reset carries a 50-odd-character oobCode.
+    fauxth.control("POST", "/tenants/demo-fauxth/users", json={"email": "oob@example.com", "password": "secret123"})
+    sent = requests.post(f"{fauxth.url}/identitytoolkit.googleapis.com/v1/accounts:sendOobCode", params={"key": "fake-api-key"},
+                         json={"requestType": "PASSWORD_RESET", "email": "oob@example.com"}, timeout=30)
+    assert sent.status_code == 200, sent.text
+    code = fauxth.wait_message("oob@example.com")["codes"][0]
+    assert len(code) > 40
+    browser.set_window_size(375, 800)
+    open_view(browser, fauxth, "inbox")
+    browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": fauxth.url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    item = wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#message-list li.message")))
+    mini = item.find_element(By.CSS_SELECTOR, ".mini-code")
+    assert mini.text == f"{code[:6]}…{code[-4:]}" and mini.get_attribute("title") == code
+    assert item.find_element(By.CSS_SELECTOR, ".tenant").text == "demo-fauxth"
+    # Nothing in the list is wider than the list.
+    widths = browser.execute_script("const l = document.getElementById('message-list'); return [l.scrollWidth, l.clientWidth];")
+    assert widths[0] <= widths[1], widths
+    browser.execute_script("arguments[0].click()", item)
+    chip = wait(browser).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#message-detail .code-chip")))
+    assert chip.text == f"{code[:6]}…{code[-4:]}"
+    browser.execute_script("arguments[0].click()", chip.find_element(By.XPATH, "following-sibling::button"))
+    copied = browser.execute_async_script("navigator.clipboard.readText().then(arguments[0], () => arguments[0](null))")
+    assert copied == code
+
+
+def test_the_faults_view_follows_rules_changed_through_the_api(fauxth, browser):
+    open_view(browser, fauxth, "faults")
+    wait(browser).until(EC.presence_of_element_located((By.ID, "fault-list")))
+    added = fauxth.control("POST", "/faults", json={"id": "from-a-test", "match": {"operation": "supabase:signup"},
+                                                    "effect": {"type": "error", "error": "server_error"}})
+    assert added.status_code == 201
+    wait(browser).until(lambda b: "from-a-test" in b.find_element(By.ID, "fault-list").text)
+    assert fauxth.control("DELETE", "/faults/from-a-test").status_code == 204
+    wait(browser).until(lambda b: "from-a-test" not in b.find_element(By.ID, "fault-list").text)
+    events = fauxth.control("GET", "/events", params={"type": "faults.changed"}).json()["events"]
+    assert [e["detail"] for e in events[:2]] == [{"removed": "from-a-test"}, {"added": ["from-a-test"]}]
+
+
+def test_each_user_row_names_its_tenant(fauxth, browser):
+    open_view(browser, fauxth, "users")
+    item = wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#user-list li.user")))
+    assert item.find_element(By.CSS_SELECTOR, ".tenant").text

@@ -29,6 +29,8 @@ public enum EventType: String, Sendable, Codable, CaseIterable {
     case emulatorReset = "emulator.reset"
     /// A fault rule fired on a request.
     case faultFired = "fault.fired"
+    /// Fault rules were added, removed, switched on or off through the control API (the console's faults view follows).
+    case faultsChanged = "faults.changed"
     /// Failed attempts started a lockout under the tenant's policy.
     case lockoutStarted = "lockout.started"
     /// A lockout was lifted before it ended (a success, a password reset, the control API).
