@@ -634,4 +634,13 @@ function boot() {
   setInterval(refreshClock, 15000);
 }
 
+// On a narrow screen the detail is below the list: opening an item brings it into view.
+const narrow = window.matchMedia('(max-width: 760px)');
+document.addEventListener('click', (event) => {
+  if (!narrow.matches) return;
+  const item = event.target.closest?.('.item-list li.item');
+  const detail = item?.closest('.panes')?.querySelector('.detail');
+  if (detail && !event.target.closest('a, button')) requestAnimationFrame(() => detail.scrollIntoView({ block: 'start' }));
+});
+
 document.addEventListener('DOMContentLoaded', boot);

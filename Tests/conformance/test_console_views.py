@@ -232,3 +232,21 @@ def test_each_user_row_names_its_tenant(fauxth, browser):
     open_view(browser, fauxth, "users")
     item = wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#user-list li.user")))
     assert item.find_element(By.CSS_SELECTOR, ".tenant").text
+
+
+def test_at_phone_width_the_list_flows_with_the_page_and_opening_a_row_shows_its_detail(fauxth, browser):
+    for n in range(25):
+        sign_up(fauxth, f"narrow{n}@example.com")
+    fauxth.wait_message("narrow24@example.com")
+    browser.set_window_size(375, 800)
+    open_view(browser, fauxth, "inbox")
+    wait(browser).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#message-list li.message")) == 25)
+    # No box of its own to scroll: the whole list is laid out, and the page scrolls.
+    pane = browser.execute_script("const p = document.querySelector('#view-inbox .list-pane'); return [p.scrollHeight, p.clientHeight];")
+    assert pane[0] <= pane[1] + 1, pane
+    last = browser.find_elements(By.CSS_SELECTOR, "#message-list li.message")[-1]
+    browser.execute_script("arguments[0].scrollIntoView()", last)
+    last.click()
+    detail = wait(browser).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#message-detail .code-chip")))
+    wait(browser).until(lambda b: 0 <= b.execute_script("return document.getElementById('message-detail').getBoundingClientRect().top") < 400)
+    assert detail.text
