@@ -41,14 +41,32 @@
   /** Host and port without the scheme, for FIREBASE_AUTH_EMULATOR_HOST and friends. */
   const hostOf = (url) => { try { return new URL(url).host; } catch { return url; } };
 
+  /** The same URL as the Android emulator reaches it: the host's loopback is 10.0.2.2 there. */
+  function androidURL(url) {
+    try {
+      const parsed = new URL(url);
+      if (['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) parsed.hostname = '10.0.2.2';
+      return parsed.toString().replace(/\/$/, '');
+    } catch { return url; }
+  }
+  const portOf = (url) => { try { return new URL(url).port || '80'; } catch { return '9099'; } };
+
   function snippets(tenant, base) {
     const h = tenant.hints || {};
     switch (tenant.dialect) {
       case 'supabase': {
         const url = h.SUPABASE_URL || base;
         const anon = h.SUPABASE_ANON_KEY || 'SUPABASE_ANON_KEY';
+        const android = androidURL(url);
         return [
           ['supabase-js', `import { createClient } from "@supabase/supabase-js"\n\nconst supabase = createClient(${js(url)}, ${js(anon)})`],
+          ['supabase-js in React Native', `import { createClient } from "@supabase/supabase-js"\nimport { Platform } from "react-native"\n\n`
+            + `// The Android emulator reaches this machine at 10.0.2.2\nconst url = Platform.OS === "android" ? ${js(android)} : ${js(url)}\n`
+            + `const supabase = createClient(url, ${js(anon)})`],
+          ['supabase-swift', `import Supabase\n\nlet supabase = SupabaseClient(\n  supabaseURL: URL(string: ${js(url)})!,\n  supabaseKey: ${js(anon)}\n)`],
+          ['supabase_flutter', `import 'dart:io' show Platform;\nimport 'package:supabase_flutter/supabase_flutter.dart';\n\n`
+            + `// The Android emulator reaches this machine at 10.0.2.2\nawait Supabase.initialize(\n`
+            + `  url: Platform.isAndroid ? ${js(android)} : ${js(url)},\n  anonKey: ${js(anon)},\n);`],
           ['supabase-py', `from supabase import create_client\n\nsupabase = create_client(${js(url)}, ${js(anon)})`],
         ];
       }
@@ -62,6 +80,14 @@
           ['Firebase JS SDK', `import { initializeApp } from "firebase/app"\nimport { getAuth, connectAuthEmulator } from "firebase/auth"\n\n`
             + `const app = initializeApp({ apiKey: ${js(apiKey)}, projectId: ${js(project)} })\nconst auth = getAuth(app)\n`
             + `connectAuthEmulator(auth, ${js(`http://${host}`)})${tenantLine ? '\n' + tenantLine.trimEnd() : ''}`],
+          ['@react-native-firebase/auth', `import auth from "@react-native-firebase/auth"\nimport { Platform } from "react-native"\n\n`
+            + `// The Android emulator reaches this machine at 10.0.2.2\n`
+            + `auth().useEmulator(Platform.OS === "android" ? ${js(androidURL(`http://${host}`))} : ${js(`http://${host}`)})`],
+          ['Firebase iOS (Swift)', `import FirebaseAuth\n\nAuth.auth().useEmulator(withHost: ${js(host.replace(/:\d+$/, ''))}, port: ${portOf(`http://${host}`)})`
+            + (h.FIREBASE_TENANT_ID ? `\nAuth.auth().tenantID = ${js(h.FIREBASE_TENANT_ID)}` : '')],
+          ['Firebase Android (Kotlin)', `import com.google.firebase.auth.ktx.auth\nimport com.google.firebase.ktx.Firebase\n\n`
+            + `// The Android emulator reaches this machine at 10.0.2.2\nFirebase.auth.useEmulator("10.0.2.2", ${portOf(`http://${host}`)})`
+            + (h.FIREBASE_TENANT_ID ? `\nFirebase.auth.tenantId = ${js(h.FIREBASE_TENANT_ID)}` : '')],
           ['Admin SDKs (shell)', `export FIREBASE_AUTH_EMULATOR_HOST=${host}\nexport GCLOUD_PROJECT=${project}`],
         ];
       }
@@ -73,13 +99,22 @@
         return [
           ['boto3', `import boto3\n\ncognito = boto3.client(\n    "cognito-idp",\n    endpoint_url=${js(endpoint)},\n    region_name=${js(region)},\n`
             + `    aws_access_key_id="x", aws_secret_access_key="x",\n)`],
-          ['Amplify (v6)', `import { Amplify } from "aws-amplify"\n\nAmplify.configure({\n  Auth: {\n    Cognito: {\n      userPoolId: ${js(pool)},\n`
+          ['Amplify JS (v6)', `import { Amplify } from "aws-amplify"\n\nAmplify.configure({\n  Auth: {\n    Cognito: {\n      userPoolId: ${js(pool)},\n`
             + `      userPoolClientId: ${js(client)},\n      userPoolEndpoint: ${js(endpoint)},\n    },\n  },\n})`],
+          ['Amplify Swift (amplifyconfiguration.json)', amplifyConfig(pool, client, region, endpoint)],
+          ['Amplify Android (amplifyconfiguration.json, emulator)', amplifyConfig(pool, client, region, androidURL(endpoint))],
         ];
       }
       default:
         return [];
     }
+  }
+
+  /** The user pool part of an `amplifyconfiguration.json`, with the custom `Endpoint` Amplify Swift and Android read. */
+  function amplifyConfig(pool, client, region, endpoint) {
+    return JSON.stringify({ auth: { plugins: { awsCognitoAuthPlugin: { CognitoUserPool: { Default: {
+      PoolId: pool, AppClientId: client, Region: region, Endpoint: endpoint,
+    } } } } } }, null, 2);
   }
 
   function snippetBlock(title, text) {

@@ -1,6 +1,7 @@
 """The console's views in a real headless Chromium against a running binary: each flow a tester clicks through, checked
 against the emulator's state and the official SDKs, with a screenshot of every view in light and dark saved as an
 artifact (.build/console-screenshots/)."""
+import json
 import pathlib
 import shutil
 import urllib.parse
@@ -250,3 +251,27 @@ def test_at_phone_width_the_list_flows_with_the_page_and_opening_a_row_shows_its
     detail = wait(browser).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#message-detail .code-chip")))
     wait(browser).until(lambda b: 0 <= b.execute_script("return document.getElementById('message-detail').getBoundingClientRect().top") < 400)
     assert detail.text
+
+
+def test_the_connect_view_has_a_snippet_for_each_sdk_apps_use_with_the_android_emulators_address(fauxth, browser):
+    open_view(browser, fauxth, "connect")
+    wait(browser).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, ".snippet-block")) >= 12)
+    blocks = {b.find_element(By.CSS_SELECTOR, ".snippet-head span").text: b.find_element(By.CSS_SELECTOR, "pre").get_attribute("textContent")
+              for b in browser.find_elements(By.CSS_SELECTOR, ".snippet-block")}
+    for title in ["supabase-js", "supabase-js in React Native", "supabase-swift", "supabase_flutter", "Firebase JS SDK",
+                  "@react-native-firebase/auth", "Firebase iOS (Swift)", "Firebase Android (Kotlin)", "Amplify JS (v6)",
+                  "Amplify Swift (amplifyconfiguration.json)", "Amplify Android (amplifyconfiguration.json, emulator)", "boto3"]:
+        assert title in blocks, (title, sorted(blocks))
+    port = fauxth.url.rsplit(":", 1)[1]
+    assert f'"http://10.0.2.2:{port}"' in blocks["supabase_flutter"] and f'"{fauxth.url}"' in blocks["supabase_flutter"]
+    assert f'Firebase.auth.useEmulator("10.0.2.2", {port})' in blocks["Firebase Android (Kotlin)"]
+    assert f'useEmulator(withHost: "127.0.0.1", port: {port})' in blocks["Firebase iOS (Swift)"]
+    android = json.loads(blocks["Amplify Android (amplifyconfiguration.json, emulator)"])
+    assert android["auth"]["plugins"]["awsCognitoAuthPlugin"]["CognitoUserPool"]["Default"]["Endpoint"] == f"http://10.0.2.2:{port}"
+    # Copy takes the whole snippet.
+    browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": fauxth.url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    block = next(b for b in browser.find_elements(By.CSS_SELECTOR, ".snippet-block")
+                 if b.find_element(By.CSS_SELECTOR, ".snippet-head span").text == "supabase-swift")
+    browser.execute_script("arguments[0].click()", block.find_element(By.CSS_SELECTOR, "button.copy"))
+    copied = browser.execute_async_script("navigator.clipboard.readText().then(arguments[0], () => arguments[0](null))")
+    assert copied == blocks["supabase-swift"]
