@@ -94,6 +94,8 @@
     if (switching) {
       users.user = null;
       users.confirmingDelete = false;
+      users.editing = null;
+      users.draft = null;
       if (!keepOutcome) users.outcome = null;
       ui.detail.replaceChildren(placeholder('Loading…'));
     }
@@ -316,10 +318,113 @@
       section('Sessions', sessions),
       section('Identities', identities),
       section('Factors', factors),
-      section('User metadata', el('pre', { class: 'json', text: pretty(u.user_metadata ?? {}) })),
-      section('App metadata', el('pre', { class: 'json', text: pretty(u.app_metadata ?? {}) })),
+      ...metadataSections(u, tenant),
       section('Recent activity', activity),
       section('Messages', messages));
+  }
+
+  // ------------------------------------------------------------------ Metadata and new users
+
+  /** What each dialect calls the two metadata objects (Firebase's custom claims are the app metadata). */
+  function metadataLabels(tenant) {
+    switch (tenantById(tenant)?.dialect) {
+      case 'firebase': return { user_metadata: 'Profile (displayName, photoUrl…)', app_metadata: 'Custom claims' };
+      case 'cognito': return { user_metadata: 'User metadata', app_metadata: 'App metadata' };
+      default: return { user_metadata: 'User metadata (user_metadata)', app_metadata: 'App metadata (app_metadata)' };
+    }
+  }
+
+  function metadataSections(u, tenant) {
+    const labels = metadataLabels(tenant);
+    return ['user_metadata', 'app_metadata'].map((field) => {
+      const editing = users.editing === field;
+      const value = u[field] ?? {};
+      const head = el('div', { class: 'section-head' }, el('h3', { text: labels[field] }), el('span', { class: 'spacer' }),
+        editing ? null : el('button', { type: 'button', class: 'btn small', 'data-edit': field }, 'Edit'));
+      if (!editing) return el('section', { class: 'part', 'data-metadata': field }, head, el('pre', { class: 'json', text: pretty(value) }));
+      const box = el('textarea', { class: 'json-edit', rows: 8, spellcheck: 'false', 'aria-label': labels[field] });
+      // What is typed survives the live refreshes that re-render the user while it is being edited.
+      box.value = users.draft ?? JSON.stringify(value, null, 2);
+      box.addEventListener('input', () => { users.draft = box.value; });
+      return el('section', { class: 'part', 'data-metadata': field }, head, box,
+        el('div', { class: 'button-row' },
+          el('button', { type: 'button', class: 'btn primary', 'data-save': field }, 'Save'),
+          el('button', { type: 'button', class: 'btn', 'data-cancel-edit': field }, 'Cancel')));
+    });
+  }
+
+  /** Saves an edited object whole: keys it no longer has are removed (the control API merges, null deletes). */
+  async function saveMetadata(field) {
+    const { tenant, id } = users.selected || {};
+    const box = $(`[data-metadata="${field}"] textarea`, ui.detail);
+    let edited;
+    try { edited = JSON.parse(box.value || '{}'); } catch (error) {
+      users.outcome = { text: `Not JSON: ${error.message}`, ok: false };
+      renderDetail();
+      return;
+    }
+    if (!edited || typeof edited !== 'object' || Array.isArray(edited)) {
+      users.outcome = { text: 'Metadata must be a JSON object.', ok: false };
+      renderDetail();
+      return;
+    }
+    const changes = { ...edited };
+    for (const key of Object.keys(users.user?.[field] ?? {})) if (!(key in edited)) changes[key] = null;
+    try {
+      users.user = await api(`/tenants/${seg(tenant)}/users/${seg(id)}`, { method: 'PATCH', body: { [field]: changes } });
+      users.editing = null;
+      users.draft = null;
+      users.outcome = { text: `Saved ${metadataLabels(tenant)[field]}.`, ok: true };
+    } catch (error) {
+      users.outcome = { text: `Failed: ${error.message}`, ok: false };
+    }
+    renderDetail();
+  }
+
+  /** The new-user form, in the detail pane; what it asks for follows the tenant's dialect. */
+  function showNewUserForm() {
+    const tenant = ui.tenant.value;
+    const dialect = tenantById(tenant)?.dialect;
+    const input = (name, label, type = 'text', placeholder = '') => el('label', { class: 'grow' }, label,
+      el('input', { name, type, autocomplete: 'off', spellcheck: 'false', placeholder }));
+    const form = el('form', { id: 'new-user-form', class: 'new-user' },
+      el('h2', { class: 'detail-title', text: `New user in ${tenant}` }),
+      el('p', { class: 'action-status', role: 'status' }),
+      el('div', { class: 'form-grid' },
+        input('email', 'Email', 'email', 'ada@example.com'),
+        input('phone', 'Phone', 'tel', '+15555550100'),
+        dialect === 'cognito' ? input('username', 'Username', 'text', 'defaults to the email') : null,
+        input('password', 'Password', 'text', 'leave empty for none')),
+      el('label', { class: 'check' }, el('input', { name: 'email_verified', type: 'checkbox', checked: true }), ' Email verified'),
+      el('label', { class: 'check' }, el('input', { name: 'phone_verified', type: 'checkbox' }), ' Phone verified'),
+      el('label', { class: 'grow' }, metadataLabels(tenant).user_metadata + ' (JSON)',
+        el('textarea', { name: 'user_metadata', class: 'json-edit', rows: 3, spellcheck: 'false', placeholder: '{}' })),
+      el('div', { class: 'button-row' }, el('button', { type: 'submit', class: 'btn primary' }, 'Create user')));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const data = new FormData(form);
+      const body = { email_verified: data.get('email_verified') === 'on', phone_verified: data.get('phone_verified') === 'on' };
+      for (const key of ['email', 'phone', 'username', 'password']) {
+        const value = String(data.get(key) || '').trim();
+        if (value) body[key] = value;
+      }
+      const status = $('.action-status', form);
+      try {
+        const metadata = String(data.get('user_metadata') || '').trim();
+        if (metadata) body.user_metadata = JSON.parse(metadata);
+        const user = await api(`/tenants/${seg(tenant)}/users`, { method: 'POST', body });
+        users.outcome = { text: `Created ${displayName(user)}.`, ok: true };
+        loadUsers();
+        loadTenants();
+        openUser(tenant, user.id, { keepOutcome: true });
+      } catch (error) {
+        status.className = 'action-status error';
+        status.textContent = `Could not create the user: ${error.message}`;
+      }
+    });
+    users.selected = null;
+    ui.detail.replaceChildren(form);
+    $('input[name="email"]', form).focus();
   }
 
   // ------------------------------------------------------------------ Live
@@ -362,7 +467,13 @@
     ui.detail.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-action]');
       if (button && ui.detail.contains(button)) runUserAction(button.dataset.action, button);
+      const edit = event.target.closest('button[data-edit]');
+      if (edit) { users.editing = edit.dataset.edit; users.draft = null; renderDetail(); $(`[data-metadata="${edit.dataset.edit}"] textarea`, ui.detail)?.focus(); }
+      const save = event.target.closest('button[data-save]');
+      if (save) saveMetadata(save.dataset.save);
+      if (event.target.closest('button[data-cancel-edit]')) { users.editing = null; users.draft = null; renderDetail(); }
     });
+    $('#users-add').addEventListener('click', showNewUserForm);
     // Enter in the password box sets it, as a form would.
     ui.detail.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && event.target.id === 'new-password') {

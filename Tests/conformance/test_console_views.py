@@ -16,7 +16,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from supabase import create_client
 from supabase_auth.errors import AuthApiError, AuthError
 
-from conftest import ROOT
+from conftest import ROOT, jwt_claims
 
 ANON_KEY = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9."
@@ -275,3 +275,52 @@ def test_the_connect_view_has_a_snippet_for_each_sdk_apps_use_with_the_android_e
     browser.execute_script("arguments[0].click()", block.find_element(By.CSS_SELECTOR, "button.copy"))
     copied = browser.execute_async_script("navigator.clipboard.readText().then(arguments[0], () => arguments[0](null))")
     assert copied == blocks["supabase-swift"]
+
+
+def test_a_user_is_added_and_its_custom_claims_edited_from_the_console(fauxth, browser):
+    open_view(browser, fauxth, "users/demo-fauxth")
+    wait(browser).until(lambda b: Select(b.find_element(By.ID, "users-tenant")).first_selected_option.get_attribute("value") == "demo-fauxth")
+    browser.find_element(By.ID, "users-add").click()
+    form = wait(browser).until(EC.visibility_of_element_located((By.ID, "new-user-form")))
+    form.find_element(By.NAME, "email").send_keys("claims@example.com")
+    form.find_element(By.NAME, "password").send_keys("secret123")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    def text_of(css):
+        # Read by script: the detail re-renders as it loads, so an element found a moment ago may be gone.
+        return browser.execute_script("return document.querySelector(arguments[0])?.textContent || ''", css)
+
+    wait(browser).until(lambda _: "claims@example.com" in text_of("#user-detail .detail-title"))
+    [user] = fauxth.control("GET", "/tenants/demo-fauxth/users", params={"email": "claims@example.com"}).json()["users"]
+
+    type_into = """const box = document.querySelector('[data-metadata="app_metadata"] textarea');
+        box.value = arguments[0]; box.dispatchEvent(new Event('input'));
+        document.querySelector('button[data-save="app_metadata"]').click();"""
+
+    def edit_claims(text):
+        wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, '#user-detail button[data-edit="app_metadata"]'))).click()
+        wait(browser).until(lambda _: text_of('[data-metadata="app_metadata"] textarea') is not None
+                            and browser.execute_script("return !!document.querySelector('[data-metadata=\"app_metadata\"] textarea')"))
+        assert "Custom claims" in text_of('[data-metadata="app_metadata"] h3')
+        # Typed and saved in one script: the detail re-renders on live events, so a located element may be replaced.
+        browser.execute_script(type_into, text)
+        # Saved when the section shows the new object again (the message is the same for each save).
+        wait(browser).until(lambda _: text_of('[data-metadata="app_metadata"] pre') and json.loads(text_of('[data-metadata="app_metadata"] pre')) == json.loads(text))
+        assert "Saved" in text_of("#user-detail .action-status")
+
+    def claims():
+        signed_in = requests.post(f"{fauxth.url}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword", params={"key": "fake-api-key"},
+                                  json={"email": "claims@example.com", "password": "secret123", "returnSecureToken": True}, timeout=30).json()
+        return jwt_claims(signed_in["idToken"])
+
+    edit_claims('{"admin": true, "plan": "pro"}')
+    assert (claims().get("admin"), claims().get("plan")) == (True, "pro")
+    # Saving the object without a key removes it.
+    edit_claims('{"plan": "pro"}')
+    assert "admin" not in claims() and claims()["plan"] == "pro"
+    assert fauxth.control("GET", f"/tenants/demo-fauxth/users/{user['id']}").json()["app_metadata"] == {"plan": "pro"}
+    # Not JSON: said, and nothing saved.
+    wait(browser).until(EC.element_to_be_clickable((By.CSS_SELECTOR, '#user-detail button[data-edit="app_metadata"]'))).click()
+    wait(browser).until(lambda _: browser.execute_script("return !!document.querySelector('[data-metadata=\"app_metadata\"] textarea')"))
+    browser.execute_script(type_into, "{oops")
+    wait(browser).until(lambda _: "Not JSON" in text_of("#user-detail .action-status"))
+    assert claims()["plan"] == "pro"
