@@ -181,14 +181,7 @@ public final class FauxthClient: Sendable {
     /// Runs `body` with the clock frozen (advance it by hand), and lets it run again after.
     public func withFrozenClock<T>(at instant: Date? = nil, _ body: () async throws -> T) async throws -> T {
         try await freeze(at: instant)
-        do {
-            let result = try await body()
-            try await resume()
-            return result
-        } catch {
-            try? await resume()
-            throw error
-        }
+        return try await Self.ensuring(body) { try await self.resume() }
     }
 
     // MARK: Faults
@@ -208,14 +201,7 @@ public final class FauxthClient: Sendable {
     public func withFault<T>(_ rule: JSONValue, _ body: (JSONValue) async throws -> T) async throws -> T {
         let added = try await addFault(rule)
         let id = added["id"]?.string ?? ""
-        do {
-            let result = try await body(added)
-            try await removeFault(id)
-            return result
-        } catch {
-            try? await removeFault(id)
-            throw error
-        }
+        return try await Self.ensuring({ try await body(added) }) { try await self.removeFault(id) }
     }
 
     // MARK: Tenants, users, events
@@ -234,14 +220,7 @@ public final class FauxthClient: Sendable {
     /// Runs `body` with a tenant made for it, deleted after: one per test keeps parallel tests apart.
     public func withTenant<T>(_ dialect: String, fields: [String: JSONValue] = [:], _ body: (_ tenantId: String) async throws -> T) async throws -> T {
         let id = try await createTenant(dialect, fields: fields)["id"]?.string ?? ""
-        do {
-            let result = try await body(id)
-            try await deleteTenant(id)
-            return result
-        } catch {
-            try? await deleteTenant(id)
-            throw error
-        }
+        return try await Self.ensuring({ try await body(id) }) { try await self.deleteTenant(id) }
     }
 
     public func users(in tenant: String, email: String? = nil) async throws -> [JSONValue] {
@@ -255,6 +234,19 @@ public final class FauxthClient: Sendable {
 
     public func events(type: String? = nil, tenant: String? = nil) async throws -> [JSONValue] {
         try await request("GET", "/events", query: ["type": type, "tenant": tenant])["events"]?.array ?? []
+    }
+
+    /// Runs `body`, then `cleanup` whether it threw or not; `body`'s error wins over the cleanup's.
+    private static func ensuring<T>(_ body: () async throws -> T, cleanup: () async throws -> Void) async throws -> T {
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            try? await cleanup()
+            throw error
+        }
+        try await cleanup()
+        return result
     }
 
     private static func segment(_ text: String) -> String {
