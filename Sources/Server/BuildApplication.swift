@@ -154,6 +154,32 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     if let path = options.snapshotPath, let seconds = options.autosaveSeconds, seconds > 0 {
         background.append(AutosaveService(emulator: emulator, path: path, interval: seconds, logger: logger))
     }
+    /// The router of a project's own port: GoTrue (with the upstream's paths) for a Supabase project, the hosted UI
+    /// for a Cognito pool.
+    let requestLog = options.requestLog
+    let makeProjectRouter: @Sendable (String, Dialect) -> Router<FauxthContext> = { tenant, dialect in
+        let projectRouter = Router(context: FauxthContext.self)
+        if dialect == .cognito {
+            // A pool's own hosted-UI domain, as `https://<domain>.auth.<region>.amazoncognito.com` would be.
+            addCommonMiddleware(to: projectRouter, fallback: .byPath, emulator: emulator, staticFiles: staticFiles, requestLog: requestLog)
+            cognito.addHostedUIRoutes(to: projectRouter, pool: tenant)
+        } else {
+            addCommonMiddleware(to: projectRouter, fallback: .supabase, emulator: emulator, staticFiles: staticFiles, requestLog: requestLog)
+            // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
+            supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
+            // Registered before the root's GoTrue routes, which would otherwise take no part of them anyway.
+            SupabaseUpstream(emulator: emulator).addRoutes(to: projectRouter, project: { _ in tenant })
+            supabase.addRoutes(to: projectRouter.group()) { _ in tenant }
+        }
+        // OAuth sign-in goes to the fake providers on the host it leaves from.
+        identityProviders.addRoutes(to: projectRouter)
+        return projectRouter
+    }
+
+    // A Supabase project made at run time with a `port` gets its listener then, and loses it with the project.
+    background.append(RuntimeProjectPorts(emulator: emulator, host: options.host, idleTimeout: idleTimeout, listeners: listeners,
+                                          started: Set(projectPorts.map(\.0)), makeRouter: { makeProjectRouter($0, .supabase) }, logger: logger))
+
     let application = Application(
         // A connection idle for a minute between requests, or that takes a minute to send a request's head, is
         // closed (as the gateways in front of the real services do): otherwise slow or vanished clients could
@@ -172,21 +198,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
 
     var projects: [String: Application<RouterResponder<FauxthContext>>] = [:]
     for (tenant, dialect, port) in projectPorts {
-        let projectRouter = Router(context: FauxthContext.self)
-        if dialect == .cognito {
-            // A pool's own hosted-UI domain, as `https://<domain>.auth.<region>.amazoncognito.com` would be.
-            addCommonMiddleware(to: projectRouter, fallback: .byPath, emulator: emulator, staticFiles: staticFiles, requestLog: options.requestLog)
-            cognito.addHostedUIRoutes(to: projectRouter, pool: tenant)
-        } else {
-            addCommonMiddleware(to: projectRouter, fallback: .supabase, emulator: emulator, staticFiles: staticFiles, requestLog: options.requestLog)
-            // A bare GoTrue serves at the root; the `/auth/v1` prefix keeps Supabase clients' URLs working too.
-            supabase.addRoutes(to: projectRouter.group("auth/v1")) { _ in tenant }
-            // Registered before the root's GoTrue routes, which would otherwise take no part of them anyway.
-            SupabaseUpstream(emulator: emulator).addRoutes(to: projectRouter, project: { _ in tenant })
-            supabase.addRoutes(to: projectRouter.group()) { _ in tenant }
-        }
-        // OAuth sign-in goes to the fake providers on the host it leaves from.
-        identityProviders.addRoutes(to: projectRouter)
+        let projectRouter = makeProjectRouter(tenant, dialect)
         if let port = twinPorts[tenant] {
             services.append(LoopbackTwin(responder: projectRouter.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger))
         }

@@ -87,6 +87,16 @@ public final class Listeners: Sendable {
         }
     }
 
+    /// Records the listener of a project made at run time (start-up's count is done by then).
+    func added(project: String, port: Int) {
+        state.withLock { $0.projects[project] = port }
+    }
+
+    /// Forgets the listener of a project that is gone.
+    func unbound(project: String) {
+        state.withLock { _ = $0.projects.removeValue(forKey: project) }
+    }
+
     /// Records a project listener; the main port when that makes every listener bound.
     func bound(project: String, port: Int) -> Int? {
         state.withLock { s in

@@ -1,5 +1,6 @@
 """Several Supabase projects at once: one from a GoTrue dotenv file, served on its own port."""
 import socket
+import time
 
 import requests
 from supabase import create_client
@@ -51,3 +52,36 @@ def test_each_dotenv_file_needs_a_port(tmp_path):
     result = subprocess.run([BINARY, "--port", "0", "--supabase-env", str(env)], capture_output=True, text=True, timeout=30)
     assert result.returncode != 0
     assert "--supabase-port" in result.stderr
+
+
+def test_a_project_made_at_run_time_with_a_port_gets_its_own_listener_until_it_goes(fauxth):
+    made = fauxth.control("POST", "/tenants", json={"id": "own-port", "dialect": "supabase", "port": 0})
+    assert made.status_code == 201, made.text
+
+    def own_url():
+        tenants = fauxth.control("GET", "/info").json()["tenants"]
+        url = next(t for t in tenants if t["id"] == "own-port")["hints"]["SUPABASE_URL"]
+        return None if url == fauxth.url else url
+
+    deadline = time.time() + 10
+    while (url := own_url()) is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert url and url != fauxth.url
+    # A bare GoTrue at the root, and under /auth/v1 for supabase clients.
+    assert requests.get(f"{url}/health", timeout=10).json()["name"] == "GoTrue"
+    signed_up = requests.post(f"{url}/auth/v1/signup", json={"email": "own@example.com", "password": "secret123"}, timeout=10)
+    assert signed_up.status_code == 200
+    assert fauxth.control("GET", "/tenants/own-port/users", params={"email": "own@example.com"}).json()["users"]
+    assert url in fauxth.control("GET", "/info").json()["listeners"]
+
+    assert fauxth.control("DELETE", "/tenants/own-port").status_code == 204
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            requests.get(f"{url}/health", timeout=2)
+        except requests.ConnectionError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the deleted project's port still answers")
+    assert url not in fauxth.control("GET", "/info").json()["listeners"]

@@ -38,6 +38,10 @@ extension Emulator {
     /// Publishes a stored event on the feed, and sweeps when a sweep is due.
     func announce(_ event: Event) {
         feed.publish(.event(event))
+        switch event.type {
+        case .tenantCreated, .tenantDeleted, .emulatorReset, .snapshotRestored: tenantWatch.changed()
+        default: break
+        }
         sweepIfDue(at: event.createdAt)
     }
 

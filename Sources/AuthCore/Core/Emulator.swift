@@ -48,6 +48,8 @@ public final class Emulator: Sendable {
     public let passwordHasher: PasswordHasher
     /// The live feed of events, messages and deep links (the console's stream, long-polls, NDJSON logs).
     public let feed = Feed()
+    /// Signals that tenants may have come or gone (created, deleted, a reset, a snapshot restored).
+    public let tenantWatch = TenantWatch()
     /// The seed this emulator started from; `reset` returns to it.
     public let seed: Seed
     /// Rate-limit windows on the emulator clock.

@@ -1,0 +1,55 @@
+import AuthCore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Listeners for Supabase projects made while Fauxth runs, when they ask for a `port` (0 for a free one): each gets
+/// its own GoTrue at the root and under `/auth/v1`, as a seeded project's port does, from the moment it is made,
+/// and loses it when the project goes (deleted, or undone by a reset or a restore). Its URL shows in `/info`.
+struct RuntimeProjectPorts: Service {
+    let emulator: Emulator
+    let host: String
+    let idleTimeout: TimeAmount
+    let listeners: Listeners
+    /// The projects whose ports were bound at start.
+    let started: Set<String>
+    let makeRouter: @Sendable (String) -> Router<FauxthContext>
+    let logger: Logger
+
+    func run() async throws {
+        let changes = emulator.tenantWatch.watch()
+        await cancelWhenGracefulShutdown {
+            var running: [String: Task<Void, Never>] = [:]
+            for await _ in changes {
+                let wanted = Dictionary(((try? emulator.tenants()) ?? []).compactMap { tenant -> (String, Int)? in
+                    guard tenant.dialect == .supabase, !started.contains(tenant.id), let port = tenant.settings["port"]?.intValue else { return nil }
+                    return (tenant.id, port)
+                }, uniquingKeysWith: { first, _ in first })
+                for (tenant, task) in running where wanted[tenant] == nil {
+                    task.cancel()
+                    running[tenant] = nil
+                    listeners.unbound(project: tenant)
+                }
+                for (tenant, port) in wanted where running[tenant] == nil {
+                    running[tenant] = serve(tenant, port: port)
+                }
+            }
+            for task in running.values { task.cancel() }
+        }
+    }
+
+    private func serve(_ tenant: String, port: Int) -> Task<Void, Never> {
+        let application = Application(
+            router: makeRouter(tenant), server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            configuration: .init(address: .hostname(host, port: port), serverName: "Fauxth"),
+            onServerRunning: { [listeners] channel in listeners.added(project: tenant, port: channel.localAddress?.port ?? port) },
+            logger: logger)
+        return Task { [logger] in
+            do { try await application.run() } catch {
+                logger.error("the port \(port) of Supabase project \(tenant) could not be served: \(error)")
+            }
+        }
+    }
+}
