@@ -80,7 +80,12 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let listeners = Listeners(expected: 1 + projectPorts.count, host: options.host, smtpPort: smtp?.port)
     let staticFiles = StaticFiles(webRoot: options.webRoot)
     let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
-    let supabase = SupabaseDialect(emulator: emulator, identityProviders: identityProviders, page: { path in staticFiles.text(path) })
+    // The database mirror runs only when a project of the seed mirrors: it reads every event, which the hot path
+    // should not pay for otherwise (a project given a database at run time starts mirroring at the next start).
+    let mirrorProgress: SequenceBarrier? = options.seed.tenants.contains { $0.dialect == .supabase && $0.settings["db"] != nil }
+        ? SequenceBarrier() : nil
+    let supabase = SupabaseDialect(emulator: emulator, identityProviders: identityProviders, page: { path in staticFiles.text(path) },
+                                   mirrored: mirrorProgress)
     let firebase = FirebaseDialect(emulator: emulator, defaultProject: defaultFirebaseProject(options, emulator: emulator),
                                    page: { path in staticFiles.text(path) }, identityProviders: identityProviders)
     let cognito = CognitoDialect(emulator: emulator, page: { path in staticFiles.text(path) }, identityProviders: identityProviders,
@@ -146,11 +151,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     var background: [any Service] = []
     if let smtp { background.append(smtp) }
     if let opener = options.deepLinkOpener { background.append(DeepLinkOpeningService(emulator: emulator, opener: opener)) }
-    // Only when a project of the seed mirrors: the service reads every event, which the hot path should not pay for
-    // otherwise (a project given a database at run time starts mirroring at the next start).
-    if options.seed.tenants.contains(where: { $0.dialect == .supabase && $0.settings["db"] != nil }) {
-        background.append(SupabaseDatabaseMirror(emulator: emulator, logger: logger))
-    }
+    if let mirrorProgress { background.append(SupabaseDatabaseMirror(emulator: emulator, logger: logger, progress: mirrorProgress)) }
     if let path = options.snapshotPath, let seconds = options.autosaveSeconds, seconds > 0 {
         background.append(AutosaveService(emulator: emulator, path: path, interval: seconds, logger: logger))
     }

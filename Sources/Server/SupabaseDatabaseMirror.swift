@@ -16,6 +16,8 @@ import SupabaseAPI
 struct SupabaseDatabaseMirror: Service {
     let emulator: Emulator
     let logger: Logger
+    /// Advanced past every event handled, so requests of mirrored projects can wait for their writes.
+    let progress: SequenceBarrier
 
     /// GoTrue's `instance_id` for every row (`uuid.Nil`).
     static let instanceID = "00000000-0000-0000-0000-000000000000"
@@ -25,8 +27,9 @@ struct SupabaseDatabaseMirror: Service {
         await cancelWhenGracefulShutdown {
             var connections = Connections(logger: logger)
             for await item in feed {
-                guard case .event(let event) = item, let tenant = event.tenant, let userId = event.userId,
-                      event.type != .mirrorFailed, let url = database(of: tenant) else { continue }
+                guard case .event(let event) = item else { continue }
+                defer { progress.advance(to: event.sequence) }
+                guard let tenant = event.tenant, let userId = event.userId, event.type != .mirrorFailed, let url = database(of: tenant) else { continue }
                 do {
                     let connection = try await connections.connection(to: url)
                     do {

@@ -12,9 +12,13 @@ public struct SupabaseDialect: Sendable {
     let identityProviders: FakeIdentityProviders?
     /// Page templates under `web/` by name (the OAuth server's consent page).
     let page: (@Sendable (String) -> String?)?
+    /// The database mirror's progress (`--supabase-db`): a project that mirrors answers once its writes are mirrored.
+    let mirrored: SequenceBarrier?
 
-    public init(emulator: Emulator, identityProviders: FakeIdentityProviders? = nil, page: (@Sendable (String) -> String?)? = nil) {
+    public init(emulator: Emulator, identityProviders: FakeIdentityProviders? = nil, page: (@Sendable (String) -> String?)? = nil,
+                mirrored: SequenceBarrier? = nil) {
         self.emulator = emulator
+        self.mirrored = mirrored
         self.projects = SupabaseProjects(emulator: emulator)
         self.identityProviders = identityProviders
         self.page = page
@@ -33,7 +37,7 @@ public struct SupabaseDialect: Sendable {
                                                    mount: @escaping @Sendable (Request) -> String = { _ in "/auth/v1" }) {
         group.add(middleware: SupabaseErrorMiddleware<Context>())
         for endpoint in Self.endpoints {
-            group.on(RouterPath(endpoint.path), method: endpoint.method) { [emulator, projects, identityProviders, page] request, context in
+            group.on(RouterPath(endpoint.path), method: endpoint.method) { [emulator, projects, identityProviders, page, mirrored] request, context in
                 let project = tenant(request)
                 let call = Call(request: request, origin: request.origin(context), received: await ReceivedBody.read(request), projectId: project,
                                 tenant: projects.storeTenant(project), parameters: context.parameters,
@@ -42,9 +46,16 @@ public struct SupabaseDialect: Sendable {
                     to: request, context: context, target: { Self.faultTarget(endpoint, call) },
                     renderError: { Self.faultResponse($0, message: $1, retryAfter: $2, apiVersion: request.headers[.supabaseAPIVersion]) }
                 ) {
-                    do { return try await endpoint.handle(call) } catch {
-                        return SupabaseErrorMiddleware<Context>.render(error, for: request, logger: context.logger)
+                    let response: Response
+                    do { response = try await endpoint.handle(call) } catch {
+                        response = SupabaseErrorMiddleware<Context>.render(error, for: request, logger: context.logger)
                     }
+                    // GoTrue writes auth.users in the request's own transaction, so an app's trigger has run by the time
+                    // the answer arrives: with a mirror, the answer waits for the mirror to catch up (2 s at most).
+                    if let mirrored, (try? projects.project(project))?.tenant.settings["db"] != nil {
+                        await mirrored.wait(for: emulator.lastEventSequence, timeout: .seconds(2))
+                    }
+                    return response
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Filters shared by the event, message and deep-link listings.
 public struct ListFilter: Sendable {
@@ -37,6 +38,7 @@ extension Emulator {
 
     /// Publishes a stored event on the feed, and sweeps when a sweep is due.
     func announce(_ event: Event) {
+        publishedSequence.max(event.sequence, ordering: .relaxed)
         feed.publish(.event(event))
         switch event.type {
         case .tenantCreated, .tenantDeleted, .emulatorReset, .snapshotRestored: tenantWatch.changed()

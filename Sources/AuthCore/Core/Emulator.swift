@@ -50,6 +50,9 @@ public final class Emulator: Sendable {
     public let feed = Feed()
     /// Signals that tenants may have come or gone (created, deleted, a reset, a snapshot restored).
     public let tenantWatch = TenantWatch()
+    /// The highest sequence number of an event published on the feed.
+    let publishedSequence = Atomic<Int>(0)
+    public var lastEventSequence: Int { publishedSequence.load(ordering: .relaxed) }
     /// The seed this emulator started from; `reset` returns to it.
     public let seed: Seed
     /// Rate-limit windows on the emulator clock.

@@ -28,6 +28,47 @@ public final class TenantWatch: Sendable {
     }
 }
 
+/// Lets a request wait until a consumer of the feed has handled every event up to a sequence number (the
+/// database mirror, so an app's trigger has run when its sign-up is answered, as under GoTrue). Bounded by a
+/// timeout: a consumer that falls behind delays answers, never holds them.
+public final class SequenceBarrier: Sendable {
+    private struct Waiter {
+        let target: Int
+        let continuation: CheckedContinuation<Void, Never>
+    }
+    private let state = Mutex<(reached: Int, next: Int, waiters: [Int: Waiter])>((0, 0, [:]))
+
+    public init() {}
+
+    /// Records that everything up to `sequence` is handled, and wakes who waited for it.
+    public func advance(to sequence: Int) {
+        let ready = state.withLock { s -> [Waiter] in
+            s.reached = max(s.reached, sequence)
+            let done = s.waiters.filter { $0.value.target <= s.reached }
+            for id in done.keys { s.waiters.removeValue(forKey: id) }
+            return Array(done.values)
+        }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Returns once everything up to `target` is handled, or after `timeout`.
+    public func wait(for target: Int, timeout: Duration) async {
+        let id = state.withLock { s -> Int in s.next += 1; return s.next }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let handled = state.withLock { s -> Bool in
+                guard s.reached < target else { return true }
+                s.waiters[id] = Waiter(target: target, continuation: continuation)
+                return false
+            }
+            if handled { continuation.resume(); return }
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                if let waiter = self?.state.withLock({ $0.waiters.removeValue(forKey: id) }) { waiter.continuation.resume() }
+            }
+        }
+    }
+}
+
 /// Fans out events, messages and deep links to every live subscriber (SSE streams, long-polls, logs).
 public final class Feed: Sendable {
     private let subscribers = Mutex<(next: Int, all: [Int: AsyncStream<FeedItem>.Continuation])>((0, [:]))
