@@ -101,8 +101,11 @@
             + `    aws_access_key_id="x", aws_secret_access_key="x",\n)`],
           ['Amplify JS (v6)', `import { Amplify } from "aws-amplify"\n\nAmplify.configure({\n  Auth: {\n    Cognito: {\n      userPoolId: ${js(pool)},\n`
             + `      userPoolClientId: ${js(client)},\n      userPoolEndpoint: ${js(endpoint)},\n    },\n  },\n})`],
-          ['Amplify Swift (amplifyconfiguration.json)', amplifyConfig(pool, client, region, endpoint)],
-          ['Amplify Android (amplifyconfiguration.json, emulator)', amplifyConfig(pool, client, region, androidURL(endpoint))],
+          // Amplify Swift takes a custom user pool endpoint as a bare host, always over https on 443 (its
+          // AWSCognitoAuthPlugin refuses a scheme), so it reaches Fauxth only through an https proxy.
+          ['Amplify Swift and Android: an https proxy in front of Fauxth (Amplify takes no http endpoint)',
+            `caddy reverse-proxy --from cognito.localhost --to ${hostOf(endpoint)}`],
+          ['Amplify Swift and Android (amplifyconfiguration.json)', amplifyConfig(pool, client, region, 'cognito.localhost')],
         ];
       }
       default:
@@ -110,7 +113,7 @@
     }
   }
 
-  /** The user pool part of an `amplifyconfiguration.json`, with the custom `Endpoint` Amplify Swift and Android read. */
+  /** The user pool part of an `amplifyconfiguration.json`, with the custom `Endpoint` (a host name) Amplify reads. */
   function amplifyConfig(pool, client, region, endpoint) {
     return JSON.stringify({ auth: { plugins: { awsCognitoAuthPlugin: { CognitoUserPool: { Default: {
       PoolId: pool, AppClientId: client, Region: region, Endpoint: endpoint,

@@ -260,14 +260,17 @@ def test_the_connect_view_has_a_snippet_for_each_sdk_apps_use_with_the_android_e
               for b in browser.find_elements(By.CSS_SELECTOR, ".snippet-block")}
     for title in ["supabase-js", "supabase-js in React Native", "supabase-swift", "supabase_flutter", "Firebase JS SDK",
                   "@react-native-firebase/auth", "Firebase iOS (Swift)", "Firebase Android (Kotlin)", "Amplify JS (v6)",
-                  "Amplify Swift (amplifyconfiguration.json)", "Amplify Android (amplifyconfiguration.json, emulator)", "boto3"]:
+                  "Amplify Swift and Android (amplifyconfiguration.json)", "boto3"]:
         assert title in blocks, (title, sorted(blocks))
     port = fauxth.url.rsplit(":", 1)[1]
     assert f'"http://10.0.2.2:{port}"' in blocks["supabase_flutter"] and f'"{fauxth.url}"' in blocks["supabase_flutter"]
     assert f'Firebase.auth.useEmulator("10.0.2.2", {port})' in blocks["Firebase Android (Kotlin)"]
     assert f'useEmulator(withHost: "127.0.0.1", port: {port})' in blocks["Firebase iOS (Swift)"]
-    android = json.loads(blocks["Amplify Android (amplifyconfiguration.json, emulator)"])
-    assert android["auth"]["plugins"]["awsCognitoAuthPlugin"]["CognitoUserPool"]["Default"]["Endpoint"] == f"http://10.0.2.2:{port}"
+    # Amplify Swift refuses an endpoint with a scheme and always uses https: a bare host, behind an https proxy.
+    amplify = json.loads(blocks["Amplify Swift and Android (amplifyconfiguration.json)"])
+    assert amplify["auth"]["plugins"]["awsCognitoAuthPlugin"]["CognitoUserPool"]["Default"]["Endpoint"] == "cognito.localhost"
+    proxy = next(text for title, text in blocks.items() if title.startswith("Amplify Swift and Android: an https proxy"))
+    assert proxy == f"caddy reverse-proxy --from cognito.localhost --to 127.0.0.1:{port}"
     # Copy takes the whole snippet.
     browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": fauxth.url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
     block = next(b for b in browser.find_elements(By.CSS_SELECTOR, ".snippet-block")
