@@ -12,7 +12,9 @@ extension ControlAPI {
         }
         group.post { request, _ in
             var body = try await ControlRequest(request: request).body()
-            let id = try body.string("id", required: true) ?? ""
+            // Without an id, a fresh one from the emulator's generator (reproducible under --deterministic): what a
+            // test helper asks for when each test wants a tenant of its own.
+            let id = try body.string("id") ?? "t-" + emulator.generator.string(12, alphabet: "0123456789abcdef")
             guard let dialect = Dialect(rawValue: try body.string("dialect", required: true) ?? "") else {
                 throw ControlError.badRequest("dialect: one of \(Dialect.allCases.map(\.rawValue).joined(separator: ", "))")
             }

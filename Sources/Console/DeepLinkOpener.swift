@@ -80,10 +80,14 @@ public struct DeepLinkOpener: Sendable, Equatable {
         process.standardOutput = FileHandle.nullDevice
         // Into a file, not a pipe: reading a pipe to its end would wait for anything the command left running in the
         // background (a GUI app it launched keeps the pipe open), and on the event loops nothing may wait.
-        let stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-open-\(UUID().uuidString).err").path
-        guard FileManager.default.createFile(atPath: stderrPath, contents: nil), let stderr = FileHandle(forWritingAtPath: stderrPath) else {
+        // mkstemp names and creates it in one step (no name of ours to collide).
+        var template = Array((FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-open-XXXXXX").path).utf8CString)
+        let descriptor = mkstemp(&template)
+        guard descriptor >= 0 else {
             return Outcome(command: command, status: nil, error: "cannot create a file for its stderr in \(FileManager.default.temporaryDirectory.path)")
         }
+        let stderrPath = String(cString: template)
+        let stderr = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? stderr.close(); try? FileManager.default.removeItem(atPath: stderrPath) }
         process.standardError = stderr
         let exited = AsyncStream<Int32>.makeStream()

@@ -206,12 +206,12 @@ public final class FauxthClient: Sendable {
 
     // MARK: Tenants, users, events
 
-    /// A new tenant of `dialect` (`supabase`, `firebase`, `cognito`); without an id, a fresh one.
+    /// A new tenant of `dialect` (`supabase`, `firebase`, `cognito`); without an id, the server picks a fresh one.
     @discardableResult
     public func createTenant(_ dialect: String, id: String? = nil, fields: [String: JSONValue] = [:]) async throws -> JSONValue {
         var body = fields
         body["dialect"] = .string(dialect)
-        body["id"] = .string(id ?? "t-" + UUID().uuidString.lowercased().prefix(12))
+        if let id { body["id"] = .string(id) }
         return try await request("POST", "/tenants", body: .object(body))
     }
 

@@ -164,10 +164,9 @@ export class Fauxth {
 
   // ------------------------------------------------------------------ tenants, users, events
 
-  /** A new tenant of `dialect` (supabase, firebase, cognito); without an id, a fresh one (`t-` and 12 hex digits). */
+  /** A new tenant of `dialect` (supabase, firebase, cognito); without an id, the server picks a fresh one. */
   async createTenant(dialect, { id, ...fields } = {}) {
-    const fresh = id ?? `t-${[...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
-    return this.request('POST', '/tenants', { body: { dialect, id: fresh, ...fields } });
+    return this.request('POST', '/tenants', { body: { dialect, ...(id ? { id } : {}), ...fields } });
   }
 
   async deleteTenant(id) { await this.request('DELETE', `/tenants/${encodeURIComponent(id)}`); }

@@ -4,28 +4,14 @@ import Synchronization
 /// Wakes whoever watches the set of tenants (listeners of projects made at run time) when tenants may have come
 /// or gone: rare, so watching costs nothing on the hot path, unlike reading every event from the feed.
 public final class TenantWatch: Sendable {
-    private let watchers = Mutex<(next: Int, all: [Int: AsyncStream<Void>.Continuation])>((0, [:]))
+    private let watchers = Subscribers<Void>(buffering: 1)
 
     public init() {}
 
     /// A stream with an element after each change (changes in a burst may come as one).
-    public func watch() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = watchers.withLock { state in
-            let id = state.next
-            state.next += 1
-            state.all[id] = continuation
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.watchers.withLock { $0.all.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public func watch() -> AsyncStream<Void> { watchers.subscribe() }
 
-    func changed() {
-        for continuation in watchers.withLock({ Array($0.all.values) }) { continuation.yield() }
-    }
+    func changed() { watchers.send(()) }
 }
 
 /// Lets a request wait until a consumer of the feed has handled every event up to a sequence number (the
@@ -71,27 +57,39 @@ public final class SequenceBarrier: Sendable {
 
 /// Fans out events, messages and deep links to every live subscriber (SSE streams, long-polls, logs).
 public final class Feed: Sendable {
-    private let subscribers = Mutex<(next: Int, all: [Int: AsyncStream<FeedItem>.Continuation])>((0, [:]))
+    private let subscribers = Subscribers<FeedItem>(buffering: 1024)
 
     public init() {}
 
     /// A stream of every item published from now on. It ends when the consumer stops iterating.
-    public func subscribe() -> AsyncStream<FeedItem> {
-        let (stream, continuation) = AsyncStream<FeedItem>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let id = subscribers.withLock { state in
+    public func subscribe() -> AsyncStream<FeedItem> { subscribers.subscribe() }
+
+    func publish(_ item: FeedItem) { subscribers.send(item) }
+}
+
+/// Live subscribers, each an `AsyncStream` that keeps the newest `buffering` elements a slow consumer has not read,
+/// and leaves the list when its consumer stops.
+final class Subscribers<Element: Sendable>: Sendable {
+    private let state = Mutex<(next: Int, all: [Int: AsyncStream<Element>.Continuation])>((0, [:]))
+    private let buffering: Int
+
+    init(buffering: Int) { self.buffering = buffering }
+
+    func subscribe() -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(buffering))
+        let id = state.withLock { state in
             let id = state.next
             state.next += 1
             state.all[id] = continuation
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.all.removeValue(forKey: id) }
+            _ = self?.state.withLock { $0.all.removeValue(forKey: id) }
         }
         return stream
     }
 
-    func publish(_ item: FeedItem) {
-        let targets = subscribers.withLock { Array($0.all.values) }
-        for continuation in targets { continuation.yield(item) }
+    func send(_ element: Element) {
+        for continuation in state.withLock({ Array($0.all.values) }) { continuation.yield(element) }
     }
 }

@@ -96,6 +96,8 @@ def test_a_fault_holds_inside_its_block_only(fauxth):
 
 def test_a_tenant_lives_inside_its_block_and_keeps_its_users_to_itself(fauxth):
     with fauxth.tenant("cognito") as pool:
+        # No id given: the server picked one from its generator.
+        assert pool["id"].startswith("t-") and len(pool["id"]) == 14
         user = fauxth.create_user(pool["id"], email="pool@example.com", password="Secret123!")
         assert [u["id"] for u in fauxth.users(pool["id"])] == [user["id"]]
         assert all(u["email"] != "pool@example.com" for u in fauxth.users("default"))

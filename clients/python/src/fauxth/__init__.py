@@ -22,7 +22,6 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 from typing import Any, Dict, Iterator, List, Optional
 
 __all__ = ["Fauxth", "FauxthError", "Message"]
@@ -259,8 +258,8 @@ class Fauxth:
 
     def create_tenant(self, dialect: str, id: Optional[str] = None, **fields: Any) -> Dict[str, Any]:
         """A new tenant of `dialect` (supabase, firebase, cognito), served at once; fields as in a seed. Without an
-        id, a fresh one (`t-` and 12 hex digits)."""
-        return self.request("POST", "/tenants", {"dialect": dialect, "id": id or f"t-{uuid.uuid4().hex[:12]}", **fields})
+        id, the server picks a fresh one (`t-` and 12 hex digits)."""
+        return self.request("POST", "/tenants", {"dialect": dialect, **({"id": id} if id else {}), **fields})
 
     def delete_tenant(self, id: str) -> None:
         self.request("DELETE", f"/tenants/{urllib.parse.quote(id, safe='')}")
