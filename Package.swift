@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
         // A Supabase project's users mirrored into the app's own Postgres (--supabase-db).
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        // A project's WebSocket upgrades (Realtime) accepted and carried to its upstream (--supabase-upstream).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -74,7 +76,9 @@ let package = Package(
             dependencies: ["AuthCore", "HTTPSupport", "SupabaseAPI", "FirebaseAPI", "CognitoAPI", "IdentityProviders", "Console", "Sinks", hummingbird,
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "PostgresNIO", package: "postgres-nio")],
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             swiftSettings: settings
         ),
         .executableTarget(

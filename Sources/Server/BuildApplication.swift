@@ -6,6 +6,7 @@ import Foundation
 import HTTPSupport
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import IdentityProviders
 import Logging
 import NIOCore
@@ -147,7 +148,14 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     TwilioMessages(emulator: emulator).addRoutes(to: router)
 
     let idleTimeout = TimeAmount.seconds(60)
-    if let port = twinPorts[""] { services.append(LoopbackTwin(responder: router.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger)) }
+    // Every listener that serves Supabase paths takes WebSocket upgrades on them (Realtime), for the upstream.
+    let upstreamSocket = SupabaseUpstreamSocket(upstream: upstream)
+    let mainServer = upstreamSocket.server(idleTimeout: idleTimeout, route: SupabaseUpstreamSocket.mainPortRoute(defaultProject: defaultProject))
+    let projectServer: @Sendable (String, Dialect) -> HTTPServerBuilder = { tenant, dialect in
+        dialect == .supabase ? upstreamSocket.server(idleTimeout: idleTimeout, route: SupabaseUpstreamSocket.projectPortRoute(tenant))
+            : .http1(configuration: .init(idleTimeout: idleTimeout))
+    }
+    if let port = twinPorts[""] { services.append(LoopbackTwin(responder: router.buildResponder(), server: mainServer, port: port, logger: logger)) }
     var background: [any Service] = []
     if let smtp { background.append(smtp) }
     if let opener = options.deepLinkOpener { background.append(DeepLinkOpeningService(emulator: emulator, opener: opener)) }
@@ -178,15 +186,16 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     }
 
     // A Supabase project made at run time with a `port` gets its listener then, and loses it with the project.
-    background.append(RuntimeProjectPorts(emulator: emulator, host: options.host, idleTimeout: idleTimeout, listeners: listeners,
-                                          started: Set(projectPorts.map(\.0)), makeRouter: { makeProjectRouter($0, .supabase) }, logger: logger))
+    background.append(RuntimeProjectPorts(emulator: emulator, host: options.host, listeners: listeners, started: Set(projectPorts.map(\.0)),
+                                          makeRouter: { makeProjectRouter($0, .supabase) }, makeServer: { projectServer($0, .supabase) },
+                                          logger: logger))
 
     let application = Application(
         // A connection idle for a minute between requests, or that takes a minute to send a request's head, is
         // closed (as the gateways in front of the real services do): otherwise slow or vanished clients could
         // hold file descriptors for ever. A request being answered, however long (a long poll, the event
         // stream, a fault's hang), is never cut.
-        router: router, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+        router: router, server: mainServer,
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Fauxth"),
         services: background,
         onServerRunning: { channel in
@@ -201,10 +210,10 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     for (tenant, dialect, port) in projectPorts {
         let projectRouter = makeProjectRouter(tenant, dialect)
         if let port = twinPorts[tenant] {
-            services.append(LoopbackTwin(responder: projectRouter.buildResponder(), port: port, idleTimeout: idleTimeout, logger: logger))
+            services.append(LoopbackTwin(responder: projectRouter.buildResponder(), server: projectServer(tenant, dialect), port: port, logger: logger))
         }
         let project = Application(
-            router: projectRouter, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            router: projectRouter, server: projectServer(tenant, dialect),
             configuration: .init(address: .hostname(options.host, port: port), serverName: "Fauxth"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -12,15 +13,16 @@ import Synchronization
 /// holds, costs a warning, not the start.
 struct LoopbackTwin: Service {
     let responder: RouterResponder<FauxthContext>
+    /// The same server as the listener's (HTTP/1.1, with WebSocket upgrades where it takes them).
+    let server: HTTPServerBuilder
     let port: PortPromise
-    let idleTimeout: TimeAmount
     let logger: Logger
 
     func run() async throws {
         // Waiting for the IPv4 port ends with the service group, if that listener never binds.
         guard case let port?? = try? await cancelWhenGracefulShutdown({ await port.value }) else { return }
         let twin = Application(
-            responder: responder, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            responder: responder, server: server,
             configuration: .init(address: .hostname("::1", port: port), serverName: "Fauxth"), logger: logger)
         do { try await twin.run() } catch {
             logger.warning("not also listening on [::1]:\(port) (localhost may resolve there): \(error)")

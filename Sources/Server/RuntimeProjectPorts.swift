@@ -1,6 +1,7 @@
 import AuthCore
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -11,11 +12,11 @@ import ServiceLifecycle
 struct RuntimeProjectPorts: Service {
     let emulator: Emulator
     let host: String
-    let idleTimeout: TimeAmount
     let listeners: Listeners
     /// The projects whose ports were bound at start.
     let started: Set<String>
     let makeRouter: @Sendable (String) -> Router<FauxthContext>
+    let makeServer: @Sendable (String) -> HTTPServerBuilder
     let logger: Logger
 
     func run() async throws {
@@ -42,7 +43,7 @@ struct RuntimeProjectPorts: Service {
 
     private func serve(_ tenant: String, port: Int) -> Task<Void, Never> {
         let application = Application(
-            router: makeRouter(tenant), server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            router: makeRouter(tenant), server: makeServer(tenant),
             configuration: .init(address: .hostname(host, port: port), serverName: "Fauxth"),
             onServerRunning: { [listeners] channel in listeners.added(project: tenant, port: channel.localAddress?.port ?? port) },
             logger: logger)

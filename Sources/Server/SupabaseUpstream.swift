@@ -53,9 +53,10 @@ struct SupabaseUpstream: Sendable {
 
     func forward(_ request: Request, project: String, path: String) async throws -> Response {
         if request.headers[.upgrade]?.lowercased() == "websocket" {
-            // Realtime's socket: an upgrade AsyncHTTPClient cannot carry. Said plainly rather than sent on as a plain GET.
-            return Self.failure(.notImplemented, "websocket_not_forwarded", "WebSocket upgrades (Realtime) are not forwarded yet: "
-                                + "point the Realtime client at the stack itself (supabase start's API) for now")
+            // Upgrades are taken before the router (SupabaseUpstreamSocket) on every listener Fauxth builds; one that
+            // reaches here came some other way, and is said so rather than sent on as a plain GET.
+            return Self.failure(.notImplemented, "websocket_not_forwarded", "this WebSocket upgrade reached the HTTP router: "
+                                + "upgrades are carried to the upstream only as a connection's first request")
         }
         guard let base = upstream(of: project) else {
             return Self.failure(.notFound, "no_upstream", "\(path) is not served by Fauxth, and the project \(project) has no upstream: "
