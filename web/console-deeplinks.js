@@ -7,11 +7,17 @@
     items: [],          // newest first
     selectedId: null,
     loaded: false,
-    unseen: 0,          // captured while another view was showing
+    unseen: [],         // the tenants of links captured while another view was showing
     opener: undefined,  // what --open-deeplinks names, once /info has said (null: none)
   };
 
-  const ui = { list: $('#deeplink-list'), detail: $('#deeplink-detail'), count: $('#deeplink-count'), refresh: $('#deeplinks-refresh') };
+  const ui = {
+    list: $('#deeplink-list'), detail: $('#deeplink-detail'), count: $('#deeplink-count'), refresh: $('#deeplinks-refresh'),
+    tenant: $('#deeplinks-tenant'),
+  };
+
+  /** The links of the selected tenant (all, with all tenants), newest first. */
+  const visibleLinks = () => links.items.filter((d) => !ui.tenant.value || d.tenant === ui.tenant.value);
 
   // ------------------------------------------------------------------ Loading
 
@@ -82,10 +88,11 @@
 
   function renderList() {
     const focusedId = ui.list.contains(document.activeElement) ? document.activeElement.dataset.id : null;
-    const empty = links.loaded
-      ? 'No deep links yet. Redirects to app schemes (myapp://…) show up here as they happen.' : 'Loading…';
-    ui.list.replaceChildren(...(links.items.length ? links.items.map(linkItem) : [emptyItem(empty)]));
-    ui.count.textContent = links.items.length ? `${links.items.length} captured` : '';
+    const visible = visibleLinks();
+    const empty = !links.loaded ? 'Loading…' : links.items.length ? 'No deep links in this tenant.'
+      : 'No deep links yet. Redirects to app schemes (myapp://…) show up here as they happen.';
+    ui.list.replaceChildren(...(visible.length ? visible.map(linkItem) : [emptyItem(empty)]));
+    ui.count.textContent = visible.length ? `${visible.length} captured${ui.tenant.value ? ` in ${ui.tenant.value}` : ''}` : '';
     if (focusedId) ui.list.querySelector(`li[data-id="${CSS.escape(focusedId)}"]`)?.focus();
   }
 
@@ -182,7 +189,8 @@
   const render = () => { renderList(); renderDetail(); };
 
   function showUnseen() {
-    setNavBadge('deeplinks', links.unseen ? String(links.unseen) : '', 'accent');
+    const count = links.unseen.filter(inSelectedTenant).length;
+    setNavBadge('deeplinks', count ? String(count) : '', 'accent');
   }
 
   // ------------------------------------------------------------------ Live
@@ -190,7 +198,7 @@
   onLive('deeplink', (d) => {
     if (!d?.id || links.items.some((item) => item.id === d.id)) return;
     links.items.unshift({ ...d, live: true });
-    if (shared.current !== 'deeplinks') { links.unseen += 1; showUnseen(); }
+    if (shared.current !== 'deeplinks') { links.unseen.push(d.tenant); showUnseen(); }
     renderList();
   });
 
@@ -198,7 +206,7 @@
     if (type === 'emulator.reset' || type === 'snapshot.restored') {
       links.items = [];
       links.selectedId = null;
-      links.unseen = 0;
+      links.unseen = [];
       showUnseen();
       loadLinks();
     }
@@ -223,8 +231,9 @@
 
   registerView('deeplinks', {
     boot,
+    onTenant() { renderList(); showUnseen(); },
     show(params) {
-      links.unseen = 0;
+      links.unseen = links.unseen.filter((tenant) => !inSelectedTenant(tenant));
       showUnseen();
       if (params[0] && params[0] !== links.selectedId) select(params[0], { updateHash: false });
     },

@@ -13,7 +13,7 @@
   ];
   const QUICK = ['signin', 'signin.failed', 'lockout', 'fault', 'hook', 'code', 'message', 'user', 'session'];
 
-  const events = { list: [], loaded: false, expanded: new Set(), unseen: 0 };
+  const events = { list: [], loaded: false, expanded: new Set(), unseen: [] }; // unseen: the tenants of events that came while away
 
   const ui = {
     type: $('#events-type'), tenant: $('#events-tenant'), list: $('#event-list'), count: $('#event-count'),
@@ -104,7 +104,8 @@
   }
 
   function showUnseen() {
-    setNavBadge('events', events.unseen ? String(events.unseen) : '', 'muted');
+    const count = events.unseen.filter(inSelectedTenant).length;
+    setNavBadge('events', count ? String(count) : '', 'muted');
   }
 
   // ------------------------------------------------------------------ Live
@@ -120,7 +121,7 @@
     }
     events.list.unshift({ ...e, live: true });
     if (events.list.length > MAX_EVENTS) events.list.length = MAX_EVENTS;
-    if (shared.current !== 'events') { events.unseen += 1; showUnseen(); }
+    if (shared.current !== 'events') { events.unseen.push(e.tenant); showUnseen(); }
     if (!events.loaded) return;
     // Cheap path: put the new item on top rather than rebuilding hundreds of items.
     if (matches(e)) {
@@ -139,7 +140,6 @@
     ui.types.replaceChildren(...TYPES.map((type) => el('option', { value: type })));
     ui.type.addEventListener('input', renderList);
     ui.type.addEventListener('change', renderList); // programmatic clears fire no 'input'
-    ui.tenant.addEventListener('change', renderList);
     ui.refresh.addEventListener('click', loadEvents);
     ui.chips.addEventListener('click', (event) => {
       const chip = event.target.closest('button.chip');
@@ -169,8 +169,10 @@
 
   registerView('events', {
     boot,
+    onTenant() { renderList(); showUnseen(); },
     show() {
-      events.unseen = 0;
+      // Seen: the selection's. Another tenant's stay counted until it is selected.
+      events.unseen = events.unseen.filter((tenant) => !inSelectedTenant(tenant));
       showUnseen();
     },
     items: () => $$('li.event', ui.list),

@@ -37,7 +37,8 @@
       inbox.messages = [];
       inbox.selectedId = null;
       replaceHash('#inbox');
-      markAllSeen();
+      shared.unread.clear();
+      showUnread();
       render();
     } catch (error) {
       setStatus(`Could not clear the inbox (${error.message})`);
@@ -48,10 +49,11 @@
 
   // ------------------------------------------------------------------ Unread
 
-  // Updates the existing items in place: re-rendering here would replace the element being clicked.
+  // Updates the existing items in place: re-rendering here would replace the element being clicked. Only the selected
+  // tenant's are seen: another tenant's stay counted until it is shown.
   function markAllSeen() {
     if (!shared.unread.size) return;
-    shared.unread.clear();
+    for (const [id, tenant] of shared.unread) if (!shared.tenant || tenant === shared.tenant) shared.unread.delete(id);
     showUnread();
     ui.list.querySelectorAll('li.unseen').forEach((item) => item.classList.remove('unseen'));
   }
@@ -236,7 +238,7 @@
   onLive('message', (message) => {
     if (!message?.id || inbox.messages.some((m) => m.id === message.id)) return;
     inbox.messages.unshift(message);
-    shared.unread.add(message.id);
+    shared.unread.set(message.id, message.tenant);
     showUnread();
     // Cheap path: one new item on top, not a rebuild of the whole list (which would also drop focus).
     if (matches(message)) {
@@ -275,9 +277,11 @@
     ui.list.addEventListener('focusin', markAllSeen);
     // 'change' too: programmatic clears (WebDriver's clear()) fire no 'input'.
     for (const input of [ui.to, ui.search]) for (const type of ['input', 'change']) input.addEventListener(type, renderList);
-    for (const select of [ui.channel, ui.purpose, ui.tenant]) select.addEventListener('change', renderList);
+    // The tenant select is every view's (selectTenant), and re-renders through onTenant.
+    for (const select of [ui.channel, ui.purpose]) select.addEventListener('change', renderList);
     ui.reset.addEventListener('click', () => {
-      ui.to.value = ''; ui.search.value = ''; ui.channel.value = ''; ui.purpose.value = ''; ui.tenant.value = '';
+      ui.to.value = ''; ui.search.value = ''; ui.channel.value = ''; ui.purpose.value = '';
+      selectTenant('');
       renderList();
       ui.search.focus();
     });
@@ -288,6 +292,7 @@
 
   registerView('inbox', {
     boot,
+    onTenant: renderList,
     show(params) {
       if (params[0] && params[0] !== inbox.selectedId) select(params[0], { updateHash: false });
     },

@@ -1,11 +1,12 @@
-// Users view: a tenant's users, one user's whole record (identities, factors, metadata, sessions, recent
+// Users view: the selected tenant's users (or every tenant's), one user's whole record (identities, factors, metadata, sessions, recent
 // activity and messages) and the actions a tester needs: verify, disable, set a password, revoke, delete.
 'use strict';
 
 (() => {
   const users = {
     list: [],
-    listTenant: null,     // the tenant `list` belongs to
+    listTenant: null,     // the tenant `list` belongs to ('' for all tenants; each user names its own)
+    listTotal: 0,         // how many match, beyond the 200 shown
     listLoaded: false,
     stale: true,          // reload the list on the next visit
     selected: null,       // { tenant, id }
@@ -31,13 +32,13 @@
 
   async function loadUsers() {
     const tenant = ui.tenant.value;
-    if (!tenant) return;
     const request = ++listRequest; // answers can arrive out of order while typing: keep only the latest
     const q = ui.search.value.trim();
     try {
-      const { users: found = [] } = await api(`/tenants/${seg(tenant)}/users?${q ? `q=${seg(q)}&` : ''}limit=200`);
+      const { users: found = [], total = found.length } = await api(`/users?${tenant ? `tenant=${seg(tenant)}&` : ''}${q ? `q=${seg(q)}&` : ''}limit=200`);
       if (request !== listRequest) return;
       users.list = found;
+      users.listTotal = total;
       users.listTenant = tenant;
       users.listLoaded = true;
       users.stale = false;
@@ -64,25 +65,25 @@
   }
 
   function userItem(u) {
-    const selected = users.selected?.id === u.id && users.selected?.tenant === users.listTenant;
+    const selected = users.selected?.id === u.id && users.selected?.tenant === u.tenant;
     const secondary = [u.email && u.phone ? u.phone : null, u.username && (u.email || u.phone) ? u.username : null].filter(Boolean).join(' · ');
     return el('li', {
-      class: classes('user', 'item', selected && 'selected', u.disabled && 'disabled'), 'data-id': u.id, tabindex: 0,
+      class: classes('user', 'item', selected && 'selected', u.disabled && 'disabled'), 'data-id': u.id, 'data-tenant': u.tenant, tabindex: 0,
       'aria-current': selected ? 'true' : null,
     },
     el('div', { class: 'line' }, el('span', { class: 'to', text: displayName(u) }), timeAgo(u.last_sign_in_at || u.created_at)),
     secondary ? el('div', { class: 'summary muted', text: secondary }) : null,
-    el('div', { class: 'line meta badges' }, el('span', { class: 'tenant', text: users.listTenant }), ...userBadges(u)),
+    el('div', { class: 'line meta badges' }, el('span', { class: 'tenant', text: u.tenant }), ...userBadges(u)),
     el('div', { class: 'meta mono', text: u.id }));
   }
 
   function renderList() {
     const focusedId = ui.list.contains(document.activeElement) ? document.activeElement.dataset.id : null;
-    const empty = !users.listLoaded ? 'Loading…' : ui.search.value.trim() ? 'No users match.' : 'No users in this tenant.';
+    const empty = !users.listLoaded ? 'Loading…' : ui.search.value.trim() ? 'No users match.'
+      : users.listTenant ? 'No users in this tenant.' : 'No users yet.';
     ui.list.replaceChildren(...(users.list.length ? users.list.map(userItem) : [emptyItem(empty)]));
-    const tenant = tenantById(users.listTenant);
-    ui.count.textContent = users.listLoaded
-      ? `${users.list.length}${users.list.length === 200 ? '+' : ''} shown${tenant ? ` of ${tenant.user_count} in ${tenant.id}` : ''}` : '';
+    const where = users.listTenant ? `in ${users.listTenant}` : 'in all tenants';
+    ui.count.textContent = users.listLoaded ? `${users.list.length} shown of ${users.listTotal} ${where}` : '';
     if (focusedId) ui.list.querySelector(`li[data-id="${CSS.escape(focusedId)}"]`)?.focus();
   }
 
@@ -101,7 +102,7 @@
     }
     if (updateHash) replaceHash(viewHref('users', tenant, id));
     for (const item of ui.list.querySelectorAll('li.user')) {
-      const selected = item.dataset.id === id;
+      const selected = item.dataset.id === id && item.dataset.tenant === tenant;
       item.classList.toggle('selected', selected);
       if (selected) item.setAttribute('aria-current', 'true'); else item.removeAttribute('aria-current');
     }
@@ -381,15 +382,19 @@
     renderDetail();
   }
 
-  /** The new-user form, in the detail pane; what it asks for follows the tenant's dialect. */
-  function showNewUserForm() {
-    const tenant = ui.tenant.value;
+  /** The new-user form, in the detail pane; what it asks for follows the tenant's dialect. With all tenants shown, the
+   * form asks which one (changing it keeps what was typed). */
+  function showNewUserForm(_event, tenant = ui.tenant.value || shared.tenants[0]?.id, typed = {}) {
+    if (!tenant) return;
     const dialect = tenantById(tenant)?.dialect;
     const input = (name, label, type = 'text', placeholder = '') => el('label', { class: 'grow' }, label,
-      el('input', { name, type, autocomplete: 'off', spellcheck: 'false', placeholder }));
+      el('input', { name, type, autocomplete: 'off', spellcheck: 'false', placeholder, value: typed[name] || null }));
+    const choice = ui.tenant.value ? null : el('label', {}, 'Tenant',
+      el('select', { name: 'tenant' }, ...shared.tenants.map((t) => el('option', { value: t.id, selected: t.id === tenant, text: tenantLabel(t) }))));
     const form = el('form', { id: 'new-user-form', class: 'new-user' },
       el('h2', { class: 'detail-title', text: `New user in ${tenant}` }),
       el('p', { class: 'action-status', role: 'status' }),
+      choice,
       el('div', { class: 'form-grid' },
         input('email', 'Email', 'email', 'ada@example.com'),
         input('phone', 'Phone', 'tel', '+15555550100'),
@@ -400,6 +405,10 @@
       el('label', { class: 'grow' }, metadataLabels(tenant).user_metadata + ' (JSON)',
         el('textarea', { name: 'user_metadata', class: 'json-edit', rows: 3, spellcheck: 'false', placeholder: '{}' })),
       el('div', { class: 'button-row' }, el('button', { type: 'submit', class: 'btn primary' }, 'Create user')));
+    choice?.querySelector('select').addEventListener('change', (event) => {
+      const data = new FormData(form);
+      showNewUserForm(null, event.target.value, Object.fromEntries(['email', 'phone', 'username', 'password'].map((k) => [k, String(data.get(k) || '')])));
+    });
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const data = new FormData(form);
@@ -439,28 +448,21 @@
       if (shared.current === 'users') { loadUsers(); if (users.selected) fetchUser(); }
       return;
     }
-    if (/^user\.(created|signed_up|deleted|updated)$/.test(type) && event.tenant === ui.tenant.value) refreshList();
+    if (/^user\.(created|signed_up|deleted|updated)$/.test(type) && (!ui.tenant.value || event.tenant === ui.tenant.value)) refreshList();
     if (users.selected && event.user_id === users.selected.id && event.tenant === users.selected.tenant) refreshSelected();
   });
 
   // ------------------------------------------------------------------ Wiring
 
   function boot() {
-    ui.tenant.addEventListener('change', () => {
-      users.list = [];
-      users.listLoaded = false;
-      renderList();
-      replaceHash(viewHref('users', ui.tenant.value));
-      loadUsers();
-    });
     const search = debounce(loadUsers, 200);
     ui.search.addEventListener('input', search);
     ui.search.addEventListener('change', search); // programmatic clears fire no 'input'
     ui.refresh.addEventListener('click', () => { loadUsers(); if (users.selected) fetchUser(); });
     ui.list.addEventListener('click', (event) => {
-      const id = event.target.closest('li.user')?.dataset.id;
-      if (!id) return;
-      openUser(users.listTenant || ui.tenant.value, id);
+      const item = event.target.closest('li.user');
+      if (!item) return;
+      openUser(item.dataset.tenant, item.dataset.id);
       if (window.matchMedia('(max-width: 760px)').matches) ui.detail.scrollIntoView({ block: 'start' });
     });
     openOnEnter(ui.list, 'li.user');
@@ -484,14 +486,27 @@
     });
   }
 
+  let following = false; // show() is selecting the tenant a link names
+
   registerView('users', {
     boot,
+    onTenant() {
+      users.list = [];
+      users.listLoaded = false;
+      users.stale = true;
+      // While show() follows a link, the link is the hash and show() loads the list.
+      if (shared.current !== 'users' || following) return;
+      renderList();
+      replaceHash(ui.tenant.value ? viewHref('users', ui.tenant.value) : '#users');
+      loadUsers();
+    },
     async show(params, changed) {
       await shared.tenantsReady;
       const [tenant, id] = params;
-      if (tenant && tenantById(tenant) && ui.tenant.value !== tenant) {
-        ui.tenant.value = tenant;
-        users.stale = true;
+      // A link to a tenant's users selects that tenant; a link to one user does too, unless every tenant is shown.
+      if (tenant && tenantById(tenant) && ui.tenant.value !== tenant && (!id || ui.tenant.value)) {
+        following = true;
+        try { selectTenant(tenant); } finally { following = false; }
       }
       if (users.stale || changed || users.listTenant !== ui.tenant.value) loadUsers();
       if (tenant && id && (users.selected?.id !== id || users.selected?.tenant !== tenant)) {

@@ -19,8 +19,15 @@ const shared = {
   clock: null,          // { now: ms, mode, fetchedAt: ms (real time of the reading) }
   current: null,        // the active view's name
   tenantsReady: null,   // the first loadTenants(), for views that need the tenants before loading
-  unread: new Set(),    // ids of messages that arrived live and are not seen yet
+  // The tenant every view shows ('' for all of them; 'app', the app's own mail and SMS, is the inbox's alone), and
+  // that the nav counts count: one choice, made in any view's Tenant select, remembered across reloads.
+  tenant: storedTenant(),
+  unread: new Map(),    // id → tenant of messages that arrived live and are not seen yet
 };
+
+function storedTenant() {
+  try { return localStorage.getItem('fauxth.console.tenant') || ''; } catch { return ''; }
+}
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
@@ -351,10 +358,22 @@ async function loadTenants() {
   } catch (error) {
     setStatus(`Could not load tenants (${error.message})`);
   }
+  // A tenant that went (deleted, or undone by a reset) is no longer a choice.
+  if (shared.tenant && shared.tenant !== 'app' && !tenantById(shared.tenant)) selectTenant('');
   fillTenantSelects();
-  const users = shared.tenants.reduce((sum, t) => sum + (t.user_count || 0), 0);
-  setNavBadge('users', users ? String(users) : '');
+  showUserCount();
+  // The first time the selects can show a remembered tenant, the views (booted meanwhile) take it up.
+  if (!loadTenants.filled) {
+    loadTenants.filled = true;
+    if (shared.tenant) { showUnread(); for (const view of Object.values(views)) view.onTenant?.(); }
+  }
   return shared.tenants;
+}
+
+/** The Users nav count: the selected tenant's users, or every tenant's. */
+function showUserCount() {
+  const users = shared.tenants.filter((t) => inSelectedTenant(t.id)).reduce((sum, t) => sum + (t.user_count || 0), 0);
+  setNavBadge('users', users ? String(users) : '');
 }
 
 function tenantLabel(tenant) {
@@ -370,12 +389,37 @@ function fillSelect(select, options, fallback) {
   select.value = values.includes(previous) ? previous : (values.includes(fallback) ? fallback : values[0] ?? '');
 }
 
+/** Every view's Tenant select: each offers all tenants, and they all show the one selection. */
+const TENANT_SELECTS = ['#filter-tenant', '#deeplinks-tenant', '#users-tenant', '#sessions-tenant', '#events-tenant'];
+
 function fillTenantSelects() {
   const tenants = shared.tenants.map((t) => [t.id, tenantLabel(t)]);
-  fillSelect($('#filter-tenant'), [['', 'All'], ...tenants, ['app', 'app (own mail & SMS)']]);
-  fillSelect($('#events-tenant'), [['', 'All'], ...tenants]);
-  fillSelect($('#users-tenant'), tenants, shared.tenants[0]?.id);
-  fillSelect($('#sessions-tenant'), tenants, shared.tenants[0]?.id);
+  for (const selector of TENANT_SELECTS) {
+    const own = selector === '#filter-tenant' ? [['app', 'app (own mail & SMS)']] : [];
+    fillSelect($(selector), [['', 'All tenants'], ...tenants, ...own]);
+    showSelectedTenant($(selector));
+  }
+}
+
+/** A select shows the selection when it offers it (the inbox's 'app' is offered there alone), else all tenants. */
+function showSelectedTenant(select) {
+  if (!select) return;
+  select.value = [...select.options].some((o) => o.value === shared.tenant) ? shared.tenant : '';
+}
+
+/** Whether something of `tenant` is within the selection (everything is, with all tenants; 'app' counts as all
+ * outside the inbox, which filters on it itself). */
+const inSelectedTenant = (tenant) => !shared.tenant || shared.tenant === 'app' || tenant === shared.tenant;
+
+/** Makes `tenant` every view's selection ('' for all). Views re-read it through `onTenant`, and the nav counts follow. */
+function selectTenant(tenant) {
+  if (tenant === shared.tenant) return;
+  shared.tenant = tenant;
+  try { localStorage.setItem('fauxth.console.tenant', tenant); } catch { /* private mode: this visit only */ }
+  for (const selector of TENANT_SELECTS) showSelectedTenant($(selector));
+  showUserCount();
+  showUnread();
+  for (const view of Object.values(views)) view.onTenant?.();
 }
 
 const tenantById = (id) => shared.tenants.find((t) => t.id === id);
@@ -431,15 +475,22 @@ function replaceHash(hash) {
   if (location.hash !== hash) history.replaceState(null, '', hash);
 }
 
+/** Unread messages within the selected tenant. */
+function unreadCount() {
+  let count = 0;
+  for (const tenant of shared.unread.values()) if (!shared.tenant || tenant === shared.tenant) count += 1;
+  return count;
+}
+
 function updateTitle() {
-  const count = shared.unread.size;
+  const count = unreadCount();
   const base = `Fauxth ${VIEW_TITLES[shared.current] || 'Inbox'}`;
   document.title = count ? `(${count}) ${base}` : base;
 }
 
 /** The unread badge in the header, the nav count and the "(N)" in the title, together. */
 function showUnread() {
-  const count = shared.unread.size;
+  const count = unreadCount();
   const badge = $('#unread-count');
   badge.textContent = String(count);
   badge.hidden = count === 0;
@@ -623,6 +674,7 @@ function boot() {
   window.addEventListener('hashchange', route);
   // Views wire their controls first, so the first route() finds them ready; they await the tenants.
   shared.tenantsReady = loadTenants();
+  for (const selector of TENANT_SELECTS) $(selector)?.addEventListener('change', (event) => selectTenant(event.target.value));
   for (const view of Object.values(views)) view.boot?.();
   showUnread();
   refreshClock();

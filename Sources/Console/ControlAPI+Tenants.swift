@@ -63,6 +63,18 @@ extension ControlAPI {
         return .object(o)
     }
 
+    /// `GET /users`: users of every tenant (or of `tenant`), each naming its tenant, as the console's "all tenants" lists them.
+    func addAllUsersRoute<Context: RequestContext>(to group: RouterGroup<Context>) {
+        group.get("users") { request, _ in
+            let control = ControlRequest(request: request)
+            let filter = try control.listFilter()
+            let tenant = try filter.tenant.map { try emulator.requireTenant($0).id }
+            let users = try emulator.users(in: tenant, query: control.query("q"), limit: filter.limit)
+            return ControlJSON.response(["users": .array(users.map(ControlJSON.user)),
+                                         "total": .int(try emulator.userCount(in: tenant, query: control.query("q")))])
+        }
+    }
+
     private func addUserRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
         group.get { request, context in
             let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id

@@ -40,6 +40,7 @@ public struct ControlAPI: Sendable {
         addEventRoutes(to: group.group("events"))
         addHookReplayRoute(to: group.group("events"))
         addTenantRoutes(to: group.group("tenants"))
+        addAllUsersRoute(to: group)
         addOAuthServerRoutes(to: group.group("tenants"))
         addSnapshotRoutes(to: group.group("snapshots"))
         addIdentityProviderRoutes(to: group.group("idp"))
@@ -72,7 +73,7 @@ public struct ControlAPI: Sendable {
         "GET /events", "GET /events/stream", "POST /events/{id}/replay",
         "GET /tenants/{tenant}/hooks", "PUT /tenants/{tenant}/hooks/{point}", "DELETE /tenants/{tenant}/hooks/{point}",
         "GET /tenants", "POST /tenants", "GET /tenants/{tenant}", "DELETE /tenants/{tenant}",
-        "GET /tenants/{tenant}/users", "POST /tenants/{tenant}/users",
+        "GET /users", "GET /tenants/{tenant}/users", "POST /tenants/{tenant}/users",
         "GET /tenants/{tenant}/users/{user}", "DELETE /tenants/{tenant}/users/{user}",
         "GET /tenants/{tenant}/users/{user}/sessions", "DELETE /tenants/{tenant}/users/{user}/sessions/{session}",
         "GET /snapshots", "POST /snapshots", "POST /snapshots/{name}/restore", "POST /snapshots/save", "POST /snapshots/load",

@@ -37,6 +37,31 @@ import Testing
         }
     }
 
+    @Test func usersAreListedAcrossTenantsEachWithItsOwnIdentities() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            // The seed has an alice in every tenant: one listing finds each, with that tenant's identities.
+            let all = try await client.send(.get, "/_emu/v1/users?q=alice@example.com")
+            #expect(all.status == .ok)
+            let alices = try #require(all.json["users"]?.arrayValue)
+            #expect(Set(alices.compactMap { $0["tenant"]?.stringValue }) == ["default", "demo-fauxth", "us-east-1_fauxth001"])
+            #expect(all.json["total"] == 3)
+            for alice in alices {
+                let tenant = try #require(alice["tenant"]?.stringValue), id = try #require(alice["id"]?.stringValue)
+                let own = try await client.send(.get, "/_emu/v1/tenants/\(tenant)/users/\(id)")
+                #expect(alice["identities"] == own.json["identities"], "identities of \(tenant)'s alice")
+                #expect(alice["identities"]?.arrayValue?.isEmpty == false)
+            }
+            let everyone = try await client.send(.get, "/_emu/v1/users?limit=2")
+            #expect(everyone.json["users"]?.arrayValue?.count == 2)
+            #expect((everyone.json["total"]?.intValue ?? 0) > 3)
+            let one = try await client.send(.get, "/_emu/v1/users?tenant=demo-fauxth&q=alice")
+            #expect(one.json["users"]?.arrayValue?.map { $0["tenant"] } == ["demo-fauxth"])
+            #expect(try await client.send(.get, "/_emu/v1/users?tenant=nope").json["error"]?["code"] == "tenant_not_found")
+            #expect(try await client.send(.get, "/_emu/v1/users?limit=0").status == .badRequest)
+        }
+    }
+
     @Test func phoneSearchFindsTheSeededUser() async throws {
         let harness = try Harness()
         let reply = try await harness.run { try await $0.send(.get, "/_emu/v1/tenants/default/users?phone=%2B15555550100") }

@@ -327,3 +327,63 @@ def test_a_user_is_added_and_its_custom_claims_edited_from_the_console(fauxth, b
     browser.execute_script(type_into, "{oops")
     wait(browser).until(lambda _: "Not JSON" in text_of("#user-detail .action-status"))
     assert claims()["plan"] == "pro"
+
+
+def test_one_tenant_selection_is_shared_by_every_view_and_the_tab_counts_follow_it(fauxth, browser):
+    def badge(view):
+        return browser.execute_script(f"return document.querySelector('#nav a[data-view=\"{view}\"]').getAttribute('data-badge') || ''")
+
+    def selects():
+        return browser.execute_script("return ['filter-tenant', 'deeplinks-tenant', 'users-tenant', 'sessions-tenant', 'events-tenant']"
+                                      ".map((id) => document.getElementById(id).value)")
+
+    def rows(css, attribute="data-tenant"):
+        return browser.execute_script(f"return [...document.querySelectorAll('{css}')].map((row) => row.getAttribute('{attribute}'))")
+
+    firebase_key = {"key": "fake-api-key"}
+    requests.post(f"{fauxth.url}/auth/v1/token?grant_type=password", headers={"apikey": ANON_KEY}, timeout=30,
+                  json={"email": "alice@example.com", "password": "password123"}).raise_for_status()
+    for _ in range(2):
+        requests.post(f"{fauxth.url}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword", params=firebase_key, timeout=30,
+                      json={"email": "alice@example.com", "password": "password123", "returnSecureToken": True}).raise_for_status()
+
+    def sessions_in(tenant):
+        return len(fauxth.control("GET", f"/tenants/{tenant}/sessions").json()["sessions"])
+
+    tenants = {t["id"]: t["user_count"] for t in fauxth.control("GET", "/tenants").json()["tenants"]}
+
+    # Every tenant at first: the users of each, and counts over all of them.
+    open_view(browser, fauxth, "users")
+    wait(browser).until(lambda _: len(set(rows("#user-list li.user"))) >= 3)
+    assert "in all tenants" in browser.find_element(By.ID, "user-count").text
+    assert selects() == [""] * 5
+    wait(browser).until(lambda _: badge("users") == str(sum(tenants.values())))
+    wait(browser).until(lambda _: badge("sessions") == str(sum(sessions_in(t) for t in tenants)))
+
+    # Messages for two tenants arrive while the users view shows.
+    sign_up(fauxth, "shared-selection@example.com")
+    requests.post(f"{fauxth.url}/identitytoolkit.googleapis.com/v1/accounts:sendOobCode", params=firebase_key, timeout=30,
+                  json={"requestType": "PASSWORD_RESET", "email": "alice@example.com"}).raise_for_status()
+    wait(browser).until(lambda _: badge("inbox") == "2")
+
+    # One choice in one view is every view's, and every count follows it.
+    Select(browser.find_element(By.ID, "users-tenant")).select_by_value("demo-fauxth")
+    wait(browser).until(lambda _: rows("#user-list li.user") and set(rows("#user-list li.user")) == {"demo-fauxth"})
+    assert selects() == ["demo-fauxth"] * 5
+    wait(browser).until(lambda _: badge("users") == str(tenants["demo-fauxth"]))
+    wait(browser).until(lambda _: badge("sessions") == str(sessions_in("demo-fauxth")) and badge("inbox") == "1")
+    open_view(browser, fauxth, "sessions")
+    wait(browser).until(lambda _: rows("#session-rows tr.session") == ["demo-fauxth"] * sessions_in("demo-fauxth"))
+    open_view(browser, fauxth, "inbox")
+    wait(browser).until(lambda _: browser.execute_script(
+        "return [...document.querySelectorAll('#message-list li.message .tenant')].map((t) => t.textContent)") == ["demo-fauxth"])
+
+    # The choice outlives a reload; "All tenants" in any view brings every tenant back everywhere.
+    browser.refresh()
+    wait(browser).until(lambda _: selects() == ["demo-fauxth"] * 5)
+    open_view(browser, fauxth, "sessions")
+    Select(browser.find_element(By.ID, "sessions-tenant")).select_by_value("")
+    wait(browser).until(lambda _: sorted(rows("#session-rows tr.session")) == sorted(
+        [t for t in tenants for _ in range(sessions_in(t))]))
+    assert selects() == [""] * 5
+    wait(browser).until(lambda _: badge("users") == str(sum(tenants.values()) + 1))

@@ -120,9 +120,10 @@ extension Emulator {
         }
     }
 
-    /// Users of a tenant, oldest first (or newest first, as GoTrue's admin list sorts by default); `query`
-    /// matches email, phone, username (substring) or id. Two queries, whatever the page's size.
-    public func users(in tenant: String, query: String? = nil, limit: Int = 500, offset: Int = 0, newestFirst: Bool = false) throws -> [User] {
+    /// Users of a tenant, or of every tenant for nil, oldest first (or newest first, as GoTrue's admin list sorts by
+    /// default); `query` matches email, phone, username (substring) or id. Two queries, whatever the page's size (one
+    /// more per further tenant on the page, across tenants).
+    public func users(in tenant: String?, query: String? = nil, limit: Int = 500, offset: Int = 0, newestFirst: Bool = false) throws -> [User] {
         try db.withConnection { c in
             try Accounts.list(c, Accounts.Selection(tenant: tenant).searching(query), newestFirst ? .newestFirst : .oldestFirst,
                               limit: limit, offset: offset)
@@ -130,7 +131,7 @@ extension Emulator {
     }
 
     /// How many users `users(in:query:)` would list without a limit: one COUNT.
-    public func userCount(in tenant: String, query: String?) throws -> Int {
+    public func userCount(in tenant: String?, query: String?) throws -> Int {
         try db.withConnection { c in try Accounts.count(c, Accounts.Selection(tenant: tenant).searching(query)) }
     }
 

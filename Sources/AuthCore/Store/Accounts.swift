@@ -37,14 +37,20 @@ enum Accounts {
         }
     }
 
-    /// Which users of a tenant a listing holds: a WHERE condition over `users` with its arguments.
+    /// Which users of a tenant (or of every tenant) a listing holds: a WHERE condition over `users` with its arguments.
     struct Selection {
         var sql: String
         var arguments: [SQLValue]
 
-        init(tenant: String) {
-            sql = "users.tenant = ?"
-            arguments = [.text(tenant)]
+        /// The users of `tenant`; of every tenant for nil (the console's "all tenants").
+        init(tenant: String?) {
+            if let tenant {
+                sql = "users.tenant = ?"
+                arguments = [.text(tenant)]
+            } else {
+                sql = "1"
+                arguments = []
+            }
         }
 
         /// Narrowed by one more condition.
@@ -122,14 +128,18 @@ enum Accounts {
         return try c.first("SELECT users.id FROM users WHERE \(selection.sql) LIMIT 1", selection.arguments) != nil
     }
 
-    /// Users from their rows, with every one's identities read in one query.
+    /// Users from their rows, with their identities read in one query per tenant among them (one, but for a listing
+    /// across tenants).
     static func withIdentities(_ c: borrowing Connection, rows: [Row]) throws -> [User] {
         guard let tenant = rows.first?.string("tenant") else { return [] }
         if rows.count == 1, let id = rows[0].string("id") {
             return [User(row: rows[0], identities: try Identities.of(c, tenant: tenant, userId: id))]
         }
-        let identities = try Identities.of(c, tenant: tenant, userIds: rows.compactMap { $0.string("id") })
-        return rows.map { row in User(row: row, identities: identities[row.string("id") ?? ""] ?? []) }
+        var identities: [String: [String: [Identity]]] = [:]
+        for (tenant, ids) in Dictionary(grouping: rows, by: { $0.string("tenant") ?? "" }).mapValues({ $0.compactMap { $0.string("id") } }) {
+            identities[tenant] = try Identities.of(c, tenant: tenant, userIds: ids)
+        }
+        return rows.map { row in User(row: row, identities: identities[row.string("tenant") ?? ""]?[row.string("id") ?? ""] ?? []) }
     }
 
     /// The columns of a user's row that operations write, by name.
