@@ -42,6 +42,7 @@ extension ControlAPI {
             let tenant = ControlRequest(request: request).query("tenant")
             if let tenant { _ = try emulator.requireTenant(tenant) }
             try emulator.restoreSnapshot(named: name, tenant: tenant)
+            await settled()
             return ControlJSON.response(["restored": .string(name), "tenant": tenant.map(JSON.string) ?? .null])
         }
         group.post("save") { request, _ in
@@ -54,6 +55,7 @@ extension ControlAPI {
         group.post("load") { request, _ in
             let path = try await ControlRequest(request: request).body().string("path", required: true) ?? ""
             try await Blocking.run { try emulator.loadSnapshot(from: path) }
+            await settled()
             return ControlJSON.response(["loaded": .string(path)])
         }
     }

@@ -18,10 +18,16 @@ public struct ControlAPI: Sendable {
     /// What `--open-deeplinks` named, which `POST /deeplinks/{id}/open` runs; nil without it.
     let deepLinkOpener: DeepLinkOpener?
 
+    /// Returns once what follows the state's last change is done (a mirrored project's database brought in step):
+    /// a reset, restore or load answers after it, so a test that reads the database next finds it in step.
+    let settled: @Sendable () async -> Void
+
     public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON,
                 exportFirebase: @escaping @Sendable (String, String?) throws -> JSON = { _, _ in .null },
-                identityProviders: FakeIdentityProviders? = nil, deepLinkOpener: DeepLinkOpener? = nil) {
+                identityProviders: FakeIdentityProviders? = nil, deepLinkOpener: DeepLinkOpener? = nil,
+                settled: @escaping @Sendable () async -> Void = {}) {
         self.deepLinkOpener = deepLinkOpener
+        self.settled = settled
         self.emulator = emulator
         self.info = info
         self.exportFirebase = exportFirebase
@@ -33,7 +39,11 @@ public struct ControlAPI: Sendable {
         group.get("health") { _, _ in try health() }
         group.get("info") { request, _ in ControlJSON.response(info(request)) }
         group.get("openapi.json") { _, _ in openAPIDocument() }
-        group.post("reset") { request, _ in try reset(ControlRequest(request: request)) }
+        group.post("reset") { request, _ in
+            let answer = try reset(ControlRequest(request: request))
+            await settled()
+            return answer
+        }
         addClockRoutes(to: group.group("clock"))
         addMessageRoutes(to: group.group("messages"))
         addDeepLinkRoutes(to: group.group("deeplinks"))

@@ -132,8 +132,10 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
              smtp: listeners.smtpAddress, openDeepLinks: options.deepLinkOpener?.name)
     }, exportFirebase: { directory, project in
         try firebase.exportEmulatorFormat(to: directory, project: project)
-    }, identityProviders: identityProviders, deepLinkOpener: options.deepLinkOpener)
-        .addRoutes(to: router.group("_emu/v1"))
+    }, identityProviders: identityProviders, deepLinkOpener: options.deepLinkOpener, settled: {
+        // A mirrored project's database takes the reset or restored users before the control API answers.
+        await mirrorProgress?.wait(for: emulator.lastEventSequence, timeout: .seconds(10))
+    }).addRoutes(to: router.group("_emu/v1"))
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
     // The rest of the Supabase stack, forwarded to the project's upstream: on the main port for the default project,
     // and under each project's prefix.

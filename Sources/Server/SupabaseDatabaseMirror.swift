@@ -13,6 +13,11 @@ import SupabaseAPI
 /// Every event about a user of such a project brings its row up to date from the store (inserted the first time,
 /// updated after, deleted with the user), one event at a time in the order they happened. A write that fails is a
 /// `mirror.failed` event and a log line, never silent; the next event about the user writes its whole row again.
+///
+/// The database holds exactly the project's users: at start, and after every reset or restore that touches the
+/// project, it is brought in step whole (rows of users the project no longer has are deleted, with whatever
+/// cascades from them, as a per-test reset should leave the app's tables; the others written again). So one
+/// database serves one project.
 struct SupabaseDatabaseMirror: Service {
     let emulator: Emulator
     let logger: Logger
@@ -26,28 +31,62 @@ struct SupabaseDatabaseMirror: Service {
         let feed = emulator.feed.subscribe()
         await cancelWhenGracefulShutdown {
             var connections = Connections(logger: logger)
+            // The users the project starts with (the seed's, or a snapshot's), before any event is handled.
+            for tenant in mirroredProjects() {
+                await attempt(tenant, userId: nil, after: "start", connections: &connections) { try await sync(tenant, on: $0) }
+            }
             for await item in feed {
                 guard case .event(let event) = item else { continue }
                 defer { progress.advance(to: event.sequence) }
-                guard let tenant = event.tenant, let userId = event.userId, event.type != .mirrorFailed, let url = database(of: tenant) else { continue }
-                do {
-                    let connection = try await connections.connection(to: url)
-                    do {
-                        try await mirror(userId, in: tenant, type: event.type, on: connection)
-                    } catch {
-                        // A broken connection is dropped, so the next event connects afresh.
-                        await connections.drop(url)
-                        throw error
+                if event.type == .emulatorReset || event.type == .snapshotRestored {
+                    for tenant in mirroredProjects() where event.tenant == nil || event.tenant == tenant {
+                        await attempt(tenant, userId: nil, after: event.type.rawValue, connections: &connections) { try await sync(tenant, on: $0) }
                     }
-                } catch {
-                    let message = String(reflecting: error)
-                    logger.error("could not mirror user \(userId) of \(tenant) into \(Self.redacted(url)): \(message)")
-                    emulator.record(.mirrorFailed, tenant: tenant, userId: userId,
-                                    detail: ["database": .string(Self.redacted(url)), "error": .string(message), "after": .string(event.type.rawValue)])
+                    continue
+                }
+                guard let tenant = event.tenant, let userId = event.userId, event.type != .mirrorFailed, database(of: tenant) != nil else { continue }
+                await attempt(tenant, userId: userId, after: event.type.rawValue, connections: &connections) {
+                    try await mirror(userId, in: tenant, on: $0)
                 }
             }
             await connections.closeAll()
         }
+    }
+
+    /// Runs `work` on the project's database; a failure is a `mirror.failed` event and a log line, and drops the
+    /// connection, so the next write connects afresh.
+    private func attempt(_ tenant: String, userId: String?, after: String, connections: inout Connections,
+                         _ work: (PostgresConnection) async throws -> Void) async {
+        guard let url = database(of: tenant) else { return }
+        do {
+            let connection = try await connections.connection(to: url)
+            do {
+                try await work(connection)
+            } catch {
+                await connections.drop(url)
+                throw error
+            }
+        } catch {
+            let message = String(reflecting: error)
+            logger.error("could not mirror \(userId.map { "user \($0)" } ?? "the users") of \(tenant) into \(Self.redacted(url)): \(message)")
+            emulator.record(.mirrorFailed, tenant: tenant, userId: userId,
+                            detail: ["database": .string(Self.redacted(url)), "error": .string(message), "after": .string(after)])
+        }
+    }
+
+    /// The Supabase projects that mirror, now (a reset or restore may have added or removed some).
+    func mirroredProjects() -> [String] {
+        ((try? emulator.tenants()) ?? []).filter { $0.dialect == .supabase && $0.settings["db"]?.stringValue != nil }.map(\.id)
+    }
+
+    /// Brings the whole database in step with the project: rows of users it no longer has go first (a new user may
+    /// hold a gone one's phone, which `auth.users` keeps unique), then every user is written again.
+    func sync(_ tenant: String, on connection: PostgresConnection) async throws {
+        let users = try emulator.users(in: tenant, limit: Int.max)
+        let kept = "{" + users.map(\.id).joined(separator: ",") + "}"
+        try await connection.query("DELETE FROM auth.identities WHERE NOT (user_id = ANY(\(kept)::uuid[]))", logger: logger)
+        try await connection.query("DELETE FROM auth.users WHERE NOT (id = ANY(\(kept)::uuid[]))", logger: logger)
+        for user in users { try await write(user, in: tenant, on: connection) }
     }
 
     /// The project's database URL, if it mirrors.
@@ -56,14 +95,20 @@ struct SupabaseDatabaseMirror: Service {
         return row.settings["db"]?.stringValue
     }
 
-    func mirror(_ userId: String, in tenant: String, type: EventType, on connection: PostgresConnection) async throws {
+    /// One user's rows as the store has them now, or their deletion if it has none.
+    func mirror(_ userId: String, in tenant: String, on connection: PostgresConnection) async throws {
         guard let user = try emulator.user(in: tenant, id: userId) else {
             // Deleted: GoTrue's identities go with the user (ON DELETE CASCADE), as do the app's rows that say so.
             try await connection.query("DELETE FROM auth.identities WHERE user_id = \(userId)::uuid", logger: logger)
             try await connection.query("DELETE FROM auth.users WHERE id = \(userId)::uuid", logger: logger)
             return
         }
-        let password = try emulator.credential(in: tenant, userId: userId, kind: "password")
+        try await write(user, in: tenant, on: connection)
+    }
+
+    /// Inserts or updates a user's row and identities (removing identities it no longer has).
+    func write(_ user: User, in tenant: String, on connection: PostgresConnection) async throws {
+        let password = try emulator.credential(in: tenant, userId: user.id, kind: "password")
         // GoTrue keeps bcrypt; Fauxth's own hashes mean nothing to anything reading the column, so only bcrypt is copied.
         let encrypted = password.flatMap { $0.hasPrefix("$2") ? $0 : nil } ?? ""
         let appMetadata = JSON.object(GoTrueJSON.appMetadata(user)).serialized()

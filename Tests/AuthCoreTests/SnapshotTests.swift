@@ -97,6 +97,32 @@ import Testing
         #expect(throws: SnapshotError.unknownName("missing")) { try emulator.restoreSnapshot(named: "missing") }
     }
 
+    @Test func aTenantRestoredAfterAResetKeepsItsTrailAndEventNumbersNeverGoBack() throws {
+        let emulator = try makeEmulator()
+        try emulator.createUser(in: "proj", NewUser(email: "kept@example.com"))
+        try emulator.takeSnapshot(named: "one")
+        try emulator.createUser(in: "proj", NewUser(email: "later@example.com"))
+        let published = emulator.lastEventSequence
+        try emulator.reset()
+        // The reset's own event comes after everything published before it, not after the seed's last event.
+        let reset = try #require(try emulator.events(type: "emulator.reset").first)
+        #expect(reset.sequence == published + 1)
+        try emulator.createUser(in: "other", NewUser(email: "o@example.com"))
+        // The snapshot's events of the tenant come back numbered after the current ones (their own numbers are taken).
+        try emulator.restoreSnapshot(named: "one", tenant: "proj")
+        #expect(try emulator.user(in: "proj", .email("kept@example.com")) != nil)
+        #expect(try emulator.user(in: "proj", .email("later@example.com")) == nil)
+        let trail = try emulator.events(filter: ListFilter(tenant: "proj"))
+        #expect(trail.contains { $0.type == .userCreated })
+        let all = try emulator.events()
+        #expect(Set(all.map(\.sequence)).count == all.count)
+        #expect(all.map(\.sequence) == all.map(\.sequence).sorted(by: >))
+        // A whole restore does not number backwards either.
+        let before = emulator.lastEventSequence
+        try emulator.restoreSnapshot(named: "one")
+        #expect(try #require(try emulator.events(type: "snapshot.restored").first).sequence == before + 1)
+    }
+
     @Test func resetReturnsToTheSeedForEverythingOrOneTenant() throws {
         let emulator = try makeEmulator()
         try emulator.createUser(in: "proj", NewUser(email: "p@example.com"))

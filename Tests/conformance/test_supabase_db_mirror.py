@@ -116,6 +116,9 @@ def eventually(check, timeout=10):
 
 def test_users_reach_auth_users_and_the_apps_trigger_and_foreign_keys_work(start_fauxth, postgres):
     fauxth = start_fauxth("--supabase-db", postgres.url)
+    # The seed's users are there from the start (the trigger made their profiles too).
+    seeded = {u["id"] for u in fauxth.control("GET", "/tenants/default/users").json()["users"]}
+    assert eventually(lambda: {r[0] for r in postgres.sql("SELECT id FROM auth.users")} == seeded)
     auth = create_client(fauxth.url, ANON_KEY).auth
     user = auth.sign_up({"email": "mirrored@example.com", "password": "secret123", "options": {"data": {"full_name": "Ada Mirror"}}}).user
     # The trigger made the profile from the row the mirror inserted, before the sign-up was answered (as GoTrue
@@ -134,18 +137,59 @@ def test_users_reach_auth_users_and_the_apps_trigger_and_foreign_keys_work(start
     assert postgres.sql(f"SELECT confirmed_at IS NOT NULL, last_sign_in_at IS NOT NULL FROM auth.users WHERE id = '{user.id}'") == [["t", "t"]]
     auth.update_user({"data": {"full_name": "Ada Renamed"}})
     assert postgres.sql(f"SELECT raw_user_meta_data->>'full_name' FROM auth.users WHERE id = '{user.id}'") == [["Ada Renamed"]]
-    assert postgres.sql("SELECT count(*) FROM public.profiles") == [["1"]]
+    assert postgres.sql(f"SELECT count(*) FROM public.profiles WHERE id = '{user.id}'") == [["1"]]
     assert session.user.id == user.id
 
     # Deleting the user deletes its row, and the app's rows that reference it go with it.
     create_client(fauxth.url, SERVICE_KEY).auth.admin.delete_user(user.id)
-    assert postgres.sql("SELECT count(*) FROM auth.users") == [["0"]]
-    assert postgres.sql("SELECT count(*) FROM public.profiles") == [["0"]]
-    assert postgres.sql("SELECT count(*) FROM auth.identities") == [["0"]]
+    assert postgres.sql(f"SELECT count(*) FROM auth.users WHERE id = '{user.id}'") == [["0"]]
+    assert postgres.sql(f"SELECT count(*) FROM public.profiles WHERE id = '{user.id}'") == [["0"]]
+    assert postgres.sql(f"SELECT count(*) FROM auth.identities WHERE user_id = '{user.id}'") == [["0"]]
+    assert {r[0] for r in postgres.sql("SELECT id FROM auth.users")} == seeded
+
+
+def test_the_database_holds_the_projects_users_at_start_and_after_a_reset_or_restore(start_fauxth, postgres):
+    # A user left from an earlier run, with the app's row for it: not one of the project's, so it goes at start.
+    stale = "5ca1ab1e-0000-4000-8000-000000000001"
+    postgres.sql(f"INSERT INTO auth.users (id, email, phone) VALUES ('{stale}', 'stale@example.com', '15555550100')")
+    assert postgres.sql("SELECT count(*) FROM public.profiles") == [["1"]]
+    fauxth = start_fauxth("--supabase-db", postgres.url)
+
+    def mirrored():
+        return {r[0] for r in postgres.sql("SELECT email FROM auth.users")}
+
+    seeded = {u["email"] for u in fauxth.control("GET", "/tenants/default/users").json()["users"]}
+    assert eventually(lambda: mirrored() == seeded), mirrored()
+    assert postgres.sql(f"SELECT count(*) FROM public.profiles WHERE id = '{stale}'") == [["0"]]
+
+    # A reset takes the users signed up since, with their rows; the control API answers once the database is in step.
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    auth.sign_up({"email": "before-snapshot@example.com", "password": "secret123"})
+    assert fauxth.control("POST", "/snapshots", json={"name": "one-more"}).status_code in (200, 201)
+    auth.sign_up({"email": "after-snapshot@example.com", "password": "secret123"})
+    assert mirrored() == seeded | {"before-snapshot@example.com", "after-snapshot@example.com"}
+    assert fauxth.control("POST", "/reset").status_code == 200
+    assert mirrored() == seeded
+    assert postgres.sql("SELECT count(*) FROM public.profiles") == [[str(len(seeded))]]
+    # After a reset, a sign-up's answer still comes after its row and the trigger's profile (event numbers go on from
+    # before the reset, which the wait compares).
+    fresh = auth.sign_up({"email": "after-reset@example.com", "password": "secret123"}).user
+    assert postgres.sql(f"SELECT email FROM public.profiles WHERE id = '{fresh.id}'") == [["after-reset@example.com"]]
+
+    # Restoring a snapshot brings its users back, for this project alone as for the whole emulator.
+    restored = fauxth.control("POST", "/snapshots/one-more/restore", params={"tenant": "default"})
+    assert restored.status_code == 200, restored.text
+    assert mirrored() == seeded | {"before-snapshot@example.com"}
+    assert postgres.sql("SELECT count(*) FROM public.profiles") == [[str(len(seeded) + 1)]]
+    assert fauxth.control("POST", "/reset", params={"tenant": "default"}).status_code == 200
+    assert mirrored() == seeded
+    assert fauxth.control("GET", "/events", params={"type": "mirror.failed"}).json()["events"] == []
 
 
 def test_a_mirror_that_fails_is_an_event_not_silence(start_fauxth, postgres):
     fauxth = start_fauxth("--supabase-db", postgres.url)
+    # Once the start's sync is done (dropping tables under its writes would deadlock the two).
+    assert eventually(lambda: postgres.sql("SELECT count(*) FROM auth.users") == [["3"]])
     postgres.sql("DROP TABLE public.profiles; DROP TABLE auth.identities; DROP TABLE auth.users")
     create_client(fauxth.url, ANON_KEY).auth.sign_up({"email": "lost@example.com", "password": "secret123"})
     failures = eventually(lambda: fauxth.control("GET", "/events", params={"type": "mirror.failed"}).json()["events"])

@@ -29,6 +29,7 @@ extension Emulator {
             return
         }
         try snapshot.database.copy(into: db)
+        try continueEventNumbering()
         // The lockouts and rate-limit windows the snapshot was taken with, not the ones left behind.
         clearTransientState()
         try readTransientState()
@@ -55,6 +56,7 @@ extension Emulator {
             let staged = try stage(path)
             db.exchange(with: staged)
         }
+        try continueEventNumbering()
         clearTransientState()
         try readTransientState()
         releaseFreedMemory()

@@ -131,6 +131,7 @@ public final class Emulator: Sendable {
             try forgetTransientState(in: tenant)
         } else {
             try seedState.copy(into: db)
+            try continueEventNumbering()
             // Rules a test added go; the ones the server started with come back with fresh counters.
             faults.restoreStartupRules()
             clearTransientState()
@@ -144,4 +145,10 @@ public final class Emulator: Sendable {
 
     /// A new unique id.
     func newID() -> String { generator.uuid() }
+
+    /// After the state was replaced whole (a reset, a restore, a load): events go on numbering after the last one
+    /// published (`History.continueNumbering`).
+    func continueEventNumbering() throws {
+        try db.withConnection { c in try History.continueNumbering(c, after: lastEventSequence) }
+    }
 }

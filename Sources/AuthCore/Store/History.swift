@@ -98,6 +98,14 @@ enum History {
     /// Keeps the newest `keep` rows once the row just inserted reaches a batch boundary (`seq` is the integer
     /// primary key, so this is a range delete; a one-row delete each time would cost more); answers that
     /// row's `seq`. No limit when `keep` is 0.
+    /// Makes the next event's number follow `last` at least. A reset or a restore puts back a state whose numbering
+    /// stopped earlier; numbering from there again would hand out numbers already published, and the feed's waiters
+    /// (a mirrored project's answers wait until the mirror has handled the last published number) compare them.
+    static func continueNumbering(_ c: borrowing Connection, after last: Int) throws {
+        try c.run("INSERT INTO sqlite_sequence (name, seq) SELECT 'events', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'events')")
+        try c.run("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'events'", [.int(Int64(last))])
+    }
+
     private static func trim(_ c: borrowing Connection, _ table: Table, keep: Int) throws -> Int {
         let lastRow = c.lastInsertRowID
         if keep > 0, lastRow % Retention.trimBatch == 0, lastRow > keep {

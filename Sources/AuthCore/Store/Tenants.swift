@@ -44,7 +44,15 @@ enum Tenants {
             try c.run("INSERT INTO tenants SELECT * FROM seed.tenants WHERE id = ?", [.text(id)])
             for table in Schema.tenantTables {
                 try c.run("DELETE FROM \(table) WHERE tenant = ?", [.text(id)])
-                try c.run("INSERT INTO \(table) SELECT * FROM seed.\(table) WHERE tenant = ?", [.text(id)])
+                if Schema.sequencedTables.contains(table) {
+                    // Numbered in arrival order: the snapshot's numbers may be taken since (by another tenant's rows, or
+                    // after a reset numbered afresh), so its rows are numbered anew after the current ones, in their order.
+                    let columns = try c.query("SELECT name FROM pragma_table_info(?)", [.text(table)])
+                        .compactMap { $0.string("name") }.filter { $0 != "seq" }.joined(separator: ", ")
+                    try c.run("INSERT INTO \(table) (\(columns)) SELECT \(columns) FROM seed.\(table) WHERE tenant = ? ORDER BY seq", [.text(id)])
+                } else {
+                    try c.run("INSERT INTO \(table) SELECT * FROM seed.\(table) WHERE tenant = ?", [.text(id)])
+                }
             }
             try c.execute("COMMIT")
         } catch {
