@@ -101,8 +101,9 @@
             + `    aws_access_key_id="x", aws_secret_access_key="x",\n)`],
           ['Amplify JS (v6)', `import { Amplify } from "aws-amplify"\n\nAmplify.configure({\n  Auth: {\n    Cognito: {\n      userPoolId: ${js(pool)},\n`
             + `      userPoolClientId: ${js(client)},\n      userPoolEndpoint: ${js(endpoint)},\n    },\n  },\n})`],
-          // Amplify Swift takes a custom user pool endpoint as a bare host, always over https on 443 (its
-          // AWSCognitoAuthPlugin refuses a scheme), so it reaches Fauxth only through an https proxy.
+          // Amplify Swift and Android take a custom user pool endpoint only as a bare host name, always over https
+          // on 443 (AWSCognitoAuthPlugin, and Android's UserPoolConfiguration.validateEndpoint, refuse a scheme or a
+          // port), so they reach Fauxth only through an https proxy (docs/cognito.md: the emulator's hosts file).
           ['Amplify Swift and Android: an https proxy in front of Fauxth (Amplify takes no http endpoint)',
             `caddy reverse-proxy --from cognito.localhost --to ${hostOf(endpoint)}`],
           ['Amplify Swift and Android (amplifyconfiguration.json)', amplifyConfig(pool, client, region, 'cognito.localhost')],
