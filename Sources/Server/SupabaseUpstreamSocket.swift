@@ -31,16 +31,24 @@ struct SupabaseUpstreamSocket: Sendable {
         "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-protocol", "sec-websocket-accept",
     ])
 
-    /// HTTP/1.1 as `.http1` serves it, plus the upgrades `route` places.
+    /// HTTP/1.1 as `.http1` serves it (`UpgradableHTTP1`), plus the upgrades `route` places.
     func server(idleTimeout: TimeAmount, route: @escaping Route) -> HTTPServerBuilder {
-        .http1WebSocketUpgrade(configuration: .init(http1: .init(idleTimeout: idleTimeout),
-                                                    ws: .init(maxFrameSize: Self.maxFrameSize))) { request, _, logger in
-            guard let path = request.path, let (project, servicePath) = route(Self.pathOnly(path)) else { return .dontUpgrade }
-            let query = path.firstIndex(of: "?").map { String(path[$0...]) } ?? ""
-            let headers = Self.forwardedHeaders(request)
-            return .upgrade([:]) { app, appWriter, _ in
-                await carry(app, appWriter, project: project, path: servicePath + query, headers: headers, logger: logger)
-            }
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(http1: .init(idleTimeout: idleTimeout),
+                                                                       ws: .init(maxFrameSize: Self.maxFrameSize))
+        return HTTPServerBuilder { responder in
+            UpgradableHTTP1(base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) { request, _, logger in
+                shouldUpgrade(request, route: route, logger: logger)
+            })
+        }
+    }
+
+    private func shouldUpgrade(_ request: HTTPRequest, route: Route, logger: Logger)
+        -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard let path = request.path, let (project, servicePath) = route(Self.pathOnly(path)) else { return .dontUpgrade }
+        let query = path.firstIndex(of: "?").map { String(path[$0...]) } ?? ""
+        let headers = Self.forwardedHeaders(request)
+        return .upgrade([:]) { app, appWriter, _ in
+            await carry(app, appWriter, project: project, path: servicePath + query, headers: headers, logger: logger)
         }
     }
 

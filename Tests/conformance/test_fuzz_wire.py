@@ -180,6 +180,22 @@ def test_huge_and_malformed_headers_get_a_4xx_or_a_close(fuzz_server, tally):
         healthy(fuzz_server, tally)
 
 
+def test_an_unparsable_first_request_is_answered_400_while_the_client_waits(fuzz_server, tally):
+    """Without a half-close, so a missing answer is a hang, not a close. A connection's first request is read by the
+    pipeline that can upgrade to a WebSocket, whose parse errors once went unanswered: a 90 KB URL (a deflated SAML
+    request) hung until the client gave up."""
+    cases = {
+        "100 KB path": request("GET", "/auth/v1/" + "a" * 100_000),
+        "100 KB header": request("GET", "/_emu/v1/health", ["X-Big: " + "a" * 100_000]),
+        "garbage": b"GARBAGE\r\n\r\n",
+    }
+    for label, data in cases.items():
+        answer = exchange(fuzz_server, data, read_timeout=10, half_close=False)
+        tally.tried += 1
+        assert statuses(answer) == [400], f"{label}: {answer[:200]!r}"
+        healthy(fuzz_server, tally)
+
+
 def test_invalid_request_lines_http_0_9_and_pipelined_garbage_get_a_4xx_or_a_close(fuzz_server, tally):
     health = request("GET", "/_emu/v1/health")
     cases = {
