@@ -227,6 +227,12 @@ public final class FauxthClient: Sendable {
         try await request("GET", "/tenants/\(Self.segment(tenant))/users", query: ["email": email])["users"]?.array ?? []
     }
 
+    /// Every tenant's users (those `query` finds: a substring of an email, phone or username, or an id), each naming
+    /// its `tenant`.
+    public func usersInEveryTenant(matching query: String? = nil) async throws -> [JSONValue] {
+        try await request("GET", "/users", query: ["q": query])["users"]?.array ?? []
+    }
+
     @discardableResult
     public func createUser(in tenant: String, _ fields: [String: JSONValue]) async throws -> JSONValue {
         try await request("POST", "/tenants/\(Self.segment(tenant))/users", body: .object(fields))

@@ -74,6 +74,8 @@ import FoundationNetworking
                 let user = try await fauxth.createUser(in: pool, ["email": "pool@example.com", "password": "Secret123!"])
                 #expect(try await fauxth.users(in: pool).map { $0["id"] } == [user["id"]])
                 #expect(try await fauxth.users(in: "default", email: "pool@example.com").isEmpty)
+                #expect(try await fauxth.usersInEveryTenant(matching: "pool@example.com").map { [$0["tenant"], $0["id"]] }
+                        == [[.string(pool), user["id"]]])
                 return pool
             }
             await #expect(throws: FauxthClientError.control(status: 404, code: "tenant_not_found", message: "no tenant \(pool)")) {

@@ -96,7 +96,9 @@ export class Fauxth {
   deleteTenant(id: string): Promise<void>;
   withTenant<T>(dialect: 'supabase' | 'firebase' | 'cognito', body: (tenant: { id: string; [field: string]: Json }) => Promise<T> | T,
     fields?: Record<string, Json>): Promise<T>;
+  /** A tenant's users; with `null`, every tenant's (`q` and `limit` only), each naming its `tenant`. */
   users(tenant: string, search?: { email?: string; phone?: string; q?: string }): Promise<Json[]>;
+  users(tenant: null, search?: { q?: string; limit?: number }): Promise<Json[]>;
   createUser(tenant: string, fields: Record<string, Json>): Promise<Json>;
   events(filters?: { type?: string; tenant?: string; since?: string }): Promise<Json[]>;
 }

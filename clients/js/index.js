@@ -177,7 +177,11 @@ export class Fauxth {
     try { return await body(tenant); } finally { await this.deleteTenant(tenant.id).catch(() => {}); }
   }
 
-  async users(tenant, search = {}) { return (await this.request('GET', `/tenants/${encodeURIComponent(tenant)}/users`, { params: search })).users; }
+  /** A tenant's users, or every tenant's with a null tenant (each naming its `tenant`). */
+  async users(tenant, search = {}) {
+    const path = tenant == null ? '/users' : `/tenants/${encodeURIComponent(tenant)}/users`;
+    return (await this.request('GET', path, { params: search })).users;
+  }
   async createUser(tenant, fields) { return this.request('POST', `/tenants/${encodeURIComponent(tenant)}/users`, { body: fields }); }
   async events(filters = {}) { return (await this.request('GET', '/events', { params: filters })).events; }
 }

@@ -74,6 +74,7 @@ describe('a started server', () => {
       const user = await fauxth.createUser(pool.id, { email: 'pool@example.com', password: 'Secret123!' });
       assert.deepEqual((await fauxth.users(pool.id)).map((u) => u.id), [user.id]);
       assert.ok((await fauxth.users('default')).every((u) => u.email !== 'pool@example.com'));
+      assert.deepEqual((await fauxth.users(null, { q: 'pool@example.com' })).map((u) => [u.tenant, u.id]), [[pool.id, user.id]]);
     });
     await assert.rejects(fauxth.users(id), (error) => error.status === 404 && error.code === 'tenant_not_found');
   });

@@ -8,10 +8,11 @@ async function typical(): Promise<string | null> {
   await fauxth.withFault({ match: { operation: 'supabase:token.password' }, effect: { type: 'error', error: 'server_error' } },
     async (rule) => rule.id.length);
   const id: string = await fauxth.withTenant('firebase', async (tenant) => tenant.id);
+  const everywhere = await fauxth.users(null, { q: 'ada@example.com', limit: 10 });
   try {
     await fauxth.restore('missing');
   } catch (error) {
-    if (error instanceof FauxthError && error.status === 404) return `${id} ${when.toISOString()}`;
+    if (error instanceof FauxthError && error.status === 404) return `${id} ${when.toISOString()} ${everywhere.length}`;
   }
   await fauxth.stop();
   return message.code;
@@ -24,6 +25,8 @@ async function misuse(fauxth: Fauxth) {
   await fauxth.advance('1 day');
   // @ts-expect-error: a message's codes are strings
   const n: number = (await fauxth.waitForMessage()).codes[0];
+  // @ts-expect-error: across tenants there is no email lookup, only q
+  await fauxth.users(null, { email: 'ada@example.com' });
   return n;
 }
 

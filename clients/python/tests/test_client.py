@@ -101,6 +101,8 @@ def test_a_tenant_lives_inside_its_block_and_keeps_its_users_to_itself(fauxth):
         user = fauxth.create_user(pool["id"], email="pool@example.com", password="Secret123!")
         assert [u["id"] for u in fauxth.users(pool["id"])] == [user["id"]]
         assert all(u["email"] != "pool@example.com" for u in fauxth.users("default"))
+        # Across tenants, each user names its own.
+        assert [(u["tenant"], u["id"]) for u in fauxth.users(q="pool@example.com")] == [(pool["id"], user["id"])]
     with pytest.raises(FauxthError) as gone:
         fauxth.users(pool["id"])
     assert gone.value.status == 404 and gone.value.code == "tenant_not_found"

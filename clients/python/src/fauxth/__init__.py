@@ -274,7 +274,11 @@ class Fauxth:
             with contextlib.suppress(FauxthError):
                 self.delete_tenant(created["id"])
 
-    def users(self, tenant: str, **search: Any) -> List[Dict[str, Any]]:
+    def users(self, tenant: Optional[str] = None, **search: Any) -> List[Dict[str, Any]]:
+        """A tenant's users (`email=`, `phone=` look one up; `q=` searches), or every tenant's with no tenant (`q=`,
+        `limit=`), each naming its `tenant`."""
+        if tenant is None:
+            return self.request("GET", "/users", params=search)["users"]
         return self.request("GET", f"/tenants/{urllib.parse.quote(tenant, safe='')}/users", params=search)["users"]
 
     def create_user(self, tenant: str, **fields: Any) -> Dict[str, Any]:
