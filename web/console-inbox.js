@@ -53,7 +53,7 @@
   // tenant's are seen: another tenant's stay counted until it is shown.
   function markAllSeen() {
     if (!shared.unread.size) return;
-    for (const [id, tenant] of shared.unread) if (!shared.tenant || tenant === shared.tenant) shared.unread.delete(id);
+    for (const [id, tenant] of shared.unread) if (messageInSelection(tenant)) shared.unread.delete(id);
     showUnread();
     ui.list.querySelectorAll('li.unseen').forEach((item) => item.classList.remove('unseen'));
   }

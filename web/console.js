@@ -475,10 +475,13 @@ function replaceHash(hash) {
   if (location.hash !== hash) history.replaceState(null, '', hash);
 }
 
+/** Whether a message of `tenant` is within the selection (the inbox's 'app' selects the app's own mail). */
+const messageInSelection = (tenant) => !shared.tenant || tenant === shared.tenant;
+
 /** Unread messages within the selected tenant. */
 function unreadCount() {
   let count = 0;
-  for (const tenant of shared.unread.values()) if (!shared.tenant || tenant === shared.tenant) count += 1;
+  for (const tenant of shared.unread.values()) if (messageInSelection(tenant)) count += 1;
   return count;
 }
 

@@ -69,9 +69,9 @@ extension ControlAPI {
             let control = ControlRequest(request: request)
             let filter = try control.listFilter()
             let tenant = try filter.tenant.map { try emulator.requireTenant($0).id }
-            let users = try emulator.users(in: tenant, query: control.query("q"), limit: filter.limit)
-            return ControlJSON.response(["users": .array(users.map(ControlJSON.user)),
-                                         "total": .int(try emulator.userCount(in: tenant, query: control.query("q")))])
+            let query = control.query("q")
+            let users = try emulator.users(in: tenant, query: query, limit: filter.limit)
+            return ControlJSON.response(["users": .array(users.map(ControlJSON.user)), "total": .int(try emulator.userCount(in: tenant, query: query))])
         }
     }
 

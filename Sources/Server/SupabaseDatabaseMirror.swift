@@ -76,7 +76,7 @@ struct SupabaseDatabaseMirror: Service {
 
     /// The Supabase projects that mirror, now (a reset or restore may have added or removed some).
     func mirroredProjects() -> [String] {
-        ((try? emulator.tenants()) ?? []).filter { $0.dialect == .supabase && $0.settings["db"]?.stringValue != nil }.map(\.id)
+        ((try? emulator.tenants()) ?? []).filter { Self.database(of: $0) != nil }.map(\.id)
     }
 
     /// Brings the whole database in step with the project: rows of users it no longer has go first (a new user may
@@ -91,8 +91,11 @@ struct SupabaseDatabaseMirror: Service {
 
     /// The project's database URL, if it mirrors.
     func database(of tenant: String) -> String? {
-        guard let row = try? emulator.tenant(tenant), row.dialect == .supabase else { return nil }
-        return row.settings["db"]?.stringValue
+        (try? emulator.tenant(tenant)).flatMap(Self.database(of:))
+    }
+
+    static func database(of tenant: Tenant) -> String? {
+        tenant.dialect == .supabase ? tenant.settings["db"]?.stringValue : nil
     }
 
     /// One user's rows as the store has them now, or their deletion if it has none.

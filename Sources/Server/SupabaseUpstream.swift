@@ -65,10 +65,9 @@ struct SupabaseUpstream: Sendable {
         let query = request.uri.query.map { "?\($0)" } ?? ""
         var outbound = HTTPClientRequest(url: base + path + query)
         outbound.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headers where !Self.hopByHop.contains(field.name.canonicalName) {
+        for field in Self.forwardedHeaders(request.headers, authority: request.head.authority) {
             outbound.headers.add(name: field.name.rawName, value: field.value)
         }
-        if let host = request.head.authority { outbound.headers.replaceOrAdd(name: "X-Forwarded-Host", value: host) }
         if let length = request.headers[.contentLength].flatMap(Int64.init) {
             outbound.body = .stream(request.body, length: .known(length))
         } else if request.method != .get, request.method != .head {
@@ -88,6 +87,14 @@ struct SupabaseUpstream: Sendable {
         if let length = answer.headers.first(name: "content-length") { headers[.contentLength] = length }
         return Response(status: HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase),
                         headers: headers, body: ResponseBody(asyncSequence: answer.body))
+    }
+
+    /// The app's headers as its stack gets them: without those that describe its own connection to Fauxth
+    /// (`dropping`), and with `X-Forwarded-Host` naming the host it asked for.
+    static func forwardedHeaders(_ fields: HTTPFields, authority: String?, dropping: Set<String> = hopByHop) -> HTTPFields {
+        var headers = HTTPFields(fields.filter { !dropping.contains($0.name.canonicalName) })
+        if let authority { headers[HTTPField.Name("X-Forwarded-Host")!] = authority }
+        return headers
     }
 
     /// The gateway's error shape (`{"message"}`), with Fauxth's code beside it.

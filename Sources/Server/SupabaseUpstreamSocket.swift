@@ -46,7 +46,7 @@ struct SupabaseUpstreamSocket: Sendable {
         -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard let path = request.path, let (project, servicePath) = route(Self.pathOnly(path)) else { return .dontUpgrade }
         let query = path.firstIndex(of: "?").map { String(path[$0...]) } ?? ""
-        let headers = Self.forwardedHeaders(request)
+        let headers = SupabaseUpstream.forwardedHeaders(request.headerFields, authority: request.authority, dropping: Self.handshakeOnly)
         return .upgrade([:]) { app, appWriter, _ in
             await carry(app, appWriter, project: project, path: servicePath + query, headers: headers, logger: logger)
         }
@@ -74,15 +74,6 @@ struct SupabaseUpstreamSocket: Sendable {
 
     private static func pathOnly(_ target: String) -> String {
         target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
-    }
-
-    private static func forwardedHeaders(_ request: HTTPRequest) -> HTTPFields {
-        var headers = HTTPFields()
-        for field in request.headerFields where !handshakeOnly.contains(field.name.canonicalName) {
-            headers.append(field)
-        }
-        if let host = request.authority { headers[HTTPField.Name("X-Forwarded-Host")!] = host }
-        return headers
     }
 
     private func carry(_ app: WebSocketInboundStream, _ appWriter: WebSocketOutboundWriter, project: String, path: String,

@@ -95,9 +95,6 @@ enum History {
                            selection.clauses.flatMap(\.arguments) + [.int(Int64(max(1, min(limit, 10_000))))])
     }
 
-    /// Keeps the newest `keep` rows once the row just inserted reaches a batch boundary (`seq` is the integer
-    /// primary key, so this is a range delete; a one-row delete each time would cost more); answers that
-    /// row's `seq`. No limit when `keep` is 0.
     /// Makes the next event's number follow `last` at least. A reset or a restore puts back a state whose numbering
     /// stopped earlier; numbering from there again would hand out numbers already published, and the feed's waiters
     /// (a mirrored project's answers wait until the mirror has handled the last published number) compare them.
@@ -106,6 +103,9 @@ enum History {
         try c.run("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'events'", [.int(Int64(last))])
     }
 
+    /// Keeps the newest `keep` rows once the row just inserted reaches a batch boundary (`seq` is the integer
+    /// primary key, so this is a range delete; a one-row delete each time would cost more); answers that
+    /// row's `seq`. No limit when `keep` is 0.
     private static func trim(_ c: borrowing Connection, _ table: Table, keep: Int) throws -> Int {
         let lastRow = c.lastInsertRowID
         if keep > 0, lastRow % Retention.trimBatch == 0, lastRow > keep {

@@ -248,10 +248,10 @@ enum Schema {
         """,
     ]
 
-    /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     /// The tenant tables numbered in arrival order (`seq INTEGER PRIMARY KEY AUTOINCREMENT`).
     static let sequencedTables: Set<String> = ["messages", "deeplinks", "events"]
 
+    /// Tables that hold per-tenant rows (all but `tenants`), for tenant-scoped resets.
     static let tenantTables = ["users", "identities", "credentials", "factors", "sessions", "refresh_tokens",
                                "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes", "devices",
                                "webauthn_credentials", "webauthn_challenges", "authenticator_keys", "oauth_clients", "oauth_authorizations",
