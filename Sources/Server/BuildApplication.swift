@@ -83,7 +83,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     let identityProviders = FakeIdentityProviders(emulator: emulator, page: { path in staticFiles.text(path) })
     // The database mirror runs only when a project of the seed mirrors: it reads every event, which the hot path
     // should not pay for otherwise (a project given a database at run time starts mirroring at the next start).
-    let mirrorProgress: SequenceBarrier? = options.seed.tenants.contains { $0.dialect == .supabase && $0.settings["db"] != nil }
+    let mirrorProgress: SequenceBarrier? = options.seed.tenants.contains { $0.supabaseMirrorDatabase != nil }
         ? SequenceBarrier() : nil
     let supabase = SupabaseDialect(emulator: emulator, identityProviders: identityProviders, page: { path in staticFiles.text(path) },
                                    mirrored: mirrorProgress)

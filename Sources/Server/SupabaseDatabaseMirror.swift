@@ -76,7 +76,7 @@ struct SupabaseDatabaseMirror: Service {
 
     /// The Supabase projects that mirror, now (a reset or restore may have added or removed some).
     func mirroredProjects() -> [String] {
-        ((try? emulator.tenants()) ?? []).filter { Self.database(of: $0) != nil }.map(\.id)
+        ((try? emulator.tenants()) ?? []).filter { $0.supabaseMirrorDatabase != nil }.map(\.id)
     }
 
     /// Brings the whole database in step with the project: rows of users it no longer has go first (a new user may
@@ -91,11 +91,7 @@ struct SupabaseDatabaseMirror: Service {
 
     /// The project's database URL, if it mirrors.
     func database(of tenant: String) -> String? {
-        (try? emulator.tenant(tenant)).flatMap(Self.database(of:))
-    }
-
-    static func database(of tenant: Tenant) -> String? {
-        tenant.dialect == .supabase ? tenant.settings["db"]?.stringValue : nil
+        (try? emulator.tenant(tenant))?.supabaseMirrorDatabase
     }
 
     /// One user's rows as the store has them now, or their deletion if it has none.

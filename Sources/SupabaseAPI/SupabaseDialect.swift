@@ -52,7 +52,7 @@ public struct SupabaseDialect: Sendable {
                     }
                     // GoTrue writes auth.users in the request's own transaction, so an app's trigger has run by the time
                     // the answer arrives: with a mirror, the answer waits for the mirror to catch up (2 s at most).
-                    if let mirrored, (try? projects.project(project))?.tenant.settings["db"] != nil {
+                    if let mirrored, (try? projects.project(project))?.tenant.supabaseMirrorDatabase != nil {
                         await mirrored.wait(for: emulator.lastEventSequence, timeout: .seconds(2))
                     }
                     return response

@@ -38,6 +38,24 @@ struct SupabaseProject: Sendable {
     }
 }
 
+/// The app's own Postgres a Supabase project keeps its users in step with (`"db"` in its settings, `--supabase-db`),
+/// read in one place: the dialect makes answers wait for it and the server runs the mirror for it.
+public enum SupabaseMirrorSetting {
+    public static func database(dialect: Dialect, settings: [String: JSON]) -> String? {
+        dialect == .supabase ? settings["db"]?.stringValue : nil
+    }
+}
+
+extension Tenant {
+    /// The Postgres this tenant mirrors its users into, if it is a Supabase project that names one.
+    public var supabaseMirrorDatabase: String? { SupabaseMirrorSetting.database(dialect: dialect, settings: settings) }
+}
+
+extension Seed.TenantSeed {
+    /// The Postgres this seeded tenant mirrors its users into, if it is a Supabase project that names one.
+    public var supabaseMirrorDatabase: String? { SupabaseMirrorSetting.database(dialect: dialect, settings: settings) }
+}
+
 /// Parsed configurations, cached per tenant and re-parsed once any tenant has changed.
 final class SupabaseProjects: Sendable {
     // Keyed on the tenants' generation, not compared setting by setting: comparing the whole settings
