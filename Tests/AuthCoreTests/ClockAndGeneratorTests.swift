@@ -111,6 +111,24 @@ import Testing
         #expect(a.string(8, alphabet: "αβγ") .allSatisfy { "αβγ".contains($0) })
     }
 
+    @Test func aPowerOfTwoAlphabetIsDrawnSeveralCharactersToAWord() {
+        // 64 characters: six bits each, ten to a word, so 1,026 characters take 103 words, and the generator has drawn
+        // exactly those (the next word is the 104th).
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        let a = Generator(seed: 11), b = Generator(seed: 11)
+        let text = a.string(1026, alphabet: alphabet)
+        let words = (0..<103).map { _ in b.bytes(8) }
+        #expect(a.bytes(8) == b.bytes(8))
+        let first = words[0].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }
+        #expect(String(text.prefix(10)) == String((0..<10).map { Array(alphabet)[Int((first >> UInt64(6 * $0)) & 63)] }))
+        #expect(text.count == 1026 && text.allSatisfy { alphabet.contains($0) })
+        // Every character of a 16-character alphabet turns up, about as often as the others.
+        let hex = Generator(seed: 12).string(16_000, alphabet: "0123456789abcdef")
+        let counts = Dictionary(grouping: hex, by: { $0 }).mapValues(\.count)
+        #expect(counts.count == 16 && counts.values.allSatisfy { (800...1200).contains($0) })
+        #expect(Generator(seed: 13).string(7, alphabet: "ab").allSatisfy { "ab".contains($0) })
+    }
+
     @Test func intStaysInRange() {
         let generator = Generator(seed: 5)
         let values = (0..<1000).map { _ in generator.int(in: 3...7) }
