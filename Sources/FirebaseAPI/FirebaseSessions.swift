@@ -31,21 +31,31 @@ extension FirebaseCall {
     /// `sessionClaims` stay in every ID token of the session.
     func signIn(_ user: User, scope: FirebaseScope, provider: String, isNewUser: Bool? = nil, allowMFA: Bool = true,
                 blocking method: BlockingFunctions.SignInMethod? = nil) async throws -> [String: JSON] {
+        try await signedIn(user, scope: scope, provider: provider, isNewUser: isNewUser, allowMFA: allowMFA, blocking: method).answer
+    }
+
+    /// `signIn`'s answer, and the user as the sign-in left it (a beforeSignIn function's changes and the sign-in's
+    /// stamps), for answers that describe the profile without reading it again.
+    func signedIn(_ user: User, scope: FirebaseScope, provider: String, isNewUser: Bool? = nil, allowMFA: Bool = true,
+                  blocking method: BlockingFunctions.SignInMethod? = nil) async throws -> (answer: [String: JSON], user: User) {
         try emulator.checkCanSignIn(user, origin: origin)
-        let factors = try emulator.factors(in: scope.coreTenant, userId: user.id).filter(\.verified)
-        if allowMFA, scope.settings.mfaEnabled, !factors.isEmpty {
+        // Second factors are read only where the project asks for them: a sign-in without MFA has one store
+        // round trip fewer.
+        if allowMFA, scope.settings.mfaEnabled, case let factors = try emulator.factors(in: scope.coreTenant, userId: user.id).filter(\.verified),
+           !factors.isEmpty {
             emulator.record(.signInSucceeded, tenant: scope.coreTenant, userId: user.id, origin: origin,
                             detail: ["method": .string(provider), "aal": "aal1", "mfa": "pending"])
             var answer: [String: JSON] = ["mfaPendingCredential": .string(try FirebaseTokens.pendingCredential(user: user, provider: provider, emulator: emulator)),
                                           "mfaInfo": .array(factors.map { FirebaseUserJSON.mfaInfo($0, obfuscated: true) }), "localId": .string(user.id)]
             answer["email"] = user.email.map(JSON.string)
-            return answer
+            return (answer, user)
         }
         var user = user, sessionClaims: [String: JSON] = [:]
         if let method { (user, sessionClaims) = try await beforeSignIn(user, scope: scope, method) }
-        var answer = try startSession(user, scope: scope, provider: provider, sessionClaims: sessionClaims).fields
+        let issued = try startSession(user, scope: scope, provider: provider, sessionClaims: sessionClaims)
+        var answer = issued.fields
         answer["isNewUser"] = isNewUser.map(JSON.bool)
-        return answer
+        return (answer, issued.user)
     }
 
     /// A new session and its first tokens; `sessionClaims` (a custom token's, a blocking function's) go into

@@ -20,13 +20,13 @@ enum SignIn {
             let known = try call.emulator.user(in: scope.coreTenant, .email(email)) != nil
             throw FirebaseError(known ? .invalidPassword : .emailNotFound)
         }
-        var answer = try await call.signIn(user, scope: scope, provider: "password", blocking: .init("password"))
-        // The profile as a beforeSignIn function left it.
-        let signedIn = try call.emulator.user(in: scope.coreTenant, id: user.id) ?? user
+        let signedIn = try await call.signedIn(user, scope: scope, provider: "password", blocking: .init("password"))
+        var answer = signedIn.answer
         answer["kind"] = "identitytoolkit#VerifyPasswordResponse"
         answer["registered"] = true
-        answer["email"] = signedIn.email.map(JSON.string)
-        answer["displayName"] = .string(signedIn.userMetadata["displayName"]?.stringValue ?? "")
+        // The profile as a beforeSignIn function left it.
+        answer["email"] = signedIn.user.email.map(JSON.string)
+        answer["displayName"] = .string(signedIn.user.userMetadata["displayName"]?.stringValue ?? "")
         return .json(.object(answer))
     }
 

@@ -28,6 +28,19 @@ enum OAuthServer {
         SupabaseError(status: .badRequest, code: .validationFailed, message: description, oauthError: error)
     }
 
+    /// Which sessions a refresh may continue (the core's `refresh(admit:)`): a session an OAuth client opened is
+    /// refreshed only at `/oauth/token`, by that client, and an ordinary sign-in's only at `/token`.
+    static func admitOrdinarySession(_ session: Session) throws {
+        if session.claims["client_id"] != nil { throw error("invalid_client", "Client authentication required for OAuth session") }
+    }
+
+    static func admit(_ session: Session, for client: OAuthClient) throws {
+        guard let owner = session.claims["client_id"]?.stringValue else {
+            throw error("invalid_client", "Client authentication not allowed for non-OAuth session")
+        }
+        guard owner == client.id else { throw error("invalid_client", "Client does not match the session's OAuth client") }
+    }
+
     /// `OAuthServerClientResponse`: empty optional fields left out (`omitempty`), `response_types` always
     /// `["code"]`; the plaintext secret only when one was just made.
     static func clientJSON(_ client: OAuthClient, secret: String? = nil) -> JSON {

@@ -64,14 +64,8 @@ enum OAuthServerToken {
     private static func refresh(_ call: Call, _ params: [String: String], client: OAuthClient, project: SupabaseProject) async throws -> JSON {
         let token = params["refresh_token"] ?? ""
         guard !token.isEmpty else { throw OAuthServer.error("invalid_request", "refresh_token is required for refresh_token grant") }
-        if let session = try call.emulator.session(in: project.storeTenant, refreshToken: token) {
-            guard let owner = session.claims["client_id"]?.stringValue else {
-                throw OAuthServer.error("invalid_client", "Client authentication not allowed for non-OAuth session")
-            }
-            guard owner == client.id else { throw OAuthServer.error("invalid_client", "Client does not match the session's OAuth client") }
-        }
         let (user, issued) = try call.emulator.refresh(in: project.storeTenant, token: token, policy: project.config.refreshPolicy, origin: call.origin,
-                                                       newToken: Emulator.goTrueRefreshToken)
+                                                       admit: { try OAuthServer.admit($0, for: client) }, newToken: Emulator.goTrueRefreshToken)
         return .object(try await tokenResponse(call, issued, user: user, project: project))
     }
 

@@ -37,12 +37,8 @@ struct Token {
             throw SupabaseError(status: .badRequest, code: .validationFailed, message: "refresh_token required", oauthError: "invalid_request")
         }
         guard token.count >= 12 else { throw SupabaseError.validation("Refresh token is not valid") }
-        // A session an OAuth client opened is refreshed only at `/oauth/token`, by that client.
-        if try emulator.session(in: tenant, refreshToken: token)?.claims["client_id"] != nil {
-            throw OAuthServer.error("invalid_client", "Client authentication required for OAuth session")
-        }
         let (user, issued) = try emulator.refresh(in: tenant, token: token, policy: project.config.refreshPolicy, origin: origin,
-                                                  newToken: Emulator.goTrueRefreshToken)
+                                                  admit: OAuthServer.admitOrdinarySession, newToken: Emulator.goTrueRefreshToken)
         return try await emulator.goTrueSessionResponse(issued, userId: user.id, project: project, method: "token_refresh", origin: origin)
     }
 

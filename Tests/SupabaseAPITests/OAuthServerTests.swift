@@ -220,6 +220,33 @@ private func exchange(_ client: Client, code: String, clientId: String, secret: 
         }
     }
 
+    @Test func aClientRefreshesOnlyItsOwnSessionsAndARefusalRotatesNothing() async throws {
+        let harness = try Harness(seed: oauthProject())
+        try await harness.run { client in
+            let (id, secret) = try await registerClient(client)
+            let (other, otherSecret) = try await registerClient(client)
+            let code = redirectQuery(try await consent(client, clientId: id).redirect)["code"] ?? ""
+            let refreshToken = try await exchange(client, code: code, clientId: id, secret: secret ?? "").json["refresh_token"]?.stringValue ?? ""
+            func refresh(_ token: String, as clientId: String, _ clientSecret: String?) async throws -> Reply {
+                try await client.send(.post, "/auth/v1/oauth/token", raw: "grant_type=refresh_token&refresh_token=\(token)",
+                                      headers: basic(clientId, clientSecret ?? ""))
+            }
+            let stolen = try await refresh(refreshToken, as: other, otherSecret)
+            #expect(stolen.json == ["error": "invalid_client", "error_description": "Client does not match the session's OAuth client"])
+            // An ordinary sign-in's token is not an OAuth client's to refresh.
+            let signedIn = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"])
+            let ordinary = try await refresh(signedIn.json["refresh_token"]?.stringValue ?? "", as: id, secret)
+            #expect(ordinary.json == ["error": "invalid_client", "error_description": "Client authentication not allowed for non-OAuth session"])
+            // Neither refusal touched the tokens: each still refreshes where it belongs, once.
+            let own = try await refresh(refreshToken, as: id, secret)
+            #expect(own.status == .ok && own.json["refresh_token"]?.stringValue != refreshToken)
+            let direct = try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": signedIn.json["refresh_token"] ?? ""])
+            #expect(direct.status == .ok)
+            let events = try harness.emulator.events(type: "token.refreshed")
+            #expect(events.count == 2)
+        }
+    }
+
     @Test func theTokenEndpointAuthenticatesTheClientAsRegistered() async throws {
         let harness = try Harness(seed: oauthProject())
         try await harness.run { client in

@@ -112,6 +112,8 @@ def test_before_sign_in_session_claims_go_in_the_id_token_not_the_user(firebase,
     signed_in = firebase.sign_in("alice@example.com")
     claims = jwt_claims(signed_in["idToken"])
     assert claims["signInIp"] == "loopback" and claims["name"] == "Alice Signed In"
+    # The answer describes the profile as the function left it.
+    assert signed_in["displayName"] == "Alice Signed In"
     stored = firebase.lookup(signed_in["idToken"])
     assert "signInIp" not in json.loads(stored.get("customAttributes") or "{}")
     assert stored["displayName"] == "Alice Signed In"

@@ -68,7 +68,13 @@ extension Emulator {
     /// lost the last answer) or was rotated less than `reuseInterval` ago: the live token is then
     /// rotated in turn, so the caller ends up with the only valid token. Any other reuse revokes the
     /// session when rotation is on (`refreshTokenReused`).
+    ///
+    /// - Parameter admit: the dialect's say over which sessions this request may refresh (GoTrue keeps an OAuth
+    ///   client's sessions to that client), asked about the session of a token that is still on record, before
+    ///   anything is checked or written; what it throws is the answer. In the transaction, so the check and
+    ///   the rotation take the store once.
     public func refresh(in tenant: String, token: String, policy: RefreshPolicy, origin: RequestOrigin = RequestOrigin(),
+                        admit: (Session) throws -> Void = { _ in },
                         newToken: (Generator) -> String) throws -> (user: User, issued: IssuedSession) {
         let now = clock.now
         let next = newToken(generator)
@@ -102,6 +108,7 @@ extension Emulator {
             guard let found = try Sessions.find(c, tenant: tenant, id: sessionId) else {
                 return .failure(policy.endedSessionError(reason: nil))
             }
+            try admit(found.session)
             let session = found.session
             if session.revokedAt != nil { return .failure(policy.endedSessionError(reason: found.revokedReason)) }
             let newest = try Sessions.newestStart(c, tenant: tenant, userId: session.userId)
