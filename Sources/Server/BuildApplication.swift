@@ -31,7 +31,10 @@ public struct FauxthApplication: Sendable {
     let firebase: FirebaseDialect
     let logger: Logger
     /// Every listener as it runs: each named by the option or setting that asked for its port
-    /// (`PortListener`), and, with the default host, their twins on [::1].
+    /// (`PortListener`), and, with the default host, their twins on [::1]. Every service here and among a
+    /// listener's background services describes itself in a few words: ServiceLifecycle names each service
+    /// with `"\(service)"` when a group is made, which for a type without a description reflects the whole
+    /// value (a listener's router and every closure in it), a tenth of start-up's CPU.
     let services: [any Service]
 
     /// Serves every listener until SIGINT or SIGTERM. A port another program holds throws `StartupError`.
@@ -320,12 +323,13 @@ private func validateTenants(_ emulator: Emulator) throws -> [String] {
     return warnings
 }
 
-/// Saves the snapshot every `interval` seconds of real time until shutdown.
 /// Opens each deep link as it is captured (`--open-deeplinks`), one at a time in capture order, as a phone
 /// would be handed them; each outcome is a `deeplink.opened` event.
-struct DeepLinkOpeningService: Service {
+struct DeepLinkOpeningService: Service, CustomStringConvertible {
     let emulator: Emulator
     let opener: DeepLinkOpener
+
+    var description: String { "deep link opener" }
 
     func run() async throws {
         let feed = emulator.feed.subscribe()
@@ -338,11 +342,14 @@ struct DeepLinkOpeningService: Service {
     }
 }
 
-struct AutosaveService: Service {
+/// Saves the snapshot every `interval` seconds of real time until shutdown.
+struct AutosaveService: Service, CustomStringConvertible {
     let emulator: Emulator
     let path: String
     let interval: Int
     let logger: Logger
+
+    var description: String { "autosave to \(path)" }
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {

@@ -123,10 +123,12 @@ public struct StartupError: Error, Equatable, CustomStringConvertible {
 
 /// A listener whose port another program holds stops start-up naming the port and the option that asked
 /// for it, instead of NIO's `bind(descriptor:ptr:bytes:)` error.
-struct PortListener: Service {
+struct PortListener: Service, CustomStringConvertible {
     let service: any Service
     let port: Int
     let owner: String
+
+    var description: String { "listener on port \(port) (\(owner))" }
 
     func run() async throws {
         do { try await service.run() } catch let error as IOError where error.errnoCode == EADDRINUSE {

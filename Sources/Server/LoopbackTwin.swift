@@ -11,12 +11,14 @@ import Synchronization
 /// does not fall back to 127.0.0.1 would otherwise be refused. Only with the default `--host 127.0.0.1`:
 /// any other host is the user's explicit choice. A machine without IPv6, or a `[::1]` port another program
 /// holds, costs a warning, not the start.
-struct LoopbackTwin: Service {
+struct LoopbackTwin: Service, CustomStringConvertible {
     let responder: RouterResponder<FauxthContext>
     /// The same server as the listener's (HTTP/1.1, with WebSocket upgrades where it takes them).
     let server: HTTPServerBuilder
     let port: PortPromise
     let logger: Logger
+
+    var description: String { "[::1] twin" }
 
     func run() async throws {
         // Waiting for the IPv4 port ends with the service group, if that listener never binds.

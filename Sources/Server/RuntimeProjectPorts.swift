@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// Listeners for Supabase projects made while Fauxth runs, when they ask for a `port` (0 for a free one): each gets
 /// its own GoTrue at the root and under `/auth/v1`, as a seeded project's port does, from the moment it is made,
 /// and loses it when the project goes (deleted, or undone by a reset or a restore). Its URL shows in `/info`.
-struct RuntimeProjectPorts: Service {
+struct RuntimeProjectPorts: Service, CustomStringConvertible {
     let emulator: Emulator
     let host: String
     let listeners: Listeners
@@ -18,6 +18,8 @@ struct RuntimeProjectPorts: Service {
     let makeRouter: @Sendable (String) -> Router<FauxthContext>
     let makeServer: @Sendable (String) -> HTTPServerBuilder
     let logger: Logger
+
+    var description: String { "run-time project ports" }
 
     func run() async throws {
         let changes = emulator.tenantWatch.watch()

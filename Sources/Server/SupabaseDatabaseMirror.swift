@@ -18,9 +18,10 @@ import SupabaseAPI
 /// project, it is brought in step whole (rows of users the project no longer has are deleted, with whatever
 /// cascades from them, as a per-test reset should leave the app's tables; the others written again). So one
 /// database serves one project.
-struct SupabaseDatabaseMirror: Service {
+struct SupabaseDatabaseMirror: Service, CustomStringConvertible {
     let emulator: Emulator
     let logger: Logger
+    var description: String { "Supabase database mirror" }
     /// Advanced past every event handled, so requests of mirrored projects can wait for their writes.
     let progress: SequenceBarrier
 

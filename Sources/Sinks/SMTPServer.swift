@@ -6,10 +6,11 @@ import NIOPosix
 import ServiceLifecycle
 
 /// The SMTP sink: a listener whose every accepted message lands in the outbox (`AppMessages`).
-public final class SMTPServer: Service, Sendable {
+public final class SMTPServer: Service, Sendable, CustomStringConvertible {
     let channel: any NIOCore.Channel
     /// The port it listens on (the one chosen, when asked for port 0).
     public let port: Int
+    public var description: String { "SMTP sink on port \(port)" }
 
     /// Binds now, so the port is known (and taken) before the server says it is ready.
     public init(host: String, port: Int, emulator: Emulator, logger: Logger) throws {

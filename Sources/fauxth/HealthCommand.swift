@@ -9,6 +9,7 @@ import NIOPosix
 /// a CI script can wait for the server with it (`--wait`) without a retry loop of its own.
 struct Health: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "health",
         abstract: "Check that a Fauxth server answers its health endpoint (exit 0 if so, 1 if not).")
 
     @Option(help: "The server's address.")
