@@ -40,8 +40,8 @@ struct SupabaseProject: Sendable {
 
 /// The app's own Postgres a Supabase project keeps its users in step with (`"db"` in its settings, `--supabase-db`),
 /// read in one place: the dialect makes answers wait for it and the server runs the mirror for it.
-public enum SupabaseMirrorSetting {
-    public static func database(dialect: Dialect, settings: [String: JSON]) -> String? {
+enum SupabaseMirrorSetting {
+    static func database(dialect: Dialect, settings: [String: JSON]) -> String? {
         dialect == .supabase ? settings["db"]?.stringValue : nil
     }
 }

@@ -80,12 +80,12 @@ public final class Generator: Sendable {
 
     /// A string of `count` characters drawn from `alphabet`.
     public func string(_ count: Int, alphabet: String) -> String {
-        let bytes = Array(alphabet.utf8)
-        if bytes.allSatisfy({ $0 < 0x80 }), bytes.count > 1, bytes.count.nonzeroBitCount == 1 {
+        let bytes = Array(alphabet.utf8), ascii = bytes.allSatisfy { $0 < 0x80 }
+        if ascii, bytes.count > 1, bytes.count.nonzeroBitCount == 1 {
             return string(count, powerOfTwoAlphabet: bytes)
         }
         // Every draw under one lock; the same words, in the same order, as `int(in:)` one at a time.
-        if bytes.allSatisfy({ $0 < 0x80 }) {
+        if ascii {
             let picks = state.withLock { source in (0..<count).map { _ in bytes[Int(source.below(UInt64(bytes.count)))] } }
             return String(decoding: picks, as: UTF8.self)
         }
