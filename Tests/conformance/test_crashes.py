@@ -444,6 +444,75 @@ def test_snapshots_taken_during_writes_are_consistent(start_fauxth, autoconfirm_
     figures("snapshots taken during writes", len(files) + len(names))
 
 
+def test_saves_during_sign_ins_hold_every_answered_session_with_its_user(start_fauxth, tmp_path, figures):
+    """A password sign-in's writes go to the store's journal and are made later, in batches (docs/internals.md): a save,
+    a download and a named snapshot taken while sign-ins run must each hold every session answered before the save
+    was asked for, with its refresh token, its user and its signin.succeeded event, and no session without its user."""
+    import base64
+    fauxth = start_fauxth()
+    answered, stop, lock = [], threading.Event(), threading.Lock()
+
+    def session_of(access_token):
+        claims = access_token.split(".")[1]
+        return json.loads(base64.urlsafe_b64decode(claims + "=" * (-len(claims) % 4)))["session_id"]
+
+    def signer():
+        with requests.Session() as http:
+            while not stop.is_set():
+                response = http.post(f"{fauxth.url}/auth/v1/token?grant_type=password", headers={"apikey": "anon"}, timeout=10,
+                                     json={"email": "alice@example.com", "password": "password123"})
+                assert response.status_code == 200, response.text
+                with lock:
+                    answered.append((time.monotonic(), session_of(response.json()["access_token"])))
+
+    threads = [threading.Thread(target=signer, daemon=True) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    checked = []
+    try:
+        time.sleep(0.2)
+        for n in range(sized(3, 10)):
+            asked = time.monotonic()
+            with lock:
+                before = {session for at, session in answered if at < asked}
+            saved = tmp_path / f"signins-{n}.sqlite"
+            assert fauxth.control("POST", "/snapshots/save", json={"path": str(saved)}).status_code == 200
+            downloaded = tmp_path / f"signins-{n}-downloaded.sqlite"
+            downloaded.write_bytes(fauxth.control("GET", "/snapshots/download").content)
+            assert fauxth.control("POST", "/snapshots", json={"name": f"signins-{n}"}).status_code == 201
+            checked += [(saved, before), (downloaded, before)]
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert len(answered) > 50
+
+    def sessions_in(path):
+        with read_only(path) as db:
+            orphans = db.execute("SELECT count(*) FROM sessions s LEFT JOIN users u ON u.tenant = s.tenant AND u.id = s.user_id "
+                                 "WHERE u.id IS NULL").fetchone()[0]
+            untokened = db.execute("SELECT count(*) FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM refresh_tokens r "
+                                   "WHERE r.tenant = s.tenant AND r.session_id = s.id)").fetchone()[0]
+            sessions = {row[0] for row in db.execute("SELECT id FROM sessions WHERE tenant = 'default'")}
+            events = {row[0] for row in db.execute("SELECT json_extract(detail, '$.session_id') FROM events "
+                                                   "WHERE type = 'signin.succeeded' AND tenant = 'default'")}
+        assert (orphans, untokened) == (0, 0)
+        assert sessions == events
+        return sessions
+
+    for path, before in checked:
+        assert integrity(path) == [("ok",)]
+        assert before <= sessions_in(path), f"{len(before - sessions_in(path))} answered sign-ins missing from {path.name}"
+    # A named snapshot taken during the sign-ins, restored and saved, holds them too.
+    last = len(checked) // 2 - 1
+    assert fauxth.control("POST", f"/snapshots/signins-{last}/restore").status_code == 200
+    restored = tmp_path / "restored.sqlite"
+    assert fauxth.control("POST", "/snapshots/save", json={"path": str(restored)}).status_code == 200
+    assert checked[-1][1] <= sessions_in(restored)
+    figures("saves during sign-ins", len(checked))
+
+
 # --- 4. Corrupt, truncated and foreign files ------------------------------------------------------------------------
 
 def corrupt_variants(good, directory, rng):

@@ -30,8 +30,20 @@ extension Emulator {
     /// read back. The caller passes it to `announce` once the connection is released.
     func insertEvent(_ c: borrowing Connection, _ type: EventType, tenant: String? = nil, userId: String? = nil,
                      origin: RequestOrigin = RequestOrigin(), detail: [String: JSON] = [:]) throws -> Event {
-        var event = Event(id: newID(), type: type, tenant: tenant, userId: userId, ip: origin.ip, userAgent: origin.userAgent, detail: detail,
-                          createdAt: clock.now, sequence: 0)
+        try insertEvent(c, newEvent(type, tenant: tenant, userId: userId, origin: origin, detail: detail))
+    }
+
+    /// An event with its id and time drawn now, to be stored later (`insertEvent(_:_:)`): a journaled write
+    /// (`Database.deferWrite`) is made at a moment no test can predict, so it draws nothing itself.
+    func newEvent(_ type: EventType, tenant: String? = nil, userId: String? = nil, origin: RequestOrigin = RequestOrigin(),
+                  detail: [String: JSON] = [:]) -> Event {
+        Event(id: newID(), type: type, tenant: tenant, userId: userId, ip: origin.ip, userAgent: origin.userAgent, detail: detail,
+              createdAt: clock.now, sequence: 0)
+    }
+
+    /// Stores `event`; answers it with its number in the trail.
+    func insertEvent(_ c: borrowing Connection, _ event: Event) throws -> Event {
+        var event = event
         event.sequence = try History.insert(c, event, keep: retention.events)
         return event
     }

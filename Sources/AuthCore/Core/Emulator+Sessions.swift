@@ -15,18 +15,23 @@ extension Emulator {
         // Built from what is written rather than read back: a sign-in under load is a handful of statements.
         let session = Session(tenant: user.tenant, id: id, userId: user.id, aal: aal, amr: [method], userAgent: origin.userAgent,
                               ip: origin.ip, createdAt: now, claims: claims)
-        let (event, factors) = try db.transaction { c -> (Event?, [Factor]) in
-            // The user may have been deleted since the caller read it.
-            guard try Accounts.stampSignIn(c, tenant: user.tenant, userId: user.id, at: now) else { throw AuthError.userNotFound }
+        let tenant = user.tenant, userId = user.id, tokenHash = Self.tokenHash(token)
+        let factors = try factorReads.value("\(tenant)\u{0}\(userId)", in: db) { c in try Factors.of(c, tenant: tenant, userId: userId) }
+        // Journaled (`Database.deferWrite`): the sign-in answers without waiting for the store, and every read or
+        // snapshot after it sees its session as if it had been written at once.
+        let signedIn = newEvent(.signInSucceeded, tenant: tenant, userId: userId, origin: origin,
+                                detail: ["method": .string(method.method), "session_id": .string(id)])
+        db.deferWrite { [self] (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
+            // The user was deleted after the caller read it: the sign-in came first and the deletion ended its
+            // session, so nothing of it is kept (a refresh with its token finds no session).
+            guard try Accounts.stampSignIn(c, tenant: tenant, userId: userId, at: now) else { return nil }
             try Sessions.insert(c, session)
-            try Sessions.insertToken(c, tenant: user.tenant, hash: Self.tokenHash(token), sessionId: id, parentHash: nil, at: now)
-            // In the same transaction: one lock and one commit per sign-in rather than three. An event insert
-            // that fails on its own (a constraint) undoes only itself, through SQLite's statement journal.
-            let event = try? insertEvent(c, .signInSucceeded, tenant: user.tenant, userId: user.id, origin: origin,
-                                         detail: ["method": .string(method.method), "session_id": .string(id)])
-            return (event, try Factors.of(c, tenant: user.tenant, userId: user.id))
+            try Sessions.insertToken(c, tenant: tenant, hash: tokenHash, sessionId: id, parentHash: nil, at: now)
+            // An event insert that fails on its own (a constraint) undoes only itself, through SQLite's statement journal.
+            let event = try? insertEvent(c, signedIn)
+            guard let event else { return nil }
+            return { self.announce(event) }
         }
-        if let event { announce(event) }
         var stamped = user
         stamped.lastSignInAt = now
         for index in stamped.identities.indices { stamped.identities[index].lastSignInAt = now }

@@ -122,7 +122,7 @@ extension Emulator {
 
     /// The stored password hash of a user, if it has one.
     func passwordHash(in tenant: String, userId: String) throws -> String? {
-        try credential(in: tenant, userId: userId, kind: "password")
+        try passwordReads.value("\(tenant)\u{0}\(userId)", in: db) { c in try credential(c, tenant: tenant, userId: userId, kind: "password") }
     }
 
     /// A well-formed hash nobody's password matches, for timing-safe misses.

@@ -114,7 +114,12 @@ extension Emulator {
 
     /// The user an identifier belongs to and its password hash, under one lock (a password sign-in).
     func userAndPasswordHash(in tenant: String, _ identifier: Identifier) throws -> (user: User, hash: String?)? {
-        try db.withConnection { c in
+        let key = switch identifier {
+        case .email(let email): "\(tenant)\u{0}e\(email)"
+        case .phone(let phone): "\(tenant)\u{0}p\(phone)"
+        case .username(let name): "\(tenant)\u{0}u\(name)"
+        }
+        return try signInReads.value(key, in: db) { c in
             guard let user = try Accounts.first(c, Accounts.having(identifier, in: tenant)) else { return nil }
             return (user, try credential(c, tenant: tenant, userId: user.id, kind: "password"))
         }

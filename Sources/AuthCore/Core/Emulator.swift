@@ -82,6 +82,11 @@ public final class Emulator: Sendable {
     /// Password and hash pairs seen to match (see `verifyPassword`).
     let verifiedPasswords = Locked<Set<String>>([])
     let tenantCache = Locked(TenantCache())
+    /// What a sign-in reads, kept until the store changes (`ReadCache`): a user and password hash by address,
+    /// a user's password hash, a user's factors.
+    let signInReads = ReadCache<(user: User, hash: String?)?>()
+    let passwordReads = ReadCache<String?>()
+    let factorReads = ReadCache<[Factor]>()
 
     let db: Database
     /// The state right after seeding, in a shared in-memory database so a tenant-scoped reset can

@@ -88,7 +88,11 @@ extension Database {
     /// Copies this database into `other` (a named in-memory snapshot, or the live store on restore).
     public func copy(into other: Database) throws {
         try withConnection { source in
-            try other.withConnection { destination in try source.copy(into: destination) }
+            try other.withConnection { destination in
+                try source.copy(into: destination)
+                // The backup writes pages, not rows: no statement counts it as a change.
+                other.contentsReplaced()
+            }
         }
     }
 

@@ -14,6 +14,10 @@ public enum SQLValue: Sendable, Equatable {
 /// `SerializedDatabase` does. Statements are prepared once and kept in a bounded cache by SQL text.
 public final class Database: Sendable {
     private let connection: Locked<Connection>
+    /// Writes handed over by the hot path (`deferWrite`), applied in order before anything else uses the connection.
+    private let journal = Locked<[DeferredWrite]>([])
+    /// Moves on with every change made through the connection, except the journal's own (see `generation`).
+    private let changes = Atomic<UInt64>(0)
 
     /// A private in-memory database on SQLite's `memdb` VFS (no leading `/`, so no other connection sees it).
     ///
@@ -29,20 +33,36 @@ public final class Database: Sendable {
         connection = Locked(try Connection(path: path, readOnly: readOnly))
     }
 
-    /// Runs `body` with exclusive use of the connection.
+    /// Runs `body` with exclusive use of the connection, after the journal's writes.
     public func withConnection<T>(_ body: (borrowing Connection) throws -> T) throws -> T {
-        try connection.withLock { try body($0) }
+        var announcements: [@Sendable () -> Void] = []
+        // After the lock is released: an announcement may use the store again (the sweep it can start).
+        defer { for announce in announcements { announce() } }
+        return try connection.withLock { c in
+            announcements = applyJournal(c)
+            let before = c.totalChanges
+            defer { if c.totalChanges != before { changes.add(1, ordering: .releasing) } }
+            return try body(c)
+        }
     }
 
     /// Takes `other`'s contents in place of this database's, by exchanging the two connections (each under
     /// its lock): loading a snapshot then costs one copy, not two. `other` is left with the old contents.
     public func exchange(with other: Database) {
-        connection.withLock { mine in other.connection.withLock { theirs in swap(&mine, &theirs) } }
+        var announcements: [@Sendable () -> Void] = []
+        defer { for announce in announcements { announce() } }
+        connection.withLock { mine in
+            // The journal's writes belong to the state being replaced, as they came before the exchange.
+            announcements = applyJournal(mine)
+            other.connection.withLock { theirs in swap(&mine, &theirs) }
+            changes.add(1, ordering: .releasing)
+            other.changes.add(1, ordering: .releasing)
+        }
     }
 
     /// Runs `body` in a transaction, committed if it returns and rolled back if it throws.
     public func transaction<T>(_ body: (borrowing Connection) throws -> T) throws -> T {
-        try connection.withLock { c in
+        try withConnection { c in
             // Through the statement cache: sqlite3_exec would parse these two on every transaction.
             try c.run("BEGIN IMMEDIATE")
             do {
@@ -55,7 +75,84 @@ public final class Database: Sendable {
             }
         }
     }
+
+    // MARK: The hot path's journal and reads
+
+    /// Hands a write to the store without taking the connection: it is made, in order with the journal's other
+    /// writes, before the next use of the connection by anyone (a read, a write, a copy, a save), so no
+    /// reader and no snapshot can tell it was not made at once. A sign-in under load writes without waiting
+    /// for the store's lock, and its writes are made in batches, one transaction for many sign-ins.
+    ///
+    /// What the write answers (an event to announce) runs once the connection is released. The journal is made
+    /// by whoever takes the connection next, by the writer whose write fills a batch, or else within about a
+    /// millisecond (`flushDelay`), so the live feed never waits on a quiet store.
+    public func deferWrite(_ write: @escaping DeferredWrite) {
+        let count = journal.withLock { writes in
+            writes.append(write)
+            return writes.count
+        }
+        if count >= Self.journalBatch {
+            _ = try? withConnection { _ in }
+        } else if count == 1 {
+            Self.flushing.asyncAfter(deadline: .now() + Self.flushDelay) { [weak self] in _ = try? self?.withConnection { _ in } }
+        }
+    }
+
+    /// Moves on with every change made through the connection except the journal's writes, and with every copy
+    /// or exchange into it: a read kept at one generation (`ReadCache`) is what the store would answer while the
+    /// generation stays the same, as long as it does not depend on what journaled writes change.
+    var generation: UInt64 { changes.load(ordering: .acquiring) }
+
+    /// Marks the contents replaced from outside the connection's statements (a backup into it).
+    func contentsReplaced() { changes.add(1, ordering: .releasing) }
+
+    /// How many journaled writes make a batch that the writer makes at once rather than leave for later.
+    static let journalBatch = 64
+    static let flushDelay = DispatchTimeInterval.milliseconds(1)
+    private static let flushing = DispatchQueue(label: "fauxth.store.journal")
+
+    /// Makes the journal's writes in one transaction. Should one fail (a constraint), the batch is undone and
+    /// made again with each write on its own savepoint, so the failed one is left out without undoing the
+    /// others; a savepoint per write always would cost two statements more per sign-in. Answers their
+    /// announcements.
+    private func applyJournal(_ c: borrowing Connection) -> [@Sendable () -> Void] {
+        let writes = journal.withLock { writes in
+            defer { writes.removeAll(keepingCapacity: true) }
+            return writes
+        }
+        guard !writes.isEmpty else { return [] }
+        var announcements: [@Sendable () -> Void] = []
+        announcements.reserveCapacity(writes.count)
+        do {
+            try c.run("BEGIN IMMEDIATE")
+            for write in writes {
+                if let announce = try write(c) { announcements.append(announce) }
+            }
+            try c.run("COMMIT")
+            return announcements
+        } catch {
+            _ = try? c.execute("ROLLBACK")
+        }
+        announcements.removeAll()
+        let inTransaction = (try? c.run("BEGIN IMMEDIATE")) != nil
+        for write in writes {
+            do {
+                try c.run("SAVEPOINT journal")
+                if let announce = try write(c) { announcements.append(announce) }
+                try c.run("RELEASE journal")
+            } catch {
+                _ = try? c.run("ROLLBACK TO journal")
+                _ = try? c.run("RELEASE journal")
+            }
+        }
+        if inTransaction { _ = try? c.run("COMMIT") }
+        return announcements
+    }
 }
+
+/// A write handed to the store's journal (`Database.deferWrite`): made on the connection later, in order; it
+/// answers what to announce once the connection is released, if anything.
+public typealias DeferredWrite = @Sendable (borrowing Connection) throws -> (@Sendable () -> Void)?
 
 /// A raw SQLite connection. Only reachable inside `Database.withConnection`/`transaction`.
 /// `@unchecked Sendable`: only ever used under `Database`'s lock, which serializes every call.
@@ -143,6 +240,9 @@ public final class Connection: @unchecked Sendable {
     public func first(_ sql: String, _ arguments: [SQLValue] = []) throws(SQLiteError) -> Row? {
         try query(sql, arguments).first
     }
+
+    /// Rows changed by every statement since the connection opened.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
     /// The rowid of the last row inserted on this connection (an `INTEGER PRIMARY KEY` column's value).
     public var lastInsertRowID: Int { Int(sqlite3_last_insert_rowid(handle)) }

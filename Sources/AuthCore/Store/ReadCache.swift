@@ -1,0 +1,29 @@
+/// Answers to one kind of read, kept while the store has not changed since they were read (`Database.generation`):
+/// a sign-in under load reads the same user, password hash and factors again and again, and each read took the
+/// store's lock and ran statements while nothing had changed. Any change through the connection, and any copy or
+/// exchange into it, makes every kept answer stale at once, so no rule of what invalidates what is written
+/// anywhere else. The journal's writes (sign-in stamps, sessions, refresh tokens, events) do not move the
+/// generation: a cached read must not be used for what they change.
+final class ReadCache<Value: Sendable>: Sendable {
+    private let entries = Locked<[String: (generation: UInt64, value: Value)]>([:])
+    /// Enough for every user a test suite or a load signs in; past it the cache starts over rather than track age.
+    private let capacity: Int
+
+    init(capacity: Int = 10_000) { self.capacity = capacity }
+
+    /// `read`'s answer for `key`, from memory while the store is at the generation it was read at.
+    func value(_ key: String, in db: Database, read: (borrowing Connection) throws -> Value) throws -> Value {
+        let generation = db.generation
+        if let kept = entries.withLock({ $0[key] }), kept.generation == generation { return kept.value }
+        return try db.withConnection { c in
+            let value = try read(c)
+            // Read under the lock, where no change can come between the read and the generation it is kept at.
+            let generation = db.generation
+            entries.withLock { entries in
+                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+                entries[key] = (generation, value)
+            }
+            return value
+        }
+    }
+}

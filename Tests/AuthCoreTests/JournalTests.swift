@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import AuthCore
+
+/// The hot path's journal (`Database.deferWrite`) and reads kept until the store changes (`ReadCache`): a sign-in
+/// writes without taking the store, and nothing that reads the store or copies it can tell.
+@Suite struct JournalTests {
+    private func signIn(_ emulator: Emulator, password: String = "pw-alice") throws -> IssuedSession {
+        let user = try emulator.authenticate(in: "proj", PasswordSignIn(identifier: .email("alice@example.com"), password: password,
+                                                                        requireVerified: true))
+        return try emulator.startSession(for: user, method: "password") { $0.lowerAlphanumeric(12) }
+    }
+
+    /// A sign-in's session, refresh token, stamp and event are there for the very next read, with the id and time
+    /// drawn at the sign-in, not when the journal was made (which no test can predict).
+    @Test func aJournaledSignInIsThereForTheNextRead() throws {
+        let emulator = try makeEmulator()
+        let issued = try signIn(emulator)
+        let signedInAt = emulator.clock.now
+        emulator.clock.advance(by: 60)
+        #expect(try emulator.sessions(in: "proj", userId: "u-alice").map(\.id) == [issued.session.id])
+        #expect(try emulator.user(in: "proj", id: "u-alice")?.lastSignInAt == signedInAt)
+        let event = try #require(try emulator.events(type: "signin.succeeded").first)
+        #expect(event.createdAt == signedInAt)
+        #expect(event.detail["session_id"] == .string(issued.session.id))
+        let refreshed = try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil)
+        #expect(refreshed.session.id == issued.session.id)
+    }
+
+    /// A named snapshot and a saved file are cuts taken after every journaled write: a sign-in just made is in them.
+    @Test func snapshotsAndSavesHoldJournaledSignIns() throws {
+        let emulator = try makeEmulator()
+        let issued = try signIn(emulator)
+        try emulator.takeSnapshot(named: "after")
+        let path = temporaryPath("journal.sqlite")
+        try emulator.saveSnapshot(to: path)
+        try emulator.reset()
+        #expect(try emulator.sessions(in: "proj", userId: "u-alice").isEmpty)
+        try emulator.restoreSnapshot(named: "after")
+        #expect(try emulator.sessions(in: "proj", userId: "u-alice").map(\.id) == [issued.session.id])
+        try emulator.reset()
+        try emulator.loadSnapshot(from: path)
+        #expect(try emulator.sessions(in: "proj", userId: "u-alice").map(\.id) == [issued.session.id])
+    }
+
+    /// A sign-in whose user is deleted before its writes are made keeps nothing: no session without its user, as if
+    /// the deletion had come right after it.
+    @Test func aSignInWhoseUserIsGoneLeavesNoSession() throws {
+        let emulator = try makeEmulator()
+        let alice = try #require(try emulator.user(in: "proj", id: "u-alice"))
+        try emulator.deleteUser(in: "proj", id: "u-alice")
+        let issued = try emulator.startSession(for: alice, method: "password") { $0.lowerAlphanumeric(12) }
+        #expect(try emulator.activeSessions(in: "proj").isEmpty)
+        #expect(throws: AuthError.self) { try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil) }
+        #expect(try emulator.events(type: "signin.succeeded").isEmpty)
+    }
+
+    /// One write that fails leaves the batch's others made: the batch is made again, each write on its own.
+    @Test func aFailingWriteLeavesTheOthersOfItsBatch() throws {
+        let database = try Database()
+        try database.withConnection { c in try c.execute("CREATE TABLE t (v INTEGER PRIMARY KEY)") }
+        let announced = Locked<[Int]>([])
+        for value in [1, 2, 1, 3] {
+            database.deferWrite { (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
+                try c.run("INSERT INTO t VALUES (?)", [.int(Int64(value))])
+                return { announced.withLock { $0.append(value) } }
+            }
+        }
+        let values = try database.withConnection { c in try c.query("SELECT v FROM t ORDER BY v").compactMap { $0.int("v") } }
+        #expect(values == [1, 2, 3])
+        #expect(announced.withLock { $0 } == [1, 2, 3])
+    }
+
+    /// Writes left in the journal are made within about a millisecond when nobody takes the store: the live feed
+    /// hears of a sign-in without waiting for the next request.
+    @Test func aQuietStoreMakesItsJournalSoon() async throws {
+        let database = try Database()
+        try database.withConnection { c in try c.execute("CREATE TABLE t (v INTEGER)") }
+        let announced = Locked<Bool>(false)
+        database.deferWrite { (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
+            try c.run("INSERT INTO t VALUES (1)")
+            return { announced.withLock { $0 = true } }
+        }
+        // Bounded: the flush is due after 1 ms; this waits up to 5 s for a loaded machine.
+        for _ in 0..<5_000 where !announced.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(announced.withLock { $0 })
+    }
+
+    /// What a sign-in reads is kept only while nothing changed: a new password, a ban, a deletion or a reset are
+    /// seen by the next sign-in.
+    @Test func keptSignInReadsFollowEveryChange() throws {
+        let emulator = try makeEmulator()
+        _ = try signIn(emulator)
+        _ = try emulator.updateUser(in: "proj", id: "u-alice", UserChanges(password: "pw-new-1"))
+        #expect(throws: AuthError.invalidCredentials) { try signIn(emulator) }
+        _ = try signIn(emulator, password: "pw-new-1")
+        _ = try emulator.updateUser(in: "proj", id: "u-alice", UserChanges(bannedUntil: .some(emulator.clock.now.addingTimeInterval(3_600))))
+        #expect(throws: AuthError.userBanned) { try signIn(emulator, password: "pw-new-1") }
+        try emulator.reset()
+        _ = try signIn(emulator)
+        try emulator.deleteUser(in: "proj", id: "u-alice")
+        #expect(throws: AuthError.invalidCredentials) { try signIn(emulator) }
+    }
+
+    /// A copy into the store changes no row through a statement, yet it replaces every row: it moves the generation.
+    @Test func aCopyIntoTheStoreMovesItsGeneration() throws {
+        let emulator = try makeEmulator()
+        _ = try signIn(emulator)
+        try emulator.takeSnapshot(named: "before")
+        _ = try emulator.updateUser(in: "proj", id: "u-alice", UserChanges(password: "pw-new-2"))
+        _ = try signIn(emulator, password: "pw-new-2")
+        try emulator.restoreSnapshot(named: "before")
+        #expect(throws: AuthError.invalidCredentials) { try signIn(emulator, password: "pw-new-2") }
+        _ = try signIn(emulator)
+    }
+}
