@@ -102,6 +102,29 @@ import Testing
         #expect(throws: AuthError.invalidCredentials) { try signIn(emulator) }
     }
 
+    /// A refresh of a token that does not rotate (Firebase's) reads what it kept and journals its stamp and event; a
+    /// revocation, a ban or a deletion after it is seen by the next refresh at once.
+    @Test func aRefreshThatDoesNotRotateIsJournaledAndFollowsEveryChange() throws {
+        let emulator = try makeEmulator()
+        let issued = try signIn(emulator)
+        emulator.clock.advance(by: 30)
+        _ = try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil)
+        let refreshedAt = emulator.clock.now
+        emulator.clock.advance(by: 30)
+        _ = try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil)
+        #expect(try emulator.events(type: "token.refreshed").count == 2)
+        #expect(try emulator.events(type: "token.refreshed").last?.createdAt == refreshedAt)
+        #expect(try emulator.session(in: "proj", id: issued.session.id)?.refreshedAt == emulator.clock.now)
+        _ = try emulator.updateUser(in: "proj", id: "u-alice", UserChanges(disabled: true))
+        #expect(throws: AuthError.userDisabled) { try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil) }
+        _ = try emulator.updateUser(in: "proj", id: "u-alice", UserChanges(disabled: false))
+        _ = try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil)
+        try emulator.revokeSessions(in: "proj", userId: "u-alice", .all, reason: "test")
+        #expect(throws: AuthError.sessionNotFound) { try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil) }
+        try emulator.deleteUser(in: "proj", id: "u-alice")
+        #expect(throws: AuthError.userNotFound) { try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil) }
+    }
+
     /// A copy into the store changes no row through a statement, yet it replaces every row: it moves the generation.
     @Test func aCopyIntoTheStoreMovesItsGeneration() throws {
         let emulator = try makeEmulator()

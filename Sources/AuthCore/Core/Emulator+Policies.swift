@@ -41,10 +41,17 @@ extension Emulator {
     /// The tenant's effective policies: its vendor's, with its `policies` setting laid over them.
     /// Cached per tenant and worked out again when the tenant's settings change.
     public func policies(for tenant: Tenant) throws -> TenantPolicies {
-        if let cached = policyCache.withLock({ $0[tenant.id] }), cached.settings == tenant.settings { return cached.policies }
+        let generation = tenantGeneration
+        if let cached = policyCache.withLock({ $0[tenant.id] }), cached.settings == tenant.settings {
+            // Kept again as the copy the tenant cache now hands out: a tenant read again after any tenant change holds
+            // equal settings in other storage, and each request then compared every setting; the same storage
+            // compares at once. Once per tenant change.
+            if cached.generation != generation { policyCache.withLock { $0[tenant.id] = (generation, tenant.settings, cached.policies) } }
+            return cached.policies
+        }
         let vendor = policyDerivers[tenant.dialect]?(tenant) ?? VendorPolicies(base: TenantPolicies(), applied: PolicyLimit.common)
         let policies = try vendor.base.overlaid(with: tenant.settings["policies"], allowed: vendor.applied)
-        policyCache.withLock { $0[tenant.id] = (tenant.settings, policies) }
+        policyCache.withLock { $0[tenant.id] = (generation, tenant.settings, policies) }
         return policies
     }
 

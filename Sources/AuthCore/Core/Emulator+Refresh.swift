@@ -111,7 +111,8 @@ extension Emulator {
             try admit(found.session)
             let session = found.session
             if session.revokedAt != nil { return .failure(policy.endedSessionError(reason: found.revokedReason)) }
-            let newest = try Sessions.newestStart(c, tenant: tenant, userId: session.userId)
+            // Only the single-session rule reads the user's newest sign-in: a query fewer for every other refresh.
+            let newest = policy.singlePerUser ? try Sessions.newestStart(c, tenant: tenant, userId: session.userId) : nil
             if let expired = policy.expiry(of: session, newest: newest, at: now) { return .failure(expired) }
             // The gate before anything is written: a refused refresh rotates nothing.
             guard let user = try Accounts.user(c, tenant: tenant, id: session.userId) else {
@@ -228,28 +229,43 @@ extension Emulator {
     public func continueSession(in tenant: String, token: String, maxAge: TimeInterval?, origin: RequestOrigin = RequestOrigin()) throws
         -> (user: User, session: Session) {
         let now = clock.now
-        // One transaction: the reads, the stamp and the event (a Firebase refresh took five lock
-        // acquisitions and read the user and the session twice).
-        var refused: (User, String)?
-        defer { if let (user, reason) = refused { recordRefusal(user, reason: reason, stage: .refresh, origin: origin) } }
-        let (user, session, event) = try db.transaction { c -> (User, Session, Event?) in
-            guard let found = try Sessions.tokenWithSession(c, tenant: tenant, hash: Self.tokenHash(token)) else { throw AuthError.refreshTokenNotFound }
-            // Sessions go only with their user: a token whose session is gone belonged to a deleted account.
-            guard var session = found.session else { throw AuthError.userNotFound }
-            guard !found.tokenRevoked, session.revokedAt == nil else { throw AuthError.sessionNotFound }
-            if let maxAge, now.timeIntervalSince(session.createdAt) > maxAge { throw AuthError.sessionExpired(reason: nil) }
-            guard let user = try Accounts.user(c, tenant: tenant, id: session.userId) else { throw AuthError.userNotFound }
-            if let (error, reason) = signInRefusal(user, at: now) {
-                refused = (user, reason)
-                throw error
-            }
-            try Sessions.stampRefresh(c, tenant: tenant, id: session.id, at: now)
-            session.refreshedAt = now
-            let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin, detail: ["session_id": .string(session.id)])
-            return (user, session, event)
+        let hash = Self.tokenHash(token)
+        // The token, its session and its user, kept until the store changes (`ReadCache`): a client refreshes one
+        // token again and again. The journal's stamps change the session's `refreshed_at`, which no rule here reads.
+        let kept = try refreshReads.value("\(tenant)\u{0}\(hash)", in: db) { c -> KeptRefresh? in
+            guard let found = try Sessions.tokenWithSession(c, tenant: tenant, hash: hash) else { return nil }
+            return KeptRefresh(tokenRevoked: found.tokenRevoked, session: found.session,
+                               user: try found.session.flatMap { try Accounts.user(c, tenant: tenant, id: $0.userId) })
         }
-        if let event { announce(event) }
+        guard let kept else { throw AuthError.refreshTokenNotFound }
+        // Sessions go only with their user: a token whose session is gone belonged to a deleted account.
+        guard var session = kept.session else { throw AuthError.userNotFound }
+        guard !kept.tokenRevoked, session.revokedAt == nil else { throw AuthError.sessionNotFound }
+        if let maxAge, now.timeIntervalSince(session.createdAt) > maxAge { throw AuthError.sessionExpired(reason: nil) }
+        guard let user = kept.user else { throw AuthError.userNotFound }
+        if let (error, reason) = signInRefusal(user, at: now) {
+            recordRefusal(user, reason: reason, stage: .refresh, origin: origin)
+            throw error
+        }
+        session.refreshedAt = now
+        // The stamp and the event journaled, as a sign-in's are (`startSession`).
+        let sessionId = session.id
+        let refreshedEvent = newEvent(.tokenRefreshed, tenant: tenant, userId: user.id, origin: origin, detail: ["session_id": .string(sessionId)])
+        db.deferWrite { [self] (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
+            // The session went (its user deleted) after the read: the refresh came first, and nothing of it is kept.
+            guard try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now) else { return nil }
+            guard let event = try? insertEvent(c, refreshedEvent) else { return nil }
+            return { self.announce(event) }
+        }
         return (user, session)
+    }
+
+    /// What a refresh of a token that does not rotate reads: whether the token was retired, its session (nil when
+    /// it went with its user) and the session's user.
+    struct KeptRefresh: Sendable {
+        var tokenRevoked: Bool
+        var session: Session?
+        var user: User?
     }
 }
 
@@ -261,6 +277,7 @@ extension Emulator {
 
     /// The tenant a refresh token belongs to, for protocols whose token requests name no tenant.
     public func tenantOfRefreshToken(_ token: String) throws -> String? {
-        try db.withConnection { c in try Sessions.tenantOfToken(c, hash: Self.tokenHash(token)) }
+        let hash = Self.tokenHash(token)
+        return try tokenTenantReads.value(hash, in: db) { c in try Sessions.tenantOfToken(c, hash: hash) }
     }
 }

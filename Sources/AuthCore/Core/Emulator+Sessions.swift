@@ -16,7 +16,7 @@ extension Emulator {
         let session = Session(tenant: user.tenant, id: id, userId: user.id, aal: aal, amr: [method], userAgent: origin.userAgent,
                               ip: origin.ip, createdAt: now, claims: claims)
         let tenant = user.tenant, userId = user.id, tokenHash = Self.tokenHash(token)
-        let factors = try factorReads.value("\(tenant)\u{0}\(userId)", in: db) { c in try Factors.of(c, tenant: tenant, userId: userId) }
+        let factors = try self.factors(in: tenant, userId: userId)
         // Journaled (`Database.deferWrite`): the sign-in answers without waiting for the store, and every read or
         // snapshot after it sees its session as if it had been written at once.
         let signedIn = newEvent(.signInSucceeded, tenant: tenant, userId: userId, origin: origin,

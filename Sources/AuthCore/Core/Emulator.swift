@@ -73,7 +73,7 @@ public final class Emulator: Sendable {
     let policyDerivers: [Dialect: PolicyDeriver]
     let addressUniqueness: [Dialect: AddressUniqueness]
     let webAuthnResolvers: [Dialect: WebAuthnSettingsResolver]
-    let policyCache = Mutex<[String: (settings: [String: JSON], policies: TenantPolicies)]>([:])
+    let policyCache = Mutex<[String: (generation: Int, settings: [String: JSON], policies: TenantPolicies)]>([:])
     /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant
     /// write moves the generation on, and a read that raced a write is not kept.
     /// The text of refresh tokens issued by rotations, by hash, so a retry with their parent gets the same
@@ -87,6 +87,9 @@ public final class Emulator: Sendable {
     let signInReads = ReadCache<(user: User, hash: String?)?>()
     let passwordReads = ReadCache<String?>()
     let factorReads = ReadCache<[Factor]>()
+    /// What a refresh of a token that does not rotate reads (`continueSession`), and the tenant of a token, by its hash.
+    let refreshReads = ReadCache<KeptRefresh?>()
+    let tokenTenantReads = ReadCache<String?>()
 
     let db: Database
     /// The state right after seeding, in a shared in-memory database so a tenant-scoped reset can

@@ -81,7 +81,6 @@ enum Sessions {
                            [.text(tenant), .text(userId)] + extra).compactMap { $0.string("id") }
     }
 
-    /// Stamps a refresh.
     /// The ids of a user's live sessions that an OAuth client holds (the `client_id` of the claims it was issued
     /// with).
     static func liveIDs(_ c: borrowing Connection, tenant: String, userId: String, client clientId: String) throws -> [String] {
@@ -90,8 +89,10 @@ enum Sessions {
             """, [.text(tenant), .text(userId), .text(clientId)]).compactMap { $0.string("id") }
     }
 
-    static func stampRefresh(_ c: borrowing Connection, tenant: String, id: String, at now: Date) throws {
-        try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(id)])
+    /// Stamps a refresh; answers whether the session was there.
+    @discardableResult
+    static func stampRefresh(_ c: borrowing Connection, tenant: String, id: String, at now: Date) throws -> Bool {
+        try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(id)]) > 0
     }
 
     /// Raises a session to aal2 with its new authentication methods.

@@ -51,8 +51,14 @@ private let hexDigits = Array("0123456789abcdef".utf8)
 extension Sequence where Element == UInt8 {
     /// Lowercase hex.
     public var hex: String {
+        // Two appends per byte into one reserved buffer: `out += [high, low]` made an array per byte, and every
+        // sign-in and refresh hashes a token and a password pair into hex.
         var out = [UInt8]()
-        for byte in self { out += [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]] }
+        out.reserveCapacity(underestimatedCount * 2)
+        for byte in self {
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0x0F)])
+        }
         return String(decoding: out, as: UTF8.self)
     }
 }
