@@ -107,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["FauxthTesting", "Server", "AuthCore", "Console", hummingbird,
+            dependencies: ["FauxthTesting", "Server", "AuthCore", "Console", "HTTPSupport", hummingbird,
                            .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: settings
         ),

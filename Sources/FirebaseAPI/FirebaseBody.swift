@@ -48,7 +48,22 @@ struct FirebaseBody: Sendable {
     }
 
     static func camelCase(_ key: String) -> String {
-        guard key.contains("_") else { return key }
+        guard key.utf8.contains(UInt8(ascii: "_")) else { return key }
+        // ASCII names (every field the API has) in one pass over the bytes; Unicode case mapping only for the rest.
+        if key.utf8.allSatisfy({ $0 < 0x80 }) {
+            var out: [UInt8] = []
+            out.reserveCapacity(key.utf8.count)
+            var capitalize = false
+            for byte in key.utf8 {
+                if byte == UInt8(ascii: "_") {
+                    capitalize = !out.isEmpty
+                } else {
+                    out.append(capitalize && byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte)
+                    capitalize = false
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
         let parts = key.split(separator: "_")
         return (parts.first.map(String.init) ?? "") + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
