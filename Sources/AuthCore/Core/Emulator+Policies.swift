@@ -38,21 +38,23 @@ public struct SendCooldown: Sendable, Equatable {
 public typealias PolicyDeriver = @Sendable (Tenant) -> VendorPolicies
 
 extension Emulator {
-    /// The tenant's effective policies: its vendor's, with its `policies` setting laid over them.
-    /// Cached per tenant and worked out again when the tenant's settings change.
+    /// The tenant's effective policies: its vendor's, with its `policies` setting laid over them, as the tenant is
+    /// stored (the caller's copy only names it). Kept per tenant until any tenant changes (`tenantGeneration`): every
+    /// request with a rate limit asks, and comparing the caller's settings with the kept ones, member by member, was
+    /// most of a limit check.
     public func policies(for tenant: Tenant) throws -> TenantPolicies {
         let generation = tenantGeneration
-        if let cached = policyCache.withLock({ $0[tenant.id] }), cached.settings == tenant.settings {
-            // Kept again as the copy the tenant cache now hands out: a tenant read again after any tenant change holds
-            // equal settings in other storage, and each request then compared every setting; the same storage
-            // compares at once. Once per tenant change.
-            if cached.generation != generation { policyCache.withLock { $0[tenant.id] = (generation, tenant.settings, cached.policies) } }
-            return cached.policies
-        }
-        let vendor = policyDerivers[tenant.dialect]?(tenant) ?? VendorPolicies(base: TenantPolicies(), applied: PolicyLimit.common)
-        let policies = try vendor.base.overlaid(with: tenant.settings["policies"], allowed: vendor.applied)
-        policyCache.withLock { $0[tenant.id] = (generation, tenant.settings, policies) }
+        if let cached = policyCache.withLock({ $0[tenant.id] }), cached.generation == generation { return cached.policies }
+        let policies = try derivePolicies(for: try self.tenant(tenant.id) ?? tenant)
+        policyCache.withLock { $0[tenant.id] = (generation, policies) }
         return policies
+    }
+
+    /// The policies `tenant`'s settings give, worked out now: for settings not stored yet, which are refused here
+    /// when malformed rather than at the first sign-in.
+    func derivePolicies(for tenant: Tenant) throws -> TenantPolicies {
+        let vendor = policyDerivers[tenant.dialect]?(tenant) ?? VendorPolicies(base: TenantPolicies(), applied: PolicyLimit.common)
+        return try vendor.base.overlaid(with: tenant.settings["policies"], allowed: vendor.applied)
     }
 
     /// The effective policies of the tenant with `id`.
@@ -64,7 +66,7 @@ extension Emulator {
     public func setPolicies(in id: String, _ setting: JSON) throws -> TenantPolicies {
         var tenant = try requireTenant(id)
         tenant.settings["policies"] = setting.isNull ? nil : setting
-        let policies = try policies(for: tenant)
+        let policies = try derivePolicies(for: tenant)
         _ = try updateTenant(id, settings: tenant.settings)
         return policies
     }

@@ -37,7 +37,7 @@ extension Emulator {
     public func createTenant(id: String, dialect: Dialect, name: String? = nil, settings: [String: JSON] = [:]) throws -> Tenant {
         guard !id.isEmpty else { throw AuthError.invalidInput(field: "id", reason: "must not be empty") }
         let tenant = Tenant(id: id, dialect: dialect, name: name ?? id, settings: settings, createdAt: clock.now)
-        _ = try policies(for: tenant) // a malformed `policies` setting is refused here, not at the first sign-in
+        _ = try derivePolicies(for: tenant) // a malformed `policies` setting is refused here, not at the first sign-in
         do {
             try db.withConnection { c in try Tenants.insert(c, tenant) }
         } catch let error as SQLiteError where error.isConstraintViolation {
@@ -69,7 +69,7 @@ extension Emulator {
     public func updateTenant(_ id: String, name: String? = nil, settings: [String: JSON]) throws -> Tenant {
         var tenant = try requireTenant(id)
         tenant.settings = settings
-        _ = try policies(for: tenant)
+        _ = try derivePolicies(for: tenant)
         try db.withConnection { c in try Tenants.update(c, id: id, name: name ?? tenant.name, settings: settings) }
         tenantsChanged()
         return try requireTenant(id)

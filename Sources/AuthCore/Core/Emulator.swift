@@ -73,7 +73,7 @@ public final class Emulator: Sendable {
     let policyDerivers: [Dialect: PolicyDeriver]
     let addressUniqueness: [Dialect: AddressUniqueness]
     let webAuthnResolvers: [Dialect: WebAuthnSettingsResolver]
-    let policyCache = Mutex<[String: (generation: Int, settings: [String: JSON], policies: TenantPolicies)]>([:])
+    let policyCache = Mutex<[String: (generation: Int, policies: TenantPolicies)]>([:])
     /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant
     /// write moves the generation on, and a read that raced a write is not kept.
     /// The text of refresh tokens issued by rotations, by hash, so a retry with their parent gets the same
