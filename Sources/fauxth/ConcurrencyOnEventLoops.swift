@@ -11,24 +11,23 @@ import NIOPosix
 /// finds the runtime's hook with `dlsym`, which fails quietly in a binary linked with
 /// `--static-swift-stdlib` (the release build): there the shipped binary ran every handler on the thread
 /// pool. Here the hook variable is named at link time (`CExecutorHook`), which works both ways.
-///
-/// A job runs on its loop *as the global pool runs it*, on the runtime's generic executor
-/// (`fauxth_run_job_on_generic_executor`), not through the loop's own `enqueue(_:)`: that runs a job on the loop
-/// as a serial executor, so a task resumed there found itself isolated to the loop, and its next hop to the
-/// generic executor (every nonisolated async function makes one) went through this hook again and ran a second
-/// time. `swift_task_switch` and those second trips were a third of the health answer's CPU (perf).
 enum ConcurrencyOnEventLoops {
+    /// The runtime's hook type: the job, and the runtime's own enqueue (unused: every job goes to a loop).
+    private typealias EnqueueGlobalHook = @convention(thin) (UnownedJob, @convention(thin) (UnownedJob) -> Void) -> Void
+
     /// Installs the hook; answers whether it was installed (false if one already was). Call once, before
     /// the first task starts.
     @discardableResult
-    static func install() -> Bool { fauxth_install_enqueue_global_hook() }
-}
-
-/// Where the hook (`CExecutorHook`) hands a job: one of the group's loops. `any()` keeps it on the current loop when
-/// called from one of them, so a handler resumed by its connection's I/O stays on that thread.
-@_cdecl("fauxth_enqueue_job_on_a_loop")
-func enqueueJobOnALoop(_ job: UnsafeMutableRawPointer) {
-    // Carried as its address, which is all the runtime needs to run it.
-    let address = UInt(bitPattern: job)
-    MultiThreadedEventLoopGroup.singleton.any().execute { fauxth_run_job_on_generic_executor(UnsafeMutableRawPointer(bitPattern: address)) }
+    static func install() -> Bool {
+        withUnsafeTemporaryAllocation(of: EnqueueGlobalHook.self, capacity: 1) { storage in
+            // `any()` keeps a job on the current loop when called from one of the group's loops, so a
+            // handler resumed by its connection's I/O stays on that thread.
+            storage.baseAddress!.initialize(to: { job, _ in
+                MultiThreadedEventLoopGroup.singleton.any().enqueue(ExecutorJob(job))
+            })
+            return storage.baseAddress!.withMemoryRebound(to: UnsafeRawPointer.self, capacity: 1) {
+                fauxth_install_enqueue_global_hook($0.pointee)
+            }
+        }
+    }
 }

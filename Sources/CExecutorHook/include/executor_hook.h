@@ -3,13 +3,9 @@
 
 #include <stdbool.h>
 
-/// Installs Swift Concurrency's global enqueue hook (`swift_task_enqueueGlobal_hook`), which hands every global
-/// job to `fauxth_enqueue_job_on_a_loop` (defined in Swift), unless a hook is already there; answers whether it was
-/// installed.
-bool fauxth_install_enqueue_global_hook(void);
-
-/// Runs a job on the runtime's generic executor, as Swift's own global pool runs its jobs
-/// (`swift_job_run(job, SerialExecutorRef::generic())`).
-void fauxth_run_job_on_generic_executor(void *job);
+/// Installs `hook` as Swift Concurrency's global enqueue hook (`swift_task_enqueueGlobal_hook`) unless
+/// one is already there; answers whether it was installed. `hook` is a Swift `@convention(thin)`
+/// function of the runtime's hook type, passed as a plain pointer.
+bool fauxth_install_enqueue_global_hook(const void *hook);
 
 #endif
