@@ -10,6 +10,7 @@ import HummingbirdCore
 import IdentityProviders
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import Sinks
 import SupabaseAPI
@@ -54,7 +55,8 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
                                                 credentialDerivers: [.cognito: CognitoDialect.credentialDeriver],
                                                 policyDerivers: [.supabase: SupabaseDialect.policyDeriver, .cognito: CognitoDialect.policyDeriver],
                                                 addressUniqueness: [.cognito: CognitoDialect.addressUniqueness],
-                                                retention: options.retention, webAuthn: [.supabase: SupabaseDialect.webAuthnSettings, .cognito: CognitoDialect.webAuthnSettings]))
+                                                retention: options.retention, webAuthn: [.supabase: SupabaseDialect.webAuthnSettings, .cognito: CognitoDialect.webAuthnSettings],
+                                                journalScheduler: onAnEventLoop))
     var warnings = try validateTenants(emulator)
     if let path = options.snapshotPath, FileManager.default.fileExists(atPath: path) {
         try emulator.loadSnapshot(from: path)
@@ -291,6 +293,13 @@ struct ExposeHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.method != .options, request.headers[.origin] != nil { response.headers[.accessControlExposeHeaders] = value }
         return response
     }
+}
+
+/// Runs the store's journal on an event loop (`JournalScheduler`): the current one when called from a loop, as a
+/// handler calls it, so no thread wakes for it.
+@Sendable private func onAnEventLoop(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+    let (seconds, attoseconds) = delay.components
+    MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) { work() }
 }
 
 /// Checks every tenant's dialect settings; throws on a value the vendor would refuse, returns warnings.

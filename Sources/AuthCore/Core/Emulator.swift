@@ -20,15 +20,19 @@ public struct EmulatorOptions: Sendable {
     public var retention: Retention
     /// Per dialect, a tenant's WebAuthn relying party, for the virtual authenticator's defaults.
     public var webAuthn: [Dialect: WebAuthnSettingsResolver]
+    /// Where the store's journal is made when nothing else takes the store (`Database.deferWrite`): the server runs
+    /// it on an event loop; without one, a queue of its own.
+    public var journalScheduler: JournalScheduler?
 
     public init(clock: EmulatorClock = EmulatorClock(), generator: Generator = Generator(),
                 passwordHasher: PasswordHasher = PasswordHasher(), seed: Seed = Seed(),
                 credentialDerivers: [Dialect: CredentialDeriver] = [:], policyDerivers: [Dialect: PolicyDeriver] = [:],
                 addressUniqueness: [Dialect: AddressUniqueness] = [:], retention: Retention = Retention(),
-                webAuthn: [Dialect: WebAuthnSettingsResolver] = [:]) {
+                webAuthn: [Dialect: WebAuthnSettingsResolver] = [:], journalScheduler: JournalScheduler? = nil) {
         self.clock = clock; self.generator = generator; self.passwordHasher = passwordHasher; self.seed = seed
         self.credentialDerivers = credentialDerivers; self.policyDerivers = policyDerivers
         self.addressUniqueness = addressUniqueness; self.retention = retention; self.webAuthn = webAuthn
+        self.journalScheduler = journalScheduler
     }
 }
 
@@ -110,7 +114,7 @@ public final class Emulator: Sendable {
         retention = options.retention
         webAuthnResolvers = options.webAuthn
         faults = FaultEngine(clock: options.clock, generator: options.generator)
-        db = try Database()
+        db = try Database(journalScheduler: options.journalScheduler)
         // On memdb like the store (whose connection ATTACHes it with its own VFS); the leading `/` shares it
         // between the two connections, and the counter keeps emulators in one process apart.
         seedStateURI = "file:/fauxth-seed-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?vfs=memdb"

@@ -28,9 +28,13 @@ public final class Database: Sendable {
     /// at any size.
     public static let inMemory = "file:fauxth-store?vfs=memdb"
 
+    /// Where the journal is made when nothing else takes the connection soon (`deferWrite`).
+    private let journalScheduler: JournalScheduler?
+
     /// Opens `path` (a private in-memory database by default, or a `file:` URI).
-    public init(path: String = Database.inMemory, readOnly: Bool = false) throws(SQLiteError) {
+    public init(path: String = Database.inMemory, readOnly: Bool = false, journalScheduler: JournalScheduler? = nil) throws(SQLiteError) {
         connection = Locked(try Connection(path: path, readOnly: readOnly))
+        self.journalScheduler = journalScheduler
     }
 
     /// Runs `body` with exclusive use of the connection, after the journal's writes.
@@ -94,7 +98,12 @@ public final class Database: Sendable {
         if count >= Self.journalBatch {
             _ = try? withConnection { _ in }
         } else if count == 1 {
-            Self.flushing.asyncAfter(deadline: .now() + Self.flushDelay) { [weak self] in _ = try? self?.withConnection { _ in } }
+            let flush: @Sendable () -> Void = { [weak self] in _ = try? self?.withConnection { _ in } }
+            if let journalScheduler {
+                journalScheduler(Self.flushDelay, flush)
+            } else {
+                Self.flushing.asyncAfter(deadline: .now() + .milliseconds(1), execute: flush)
+            }
         }
     }
 
@@ -108,7 +117,8 @@ public final class Database: Sendable {
 
     /// How many journaled writes make a batch that the writer makes at once rather than leave for later.
     static let journalBatch = 64
-    static let flushDelay = DispatchTimeInterval.milliseconds(1)
+    static let flushDelay = Duration.milliseconds(1)
+    /// Where the journal is made without a scheduler (tests of the core alone).
     private static let flushing = DispatchQueue(label: "fauxth.store.journal")
 
     /// Makes the journal's writes in one transaction. Should one fail (a constraint), the batch is undone and
@@ -149,6 +159,11 @@ public final class Database: Sendable {
         return announcements
     }
 }
+
+/// Runs `work` once, `delay` from now, somewhere that may take the store: the server's event loops, whose timers cost
+/// no thread of their own (on a queue, the timer's thread woke a thousand times a second under load and took a
+/// twelfth of a Cognito sign-in's CPU).
+public typealias JournalScheduler = @Sendable (_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> Void
 
 /// A write handed to the store's journal (`Database.deferWrite`): made on the connection later, in order; it
 /// answers what to announce once the connection is released, if anything.
