@@ -125,6 +125,33 @@ import Testing
         #expect(throws: AuthError.userNotFound) { try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil) }
     }
 
+    /// Kept reads go stale only with the tables they depend on: an event recorded (a history) leaves every generation
+    /// as it is, a session revoked moves only the sessions' one, a user changed moves both, and a whole table emptied
+    /// (which SQLite's update hook does not report row by row) moves both.
+    @Test func generationsFollowTheTablesThatChanged() throws {
+        let emulator = try makeEmulator()
+        let issued = try signIn(emulator)
+        _ = try emulator.events()
+        /// The accounts' generation and the sessions' (the combined one less the accounts').
+        func generations() -> (accounts: UInt64, sessions: UInt64) {
+            let accounts = emulator.db.generation(of: .accounts)
+            return (accounts, emulator.db.generation(of: .accountsAndSessions) &- accounts)
+        }
+        var before = generations()
+        emulator.record(.signInFailed, tenant: "proj", userId: "u-alice", detail: ["reason": "wrong_password"])
+        #expect(generations() == before)
+        try emulator.revokeSessions(in: "proj", userId: "u-alice", .only(issued.session.id), reason: "test")
+        #expect(generations().accounts == before.accounts)
+        #expect(generations().sessions != before.sessions)
+        before = generations()
+        _ = try emulator.updateUser(in: "proj", id: "u-alice", UserChanges(userMetadata: ["name": "Al"]))
+        #expect(generations().accounts != before.accounts)
+        before = generations()
+        // The trail emptied at once: a history, but the hook hears of no row, so everything counts as changed.
+        try emulator.db.withConnection { c in try c.execute("DELETE FROM events") }
+        #expect(generations().accounts != before.accounts && generations().sessions != before.sessions)
+    }
+
     /// A copy into the store changes no row through a statement, yet it replaces every row: it moves the generation.
     @Test func aCopyIntoTheStoreMovesItsGeneration() throws {
         let emulator = try makeEmulator()

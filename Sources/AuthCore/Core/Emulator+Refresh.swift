@@ -232,7 +232,8 @@ extension Emulator {
         let hash = Self.tokenHash(token)
         // The token, its session and its user, kept until the store changes (`ReadCache`): a client refreshes one
         // token again and again. The journal's stamps change the session's `refreshed_at`, which no rule here reads.
-        let kept = try refreshReads.value("\(tenant)\u{0}\(hash)", in: db) { c -> KeptRefresh? in
+        // An unknown token is not kept: a journaled sign-in, which moves no generation, may issue it later.
+        let kept = try refreshReads.value("\(tenant)\u{0}\(hash)", in: db, keep: { $0 != nil }) { c -> KeptRefresh? in
             guard let found = try Sessions.tokenWithSession(c, tenant: tenant, hash: hash) else { return nil }
             return KeptRefresh(tokenRevoked: found.tokenRevoked, session: found.session,
                                user: try found.session.flatMap { try Accounts.user(c, tenant: tenant, id: $0.userId) })
@@ -278,6 +279,6 @@ extension Emulator {
     /// The tenant a refresh token belongs to, for protocols whose token requests name no tenant.
     public func tenantOfRefreshToken(_ token: String) throws -> String? {
         let hash = Self.tokenHash(token)
-        return try tokenTenantReads.value(hash, in: db) { c in try Sessions.tenantOfToken(c, hash: hash) }
+        return try tokenTenantReads.value(hash, in: db, keep: { $0 != nil }) { c in try Sessions.tenantOfToken(c, hash: hash) }
     }
 }

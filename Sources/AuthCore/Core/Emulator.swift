@@ -88,12 +88,12 @@ public final class Emulator: Sendable {
     let tenantCache = Locked(TenantCache())
     /// What a sign-in reads, kept until the store changes (`ReadCache`): a user and password hash by address,
     /// a user's password hash, a user's factors.
-    let signInReads = ReadCache<(user: User, hash: String?)?>()
-    let passwordReads = ReadCache<String?>()
-    let factorReads = ReadCache<[Factor]>()
+    let signInReads = ReadCache<(user: User, hash: String?)?>(.accounts)
+    let passwordReads = ReadCache<String?>(.accounts)
+    let factorReads = ReadCache<[Factor]>(.accounts)
     /// What a refresh of a token that does not rotate reads (`continueSession`), and the tenant of a token, by its hash.
-    let refreshReads = ReadCache<KeptRefresh?>()
-    let tokenTenantReads = ReadCache<String?>()
+    let refreshReads = ReadCache<KeptRefresh?>(.accountsAndSessions)
+    let tokenTenantReads = ReadCache<String?>(.accountsAndSessions)
 
     let db: Database
     /// The state right after seeding, in a shared in-memory database so a tenant-scoped reset can

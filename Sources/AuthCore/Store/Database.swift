@@ -16,8 +16,10 @@ public final class Database: Sendable {
     private let connection: Locked<Connection>
     /// Writes handed over by the hot path (`deferWrite`), applied in order before anything else uses the connection.
     private let journal = Locked<[DeferredWrite]>([])
-    /// Moves on with every change made through the connection, except the journal's own (see `generation`).
-    private let changes = Atomic<UInt64>(0)
+    /// Move on with every change made through the connection to the sessions' tables and to every other table but the
+    /// histories, except the journal's own changes (see `generation(of:)`).
+    private let sessionChanges = Atomic<UInt64>(0)
+    private let accountChanges = Atomic<UInt64>(0)
 
     /// A private in-memory database on SQLite's `memdb` VFS (no leading `/`, so no other connection sees it).
     ///
@@ -44,8 +46,8 @@ public final class Database: Sendable {
         defer { for announce in announcements { announce() } }
         return try connection.withLock { c in
             announcements = applyJournal(c)
-            let before = c.totalChanges
-            defer { if c.totalChanges != before { changes.add(1, ordering: .releasing) } }
+            c.startTrackingChanges()
+            defer { moveOn(after: c.trackedChanges()) }
             return try body(c)
         }
     }
@@ -59,8 +61,8 @@ public final class Database: Sendable {
             // The journal's writes belong to the state being replaced, as they came before the exchange.
             announcements = applyJournal(mine)
             other.connection.withLock { theirs in swap(&mine, &theirs) }
-            changes.add(1, ordering: .releasing)
-            other.changes.add(1, ordering: .releasing)
+            moveOn(after: .all)
+            other.moveOn(after: .all)
         }
     }
 
@@ -107,13 +109,33 @@ public final class Database: Sendable {
         }
     }
 
-    /// Moves on with every change made through the connection except the journal's writes, and with every copy
-    /// or exchange into it: a read kept at one generation (`ReadCache`) is what the store would answer while the
-    /// generation stays the same, as long as it does not depend on what journaled writes change.
-    var generation: UInt64 { changes.load(ordering: .acquiring) }
+    /// Which tables a kept read depends on (`ReadCache`).
+    enum Dependency: Sendable {
+        /// Users, their identities, credentials and factors, tenants: every table but the sessions' and the histories'.
+        case accounts
+        /// Those and the sessions' tables (sessions, refresh tokens).
+        case accountsAndSessions
+    }
+
+    /// Moves on with every change made through the connection to the tables `dependency` names, except the journal's
+    /// writes, and with every copy or exchange into it: a read kept at one generation (`ReadCache`) is what the store
+    /// would answer while the generation stays the same, as long as it does not depend on what journaled writes
+    /// change. A refresh that rotates (it writes sessions' tables) or an event recorded (a history) leaves a kept user
+    /// as it is.
+    func generation(of dependency: Dependency) -> UInt64 {
+        switch dependency {
+        case .accounts: accountChanges.load(ordering: .acquiring)
+        case .accountsAndSessions: accountChanges.load(ordering: .acquiring) &+ sessionChanges.load(ordering: .acquiring)
+        }
+    }
+
+    private func moveOn(after changed: Connection.ChangedTables) {
+        if changed.contains(.accounts) { accountChanges.add(1, ordering: .releasing) }
+        if changed.contains(.sessions) { sessionChanges.add(1, ordering: .releasing) }
+    }
 
     /// Marks the contents replaced from outside the connection's statements (a backup into it).
-    func contentsReplaced() { changes.add(1, ordering: .releasing) }
+    func contentsReplaced() { moveOn(after: .all) }
 
     /// How many journaled writes make a batch that the writer makes at once rather than leave for later.
     static let journalBatch = 64
@@ -202,6 +224,52 @@ public final class Connection: @unchecked Sendable {
         handle = db
         if path.contains("vfs=memdb") { try configureMemdb() }
         try TextMatch.register(on: db)
+        sqlite3_update_hook(db, { context, _, _, table, _ in
+            guard let context, let table else { return }
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().noteChange(in: table)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    // MARK: Which tables changed
+
+    /// The families of tables a use of the connection changed, since `startTrackingChanges`.
+    struct ChangedTables: OptionSet {
+        let rawValue: UInt8
+        /// Sessions and refresh tokens (and the hashes kept of spent ones).
+        static let sessions = ChangedTables(rawValue: 1)
+        /// Every other table but the histories (events, the outbox, deep links), which no kept read depends on.
+        static let accounts = ChangedTables(rawValue: 2)
+        static let all: ChangedTables = [.sessions, .accounts]
+    }
+
+    private var changedTables: ChangedTables = []
+    private var hookedChanges: Int64 = 0
+    private var changesAtStart: Int64 = 0
+
+    func startTrackingChanges() {
+        changedTables = []
+        hookedChanges = 0
+        changesAtStart = totalChanges
+    }
+
+    /// What changed since `startTrackingChanges`. SQLite's update hook names the table of each row changed, but not the
+    /// rows a `DELETE` without `WHERE` empties at once; when the hook saw fewer rows than SQLite counted, everything
+    /// counts as changed.
+    func trackedChanges() -> ChangedTables {
+        let counted = totalChanges - changesAtStart
+        if counted == 0 { return [] }
+        return counted == hookedChanges ? changedTables : .all
+    }
+
+    /// Called by the update hook for every row inserted, updated or deleted.
+    fileprivate func noteChange(in table: UnsafePointer<CChar>) {
+        hookedChanges += 1
+        if strcmp(table, "events") == 0 || strcmp(table, "messages") == 0 || strcmp(table, "deeplinks") == 0 { return }
+        if strcmp(table, "sessions") == 0 || strcmp(table, "refresh_tokens") == 0 || strcmp(table, "spent_refresh_tokens") == 0 {
+            changedTables.insert(.sessions)
+        } else {
+            changedTables.insert(.accounts)
+        }
     }
 
     /// Settings for a database on memdb (at opening, and after `loadImage` puts one there).

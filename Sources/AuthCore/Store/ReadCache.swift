@@ -1,4 +1,5 @@
-/// Answers to one kind of read, kept while the store has not changed since they were read (`Database.generation`):
+/// Answers to one kind of read, kept while the tables they depend on have not changed since they were read
+/// (`Database.generation(of:)`):
 /// a sign-in under load reads the same user, password hash and factors again and again, and each read took the
 /// store's lock and ran statements while nothing had changed. Any change through the connection, and any copy or
 /// exchange into it, makes every kept answer stale at once, so no rule of what invalidates what is written
@@ -6,19 +7,27 @@
 /// generation: a cached read must not be used for what they change.
 final class ReadCache<Value: Sendable>: Sendable {
     private let entries = Locked<[String: (generation: UInt64, value: Value)]>([:])
+    /// The tables the reads depend on: only a change to those makes a kept answer stale.
+    private let dependency: Database.Dependency
     /// Enough for every user a test suite or a load signs in; past it the cache starts over rather than track age.
     private let capacity: Int
 
-    init(capacity: Int = 10_000) { self.capacity = capacity }
+    init(_ dependency: Database.Dependency, capacity: Int = 10_000) {
+        self.dependency = dependency
+        self.capacity = capacity
+    }
 
-    /// `read`'s answer for `key`, from memory while the store is at the generation it was read at.
-    func value(_ key: String, in db: Database, read: (borrowing Connection) throws -> Value) throws -> Value {
-        let generation = db.generation
+    /// `read`'s answer for `key`, from memory while the store is at the generation it was read at. An answer `keep`
+    /// refuses is answered, not kept.
+    func value(_ key: String, in db: Database, keep: (Value) -> Bool = { _ in true },
+               read: (borrowing Connection) throws -> Value) throws -> Value {
+        let generation = db.generation(of: dependency)
         if let kept = entries.withLock({ $0[key] }), kept.generation == generation { return kept.value }
         return try db.withConnection { c in
             let value = try read(c)
+            guard keep(value) else { return value }
             // Read under the lock, where no change can come between the read and the generation it is kept at.
-            let generation = db.generation
+            let generation = db.generation(of: dependency)
             entries.withLock { entries in
                 if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
                 entries[key] = (generation, value)
