@@ -87,8 +87,7 @@ extension Emulator {
                 session.refreshedAt = now
                 let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin,
                                              detail: ["session_id": .string(session.id)])
-                return .success(Refreshed(user: user, session: session, token: token, event: event,
-                                          factors: try Factors.of(c, tenant: tenant, userId: user.id)))
+                return .success(Refreshed(user: user, session: session, token: token, event: event))
             }
             let presented = Self.tokenHash(token)
             guard let row = try Sessions.token(c, tenant: tenant, hash: presented) else {
@@ -159,8 +158,10 @@ extension Emulator {
             throw error
         case .success(let refreshed):
             if let event = refreshed.event { announce(event) }
+            // Kept until an account table changes (`factors(in:userId:)`), which a rotation does not do.
+            let factors = try factors(in: tenant, userId: refreshed.user.id)
             return (refreshed.user, IssuedSession(session: refreshed.session, refreshToken: refreshed.token, user: refreshed.user,
-                                                  factors: refreshed.factors))
+                                                  factors: factors))
         }
     }
 
@@ -170,7 +171,6 @@ extension Emulator {
         var session: Session
         var token: String
         var event: Event?
-        var factors: [Factor]
     }
 
     /// Gives a live session a new refresh token and retires its others: after a step-up (MFA) the old
