@@ -91,7 +91,8 @@ public final class Database: Sendable {
     ///
     /// What the write answers (an event to announce) runs once the connection is released. The journal is made
     /// by whoever takes the connection next, by the writer whose write fills a batch, or else within about a
-    /// millisecond (`flushDelay`), so the live feed never waits on a quiet store.
+    /// millisecond (`flushDelay`), so the live feed never waits on a quiet store. Not to be called while holding the
+    /// connection (inside `withConnection`): a full batch takes it.
     public func deferWrite(_ write: @escaping DeferredWrite) {
         let count = journal.withLock { writes in
             writes.append(write)
