@@ -17,10 +17,10 @@ extension Emulator {
                               ip: origin.ip, createdAt: now, claims: claims)
         let tenant = user.tenant, userId = user.id, tokenHash = Self.tokenHash(token)
         let factors = try self.factors(in: tenant, userId: userId)
-        // Journaled (`Database.deferWrite`): the sign-in answers without waiting for the store, and every read or
-        // snapshot after it sees its session as if it had been written at once.
         let signedIn = newEvent(.signInSucceeded, tenant: tenant, userId: userId, origin: origin,
                                 detail: ["method": .string(method.method), "session_id": .string(id)])
+        // Journaled (`Database.deferWrite`): the sign-in answers without waiting for the store, and every read or
+        // snapshot after it sees its session as if it had been written at once.
         db.deferWrite { [self] (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
             // The user was deleted after the caller read it: the sign-in came first and the deletion ended its
             // session, so nothing of it is kept (a refresh with its token finds no session).

@@ -1,10 +1,10 @@
 /// Answers to one kind of read, kept while the tables they depend on have not changed since they were read
-/// (`Database.generation(of:)`):
-/// a sign-in under load reads the same user, password hash and factors again and again, and each read took the
-/// store's lock and ran statements while nothing had changed. Any change through the connection, and any copy or
-/// exchange into it, makes every kept answer stale at once, so no rule of what invalidates what is written
-/// anywhere else. The journal's writes (sign-in stamps, sessions, refresh tokens, events) do not move the
-/// generation: a cached read must not be used for what they change.
+/// (`Database.generation(of:)`): a sign-in under load reads the same user, password hash and factors again and again,
+/// and each read took the store's lock and ran statements while nothing had changed. Any change through the connection
+/// to those tables (SQLite names each row's table to an update hook), and any copy or exchange into the store, makes
+/// every kept answer of the cache stale at once, so no rule of what invalidates what is written anywhere else. The
+/// journal's writes (sign-in stamps, sessions, refresh tokens, events) move no generation: a kept answer must not be
+/// used for what they change (a kept user's `last_sign_in_at` is older than the row's).
 final class ReadCache<Value: Sendable>: Sendable {
     private let entries = Locked<[String: (generation: UInt64, value: Value)]>([:])
     /// The tables the reads depend on: only a change to those makes a kept answer stale.
