@@ -230,7 +230,7 @@ extension Emulator {
         -> (user: User, session: Session) {
         let now = clock.now
         let hash = Self.tokenHash(token)
-        // The token, its session and its user, kept until the store changes (`ReadCache`): a client refreshes one
+        // The token, its session and its user, kept until their tables change (`ReadCache`): a client refreshes one
         // token again and again. The journal's stamps change the session's `refreshed_at`, which no rule here reads.
         // An unknown token is not kept: a journaled sign-in, which moves no generation, may issue it later.
         let kept = try refreshReads.value("\(tenant)\u{0}\(hash)", in: db, keep: { $0 != nil }) { c -> KeptRefresh? in
