@@ -41,6 +41,19 @@ extension Emulator {
               createdAt: clock.now, sequence: 0)
     }
 
+    /// Hands `write` and the event that records it to the store's journal (`Database.deferWrite`): the event is stored
+    /// after the write and announced once the journal is made. A write that answers false (what it writes to went
+    /// after the caller read it: the operation came first, and what ended it ends this too) keeps nothing, its event
+    /// neither.
+    func journal(_ event: Event, _ write: @escaping @Sendable (borrowing Connection) throws -> Bool) {
+        db.deferWrite { [self] c in
+            guard try write(c) else { return nil }
+            // An event insert that fails on its own (a constraint) undoes only itself, through SQLite's statement journal.
+            guard let stored = try? insertEvent(c, event) else { return nil }
+            return { self.announce(stored) }
+        }
+    }
+
     /// Stores `event`; answers it with its number in the trail.
     func insertEvent(_ c: borrowing Connection, _ event: Event) throws -> Event {
         var event = event

@@ -49,7 +49,7 @@ extension Emulator {
 
     /// A user's factors, oldest first.
     public func factors(in tenant: String, userId: String) throws -> [Factor] {
-        // Kept until the store changes: every sign-in of a project with MFA on asks, and the answer rarely changes.
+        // Kept until an account table changes: every sign-in of a project with MFA on asks, and the answer rarely changes.
         try factorReads.value("\(tenant)\u{0}\(userId)", in: db) { c in try Factors.of(c, tenant: tenant, userId: userId) }
     }
 

@@ -249,14 +249,11 @@ extension Emulator {
             throw error
         }
         session.refreshedAt = now
-        // The stamp and the event journaled, as a sign-in's are (`startSession`).
+        // The stamp and the event journaled, as a sign-in's are (`startSession`); a session gone since the read (its
+        // user deleted) keeps nothing of the refresh.
         let sessionId = session.id
-        let refreshedEvent = newEvent(.tokenRefreshed, tenant: tenant, userId: user.id, origin: origin, detail: ["session_id": .string(sessionId)])
-        db.deferWrite { [self] (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
-            // The session went (its user deleted) after the read: the refresh came first, and nothing of it is kept.
-            guard try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now) else { return nil }
-            guard let event = try? insertEvent(c, refreshedEvent) else { return nil }
-            return { self.announce(event) }
+        journal(newEvent(.tokenRefreshed, tenant: tenant, userId: user.id, origin: origin, detail: ["session_id": .string(sessionId)])) { c in
+            try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now)
         }
         return (user, session)
     }

@@ -19,18 +19,14 @@ extension Emulator {
         let factors = try self.factors(in: tenant, userId: userId)
         let signedIn = newEvent(.signInSucceeded, tenant: tenant, userId: userId, origin: origin,
                                 detail: ["method": .string(method.method), "session_id": .string(id)])
-        // Journaled (`Database.deferWrite`): the sign-in answers without waiting for the store, and every read or
-        // snapshot after it sees its session as if it had been written at once.
-        db.deferWrite { [self] (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
-            // The user was deleted after the caller read it: the sign-in came first and the deletion ended its
-            // session, so nothing of it is kept (a refresh with its token finds no session).
-            guard try Accounts.stampSignIn(c, tenant: tenant, userId: userId, at: now) else { return nil }
+        // Journaled: the sign-in answers without waiting for the store, and every read or snapshot after it sees its
+        // session as if it had been written at once. A user deleted since the caller read it keeps nothing of it (a
+        // refresh with its token finds no session).
+        journal(signedIn) { c in
+            guard try Accounts.stampSignIn(c, tenant: tenant, userId: userId, at: now) else { return false }
             try Sessions.insert(c, session)
             try Sessions.insertToken(c, tenant: tenant, hash: tokenHash, sessionId: id, parentHash: nil, at: now)
-            // An event insert that fails on its own (a constraint) undoes only itself, through SQLite's statement journal.
-            let event = try? insertEvent(c, signedIn)
-            guard let event else { return nil }
-            return { self.announce(event) }
+            return true
         }
         var stamped = user
         stamped.lastSignInAt = now

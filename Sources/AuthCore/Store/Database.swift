@@ -15,11 +15,11 @@ public enum SQLValue: Sendable, Equatable {
 public final class Database: Sendable {
     private let connection: Locked<Connection>
     /// Writes handed over by the hot path (`deferWrite`), applied in order before anything else uses the connection.
-    private let journal = Locked<[DeferredWrite]>([])
+    let journal = Locked<[DeferredWrite]>([])
     /// Move on with every change made through the connection to the sessions' tables and to every other table but the
     /// histories, except the journal's own changes (see `generation(of:)`).
-    private let sessionChanges = Atomic<UInt64>(0)
-    private let accountChanges = Atomic<UInt64>(0)
+    let sessionChanges = Atomic<UInt64>(0)
+    let accountChanges = Atomic<UInt64>(0)
 
     /// A private in-memory database on SQLite's `memdb` VFS (no leading `/`, so no other connection sees it).
     ///
@@ -31,7 +31,7 @@ public final class Database: Sendable {
     public static let inMemory = "file:fauxth-store?vfs=memdb"
 
     /// Where the journal is made when nothing else takes the connection soon (`deferWrite`).
-    private let journalScheduler: JournalScheduler?
+    let journalScheduler: JournalScheduler?
 
     /// Opens `path` (a private in-memory database by default, or a `file:` URI).
     public init(path: String = Database.inMemory, readOnly: Bool = false, journalScheduler: JournalScheduler? = nil) throws(SQLiteError) {
@@ -46,8 +46,8 @@ public final class Database: Sendable {
         defer { for announce in announcements { announce() } }
         return try connection.withLock { c in
             announcements = applyJournal(c)
-            c.startTrackingChanges()
-            defer { moveOn(after: c.trackedChanges()) }
+            c.changes.start(at: c.totalChanges)
+            defer { moveOn(after: c.changes.tracked(at: c.totalChanges)) }
             return try body(c)
         }
     }
@@ -81,116 +81,7 @@ public final class Database: Sendable {
             }
         }
     }
-
-    // MARK: The hot path's journal and reads
-
-    /// Hands a write to the store without taking the connection: it is made, in order with the journal's other
-    /// writes, before the next use of the connection by anyone (a read, a write, a copy, a save), so no
-    /// reader and no snapshot can tell it was not made at once. A sign-in under load writes without waiting
-    /// for the store's lock, and its writes are made in batches, one transaction for many sign-ins.
-    ///
-    /// What the write answers (an event to announce) runs once the connection is released. The journal is made
-    /// by whoever takes the connection next, by the writer whose write fills a batch, or else within about a
-    /// millisecond (`flushDelay`), so the live feed never waits on a quiet store. Not to be called while holding the
-    /// connection (inside `withConnection`): a full batch takes it.
-    public func deferWrite(_ write: @escaping DeferredWrite) {
-        let count = journal.withLock { writes in
-            writes.append(write)
-            return writes.count
-        }
-        if count >= Self.journalBatch {
-            _ = try? withConnection { _ in }
-        } else if count == 1 {
-            let flush: @Sendable () -> Void = { [weak self] in _ = try? self?.withConnection { _ in } }
-            if let journalScheduler {
-                journalScheduler(Self.flushDelay, flush)
-            } else {
-                Self.flushing.asyncAfter(deadline: .now() + .milliseconds(1), execute: flush)
-            }
-        }
-    }
-
-    /// Which tables a kept read depends on (`ReadCache`).
-    enum Dependency: Sendable {
-        /// Users, their identities, credentials and factors, tenants: every table but the sessions' and the histories'.
-        case accounts
-        /// Those and the sessions' tables (sessions, refresh tokens).
-        case accountsAndSessions
-    }
-
-    /// Moves on with every change made through the connection to the tables `dependency` names, except the journal's
-    /// writes, and with every copy or exchange into it: a read kept at one generation (`ReadCache`) is what the store
-    /// would answer while the generation stays the same, as long as it does not depend on what journaled writes
-    /// change. A refresh that rotates (it writes sessions' tables) or an event recorded (a history) leaves a kept user
-    /// as it is.
-    func generation(of dependency: Dependency) -> UInt64 {
-        switch dependency {
-        case .accounts: accountChanges.load(ordering: .acquiring)
-        case .accountsAndSessions: accountChanges.load(ordering: .acquiring) &+ sessionChanges.load(ordering: .acquiring)
-        }
-    }
-
-    private func moveOn(after changed: Connection.ChangedTables) {
-        if changed.contains(.accounts) { accountChanges.add(1, ordering: .releasing) }
-        if changed.contains(.sessions) { sessionChanges.add(1, ordering: .releasing) }
-    }
-
-    /// Marks the contents replaced from outside the connection's statements (a backup into it).
-    func contentsReplaced() { moveOn(after: .all) }
-
-    /// How many journaled writes make a batch that the writer makes at once rather than leave for later.
-    static let journalBatch = 64
-    static let flushDelay = Duration.milliseconds(1)
-    /// Where the journal is made without a scheduler (tests of the core alone).
-    private static let flushing = DispatchQueue(label: "fauxth.store.journal")
-
-    /// Makes the journal's writes in one transaction. Should one fail (a constraint), the batch is undone and
-    /// made again with each write on its own savepoint, so the failed one is left out without undoing the
-    /// others; a savepoint per write always would cost two statements more per sign-in. Answers their
-    /// announcements.
-    private func applyJournal(_ c: borrowing Connection) -> [@Sendable () -> Void] {
-        let writes = journal.withLock { writes in
-            defer { writes.removeAll(keepingCapacity: true) }
-            return writes
-        }
-        guard !writes.isEmpty else { return [] }
-        var announcements: [@Sendable () -> Void] = []
-        announcements.reserveCapacity(writes.count)
-        do {
-            try c.run("BEGIN IMMEDIATE")
-            for write in writes {
-                if let announce = try write(c) { announcements.append(announce) }
-            }
-            try c.run("COMMIT")
-            return announcements
-        } catch {
-            _ = try? c.execute("ROLLBACK")
-        }
-        announcements.removeAll()
-        let inTransaction = (try? c.run("BEGIN IMMEDIATE")) != nil
-        for write in writes {
-            do {
-                try c.run("SAVEPOINT journal")
-                if let announce = try write(c) { announcements.append(announce) }
-                try c.run("RELEASE journal")
-            } catch {
-                _ = try? c.run("ROLLBACK TO journal")
-                _ = try? c.run("RELEASE journal")
-            }
-        }
-        if inTransaction { _ = try? c.run("COMMIT") }
-        return announcements
-    }
 }
-
-/// Runs `work` once, `delay` from now, somewhere that may take the store: the server's event loops, whose timers cost
-/// no thread of their own (on a queue, the timer's thread woke a thousand times a second under load and took a
-/// twelfth of a Cognito sign-in's CPU).
-public typealias JournalScheduler = @Sendable (_ delay: Duration, _ work: @escaping @Sendable () -> Void) -> Void
-
-/// A write handed to the store's journal (`Database.deferWrite`): made on the connection later, in order; it
-/// answers what to announce once the connection is released, if anything.
-public typealias DeferredWrite = @Sendable (borrowing Connection) throws -> (@Sendable () -> Void)?
 
 /// A raw SQLite connection. Only reachable inside `Database.withConnection`/`transaction`.
 /// `@unchecked Sendable`: only ever used under `Database`'s lock, which serializes every call.
@@ -227,51 +118,12 @@ public final class Connection: @unchecked Sendable {
         try TextMatch.register(on: db)
         sqlite3_update_hook(db, { context, _, _, table, _ in
             guard let context, let table else { return }
-            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().noteChange(in: table)
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().changes.note(table)
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    // MARK: Which tables changed
-
-    /// The families of tables a use of the connection changed, since `startTrackingChanges`.
-    struct ChangedTables: OptionSet {
-        let rawValue: UInt8
-        /// Sessions and refresh tokens (and the hashes kept of spent ones).
-        static let sessions = ChangedTables(rawValue: 1)
-        /// Every other table but the histories (events, the outbox, deep links), which no kept read depends on.
-        static let accounts = ChangedTables(rawValue: 2)
-        static let all: ChangedTables = [.sessions, .accounts]
-    }
-
-    private var changedTables: ChangedTables = []
-    private var hookedChanges: Int64 = 0
-    private var changesAtStart: Int64 = 0
-
-    func startTrackingChanges() {
-        changedTables = []
-        hookedChanges = 0
-        changesAtStart = totalChanges
-    }
-
-    /// What changed since `startTrackingChanges`. SQLite's update hook names the table of each row changed, but not the
-    /// rows a `DELETE` without `WHERE` empties at once; when the hook saw fewer rows than SQLite counted, everything
-    /// counts as changed.
-    func trackedChanges() -> ChangedTables {
-        let counted = totalChanges - changesAtStart
-        if counted == 0 { return [] }
-        return counted == hookedChanges ? changedTables : .all
-    }
-
-    /// Called by the update hook for every row inserted, updated or deleted.
-    fileprivate func noteChange(in table: UnsafePointer<CChar>) {
-        hookedChanges += 1
-        if strcmp(table, "events") == 0 || strcmp(table, "messages") == 0 || strcmp(table, "deeplinks") == 0 { return }
-        if strcmp(table, "sessions") == 0 || strcmp(table, "refresh_tokens") == 0 || strcmp(table, "spent_refresh_tokens") == 0 {
-            changedTables.insert(.sessions)
-        } else {
-            changedTables.insert(.accounts)
-        }
-    }
+    /// Which tables the connection's statements changed (SQLite's update hook reports every row to it).
+    var changes = ChangeTracker()
 
     /// Settings for a database on memdb (at opening, and after `loadImage` puts one there).
     func configureMemdb() throws(SQLiteError) {
