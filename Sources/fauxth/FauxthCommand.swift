@@ -197,17 +197,14 @@ struct Serve: AsyncParsableCommand {
         }
         for warning in app.warnings { printError("warning: \(warning)") }
         ReadyState.shared.set(app)
-        let logTask = Task { [logFormat] in
-            for await item in app.emulator.feed.subscribe() {
-                let line = logFormat == .json ? EventLog.json(item) : EventLog.text(item)
-                if let line { Self.printOut(line) }
-            }
+        app.emulator.feed.observe { [logFormat] item in
+            if let line = logFormat == .json ? EventLog.json(item) : EventLog.text(item) { LogOutput.standard.append(line) }
         }
         do { try await app.run() } catch let error as StartupError {
             printError("error: \(error)")
             throw ExitCode(2)
         }
-        logTask.cancel()
+        LogOutput.standard.flush()
         if let snapshot {
             do { try app.emulator.saveSnapshot(to: snapshot) } catch { printError("error: could not save the snapshot: \(error)") }
         }
@@ -233,11 +230,13 @@ struct Serve: AsyncParsableCommand {
     /// Unbuffered, so a test reading the pipe sees each line at once.
     /// `--log-requests`: each answered request as a line of the event log, in its format.
     private static func requestLog(format: LogFormat) -> @Sendable (RequestLogEntry) -> Void {
-        { entry in printOut(format == .json ? entry.json.serialized() : entry.text) }
+        { entry in LogOutput.standard.append(format == .json ? entry.json.serialized() : entry.text) }
     }
 
+    /// A line written at once, after those waiting (`LogOutput`).
     private static func printOut(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        LogOutput.standard.append(text)
+        LogOutput.standard.flush()
     }
 
     private func printError(_ text: String) {

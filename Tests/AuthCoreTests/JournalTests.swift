@@ -125,6 +125,30 @@ import Testing
         #expect(throws: AuthError.userNotFound) { try emulator.continueSession(in: "proj", token: issued.refreshToken, maxAge: nil) }
     }
 
+    /// A refresh that rotates (GoTrue's) keeps the user it read while no account changes, a sign-in's journaled stamp
+    /// counting as a change: the next refresh shows the newest `last_sign_in_at`, and refuses at once a user banned since.
+    @Test func aRotatingRefreshShowsTheNewestSignInAndFollowsEveryChange() throws {
+        let emulator = try makeEmulator()
+        func refresh(_ token: String) throws -> (user: User, issued: IssuedSession) {
+            try emulator.refresh(in: "proj", token: token, policy: RefreshPolicy()) { $0.lowerAlphanumeric(12) }
+        }
+        let first = try signIn(emulator)
+        let firstSignIn = emulator.clock.now
+        emulator.clock.advance(by: 30)
+        var (user, issued) = try refresh(first.refreshToken)
+        #expect(user.lastSignInAt == firstSignIn)
+        emulator.clock.advance(by: 30)
+        _ = try signIn(emulator)
+        let secondSignIn = emulator.clock.now
+        emulator.clock.advance(by: 30)
+        (user, issued) = try refresh(issued.refreshToken)
+        #expect(user.lastSignInAt == secondSignIn)
+        #expect(!user.identities.isEmpty && user.identities.allSatisfy { $0.lastSignInAt == secondSignIn })
+        #expect(try emulator.events(type: "token.refreshed").count == 2)
+        _ = try emulator.updateUser(in: "proj", id: "u-alice", UserChanges(disabled: true))
+        #expect(throws: AuthError.userDisabled) { try refresh(issued.refreshToken) }
+    }
+
     /// Kept reads go stale only with the tables they depend on: an event recorded (a history) leaves every generation
     /// as it is, a session revoked moves only the sessions' one, a user changed moves both, and a whole table emptied
     /// (which SQLite's update hook does not report row by row) moves both.

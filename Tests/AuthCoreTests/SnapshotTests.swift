@@ -356,6 +356,42 @@ import Testing
     }
 }
 
+@Suite struct WriteIndexMigrationTests {
+    /// A snapshot at schema 19 loads without the two indexes every sign-in wrote for nothing: its events keep their
+    /// numbers and the next one follows the last number handed out, even one trimmed away; its refresh tokens still
+    /// refresh, and are still found by hash alone.
+    @Test func aSnapshotAtSchema19KeepsItsNumberingAndItsTokens() throws {
+        let path = temporaryPath("v19.sqlite")
+        let old = try Database(path: path)
+        let tokenHash = Emulator.tokenHash("oldrefreshtk")
+        try old.withConnection { c in
+            for step in 0..<19 { try c.execute("BEGIN; \(Schema.migrations[step]) PRAGMA user_version = \(step + 1); COMMIT;") }
+            try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES ('old', 'firebase', 'Old', '{}', 0)")
+            try c.run("INSERT INTO users (tenant, id, email, created_at, updated_at) VALUES ('old', 'u-1', 'o@example.com', 0, 0)")
+            try c.run("INSERT INTO sessions (tenant, id, user_id, aal, created_at) VALUES ('old', 's-1', 'u-1', 'aal1', 1767225600)")
+            try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, created_at) VALUES ('old', ?, 's-1', 1767225600)",
+                      [.text(tokenHash)])
+            for n in 1...3 { try c.run("INSERT INTO events (id, type, detail, created_at) VALUES (?, 'user.created', '{}', 0)", [.text("e-\(n)")]) }
+            // The newest event trimmed away: its number was handed out all the same.
+            try c.run("DELETE FROM events WHERE seq = 3")
+        }
+        let emulator = try AddressUniquenessTests.emulator(unique: [])
+        try emulator.loadSnapshot(from: path)
+        #expect(emulator.db.withConnectionVersion() == 20)
+        let (eventIndexes, tokenIndexes, numbers) = try emulator.db.withConnection { c in
+            (try c.query("PRAGMA index_list(events)").compactMap { $0.string("name") },
+             try c.query("PRAGMA index_list(refresh_tokens)").compactMap { $0.string("name") }.sorted(),
+             try c.query("SELECT seq FROM events ORDER BY seq").compactMap { $0.int("seq") })
+        }
+        #expect(eventIndexes.isEmpty)
+        #expect(tokenIndexes == ["refresh_tokens_revoked", "refresh_tokens_session", "sqlite_autoindex_refresh_tokens_1"])
+        #expect(numbers.prefix(2) == [1, 2])
+        #expect(numbers.dropFirst(2).allSatisfy { $0 > 3 }, "\(numbers)")
+        #expect(try emulator.tenantOfRefreshToken("oldrefreshtk") == "old")
+        #expect(try emulator.continueSession(in: "old", token: "oldrefreshtk", maxAge: nil).user.id == "u-1")
+    }
+}
+
 @Suite struct AddressIndexMigrationTests {
     /// A snapshot saved at schema 10, when emails and phones were unique in every tenant, loads: its users
     /// stay, and a tenant whose rule frees addresses can then give one to a second user.
@@ -370,7 +406,7 @@ import Testing
                 VALUES ('us-east-1_Old', 'u-1', 'family@example.com', '+15555550199', 'ann', 0, 0)
                 """)
         }
-        #expect(Schema.version == 19)
+        #expect(Schema.version == 20)
         let emulator = try AddressUniquenessTests.emulator(unique: [])
         try emulator.loadSnapshot(from: path)
         #expect(emulator.db.withConnectionVersion() == Schema.version)

@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
@@ -198,6 +199,27 @@ def test_json_log_format_writes_one_event_per_line(start_fauxth):
             break
     assert ("event", "user.signed_up") in kinds
     assert ("message", None) in kinds
+
+
+def test_a_burst_of_sign_ins_is_logged_whole(start_fauxth):
+    """The log is written in batches: every sign-in of a burst from several clients is there, one whole line each."""
+    instance = start_fauxth("--log-format", "json")
+
+    def sign_in(_):
+        response = requests.post(f"{instance.url}/auth/v1/token", params={"grant_type": "password"},
+                                 json={"email": "alice@example.com", "password": "password123"}, timeout=10)
+        assert response.status_code == 200, response.text
+        return response.json()["user"]["id"]
+
+    with ThreadPoolExecutor(8) as pool:
+        users = set(pool.map(sign_in, range(200)))
+    sessions = set()
+    while len(sessions) < 200:
+        entry = json.loads(instance.lines.get(timeout=10))
+        if entry.get("type") == "signin.succeeded":
+            assert entry["user_id"] in users
+            sessions.add(entry["detail"]["session_id"])
+    assert len(sessions) == 200
 
 
 def request_lines(instance, count, json_lines=False):

@@ -82,12 +82,10 @@ extension Emulator {
         // The rotation, the user and session the answer describes, and the event, under one lock.
         let outcome: Result<Refreshed, AuthError> = try db.transaction { c in
             // The session as read before its refreshed_at was stamped, and the token the caller gets.
-            func refreshed(_ session: Session, _ token: String, _ user: User) throws -> Result<Refreshed, AuthError> {
+            func refreshed(_ session: Session, _ token: String, _ user: User) -> Result<Refreshed, AuthError> {
                 var session = session
                 session.refreshedAt = now
-                let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin,
-                                             detail: ["session_id": .string(session.id)])
-                return .success(Refreshed(user: user, session: session, token: token, event: event))
+                return .success(Refreshed(user: user, session: session, token: token))
             }
             let presented = Self.tokenHash(token)
             guard let row = try Sessions.token(c, tenant: tenant, hash: presented) else {
@@ -113,8 +111,12 @@ extension Emulator {
             // Only the single-session rule reads the user's newest sign-in: a query fewer for every other refresh.
             let newest = policy.singlePerUser ? try Sessions.newestStart(c, tenant: tenant, userId: session.userId) : nil
             if let expired = policy.expiry(of: session, newest: newest, at: now) { return .failure(expired) }
-            // The gate before anything is written: a refused refresh rotates nothing.
-            guard let user = try Accounts.user(c, tenant: tenant, id: session.userId) else {
+            // The gate before anything is written: a refused refresh rotates nothing. The user as last read while no
+            // account changed, not even by a sign-in's stamp: a client refreshes again and again.
+            let user = try userReads.value("\(tenant)\u{0}\(session.userId)", on: c, of: db, keep: { $0 != nil }) { c in
+                try Accounts.user(c, tenant: tenant, id: session.userId)
+            }
+            guard let user else {
                 return .failure(.sessionNotFound)
             }
             if let (error, reason) = signInRefusal(user, at: now) {
@@ -130,7 +132,7 @@ extension Emulator {
                 // that needs the live token's text from the last rotations, kept in memory.
                 if isParentOfLive, let liveHash = live?.hash, let text = recentRefreshTokens.withLock({ $0[liveHash] }) {
                     try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now)
-                    return try refreshed(session, text, user)
+                    return refreshed(session, text, user)
                 }
                 let withinInterval = now.timeIntervalSince(revokedAt) < policy.reuseInterval
                 if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.hash {
@@ -149,7 +151,7 @@ extension Emulator {
                 if recent.count >= 10_000 { recent.removeAll() }
                 recent[hash] = next
             }
-            return try refreshed(session, next, user)
+            return refreshed(session, next, user)
         }
         if let (user, reason) = refused { recordRefusal(user, reason: reason, stage: .refresh, origin: origin) }
         switch outcome {
@@ -157,7 +159,9 @@ extension Emulator {
             if error == .refreshTokenReused { record(.sessionRevoked, tenant: tenant, origin: origin, detail: ["reason": "refresh_token_reused"]) }
             throw error
         case .success(let refreshed):
-            if let event = refreshed.event { announce(event) }
+            // Its event journaled, out of the rotation's hold on the store.
+            journal(newEvent(.tokenRefreshed, tenant: tenant, userId: refreshed.user.id, origin: origin,
+                             detail: ["session_id": .string(refreshed.session.id)])) { _ in true }
             // Kept until an account table changes (`factors(in:userId:)`), which a rotation does not do.
             let factors = try factors(in: tenant, userId: refreshed.user.id)
             return (refreshed.user, IssuedSession(session: refreshed.session, refreshToken: refreshed.token, user: refreshed.user,
@@ -170,7 +174,6 @@ extension Emulator {
         var user: User
         var session: Session
         var token: String
-        var event: Event?
     }
 
     /// Gives a live session a new refresh token and retires its others: after a step-up (MFA) the old

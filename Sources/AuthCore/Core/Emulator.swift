@@ -94,6 +94,8 @@ public final class Emulator: Sendable {
     /// What a refresh of a token that does not rotate reads (`continueSession`), and the tenant of a token, by its hash.
     let refreshReads = ReadCache<KeptRefresh?>(.accountsAndSessions)
     let tokenTenantReads = ReadCache<String?>(.accountsAndSessions)
+    /// A user by id as a rotating refresh shows it, sign-in stamps included (`refresh`).
+    let userReads = ReadCache<User?>(.accountsAsStamped)
 
     let db: Database
     /// The state right after seeding, in a shared in-memory database so a tenant-scoped reset can

@@ -58,13 +58,24 @@ public final class SequenceBarrier: Sendable {
 /// Fans out events, messages and deep links to every live subscriber (SSE streams, long-polls, logs).
 public final class Feed: Sendable {
     private let subscribers = Subscribers<FeedItem>(buffering: 1024)
+    private let observers = Mutex<[@Sendable (FeedItem) -> Void]>([])
 
     public init() {}
 
     /// A stream of every item published from now on. It ends when the consumer stops iterating.
     public func subscribe() -> AsyncStream<FeedItem> { subscribers.subscribe() }
 
-    func publish(_ item: FeedItem) { subscribers.send(item) }
+    /// Calls `observer` with every item published from now on, on the publisher's thread, for as long as the feed
+    /// lives: for a consumer that only hands items on without waiting (the process's log), which a stream would wake
+    /// for every item, a task switch per sign-in.
+    public func observe(_ observer: @escaping @Sendable (FeedItem) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    func publish(_ item: FeedItem) {
+        for observer in observers.withLock({ $0 }) { observer(item) }
+        subscribers.send(item)
+    }
 }
 
 /// Live subscribers, each an `AsyncStream` that keeps the newest `buffering` elements a slow consumer has not read,

@@ -20,6 +20,8 @@ public final class Database: Sendable {
     /// histories, except the journal's own changes (see `generation(of:)`).
     let sessionChanges = Atomic<UInt64>(0)
     let accountChanges = Atomic<UInt64>(0)
+    /// Moves on with every batch of the journal that changed an account table (a sign-in's `last_sign_in_at`).
+    let journaledAccountChanges = Atomic<UInt64>(0)
 
     /// A private in-memory database on SQLite's `memdb` VFS (no leading `/`, so no other connection sees it).
     ///

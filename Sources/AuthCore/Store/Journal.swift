@@ -32,17 +32,21 @@ extension Database {
         case accounts
         /// Those and the sessions' tables (sessions, refresh tokens).
         case accountsAndSessions
+        /// The account tables, the journal's changes to them included: what a read that shows a user's sign-in
+        /// stamps (`last_sign_in_at`) depends on.
+        case accountsAsStamped
     }
 
     /// Moves on with every change made through the connection to the tables `dependency` names, except the journal's
-    /// writes, and with every copy or exchange into it: a read kept at one generation (`ReadCache`) is what the store
-    /// would answer while the generation stays the same, as long as it does not depend on what journaled writes
-    /// change. A refresh that rotates (it writes sessions' tables) or an event recorded (a history) leaves a kept user
-    /// as it is.
+    /// writes (but for `accountsAsStamped`), and with every copy or exchange into it: a read kept at one generation
+    /// (`ReadCache`) is what the store would answer while the generation stays the same, as long as it does not depend
+    /// on what journaled writes change. A refresh that rotates (it writes sessions' tables) or an event recorded (a
+    /// history) leaves a kept user as it is.
     func generation(of dependency: Dependency) -> UInt64 {
         switch dependency {
         case .accounts: accountChanges.load(ordering: .acquiring)
         case .accountsAndSessions: accountChanges.load(ordering: .acquiring) &+ sessionChanges.load(ordering: .acquiring)
+        case .accountsAsStamped: accountChanges.load(ordering: .acquiring) &+ journaledAccountChanges.load(ordering: .acquiring)
         }
     }
 
@@ -74,6 +78,9 @@ extension Database {
             return writes
         }
         guard !writes.isEmpty else { return [] }
+        // Whether the batch stamped an account, for the reads that show stamps (`accountsAsStamped`).
+        c.changes.start(at: c.totalChanges)
+        defer { if c.changes.tracked(at: c.totalChanges).contains(.accounts) { journaledAccountChanges.add(1, ordering: .releasing) } }
         var announcements: [@Sendable () -> Void] = []
         announcements.reserveCapacity(writes.count)
         do {
