@@ -3,15 +3,25 @@ import Foundation
 
 /// A signed GoTrue access token (`tokens/service.go` `GenerateAccessToken`).
 struct AccessToken {
-    let jwt: String
+    private(set) var jwt: String
     let expiresAt: Int
     let expiresIn: Int
+    /// GoTrue's claims, before a hook's changes.
+    private let claims: [String: JSON]
 
     /// Claims as GoTrue sets them: `aud` a single string, `email`/`phone` always present, integer
     /// `iat`/`exp`, `amr` newest first, no `jti` or `nbf`. With the custom access token hook on, the
     /// hook's claims replace them (checked against GoTrue's minimum schema).
     init(user: User, session: Session, config: SupabaseConfig, now: Date,
-         customize: ([String: JSON]) async throws -> [String: JSON] = { $0 }) async throws {
+         customize: ([String: JSON]) async throws -> [String: JSON]) async throws {
+        var token = try AccessToken(user: user, session: session, config: config, now: now)
+        token.jwt = try JWS.sign(try await customize(token.claims), with: config.signingKey)
+        self = token
+    }
+
+    /// The token with GoTrue's own claims, signed. Not async: a sign-in without the custom access token hook makes its
+    /// token without a suspension (each costs the task a trip through the event loop's queue).
+    init(user: User, session: Session, config: SupabaseConfig, now: Date) throws {
         let iat = Int(now.timeIntervalSince1970)
         // GoTrue never lets an access token outlive its session's timebox.
         let sessionEnd = config.refreshPolicy.timebox.map { Int(session.createdAt.timeIntervalSince1970 + $0) } ?? Int.max
@@ -30,7 +40,8 @@ struct AccessToken {
         for key in ["client_id", "scope"] {
             if let value = session.claims[key]?.stringValue, !value.isEmpty { claims[key] = .string(value) }
         }
-        jwt = try JWS.sign(try await customize(claims), with: config.signingKey)
+        self.claims = claims
+        jwt = try JWS.sign(claims, with: config.signingKey)
     }
 }
 
@@ -54,9 +65,12 @@ extension Emulator {
     func goTrueSessionResponse(_ issued: IssuedSession, userId: String, project: SupabaseProject, method: String,
                                origin: RequestOrigin) async throws -> JSON {
         let user = try issued.user ?? requireUser(in: project.storeTenant, id: userId)
-        let token = try await AccessToken(user: user, session: issued.session, config: project.config, now: clock.now) { claims in
-            try await AuthHooks(emulator: self, project: project).customizeClaims(claims, userId: user.id, method: method, origin: origin)
-        }
+        let hooks = AuthHooks(emulator: self, project: project)
+        let token = hooks.enabled(.customAccessToken)
+            ? try await AccessToken(user: user, session: issued.session, config: project.config, now: clock.now) { claims in
+                try await hooks.customizeClaims(claims, userId: user.id, method: method, origin: origin)
+            }
+            : try AccessToken(user: user, session: issued.session, config: project.config, now: clock.now)
         return GoTrueJSON.session(token, refreshToken: issued.refreshToken, user: user, config: project.config,
                                   factors: try issued.factors ?? factors(in: project.storeTenant, userId: userId))
     }

@@ -82,13 +82,17 @@ extension Emulator {
         // The rotation, the user and session the answer describes, and the event, under one lock.
         let outcome: Result<Refreshed, AuthError> = try db.transaction { c in
             // The session as read before its refreshed_at was stamped, and the token the caller gets.
-            func refreshed(_ session: Session, _ token: String, _ user: User) -> Result<Refreshed, AuthError> {
+            func refreshed(_ session: Session, _ token: String, _ user: User) throws -> Result<Refreshed, AuthError> {
                 var session = session
                 session.refreshedAt = now
-                return .success(Refreshed(user: user, session: session, token: token))
+                // In the rotation's transaction: the store is taken anyway, and a journaled event would be made in a
+                // transaction of its own when the next refresh takes it.
+                let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin,
+                                             detail: ["session_id": .string(session.id)])
+                return .success(Refreshed(user: user, session: session, token: token, event: event))
             }
             let presented = Self.tokenHash(token)
-            guard let row = try Sessions.token(c, tenant: tenant, hash: presented) else {
+            guard let read = try Sessions.forRotation(c, tenant: tenant, hash: presented) else {
                 // Swept long after its rotation: still a spent token of its family, so still reuse.
                 guard let sessionId = try Sessions.sessionOfSpentToken(c, tenant: tenant, hash: presented),
                       let found = try Sessions.find(c, tenant: tenant, id: sessionId) else {
@@ -100,9 +104,9 @@ extension Emulator {
                 try Self.revokeFamilyForReuse(c, tenant: tenant, sessionId: sessionId, at: now)
                 return .failure(.refreshTokenReused)
             }
-            let sessionId = row.sessionId
+            let row = read.token, sessionId = row.sessionId
             // A session that is gone went with its user (deleted), or was swept: ended either way.
-            guard let found = try Sessions.find(c, tenant: tenant, id: sessionId) else {
+            guard let found = read.session else {
                 return .failure(policy.endedSessionError(reason: nil))
             }
             try admit(found.session)
@@ -125,14 +129,14 @@ extension Emulator {
             }
             var parent = row.hash
             if let revokedAt = row.revokedAt {
-                let live = try Sessions.liveToken(c, tenant: tenant, sessionId: sessionId)
+                let live = read.live
                 let isParentOfLive = policy.parentOfLiveAllowed && live?.parentHash == parent
                 // GoTrue answers a lost answer's retry with the live token itself, creating nothing: every
                 // concurrent refresh of one token then gets the same new token. Only hashes are stored, so
                 // that needs the live token's text from the last rotations, kept in memory.
                 if isParentOfLive, let liveHash = live?.hash, let text = recentRefreshTokens.withLock({ $0[liveHash] }) {
                     try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now)
-                    return refreshed(session, text, user)
+                    return try refreshed(session, text, user)
                 }
                 let withinInterval = now.timeIntervalSince(revokedAt) < policy.reuseInterval
                 if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.hash {
@@ -151,7 +155,7 @@ extension Emulator {
                 if recent.count >= 10_000 { recent.removeAll() }
                 recent[hash] = next
             }
-            return refreshed(session, next, user)
+            return try refreshed(session, next, user)
         }
         if let (user, reason) = refused { recordRefusal(user, reason: reason, stage: .refresh, origin: origin) }
         switch outcome {
@@ -159,9 +163,7 @@ extension Emulator {
             if error == .refreshTokenReused { record(.sessionRevoked, tenant: tenant, origin: origin, detail: ["reason": "refresh_token_reused"]) }
             throw error
         case .success(let refreshed):
-            // Its event journaled, out of the rotation's hold on the store.
-            journal(newEvent(.tokenRefreshed, tenant: tenant, userId: refreshed.user.id, origin: origin,
-                             detail: ["session_id": .string(refreshed.session.id)])) { _ in true }
+            if let event = refreshed.event { announce(event) }
             // Kept until an account table changes (`factors(in:userId:)`), which a rotation does not do.
             let factors = try factors(in: tenant, userId: refreshed.user.id)
             return (refreshed.user, IssuedSession(session: refreshed.session, refreshToken: refreshed.token, user: refreshed.user,
@@ -174,6 +176,7 @@ extension Emulator {
         var user: User
         var session: Session
         var token: String
+        var event: Event?
     }
 
     /// Gives a live session a new refresh token and retires its others: after a step-up (MFA) the old

@@ -116,17 +116,6 @@ enum Sessions {
                   [.text(tenant), .text(hash), .text(sessionId), SQLValue(parentHash), SQLValue(now)])
     }
 
-    /// A refresh token by its hash.
-    static func token(_ c: borrowing Connection, tenant: String, hash: String) throws -> RefreshToken? {
-        try c.first("SELECT * FROM refresh_tokens WHERE tenant = ? AND token_hash = ?", [.text(tenant), .text(hash)]).map(RefreshToken.init(row:))
-    }
-
-    /// The session's live (unrevoked) refresh token.
-    static func liveToken(_ c: borrowing Connection, tenant: String, sessionId: String) throws -> RefreshToken? {
-        try c.first("SELECT * FROM refresh_tokens WHERE tenant = ? AND session_id = ? AND revoked_at IS NULL", [.text(tenant), .text(sessionId)])
-            .map(RefreshToken.init(row:))
-    }
-
     /// The session of a spent token the sweep removed, from the hash it kept.
     static func sessionOfSpentToken(_ c: borrowing Connection, tenant: String, hash: String) throws -> String? {
         try c.first("SELECT session_id FROM spent_refresh_tokens WHERE tenant = ? AND token_hash = ?", [.text(tenant), .text(hash)])?
@@ -166,6 +155,32 @@ enum Sessions {
         return (found.date("token_revoked") != nil, found.string("id") != nil ? Session(row: found) : nil)
     }
 
+    /// What a rotation reads about a presented token, in one statement: the token, its session (nil when gone), and the
+    /// session's live token (nil when it has none).
+    struct RotationRead {
+        var token: RefreshToken
+        var session: Found?
+        var live: RefreshToken?
+    }
+
+    /// The token, its session and the session's live token: a rotation's three reads in one statement, under the lock.
+    static func forRotation(_ c: borrowing Connection, tenant: String, hash: String) throws -> RotationRead? {
+        guard let row = try c.first("""
+            SELECT t.token_hash AS t_hash, t.session_id AS t_session, t.parent_hash AS t_parent, t.revoked_at AS t_revoked,
+                   live.token_hash AS live_hash, live.parent_hash AS live_parent, sessions.*
+            FROM refresh_tokens AS t
+            LEFT JOIN sessions ON sessions.tenant = t.tenant AND sessions.id = t.session_id
+            LEFT JOIN refresh_tokens AS live ON live.tenant = t.tenant AND live.session_id = t.session_id AND live.revoked_at IS NULL
+            WHERE t.tenant = ? AND t.token_hash = ?
+            """, [.text(tenant), .text(hash)]) else { return nil }
+        let sessionId = row.string("t_session") ?? ""
+        return RotationRead(
+            token: RefreshToken(hash: row.string("t_hash") ?? "", sessionId: sessionId, parentHash: row.string("t_parent"),
+                                revokedAt: row.date("t_revoked")),
+            session: row.string("id") != nil ? Found(session: Session(row: row), revokedReason: row.string("revoked_reason")) : nil,
+            live: row.string("live_hash").map { RefreshToken(hash: $0, sessionId: sessionId, parentHash: row.string("live_parent"), revokedAt: nil) })
+    }
+
     /// The session a token belongs to, revoked or not.
     static func sessionOfToken(_ c: borrowing Connection, tenant: String, hash: String) throws -> Session? {
         try c.first("""
@@ -203,13 +218,6 @@ enum Sessions {
                 WHERE sessions.tenant = spent_refresh_tokens.tenant AND sessions.id = spent_refresh_tokens.session_id)
             """)
         return (sessions, tokens)
-    }
-}
-
-extension Sessions.RefreshToken {
-    init(row: Row) {
-        self.init(hash: row.string("token_hash") ?? "", sessionId: row.string("session_id") ?? "", parentHash: row.string("parent_hash"),
-                  revokedAt: row.date("revoked_at"))
     }
 }
 
