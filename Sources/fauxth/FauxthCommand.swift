@@ -200,11 +200,12 @@ struct Serve: AsyncParsableCommand {
         app.emulator.feed.observe { [logFormat] item in
             if let line = logFormat == .json ? EventLog.json(item) : EventLog.text(item) { LogOutput.standard.append(line) }
         }
+        // The lines still waiting for their batch, however the server ends.
+        defer { LogOutput.standard.flush() }
         do { try await app.run() } catch let error as StartupError {
             printError("error: \(error)")
             throw ExitCode(2)
         }
-        LogOutput.standard.flush()
         if let snapshot {
             do { try app.emulator.saveSnapshot(to: snapshot) } catch { printError("error: could not save the snapshot: \(error)") }
         }
