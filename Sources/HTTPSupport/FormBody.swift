@@ -1,3 +1,4 @@
+import AuthCore
 import Foundation
 import Hummingbird
 import NIOCore
@@ -41,7 +42,7 @@ public enum FormBody {
             } else if byte == UInt8(ascii: "%") {
                 let high = bytes.index(after: index)
                 guard high != bytes.endIndex, bytes.index(after: high) != bytes.endIndex,
-                      let h = hexValue(bytes[high]), let l = hexValue(bytes[bytes.index(after: high)]) else { return nil }
+                      let h = bytes[high].hexDigitValue, let l = bytes[bytes.index(after: high)].hexDigitValue else { return nil }
                 out.append(h << 4 | l)
                 index = bytes.index(after: high)
             } else {
@@ -50,15 +51,6 @@ public enum FormBody {
             index = bytes.index(after: index)
         }
         return String(validating: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// Encodes pairs in order, escaping everything but unreserved characters.

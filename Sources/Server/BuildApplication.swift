@@ -295,9 +295,10 @@ struct ExposeHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Runs the store's journal on an event loop (`JournalScheduler`): the current one when called from a loop, as a
-/// handler calls it, so no thread wakes for it.
-@Sendable private func onAnEventLoop(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+/// Runs `work` once, `delay` from now, on one of the server's event loops (a `JournalScheduler`): the current one when
+/// called from a loop, as a handler calls it, so no thread wakes for it. The store's journal and the process's log
+/// are made this way.
+@Sendable public func onAnEventLoop(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
     let (seconds, attoseconds) = delay.components
     MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) { work() }
 }

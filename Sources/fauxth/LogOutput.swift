@@ -1,5 +1,4 @@
-import NIOCore
-import NIOPosix
+import Server
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +15,7 @@ import Darwin
 final class LogOutput: Sendable {
     private let pending = Mutex<[UInt8]>([])
     /// How long a line may wait for others to share its write.
-    static let delay = TimeAmount.milliseconds(1)
+    static let delay = Duration.milliseconds(1)
     static let limit = 4 << 20
 
     static let standard = LogOutput()
@@ -31,7 +30,7 @@ final class LogOutput: Sendable {
             return wasEmpty
         }
         // The first line of a batch schedules its write; on the current event loop when called from one.
-        if first { MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: Self.delay) { self.flush() } }
+        if first { onAnEventLoop(after: Self.delay) { self.flush() } }
     }
 
     /// Writes every line appended so far, now.

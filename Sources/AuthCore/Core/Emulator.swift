@@ -78,15 +78,15 @@ public final class Emulator: Sendable {
     let addressUniqueness: [Dialect: AddressUniqueness]
     let webAuthnResolvers: [Dialect: WebAuthnSettingsResolver]
     let policyCache = Mutex<[String: (generation: Int, policies: TenantPolicies)]>([:])
-    /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant
-    /// write moves the generation on, and a read that raced a write is not kept.
     /// The text of refresh tokens issued by rotations, by hash, so a retry with their parent gets the same
     /// token back (see `refresh`). Memory only: snapshots keep hashes, never usable tokens.
     let recentRefreshTokens = Locked<[String: String]>([:])
     /// Password and hash pairs seen to match (see `verifyPassword`).
     let verifiedPasswords = Locked<Set<String>>([])
+    /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant
+    /// write moves the generation on, and a read that raced a write is not kept.
     let tenantCache = Locked(TenantCache())
-    /// What a sign-in reads, kept until the store changes (`ReadCache`): a user and password hash by address,
+    /// What a sign-in reads, kept until an account table changes (`ReadCache`): a user and password hash by address,
     /// a user's password hash, a user's factors.
     let signInReads = ReadCache<(user: User, hash: String?)?>(.accounts)
     let passwordReads = ReadCache<String?>(.accounts)

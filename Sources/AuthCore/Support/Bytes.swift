@@ -48,6 +48,18 @@ public enum Base64URL {
 
 private let hexDigits = Array("0123456789abcdef".utf8)
 
+extension UInt8 {
+    /// The value of an ASCII hex digit, either case; nil for any other byte.
+    public var hexDigitValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
 extension Sequence where Element == UInt8 {
     /// Lowercase hex.
     public var hex: String {
