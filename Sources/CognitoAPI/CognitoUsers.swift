@@ -59,18 +59,19 @@ enum CognitoUsers {
     }
 
     /// A user by the name given at sign-in: the username (or, in an email/phone pool, the address or
-    /// the `sub`), then a verified alias.
+    /// the `sub`), then a verified alias. Read from the core's kept users: Cognito shows no sign-in stamp, the one
+    /// thing they may not have caught up with, and every sign-in starts here.
     static func find(_ name: String, pool: CognitoPool, emulator: Emulator) throws -> User? {
         let tenant = pool.id
         if pool.usernameAttributes.contains("email"), name.contains("@"),
-           let user = try emulator.user(in: tenant, .email(name)) { return user }
+           let user = try emulator.keptUser(in: tenant, .email(name)) { return user }
         if pool.usernameAttributes.contains("phone_number"), name.hasPrefix("+"),
-           let user = try emulator.user(in: tenant, .phone(name)) { return user }
+           let user = try emulator.keptUser(in: tenant, .phone(name)) { return user }
         // A username: chosen in a username pool, given to a federated user (`google_<sub>`) in any pool.
-        if let user = try emulator.user(in: tenant, .username(pool.caseSensitive ? name : name.lowercased())) { return user }
+        if let user = try emulator.keptUser(in: tenant, .username(pool.caseSensitive ? name : name.lowercased())) { return user }
         if let user = try emulator.user(in: tenant, id: name) { return user }
-        if pool.aliasAttributes.contains("email"), let user = try emulator.user(in: tenant, .email(name)), user.emailVerifiedAt != nil { return user }
-        if pool.aliasAttributes.contains("phone_number"), let user = try emulator.user(in: tenant, .phone(name)), user.phoneVerifiedAt != nil { return user }
+        if pool.aliasAttributes.contains("email"), let user = try emulator.keptUser(in: tenant, .email(name)), user.emailVerifiedAt != nil { return user }
+        if pool.aliasAttributes.contains("phone_number"), let user = try emulator.keptUser(in: tenant, .phone(name)), user.phoneVerifiedAt != nil { return user }
         if pool.aliasAttributes.contains("preferred_username") {
             return try emulator.usersByID(in: tenant, limit: 1, matching: UserFilter(.userMetadata("preferred_username"), value: name)).first
         }

@@ -23,6 +23,32 @@ import Testing
         #expect(try harness.emulator.sessions(in: seedPool, userId: aliceId).count == 1)
     }
 
+    /// Sign-ins find their user among the core's kept users; every change to the user between two sign-ins shows in
+    /// the second: an attribute in the ID token, a new password, a disabled user, a deleted one.
+    @Test func aSignInSeesEveryChangeToTheUserSinceTheLast() async throws {
+        let harness = try Harness()
+        try await harness.run { client async throws in
+            let first = try await client.passwordAuth("alice@example.com")
+            #expect(try claims(first.json["AuthenticationResult"]?["IdToken"])["name"] == "Alice Verified")
+            let attributes = try await client.cognito("AdminUpdateUserAttributes", [
+                "UserPoolId": .string(seedPool), "Username": "alice@example.com", "UserAttributes": [["Name": "name", "Value": "Alice Renamed"]]])
+            #expect(attributes.status == .ok)
+            let renamed = try await client.passwordAuth("alice@example.com")
+            #expect(try claims(renamed.json["AuthenticationResult"]?["IdToken"])["name"] == "Alice Renamed")
+            let reset = try await client.cognito("AdminSetUserPassword", [
+                "UserPoolId": .string(seedPool), "Username": "alice@example.com", "Password": "another-password1", "Permanent": true])
+            #expect(reset.status == .ok)
+            #expect(try await client.passwordAuth("alice@example.com").errorType == "NotAuthorizedException")
+            #expect(try await client.passwordAuth("alice@example.com", "another-password1").json["AuthenticationResult"] != nil)
+            #expect(try await client.cognito("AdminDisableUser", ["UserPoolId": .string(seedPool), "Username": "alice@example.com"]).status == .ok)
+            #expect(try await client.passwordAuth("alice@example.com", "another-password1").json
+                    == ["__type": "NotAuthorizedException", "message": "User is disabled."])
+            #expect(try await client.cognito("AdminDeleteUser", ["UserPoolId": .string(seedPool), "Username": "alice@example.com"]).status == .ok)
+            #expect(try await client.passwordAuth("alice@example.com", "another-password1").errorType == "NotAuthorizedException")
+            #expect(try harness.emulator.keptUser(in: seedPool, .email("alice@example.com")) == nil)
+        }
+    }
+
     @Test func wrongPasswordsUnknownAndUnconfirmedUsersAreRefused() async throws {
         let harness = try Harness(seed: try builtInAnd(cognitoSeed()))
         try await harness.run { client async throws in

@@ -106,6 +106,13 @@ extension Emulator {
         try db.withConnection { c in try Accounts.first(c, Accounts.having(identifier, in: tenant)) }
     }
 
+    /// The same, kept in memory while no account table changes: a sign-in under load finds the same user again and
+    /// again. Its `last_sign_in_at`, and its identities', may be older than the rows' (the journal's sign-in stamps move
+    /// no generation), so it serves the dialects that never show them (Cognito's).
+    public func keptUser(in tenant: String, _ identifier: Identifier) throws -> User? {
+        try userAndPasswordHash(in: tenant, identifier)?.user
+    }
+
     /// Every user an email, phone or username belongs to, oldest first: several where the tenant lets
     /// users share an address.
     public func users(in tenant: String, having identifier: Identifier) throws -> [User] {
