@@ -228,7 +228,6 @@ struct Serve: AsyncParsableCommand {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
-    /// Unbuffered, so a test reading the pipe sees each line at once.
     /// `--log-requests`: each answered request as a line of the event log, in its format.
     private static func requestLog(format: LogFormat) -> @Sendable (RequestLogEntry) -> Void {
         { entry in LogOutput.standard.append(format == .json ? entry.json.serialized() : entry.text) }

@@ -1,4 +1,4 @@
-import Server
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -10,15 +10,32 @@ import Darwin
 /// about a millisecond, in the order they came. A write per line was a system call per sign-in, and a task woken for
 /// each event: about a twentieth of a password sign-in's CPU under load (scripts/bench).
 ///
-/// A stdout nobody reads blocks the write, as it did before, but lines past `limit` are dropped rather than kept,
-/// as the feed's stream dropped the oldest a slow reader had not taken.
+/// The batches are written by a thread of their own. A stdout nobody reads (a test that starts the server with a pipe
+/// and never drains it) blocks that thread, not an event loop, so requests go on being answered; lines past `limit`
+/// are dropped meanwhile, as the feed's stream dropped the oldest a slow reader had not taken.
 final class LogOutput: Sendable {
     private let pending = Mutex<[UInt8]>([])
+    /// Held while a batch is taken and written, so batches reach stdout in the order their lines came, whoever writes.
+    private let writing = Mutex<Void>(())
+    /// Signalled by the first line of each batch.
+    private let batchStarted = DispatchSemaphore(value: 0)
     /// How long a line may wait for others to share its write.
-    static let delay = Duration.milliseconds(1)
+    static let delay = 0.001
     static let limit = 4 << 20
 
     static let standard = LogOutput()
+
+    private init() {
+        let writer = Thread { [unowned self] in
+            while true {
+                batchStarted.wait()
+                Thread.sleep(forTimeInterval: Self.delay)
+                flush()
+            }
+        }
+        writer.name = "fauxth-stdout"
+        writer.start()
+    }
 
     /// Adds `line` (without its newline) to the next write.
     func append(_ line: String) {
@@ -29,23 +46,24 @@ final class LogOutput: Sendable {
             buffer.append(UInt8(ascii: "\n"))
             return wasEmpty
         }
-        // The first line of a batch schedules its write; on the current event loop when called from one.
-        if first { onAnEventLoop(after: Self.delay) { self.flush() } }
+        if first { batchStarted.signal() }
     }
 
-    /// Writes every line appended so far, now.
+    /// Writes every line appended so far, now (after a batch being written, if one is).
     func flush() {
-        var bytes: [UInt8] = []
-        pending.withLock { swap(&$0, &bytes) }
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
+        writing.withLock { _ in
+            var bytes: [UInt8] = []
+            pending.withLock { swap(&$0, &bytes) }
+            bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let written = write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    offset += written
                 }
-                offset += written
             }
         }
     }

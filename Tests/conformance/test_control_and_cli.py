@@ -222,6 +222,38 @@ def test_a_burst_of_sign_ins_is_logged_whole(start_fauxth):
     assert len(sessions) == 200
 
 
+
+def test_a_stdout_nobody_reads_stops_no_request():
+    """A test harness that starts the server with a pipe and never drains it (a common slip) fills the pipe in a few
+    hundred sign-ins. The log's writer waits on it; the requests do not, and nothing under the log's limit is lost."""
+    process = subprocess.Popen([BINARY, "serve", "--port", "0", "--log-format", "json", "--log-requests"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        url = None
+        while url is None:
+            entry = json.loads(process.stdout.readline())
+            url = entry.get("base_url") if entry.get("kind") == "ready" else None
+
+        def sign_in(_):
+            response = requests.post(f"{url}/auth/v1/token", params={"grant_type": "password"},
+                                     json={"email": "alice@example.com", "password": "password123"}, timeout=10)
+            assert response.status_code == 200, response.text
+            return response.json()["refresh_token"]
+
+        # About 700 bytes of log per sign-in: the pipe's 64 KiB are full after a hundred.
+        with ThreadPoolExecutor(4) as pool:
+            tokens = set(pool.map(sign_in, range(1500)))
+        assert len(tokens) == 1500
+        process.send_signal(signal.SIGTERM)
+        lines = process.stdout.read().decode().splitlines()
+        assert process.wait(timeout=15) == 0
+        entries = [json.loads(line) for line in lines]
+        assert sum(1 for entry in entries if entry.get("type") == "signin.succeeded") == 1500
+        assert sum(1 for entry in entries if entry.get("kind") == "request") == 1500
+    finally:
+        process.kill()
+        process.wait()
+
 def request_lines(instance, count, json_lines=False):
     found = []
     while len(found) < count:
