@@ -2,10 +2,13 @@
 import PackageDescription
 
 // Every target of ours builds in Swift 6 mode with the upcoming features Hummingbird itself uses, so
-// imports stay explicit and existentials are spelled `any`.
+// imports stay explicit and existentials are spelled `any`; and our nonisolated async functions run on their
+// caller's executor (SE-0461), so a call from one of ours to another is not a hop through the event loop's
+// queue (docs/internals.md, on where handlers run). Conformances to Hummingbird's protocols keep its `@concurrent`.
 let settings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
 ]
 
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")

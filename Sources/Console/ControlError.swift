@@ -104,7 +104,7 @@ public struct ControlError: Error, Equatable {
 
 /// Renders control API errors inside the `/_emu/v1` group.
 struct ControlErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do { return try await next(request, context) } catch { return ControlError.response(for: error, logger: context.logger) }
     }
 }

@@ -140,7 +140,7 @@ public struct FirebaseDialect: Sendable {
 /// Renders every error under the Firebase paths as Identity Toolkit does, so the SDKs raise their own
 /// typed errors.
 struct FirebaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {

@@ -288,7 +288,7 @@ struct ExposeHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 
     init(headers: [String]) { value = headers.joined(separator: ", ") }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
         if request.method != .options, request.headers[.origin] != nil { response.headers[.accessControlExposeHeaders] = value }
         return response

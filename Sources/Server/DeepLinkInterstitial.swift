@@ -16,7 +16,7 @@ struct DeepLinkInterstitialMiddleware<Context: RequestContext>: RouterMiddleware
 
     static var cookie: String { "fauxth_interstitial" }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         let asked = request.uri.queryParameters.get("fauxth_interstitial")
         var response = try await next(request, context)
         if let asked {

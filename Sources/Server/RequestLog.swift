@@ -39,7 +39,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = FauxthContext
     let report: @Sendable (RequestLogEntry) -> Void
 
-    func handle(_ request: Request, context: FauxthContext, next: (Request, FauxthContext) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: FauxthContext, next: @concurrent (Request, FauxthContext) async throws -> Response) async throws -> Response {
         var context = context
         let note = RequestNote()
         context.requestNote = note

@@ -16,7 +16,7 @@ struct RouteFallbackMiddleware<Context: RequestContext>: RouterMiddleware {
     enum Mode: Sendable { case byPath, supabase }
     let mode: Mode
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {

@@ -9,7 +9,7 @@ import Logging
 /// errors. Added to the Supabase route group: an error that escaped to the root router would be
 /// rendered in the root's format instead.
 struct SupabaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
