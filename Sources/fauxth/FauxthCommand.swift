@@ -201,7 +201,7 @@ struct Serve: AsyncParsableCommand {
             if let line = logFormat == .json ? EventLog.json(item) : EventLog.text(item) { LogOutput.standard.append(line) }
         }
         // The lines still waiting for their batch, however the server ends.
-        defer { LogOutput.standard.flush() }
+        defer { LogOutput.standard.finish(within: 5) }
         do { try await app.run() } catch let error as StartupError {
             printError("error: \(error)")
             throw ExitCode(2)

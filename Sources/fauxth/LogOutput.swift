@@ -49,6 +49,17 @@ final class LogOutput: Sendable {
         if first { batchStarted.signal() }
     }
 
+    /// Writes what is waiting as the process ends, but gives stdout at most `seconds` to take it: a stdout nobody reads
+    /// would otherwise keep the process from ending (its lines are lost either way).
+    func finish(within seconds: Double) {
+        let written = DispatchSemaphore(value: 0)
+        Thread {
+            self.flush()
+            written.signal()
+        }.start()
+        _ = written.wait(timeout: .now() + seconds)
+    }
+
     /// Writes every line appended so far, now (after a batch being written, if one is).
     func flush() {
         writing.withLock { _ in

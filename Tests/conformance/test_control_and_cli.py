@@ -254,6 +254,25 @@ def test_a_stdout_nobody_reads_stops_no_request():
         process.kill()
         process.wait()
 
+
+def test_a_stdout_nobody_reads_does_not_keep_the_server_from_stopping():
+    """With the pipe full and never drained, SIGTERM still ends the server: its last lines get a few seconds to be
+    taken, then it stops without them."""
+    process = subprocess.Popen([BINARY, "serve", "--port", "0", "--log-format", "json", "--log-requests"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        url = json.loads(process.stdout.readline())["base_url"]
+        for _ in range(300):
+            response = requests.post(f"{url}/auth/v1/token", params={"grant_type": "password"},
+                                     json={"email": "alice@example.com", "password": "password123"}, timeout=10)
+            assert response.status_code == 200, response.text
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=12) == 0
+    finally:
+        process.kill()
+        process.wait()
+
+
 def request_lines(instance, count, json_lines=False):
     found = []
     while len(found) < count:
