@@ -297,7 +297,7 @@ struct ExposeHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// Runs `work` once, `delay` from now, on one of the server's event loops (a `JournalScheduler`): the current one when
 /// called from a loop, as a handler calls it, so no thread wakes for it. The store's journal is made this way.
-@Sendable func onAnEventLoop(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+@Sendable private func onAnEventLoop(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
     let (seconds, attoseconds) = delay.components
     MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) { work() }
 }

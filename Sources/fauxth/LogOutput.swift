@@ -19,7 +19,7 @@ final class LogOutput: Sendable {
     private let writing = Mutex<Void>(())
     /// Signalled by the first line of each batch.
     private let batchStarted = DispatchSemaphore(value: 0)
-    /// How long a line may wait for others to share its write.
+    /// How long a line may wait for others to share its write, in seconds.
     static let delay = 0.001
     static let limit = 4 << 20
 

@@ -1,4 +1,5 @@
 """The control API and the command line, over a real socket."""
+import contextlib
 import json
 import pathlib
 import re
@@ -16,6 +17,31 @@ from conftest import BINARY
 
 def sign_up(fauxth, email):
     return requests.post(f"{fauxth.url}/auth/v1/signup", json={"email": email, "password": "secret123"})
+
+
+def sign_in(url):
+    """The seed's Alice, signed in with GoTrue's password grant: the session's JSON."""
+    response = requests.post(f"{url}/auth/v1/token", params={"grant_type": "password"},
+                             json={"email": "alice@example.com", "password": "password123"}, timeout=10)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@contextlib.contextmanager
+def undrained_server():
+    """fauxth started with every event and request logged to a pipe that is read up to the ready line and no further,
+    as a harness that forgets to drain it would: the process and its base URL."""
+    process = subprocess.Popen([BINARY, "serve", "--port", "0", "--log-format", "json", "--log-requests"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        url = None
+        while url is None:
+            entry = json.loads(process.stdout.readline())
+            url = entry.get("base_url") if entry.get("kind") == "ready" else None
+        yield process, url
+    finally:
+        process.kill()
+        process.wait()
 
 
 def test_health_info_and_openapi(fauxth):
@@ -204,15 +230,8 @@ def test_json_log_format_writes_one_event_per_line(start_fauxth):
 def test_a_burst_of_sign_ins_is_logged_whole(start_fauxth):
     """The log is written in batches: every sign-in of a burst from several clients is there, one whole line each."""
     instance = start_fauxth("--log-format", "json")
-
-    def sign_in(_):
-        response = requests.post(f"{instance.url}/auth/v1/token", params={"grant_type": "password"},
-                                 json={"email": "alice@example.com", "password": "password123"}, timeout=10)
-        assert response.status_code == 200, response.text
-        return response.json()["user"]["id"]
-
     with ThreadPoolExecutor(8) as pool:
-        users = set(pool.map(sign_in, range(200)))
+        users = set(pool.map(lambda _: sign_in(instance.url)["user"]["id"], range(200)))
     sessions = set()
     while len(sessions) < 200:
         entry = json.loads(instance.lines.get(timeout=10))
@@ -222,27 +241,13 @@ def test_a_burst_of_sign_ins_is_logged_whole(start_fauxth):
     assert len(sessions) == 200
 
 
-
 def test_a_stdout_nobody_reads_stops_no_request():
     """A test harness that starts the server with a pipe and never drains it (a common slip) fills the pipe in a few
     hundred sign-ins. The log's writer waits on it; the requests do not, and nothing under the log's limit is lost."""
-    process = subprocess.Popen([BINARY, "serve", "--port", "0", "--log-format", "json", "--log-requests"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    try:
-        url = None
-        while url is None:
-            entry = json.loads(process.stdout.readline())
-            url = entry.get("base_url") if entry.get("kind") == "ready" else None
-
-        def sign_in(_):
-            response = requests.post(f"{url}/auth/v1/token", params={"grant_type": "password"},
-                                     json={"email": "alice@example.com", "password": "password123"}, timeout=10)
-            assert response.status_code == 200, response.text
-            return response.json()["refresh_token"]
-
+    with undrained_server() as (process, url):
         # About 700 bytes of log per sign-in: the pipe's 64 KiB are full after a hundred.
         with ThreadPoolExecutor(4) as pool:
-            tokens = set(pool.map(sign_in, range(1500)))
+            tokens = set(pool.map(lambda _: sign_in(url)["refresh_token"], range(1500)))
         assert len(tokens) == 1500
         process.send_signal(signal.SIGTERM)
         lines = process.stdout.read().decode().splitlines()
@@ -250,27 +255,16 @@ def test_a_stdout_nobody_reads_stops_no_request():
         entries = [json.loads(line) for line in lines]
         assert sum(1 for entry in entries if entry.get("type") == "signin.succeeded") == 1500
         assert sum(1 for entry in entries if entry.get("kind") == "request") == 1500
-    finally:
-        process.kill()
-        process.wait()
 
 
 def test_a_stdout_nobody_reads_does_not_keep_the_server_from_stopping():
     """With the pipe full and never drained, SIGTERM still ends the server: its last lines get a few seconds to be
     taken, then it stops without them."""
-    process = subprocess.Popen([BINARY, "serve", "--port", "0", "--log-format", "json", "--log-requests"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    try:
-        url = json.loads(process.stdout.readline())["base_url"]
+    with undrained_server() as (process, url):
         for _ in range(300):
-            response = requests.post(f"{url}/auth/v1/token", params={"grant_type": "password"},
-                                     json={"email": "alice@example.com", "password": "password123"}, timeout=10)
-            assert response.status_code == 200, response.text
+            sign_in(url)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=12) == 0
-    finally:
-        process.kill()
-        process.wait()
 
 
 def request_lines(instance, count, json_lines=False):
