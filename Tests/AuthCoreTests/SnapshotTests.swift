@@ -97,6 +97,46 @@ import Testing
         #expect(throws: SnapshotError.unknownName("missing")) { try emulator.restoreSnapshot(named: "missing") }
     }
 
+    @Test func aRestoredStoreIsACopyOnMemdbThatGrowsSavesAndLeavesItsSourceAlone() throws {
+        let emulator = try makeEmulator()
+        try emulator.takeSnapshot(named: "clean")
+        let clean = try state(emulator)
+        let imageSize = { try emulator.db.withConnection { c in try c.withImage { $0.count } } }
+        for replace in [{ try emulator.restoreSnapshot(named: "clean") }, { try emulator.reset() }] {
+            try replace()
+            let restored = try #require(try imageSize())
+            // Writable and growable past the size it was restored at, as a store must be.
+            for index in 0..<300 {
+                try emulator.createUser(in: "proj", NewUser(email: "grow\(index)@example.com", userMetadata: ["pad": .string(String(repeating: "x", count: 400))]))
+            }
+            #expect(try #require(try imageSize()) > restored)
+            #expect(try emulator.db.withConnection { try $0.first("PRAGMA journal_mode")?.string("journal_mode") } == "memory")
+            // Saved through its image, and loaded back whole.
+            let path = temporaryPath("restored.sqlite")
+            try emulator.saveSnapshot(to: path)
+            let grown = try state(emulator)
+            try emulator.restoreSnapshot(named: "clean")
+            #expect(try state(emulator) == clean)
+            try emulator.loadSnapshot(from: path)
+            #expect(try state(emulator) == grown)
+        }
+        // The snapshot itself is untouched by what was written after it was restored, whole or for one tenant.
+        try emulator.restoreSnapshot(named: "clean", tenant: "proj")
+        #expect(try emulator.user(in: "proj", .email("grow0@example.com")) == nil)
+        try emulator.restoreSnapshot(named: "clean")
+        #expect(try state(emulator) == clean)
+    }
+
+    @Test func aRestoreIntoAFileBackedDatabaseGoesThroughTheBackupAPI() throws {
+        let memory = try Database()
+        try memory.withConnection { try $0.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1)") }
+        let file = try Database(path: temporaryPath("restore-target.sqlite"))
+        try file.replaceContents(withCopyOf: memory)
+        // Still the file it was: a copy opened on memdb instead would have left the file empty.
+        #expect(try file.withConnection { c in try c.withImage { _ in true } } == nil)
+        #expect(try file.withConnection { try $0.first("SELECT x FROM t")?.int("x") } == 1)
+    }
+
     @Test func aTenantRestoredAfterAResetKeepsItsTrailAndEventNumbersNeverGoBack() throws {
         let emulator = try makeEmulator()
         try emulator.createUser(in: "proj", NewUser(email: "kept@example.com"))

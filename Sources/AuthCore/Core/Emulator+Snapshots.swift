@@ -28,7 +28,7 @@ extension Emulator {
             record(.snapshotRestored, tenant: tenant, detail: ["name": .string(name)])
             return
         }
-        try snapshot.database.copy(into: db)
+        try db.replaceContents(withCopyOf: snapshot.database)
         try continueEventNumbering()
         // The lockouts and rate-limit windows the snapshot was taken with, not the ones left behind.
         clearTransientState()

@@ -144,7 +144,7 @@ public final class Emulator: Sendable {
             tenantsChanged()
             try forgetTransientState(in: tenant)
         } else {
-            try seedState.copy(into: db)
+            try db.replaceContents(withCopyOf: seedState)
             try continueEventNumbering()
             // Rules a test added go; the ones the server started with come back with fresh counters.
             faults.restoreStartupRules()

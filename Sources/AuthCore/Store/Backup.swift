@@ -75,6 +75,31 @@ extension Connection {
         return image
     }
 
+    /// A copy of this database's image in memory SQLite allocated, for another connection to open
+    /// (`replaceDatabase(with:)`): read from its pages, so a shared memdb database (a named snapshot), whose
+    /// buffer `withImage` cannot lend, is copied too.
+    func imageCopy() -> ImageCopy? {
+        var size: sqlite3_int64 = 0
+        guard let bytes = sqlite3_serialize(handle, "main", &size, 0) else { return nil }
+        guard size > 0 else {
+            sqlite3_free(bytes)
+            return nil
+        }
+        return ImageCopy(bytes: UnsafeMutableRawPointer(bytes), count: Int(size))
+    }
+
+    /// Replaces this connection's database with `image`, on memdb, writable and growable, as `loadImage` leaves
+    /// a file's.
+    func replaceDatabase(with image: ImageCopy) throws(SQLiteError) {
+        let bytes = image.handOver(), count = image.count
+        // With FREEONCLOSE SQLite owns the buffer from here, on failure too.
+        let rc = sqlite3_deserialize(handle, "main", bytes.assumingMemoryBound(to: UInt8.self), sqlite3_int64(count), sqlite3_int64(count),
+                                     UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE))
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc))) }
+        clearStatementCache()
+        try configureMemdb()
+    }
+
     /// Runs `body` on the database's bytes, the image a file of it would hold, without a copy: only a
     /// database on the memdb VFS (the store) has them in one buffer; nil for any other.
     func withImage<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
@@ -93,6 +118,21 @@ extension Database {
                 // The backup writes pages, not rows: no statement counts it as a change.
                 other.contentsReplaced()
             }
+        }
+    }
+
+    /// Puts a copy of `source` (the seed, a named snapshot) in place of this database's contents: the live store's
+    /// reset and restore. Where both are on memdb, `source`'s image is copied whole and this connection opens the
+    /// copy, which costs one memcpy of the image; the backup API (`copy(into:)`) writes the pages one by one
+    /// through both page caches and this side's rollback journal, the larger part of a restore's time. `source`
+    /// must not be the store a tenant's restore attaches by its URI, as the copy is private to this connection.
+    public func replaceContents(withCopyOf source: Database) throws {
+        guard try withConnection({ $0.isOnMemdb }),
+              // Copied under `source`'s lock alone, so the two locks are never held together.
+              let image = try source.withConnection({ $0.imageCopy() }) else { return try source.copy(into: self) }
+        try withConnection { c in
+            try c.replaceDatabase(with: image)
+            contentsReplaced()
         }
     }
 
@@ -169,6 +209,26 @@ extension Database {
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
     }
+}
+
+/// A database image copied into memory SQLite allocated (`Connection.imageCopy()`): freed unless a connection
+/// opens it (`Connection.replaceDatabase(with:)`), which hands it to SQLite.
+final class ImageCopy: @unchecked Sendable {
+    private var bytes: UnsafeMutableRawPointer?
+    let count: Int
+
+    init(bytes: UnsafeMutableRawPointer, count: Int) {
+        self.bytes = bytes
+        self.count = count
+    }
+
+    /// The buffer, which the caller now owns; only once.
+    func handOver() -> UnsafeMutableRawPointer {
+        defer { bytes = nil }
+        return bytes!
+    }
+
+    deinit { sqlite3_free(bytes) }
 }
 
 /// The store's image on its way to a file, written by a forked child (`fauxth_write_in_child`) so that the

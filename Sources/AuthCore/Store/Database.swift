@@ -116,7 +116,8 @@ public final class Connection: @unchecked Sendable {
             throw SQLiteError(code: rc, message: message)
         }
         handle = db
-        if path.contains("vfs=memdb") { try configureMemdb() }
+        isOnMemdb = path.contains("vfs=memdb")
+        if isOnMemdb { try configureMemdb() }
         try TextMatch.register(on: db)
         sqlite3_update_hook(db, { context, _, _, table, _ in
             guard let context, let table else { return }
@@ -127,8 +128,12 @@ public final class Connection: @unchecked Sendable {
     /// Which tables the connection's statements changed (SQLite's update hook reports every row to it).
     var changes = ChangeTracker()
 
-    /// Settings for a database on memdb (at opening, and after `loadImage` puts one there).
+    /// Whether the database is on the memdb VFS, all its bytes in one buffer (`withImage`).
+    private(set) var isOnMemdb: Bool
+
+    /// Settings for a database on memdb (at opening, and after `loadImage` or `replaceDatabase(with:)` puts one there).
     func configureMemdb() throws(SQLiteError) {
+        isOnMemdb = true
         // memdb caps a database at 1 GiB unless told otherwise; the store has no cap of its own.
         var limit: sqlite3_int64 = 1 << 40
         sqlite3_file_control(handle, "main", SQLITE_FCNTL_SIZE_LIMIT, &limit)
