@@ -127,6 +127,20 @@ import Testing
         #expect(try state(emulator) == clean)
     }
 
+    @Test func aListingThatReadsJSONWorksAfterEveryRestoreAndReset() throws {
+        // A listing reads the page's identities through `json_each`. Opened in the store's own connection, a
+        // restored image left SQLite's `json_each` on the schema it replaced, and such a listing crashed the process.
+        let emulator = try makeEmulator()
+        _ = try emulator.usersByID(in: "proj", after: nil, limit: 50)
+        try emulator.takeSnapshot(named: "clean")
+        for round in 0..<40 {
+            if round.isMultiple(of: 2) { try emulator.restoreSnapshot(named: "clean") } else { try emulator.reset() }
+            try emulator.createUser(in: "proj", NewUser(email: "round\(round)@example.com"))
+            let page = try emulator.usersByID(in: "proj", after: nil, limit: 50)
+            #expect(page.contains { $0.email == "round\(round)@example.com" })
+        }
+    }
+
     @Test func aRestoreIntoAFileBackedDatabaseGoesThroughTheBackupAPI() throws {
         let memory = try Database()
         try memory.withConnection { try $0.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1)") }

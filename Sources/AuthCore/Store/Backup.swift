@@ -89,7 +89,7 @@ extension Connection {
     }
 
     /// Replaces this connection's database with `image`, on memdb, writable and growable, as `loadImage` leaves
-    /// a file's.
+    /// a file's. Only on a connection that has not yet used `json_each` (see `Database.replaceContents(withCopyOf:)`).
     func replaceDatabase(with image: ImageCopy) throws(SQLiteError) {
         let bytes = image.handOver(), count = image.count
         // With FREEONCLOSE SQLite owns the buffer from here, on failure too.
@@ -130,10 +130,12 @@ extension Database {
         guard try withConnection({ $0.isOnMemdb }),
               // Copied under `source`'s lock alone, so the two locks are never held together.
               let image = try source.withConnection({ $0.imageCopy() }) else { return try source.copy(into: self) }
-        try withConnection { c in
-            try c.replaceDatabase(with: image)
-            contentsReplaced()
-        }
+        // Opened by a new connection, which then takes the store's place (`exchange`), as a loaded file is. Never by
+        // the store's own: SQLite 3.40 (Debian 12's) keeps its eponymous virtual tables (`json_each`, which listings
+        // use) pointing at the schema `sqlite3_deserialize` frees, and the next statement that names one crashed.
+        let staged = try Database()
+        try staged.withConnection { try $0.replaceDatabase(with: image) }
+        exchange(with: staged)
     }
 
     /// Writes this database to `path` atomically: into a temporary file beside it, synced, then renamed
