@@ -122,10 +122,11 @@ extension Database {
     }
 
     /// Puts a copy of `source` (the seed, a named snapshot) in place of this database's contents: the live store's
-    /// reset and restore. Where both are on memdb, `source`'s image is copied whole and this connection opens the
-    /// copy, which costs one memcpy of the image; the backup API (`copy(into:)`) writes the pages one by one
-    /// through both page caches and this side's rollback journal, the larger part of a restore's time. `source`
-    /// must not be the store a tenant's restore attaches by its URI, as the copy is private to this connection.
+    /// reset and restore. Where both are on memdb, `source`'s image is copied whole and a new connection opens the
+    /// copy and takes this one's place, which costs one memcpy of the image; the backup API (`copy(into:)`) writes
+    /// the pages one by one through both page caches and this side's rollback journal, the larger part of a
+    /// restore's time. Not for a database another connection attaches by its URI (a named snapshot, the seed, which
+    /// a tenant's restore attaches): what replaces it is private to its connection.
     public func replaceContents(withCopyOf source: Database) throws {
         guard try withConnection({ $0.isOnMemdb }),
               // Copied under `source`'s lock alone, so the two locks are never held together.
