@@ -66,34 +66,29 @@ extension Connection {
         // A file left in WAL mode (its header's format bytes are 2): memdb has no WAL, so open it as the
         // rollback-journal file `PRAGMA journal_mode=DELETE` would make of it.
         if image > 19, bytes[18] == 2, bytes[19] == 2 { bytes[18] = 1; bytes[19] = 1 }
-        // With FREEONCLOSE SQLite owns the buffer from here, on failure too.
-        let rc = sqlite3_deserialize(handle, "main", bytes, sqlite3_int64(image), sqlite3_int64(size),
-                                     UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE))
-        guard rc == SQLITE_OK else { throw SnapshotError.unreadable(path, String(cString: sqlite3_errstr(rc))) }
-        clearStatementCache()
-        try configureMemdb()
+        do { try openImage(bytes, length: image, capacity: size) } catch { throw SnapshotError.unreadable(path, error.message) }
         return image
     }
 
-    /// A copy of this database's image in memory SQLite allocated, for another connection to open
-    /// (`replaceDatabase(with:)`): read from its pages, so a shared memdb database (a named snapshot), whose
-    /// buffer `withImage` cannot lend, is copied too.
-    func imageCopy() -> ImageCopy? {
+    /// Replaces this connection's database with a copy of `source`'s, read from its pages (so a shared memdb
+    /// database, a named snapshot, whose buffer `withImage` cannot lend, is copied too); answers false, changing
+    /// nothing, when `source` is empty or not SQLite's to copy. Only on a connection that has not yet used
+    /// `json_each` (see `Database.replaceContents(withCopyOf:)`).
+    func replaceDatabase(withCopyOf source: borrowing Connection) throws(SQLiteError) -> Bool {
         var size: sqlite3_int64 = 0
-        guard let bytes = sqlite3_serialize(handle, "main", &size, 0) else { return nil }
+        guard let bytes = sqlite3_serialize(source.handle, "main", &size, 0) else { return false }
         guard size > 0 else {
             sqlite3_free(bytes)
-            return nil
+            return false
         }
-        return ImageCopy(bytes: UnsafeMutableRawPointer(bytes), count: Int(size))
+        try openImage(bytes, length: Int(size), capacity: Int(size))
+        return true
     }
 
-    /// Replaces this connection's database with `image`, on memdb, writable and growable, as `loadImage` leaves
-    /// a file's. Only on a connection that has not yet used `json_each` (see `Database.replaceContents(withCopyOf:)`).
-    func replaceDatabase(with image: ImageCopy) throws(SQLiteError) {
-        let bytes = image.handOver(), count = image.count
-        // With FREEONCLOSE SQLite owns the buffer from here, on failure too.
-        let rc = sqlite3_deserialize(handle, "main", bytes.assumingMemoryBound(to: UInt8.self), sqlite3_int64(count), sqlite3_int64(count),
+    /// Opens `bytes` (from `sqlite3_malloc`, `length` of them a database image) as this connection's database, on
+    /// memdb, writable and growable. SQLite owns the buffer from here, on failure too (FREEONCLOSE).
+    private func openImage(_ bytes: UnsafeMutablePointer<UInt8>, length: Int, capacity: Int) throws(SQLiteError) {
+        let rc = sqlite3_deserialize(handle, "main", bytes, sqlite3_int64(length), sqlite3_int64(capacity),
                                      UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE))
         guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc))) }
         clearStatementCache()
@@ -128,14 +123,15 @@ extension Database {
     /// restore's time. Not for a database another connection attaches by its URI (a named snapshot, the seed, which
     /// a tenant's restore attaches): what replaces it is private to its connection.
     public func replaceContents(withCopyOf source: Database) throws {
-        guard try withConnection({ $0.isOnMemdb }),
-              // Copied under `source`'s lock alone, so the two locks are never held together.
-              let image = try source.withConnection({ $0.imageCopy() }) else { return try source.copy(into: self) }
+        guard try withConnection({ $0.isOnMemdb }) else { return try source.copy(into: self) }
         // Opened by a new connection, which then takes the store's place (`exchange`), as a loaded file is. Never by
         // the store's own: SQLite 3.40 (Debian 12's) keeps its eponymous virtual tables (`json_each`, which listings
         // use) pointing at the schema `sqlite3_deserialize` frees, and the next statement that names one crashed.
+        // The new connection is this function's alone, so holding its lock inside `source`'s waits on nobody.
         let staged = try Database()
-        try staged.withConnection { try $0.replaceDatabase(with: image) }
+        guard try source.withConnection({ s in try staged.withConnection { try $0.replaceDatabase(withCopyOf: s) } }) else {
+            return try source.copy(into: self)
+        }
         exchange(with: staged)
     }
 
@@ -212,26 +208,6 @@ extension Database {
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
     }
-}
-
-/// A database image copied into memory SQLite allocated (`Connection.imageCopy()`): freed unless a connection
-/// opens it (`Connection.replaceDatabase(with:)`), which hands it to SQLite.
-final class ImageCopy: @unchecked Sendable {
-    private var bytes: UnsafeMutableRawPointer?
-    let count: Int
-
-    init(bytes: UnsafeMutableRawPointer, count: Int) {
-        self.bytes = bytes
-        self.count = count
-    }
-
-    /// The buffer, which the caller now owns; only once.
-    func handOver() -> UnsafeMutableRawPointer {
-        defer { bytes = nil }
-        return bytes!
-    }
-
-    deinit { sqlite3_free(bytes) }
 }
 
 /// The store's image on its way to a file, written by a forked child (`fauxth_write_in_child`) so that the

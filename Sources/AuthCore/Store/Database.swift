@@ -131,7 +131,7 @@ public final class Connection: @unchecked Sendable {
     /// Whether the database is on the memdb VFS, all its bytes in one buffer (`withImage`).
     private(set) var isOnMemdb: Bool
 
-    /// Settings for a database on memdb (at opening, and after `loadImage` or `replaceDatabase(with:)` puts one there).
+    /// Settings for a database on memdb (at opening, and after `loadImage` or `replaceDatabase(withCopyOf:)` puts one there).
     func configureMemdb() throws(SQLiteError) {
         isOnMemdb = true
         // memdb caps a database at 1 GiB unless told otherwise; the store has no cap of its own.
