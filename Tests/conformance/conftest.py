@@ -45,9 +45,9 @@ def server():
 
 @pytest.fixture
 def fauxth(server):
-    """The shared server, reset to its seed before each test."""
-    assert server.control("POST", "/reset").status_code == 200
-    server.control("POST", "/clock/resume")
+    """The shared server, reset to its seed before each test (through the client's kept-alive connection)."""
+    server.reset()
+    server.request("POST", "/clock/resume")
     yield server
 
 

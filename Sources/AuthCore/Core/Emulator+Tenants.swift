@@ -11,6 +11,12 @@ extension Emulator {
         return tenants
     }
 
+    /// The Supabase projects whose settings ask for a port of their own, with it (a JSON number without a fraction, as
+    /// `JSON.intValue` reads one), in creation order; read without decoding every tenant's settings.
+    public func supabaseProjectPorts() throws -> [(tenant: String, port: Int)] {
+        try db.withConnection { c in try Tenants.supabasePorts(c) }
+    }
+
     /// The tenant with `id`, or nil. Served from the cache while no tenant changed.
     public func tenant(_ id: String) throws -> Tenant? {
         let (generation, cached) = tenantCache.withLock { ($0.generation, $0.tenants[id]) }

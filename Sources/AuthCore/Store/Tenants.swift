@@ -9,6 +9,24 @@ enum Tenants {
         try c.query("SELECT * FROM tenants ORDER BY rowid").map(Tenant.init(row:))
     }
 
+    /// The Supabase projects whose settings ask for a `port`, with it, in creation order: only that setting is read,
+    /// not every tenant's settings decoded, as the run-time ports follow every reset and restore. A port is a JSON
+    /// number without a fraction, as `JSON.intValue` takes one.
+    static func supabasePorts(_ c: borrowing Connection) throws -> [(tenant: String, port: Int)] {
+        try c.query("""
+            SELECT id, json_extract(settings, '$.port') AS port FROM tenants
+            WHERE dialect = 'supabase' AND json_type(settings, '$.port') IN ('integer', 'real') ORDER BY rowid
+            """).compactMap { row in
+            let port: Int? = switch row["port"] {
+            case .int(let value): Int(value)
+            case .double(let value): JSON.double(value).intValue
+            default: nil
+            }
+            guard let tenant = row.string("id"), let port else { return nil }
+            return (tenant, port)
+        }
+    }
+
     static func find(_ c: borrowing Connection, id: String) throws -> Tenant? {
         try c.first("SELECT * FROM tenants WHERE id = ?", [.text(id)]).map(Tenant.init(row:))
     }

@@ -4,8 +4,10 @@ import datetime
 import json
 import pathlib
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 
@@ -25,6 +27,12 @@ def post(url, body):
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def sign_up(fauxth, email):
@@ -50,6 +58,49 @@ def test_attach_uses_a_running_server_and_leaves_it_running(fauxth_server):
     attached = Fauxth.attach(fauxth_server.url)
     assert attached.process is None and attached.stop() is None
     assert fauxth_server.health()["status"] == "ok"
+
+
+def test_calls_go_over_one_kept_alive_connection(fauxth):
+    fauxth.health()
+    socket = fauxth._local.connection.sock
+    for _ in range(3):
+        fauxth.reset()
+        fauxth.snapshot("kept")
+        fauxth.restore("kept")
+    with pytest.raises(FauxthError):
+        fauxth.restore("no-such-snapshot")
+    fauxth.health()
+    assert socket is not None and fauxth._local.connection.sock is socket
+
+
+def test_a_connection_the_server_closed_is_replaced_before_it_is_used(tmp_path):
+    port = free_port()
+    with Fauxth.start("--port", str(port)) as first:
+        attached = Fauxth.attach(first.url)
+    # The kept connection is closed at the server's end now; a new server listens on the same port.
+    with Fauxth.start("--port", str(port)) as second:
+        assert second.url == attached.url
+        attached.create_user("default", email="grace@example.com", password="secret123")
+        assert [user["email"] for user in second.users("default", email="grace@example.com")] == ["grace@example.com"]
+
+
+def test_each_thread_has_a_connection_of_its_own(fauxth):
+    fauxth.health()
+    found = {}
+
+    def wait():
+        found["message"] = fauxth.wait_for_message(to="lin@example.com", timeout=20)
+        found["connection"] = fauxth._local.connection
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    # Calls on this thread while the other waits for the message its sign-up sends.
+    assert fauxth.health()["status"] == "ok"
+    status, _ = sign_up(fauxth, "lin@example.com")
+    assert status == 200
+    waiter.join(30)
+    assert found["message"]["to"] == "lin@example.com"
+    assert found["connection"] is not fauxth._local.connection and fauxth.health()["status"] == "ok"
 
 
 def test_wait_for_message_returns_the_code_and_links(fauxth):

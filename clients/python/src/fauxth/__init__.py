@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import http.client
 import json
 import os
 import queue
+import select
 import shutil
 import subprocess
 import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from typing import Any, Dict, Iterator, List, Optional
 
 __all__ = ["Fauxth", "FauxthError", "Message"]
@@ -65,6 +65,10 @@ class Fauxth:
         self.lines: "queue.Queue[str]" = queue.Queue()
         #: What it wrote on stderr, once it has stopped.
         self.stderr = ""
+        # Each thread's kept-alive connection to the control API, and all of them, for `stop` to close.
+        self._local = threading.local()
+        self._connections: List[http.client.HTTPConnection] = []
+        self._connections_lock = threading.Lock()
 
     # ------------------------------------------------------------------ starting and stopping
 
@@ -115,6 +119,7 @@ class Fauxth:
 
     def stop(self, sig: Optional[int] = None, timeout: float = 15) -> Optional[int]:
         """Stops a server this object started (SIGTERM, or `sig`, then SIGKILL after `timeout`); its exit status."""
+        self._close_connections()
         if self.process is None:
             return None
         if self.process.poll() is None:
@@ -148,21 +153,53 @@ class Fauxth:
                 timeout: float = 60) -> Any:
         """One control API call (`path` under /_emu/v1); the decoded JSON answer, or FauxthError."""
         query = {k: v for k, v in (params or {}).items() if v is not None}
-        url = f"{self.control_url}{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(url, data=data, method=method,
-                                         headers={"Content-Type": "application/json"} if data is not None else {})
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        connection, prefix = self._connection(timeout)
+        target = f"{prefix}/_emu/v1{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as error:
-            raw = error.read()
+            connection.request(method, target, body=data, headers=headers)
+            response = connection.getresponse()
+            status, raw = response.status, response.read()
+        except BaseException:
+            # Whatever was half sent or half read on it, the next call starts on a new connection.
+            connection.close()
+            raise
+        if status >= 400:
             try:
                 detail = json.loads(raw)["error"]
-                raise FauxthError(error.code, detail.get("code", ""), detail.get("message", "")) from None
+                raise FauxthError(status, detail.get("code", ""), detail.get("message", "")) from None
             except (ValueError, KeyError, TypeError):
-                raise FauxthError(error.code, "http_error", raw.decode(errors="replace")) from None
+                raise FauxthError(status, "http_error", raw.decode(errors="replace")) from None
         return json.loads(raw) if raw else None
+
+    def _connection(self, timeout: float):
+        """This thread's connection to `url`, kept alive between calls (and the URL's path, to put before the
+        control API's): a suite resets before every test, and a new connection per call cost the client more
+        than the reset cost the server (scripts/bench). One the server has closed since (it closes a
+        connection idle for a minute) is seen before it is used, as urllib3 does, and replaced."""
+        local = self._local
+        if getattr(local, "url", None) != self.url:
+            parts = urllib.parse.urlsplit(self.url)
+            kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+            local.url, local.prefix, local.connection = self.url, parts.path.rstrip("/"), kind(parts.netloc, timeout=timeout)
+            with self._connections_lock:
+                self._connections.append(local.connection)
+        connection = local.connection
+        if connection.sock is not None and select.select([connection.sock], [], [], 0)[0]:
+            # Readable while idle: the server closed it (an answer to nothing would be a fault too).
+            connection.close()
+        connection.timeout = timeout
+        if connection.sock is not None:
+            connection.sock.settimeout(timeout)
+        return connection, local.prefix
+
+    def _close_connections(self) -> None:
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            connection.close()
+        self._local = threading.local()
 
     def health(self) -> Dict[str, Any]:
         return self.request("GET", "/health")
