@@ -27,6 +27,15 @@ from typing import Any, Dict, Iterator, List, Optional
 __all__ = ["Fauxth", "FauxthError", "Message"]
 
 
+def _readable(sock) -> bool:
+    """Whether `sock` has something to read now: poll where there is one, as select() takes no descriptor past 1023."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([sock], [], [], 0)[0])
+
+
 class FauxthError(Exception):
     """An answer from the control API that was not a success: its HTTP status, error code and message."""
 
@@ -180,13 +189,15 @@ class Fauxth:
         connection idle for a minute) is seen before it is used, as urllib3 does, and replaced."""
         local = self._local
         if getattr(local, "url", None) != self.url:
+            if getattr(local, "connection", None) is not None:
+                local.connection.close()
             parts = urllib.parse.urlsplit(self.url)
             kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
             local.url, local.prefix, local.connection = self.url, parts.path.rstrip("/"), kind(parts.netloc, timeout=timeout)
             with self._connections_lock:
                 self._connections.append(local.connection)
         connection = local.connection
-        if connection.sock is not None and select.select([connection.sock], [], [], 0)[0]:
+        if connection.sock is not None and _readable(connection.sock):
             # Readable while idle: the server closed it (an answer to nothing would be a fault too).
             connection.close()
         connection.timeout = timeout
