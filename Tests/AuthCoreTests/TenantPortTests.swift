@@ -16,6 +16,7 @@ import Testing
             ("fraction", .supabase, #"{"port": 80.5}"#),
             ("text", .supabase, #"{"port": "8083"}"#),
             ("null", .supabase, #"{"port": null}"#),
+            ("bool", .supabase, #"{"port": true}"#),
             ("none", .supabase, #"{"site_url": "http://localhost:3000"}"#),
             ("pool", .cognito, #"{"port": 8084}"#),
         ]

@@ -11,7 +11,8 @@ enum Tenants {
 
     /// The Supabase projects whose settings ask for a `port`, with it, in creation order: only that setting is read,
     /// not every tenant's settings decoded, as the run-time ports follow every reset and restore. A port is a JSON
-    /// number without a fraction, as `JSON.intValue` takes one.
+    /// number without a fraction, as `JSON.intValue` takes one. Numbers only, by `json_type`: `json_extract` gives
+    /// `true` as the integer 1.
     static func supabasePorts(_ c: borrowing Connection) throws -> [(tenant: String, port: Int)] {
         try c.query("""
             SELECT id, json_extract(settings, '$.port') AS port FROM tenants
