@@ -22,6 +22,13 @@ enum ConcurrencyOnEventLoops {
         withUnsafeTemporaryAllocation(of: EnqueueGlobalHook.self, capacity: 1) { storage in
             // `any()` keeps a job on the current loop when called from one of the group's loops, so a
             // handler resumed by its connection's I/O stays on that thread.
+            //
+            // `enqueue` runs the job as the loop's serial executor, so a task's next call into a nonisolated
+            // async function of Hummingbird's or NIO's hops back through this hook (`swift_task_switch`, about
+            // 8% of a sign-in's CPU in perf). Running jobs on the generic executor instead removes those hops and
+            // has been measured three times (internals.md, "Handlers run on NIO's event loops"): less CPU per
+            // request, but the loops sleep and are woken more often on two cores shared with the load's client,
+            // and every sign-in's share of the health answer came out lower. Keep it unless that changes.
             storage.baseAddress!.initialize(to: { job, _ in
                 MultiThreadedEventLoopGroup.singleton.any().enqueue(ExecutorJob(job))
             })
