@@ -26,9 +26,10 @@ enum ConcurrencyOnEventLoops {
             // `enqueue` runs the job as the loop's serial executor, so a task's next call into a nonisolated
             // async function of Hummingbird's or NIO's hops back through this hook (`swift_task_switch`, about
             // 8% of a sign-in's CPU in perf). Running jobs on the generic executor instead removes those hops and
-            // has been measured three times (internals.md, "Handlers run on NIO's event loops"): less CPU per
-            // request, but the loops sleep and are woken more often on two cores shared with the load's client,
-            // and every sign-in's share of the health answer came out lower. Keep it unless that changes.
+            // has been measured three times (internals.md, "Handlers run on NIO's event loops"): the loops then
+            // sleep and are woken more often on two cores shared with the load's client, and every time every
+            // sign-in's share of the health answer came out lower (the CPU per sign-in lower in the first two
+            // runs, higher in the third). Keep it unless that changes.
             storage.baseAddress!.initialize(to: { job, _ in
                 MultiThreadedEventLoopGroup.singleton.any().enqueue(ExecutorJob(job))
             })
