@@ -20,38 +20,48 @@ public enum EventLog {
     /// a tester reads off the terminal), its `message.sent`/`message.suppressed` event then left out as the
     /// same line. Long values (tokens, hashes) are cut short; nil for items the text log leaves out.
     public static func text(_ item: FeedItem) -> String? {
+        // One string appended to rather than parts joined: every sign-in writes a line.
+        var line = ""
+        line.reserveCapacity(192)
+        func add(_ part: String) {
+            if !line.isEmpty { line += " " }
+            line += part
+        }
+        func addTenantAndUser(_ tenant: String?, _ user: String?) {
+            if let tenant, !tenant.isEmpty { add("tenant="); line += tenant }
+            if let user, !user.isEmpty { add("user="); line += user }
+        }
         switch item {
         case .event(let e):
             guard e.type != .messageSent, e.type != .messageSuppressed else { return nil }
-            var parts = [RFC3339.string(from: e.createdAt, fractionalDigits: 3), e.type.rawValue]
-            parts += tenantAndUser(e.tenant, e.userId)
+            add(RFC3339.string(from: e.createdAt, fractionalDigits: 3))
+            add(e.type.rawValue)
+            addTenantAndUser(e.tenant, e.userId)
             for (key, value) in e.detail.sorted(by: { $0.key < $1.key }) where !value.isNull {
-                parts.append("\(key)=\(short(value.stringValue ?? value.serialized()))")
+                add(key)
+                line += "="
+                line += short(value.stringValue ?? value.serialized())
             }
-            return parts.joined(separator: " ")
         case .message(let m):
-            var parts = [RFC3339.string(from: m.createdAt, fractionalDigits: 3), m.status == .suppressed ? "message.suppressed" : "message.sent"]
-            parts += tenantAndUser(m.tenant, nil)
-            parts += ["\(m.channel.rawValue)", "to=\(m.to)", "purpose=\(m.purpose.rawValue)"]
-            if let code = m.codes.first { parts.append("code=\(code)") }
-            if let link = m.links.first { parts.append("link=\(shortLink(link))") }
-            if let reason = m.reason { parts.append("reason=\"\(reason)\"") }
-            return parts.joined(separator: " ")
+            add(RFC3339.string(from: m.createdAt, fractionalDigits: 3))
+            add(m.status == .suppressed ? "message.suppressed" : "message.sent")
+            addTenantAndUser(m.tenant, nil)
+            add(m.channel.rawValue)
+            add("to=\(m.to)")
+            add("purpose=\(m.purpose.rawValue)")
+            if let code = m.codes.first { add("code=\(code)") }
+            if let link = m.links.first { add("link=\(shortLink(link))") }
+            if let reason = m.reason { add("reason=\"\(reason)\"") }
         case .deepLink:
             return nil
         }
-    }
-
-    private static func tenantAndUser(_ tenant: String?, _ user: String?) -> [String] {
-        var parts: [String] = []
-        if let tenant, !tenant.isEmpty { parts.append("tenant=\(tenant)") }
-        if let user, !user.isEmpty { parts.append("user=\(user)") }
-        return parts
+        return line
     }
 
     /// A value cut to its first characters when it is long (a JWT, a refresh token, a hash).
     static func short(_ value: String, keep: Int = 24) -> String {
-        value.count <= keep + 16 ? value : value.prefix(keep) + "…"
+        // Bytes first: a string of few bytes has no more characters, and counting characters walks the whole string.
+        value.utf8.count <= keep + 16 || value.count <= keep + 16 ? value : value.prefix(keep) + "…"
     }
 
     /// A link with its long query values cut (the token a verify link carries), the rest as it is: a line to

@@ -107,6 +107,12 @@ struct FirebaseScope: Sendable {
     var coreTenant: String { FirebaseScope.coreTenant(projectId, tenantId) }
 
     static func coreTenant(_ project: String, _ tenant: String?) -> String { tenant.map { "\(project):\($0)" } ?? project }
+
+    /// Whether a core tenant is a project rather than one of its tenants (`project:tenant`). By its bytes:
+    /// Foundation's `contains(_:)` was half the cost of finding a request's project by its API key.
+    static func isProject(_ coreTenant: Tenant) -> Bool {
+        coreTenant.dialect == .firebase && !coreTenant.id.utf8.contains(UInt8(ascii: ":"))
+    }
 }
 
 /// Firebase projects and their tenants, created on first use as the Firebase emulator creates them.
@@ -146,7 +152,7 @@ struct FirebaseProjects: Sendable {
 
     /// The project an API key belongs to.
     func project(forAPIKey key: String) throws -> String {
-        for tenant in try emulator.tenants() where tenant.dialect == .firebase && !tenant.id.contains(":") {
+        for tenant in try emulator.tenants() where FirebaseScope.isProject(tenant) {
             if (tenant.settings["api_keys"]?.arrayValue ?? []).contains(.string(key)) { return tenant.id }
         }
         return defaultProject
@@ -156,7 +162,7 @@ struct FirebaseProjects: Sendable {
     /// of its own keys that no earlier project lists too; for the default project without one, a key no
     /// project lists (the emulator's `fake-api-key` while it is free). Nil when no key reaches it.
     func apiKey(reaching project: String) throws -> String? {
-        let projects = try emulator.tenants().filter { $0.dialect == .firebase && !$0.id.contains(":") }
+        let projects = try emulator.tenants().filter(FirebaseScope.isProject)
         let keys = { (tenant: Tenant) in (tenant.settings["api_keys"]?.arrayValue ?? []).compactMap(\.stringValue) }
         if let own = try projects.first(where: { $0.id == project }).map(keys)?.first(where: { try self.project(forAPIKey: $0) == project }) {
             return own

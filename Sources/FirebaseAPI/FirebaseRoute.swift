@@ -61,7 +61,8 @@ struct FirebaseRoute: Equatable {
 
     /// The route for `method` and `path`, or nil for a path no Firebase API has.
     static func resolve(_ method: HTTPRequest.Method, _ path: String) -> FirebaseRoute? {
-        var segments = path.split(separator: "/").map(String.init)
+        // Split by bytes: splitting the String walks its characters, and was a twentieth of a sign-in.
+        var segments = path.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
         guard let host = segments.first else { return nil }
         segments.removeFirst()
         switch host {

@@ -18,7 +18,8 @@ enum FirebaseTokens {
         /// What a session's `amr` says: its oldest entry is the first factor, an `mfa:<kind>:<id>` entry the second.
         init(session: Session) {
             provider = session.amr.last?.method ?? "password"
-            secondFactor = session.amr.compactMap { entry -> (String, String)? in
+            // Only an `mfa:` entry is split: most sessions have none, and every token of theirs asks.
+            secondFactor = session.amr.lazy.filter { $0.method.hasPrefix("mfa:") }.compactMap { entry -> (String, String)? in
                 let parts = entry.method.split(separator: ":", maxSplits: 2).map(String.init)
                 return parts.count == 3 && parts[0] == "mfa" ? (parts[1], parts[2]) : nil
             }.first
@@ -32,7 +33,8 @@ enum FirebaseTokens {
     static func idTokenClaims(user: User, scope: FirebaseScope, session: Session, now: Date, issuer: String? = nil,
                               lifetime: TimeInterval? = nil, extraClaims: [String: JSON] = [:]) -> [String: JSON] {
         let signIn = SignIn(session: session)
-        var claims: [String: JSON] = [:]
+        // Room for the reserved claims and a few more from the start: growing a dictionary rehashes it.
+        var claims = [String: JSON](minimumCapacity: 24)
         claims["name"] = user.userMetadata["displayName"]
         claims["picture"] = user.userMetadata["photoUrl"]
         claims.merge(user.appMetadata) { $1 }

@@ -22,7 +22,7 @@ extension Request {
     /// The body's bytes, refusing anything over `limit` bytes (1 MiB by default) without reading past it.
     /// The body can be read once: a dialect that reads it keeps what it read.
     public func bodyBytes(limit: Int = 1 << 20) async throws(BodyError) -> ByteBuffer {
-        if let length = headers[.contentLength].flatMap(Int.init), length > limit { throw .tooLarge(limit: limit) }
+        if let length = headers.first(.contentLength).flatMap(Int.init), length > limit { throw .tooLarge(limit: limit) }
         do { return try await body.collect(upTo: limit) } catch is NIOTooManyBytesError { throw .tooLarge(limit: limit) } catch {
             // The client closed before its Content-Length, or sent a broken chunked encoding: not a size problem.
             throw .malformed("the body ended early or its chunked encoding is broken")
@@ -43,8 +43,8 @@ extension Request {
     /// Where the request came from, for sessions and the audit trail.
     public func origin(_ context: some RequestContext) -> RequestOrigin {
         let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
-        let forwarded = headers[.xForwardedFor]?.split(separator: ",").first.map { $0.trimmingSpaces() }
-        return RequestOrigin(ip: forwarded ?? address, userAgent: headers[.userAgent])
+        let forwarded = headers.first(.xForwardedFor)?.split(separator: ",").first.map { $0.trimmingSpaces() }
+        return RequestOrigin(ip: forwarded ?? address, userAgent: headers.first(.userAgent))
     }
 
     /// `http://host[:port]` this request was addressed to.
@@ -66,7 +66,15 @@ extension Response {
                             contentType: String = "application/json") -> Response {
         var headers = extra
         headers[.contentType] = contentType
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: value.serialized())))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.serializedBytes())))
+    }
+}
+
+extension HTTPFields {
+    /// The first value of a field. The subscript joins every value of the name with ", ", which cost ten times the
+    /// lookup (a sign-in reads its body's length or type): for fields that have one value.
+    public func first(_ name: HTTPField.Name) -> String? {
+        first { $0.name == name }?.value
     }
 }
 

@@ -14,6 +14,34 @@ import Testing
         #expect(Connection.configured == SQLITE_OK)
         #expect(sqlite3_memory_used() == 0)
     }
+
+    /// Text is bound as the string's own bytes with their length: an empty string is '' (never NULL), text after a
+    /// NUL is kept, and non-ASCII and small strings (stored inline in the String) arrive whole.
+    @Test func bindsTextByItsBytes() throws {
+        let database = try Database()
+        try database.withConnection { c in
+            try c.execute("CREATE TABLE t (n INTEGER, v TEXT)")
+            let texts = ["", "a", "short", "é😀 and more than fifteen bytes", "nul\u{0}after", String(repeating: "x", count: 5000)]
+            for (n, text) in texts.enumerated() { try c.run("INSERT INTO t VALUES (?, ?)", [.int(Int64(n)), .text(text)]) }
+            for (n, text) in texts.enumerated() {
+                let row = try c.first("SELECT v, (v IS NULL) AS unset, length(CAST(v AS BLOB)) AS bytes FROM t WHERE n = ?", [.int(Int64(n))])
+                #expect(row?.string("v") == text)
+                #expect(row?.int("unset") == 0)
+                #expect(row?.int("bytes") == text.utf8.count)
+            }
+        }
+    }
+
+    /// A cached statement run with fewer arguments than it takes has the rest NULL, not the last run's values.
+    @Test func unboundParametersAreNull() throws {
+        let database = try Database()
+        let (both, one) = try database.withConnection { c in
+            (try c.first("SELECT ? AS a, ? AS b", [.text("x"), .text("y")]), try c.first("SELECT ? AS a, ? AS b", [.text("x")]))
+        }
+        #expect(both?.string("b") == "y")
+        #expect(one?.string("a") == "x")
+        #expect(one?.string("b") == nil)
+    }
 }
 
 @Suite struct StatementCacheTests {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 @testable import AuthCore
@@ -36,6 +37,31 @@ import Testing
         #expect(try JSON.parse(Array(value.serialized().utf8)).serialized() == value.serialized())
     }
 
+    /// The writer finds what to escape eight bytes at a time: every byte JSON escapes, and bytes beside them that it
+    /// does not (0x1F/0x20, 0x21/0x23, 0x5B/0x5D, UTF-8 above 0x80), at each offset of strings longer than a word.
+    @Test func escapesEveryByteAtEveryOffset() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let specials: [String] = ["\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}", "\u{1F}", " ", "!", "#", "[", "]", "é", "\u{7F}", "😀"]
+        for special in specials {
+            for length in 0...17 {
+                for offset in 0...length {
+                    var text = String(repeating: "a", count: length)
+                    text.insert(contentsOf: special, at: text.index(text.startIndex, offsetBy: offset))
+                    let value: JSON = [text: .string(text)]
+                    #expect(value.serialized() == String(decoding: try encoder.encode(value), as: UTF8.self), "\(special.debugDescription) at \(offset) of \(length)")
+                    #expect(value.serializedBytes() == Array(value.serialized().utf8))
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [0, 7, -7, 10, -10, 1_795_932_273, Int.max, Int.min, Int.min + 1])
+    func writesIntegersAsDecimal(_ number: Int) {
+        #expect(JSON.int(number).serialized() == String(number))
+        #expect(JSON.array([.int(number), .int(number)]).serialized() == "[\(number),\(number)]")
+    }
+
     @Test(arguments: ["", " ", "\t a@b.c \t", "\u{A0}x\u{3000}", "a b", "\nx\n", " \u{2003}é ", "plain"])
     func trimmingSpacesAgreesWithFoundation(_ text: String) {
         #expect(text.trimmingSpaces() == text.trimmingCharacters(in: .whitespaces))
@@ -50,6 +76,33 @@ import Testing
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
             #expect(Base64URL.encode(bytes) == foundation)
             #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+            // Appended after what a buffer holds, as a token's parts are.
+            var buffer = Array("head.".utf8)
+            Base64URL.encode(bytes, into: &buffer)
+            #expect(String(decoding: buffer, as: UTF8.self) == "head." + foundation)
+            Base64URL.encode(bytes.lazy.map { $0 }, into: &buffer)
+            #expect(String(decoding: buffer, as: UTF8.self) == "head." + foundation + foundation)
         }
+    }
+
+    /// A token is written into one buffer; it is the parts as RFC 7515 joins them, for each kind of key.
+    @Test func signsTheJoinedParts() throws {
+        let claims: JSON = ["sub": "u1", "n": 5, "s": "q\"/"]
+        let payload = Base64URL.encode(claims.serialized().utf8)
+        let hmacKey = SigningKey(.hmac(.init(data: Array("a secret of some length".utf8))), kid: "k1")
+        for key in [SigningKey(.none, kid: nil), hmacKey] {
+            let token = try JWS.sign(claims.objectValue!, with: key)
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            #expect(parts.count == 3)
+            #expect(parts[1] == payload)
+            let input = Array("\(parts[0]).\(parts[1])".utf8)
+            #expect(Base64URL.decode(parts[2]) == (try key.sign(input)))
+            #expect(try JWS.verify(token, keys: [key.verificationKey], allowNone: true).claims == claims.objectValue!)
+        }
+        // The HMAC state kept from the key gives each signature afresh: two inputs, two independent MACs.
+        let first = try hmacKey.sign(Array("one".utf8)), second = try hmacKey.sign(Array("two".utf8))
+        let secret = SymmetricKey(data: Array("a secret of some length".utf8))
+        #expect(first == Array(HMAC<SHA256>.authenticationCode(for: Array("one".utf8), using: secret)))
+        #expect(second == Array(HMAC<SHA256>.authenticationCode(for: Array("two".utf8), using: secret)))
     }
 }

@@ -33,6 +33,23 @@ import Testing
         #expect(!printed.contains { $0.contains("tenant= ") || $0.hasSuffix("tenant=") })
     }
 
+    /// An event's line: its time, type, tenant and user, then its details by name, nulls left out, long values cut (by
+    /// characters: thirty two-byte characters are kept whole).
+    @Test func anEventLineHasItsFieldsInOrder() async throws {
+        let harness = try Harness()
+        let feed = harness.emulator.feed.subscribe()
+        let accented = String(repeating: "é", count: 30), token = String(repeating: "t", count: 60)
+        let event = try #require(harness.emulator.record(.signInSucceeded, tenant: "default", userId: "u1",
+                                                         detail: ["method": "password", "aal": nil, "token": .string(token), "name": .string(accented), "n": 3]))
+        var printed: String?
+        for await item in feed {
+            printed = EventLog.text(item)
+            break
+        }
+        let time = RFC3339.string(from: event.createdAt, fractionalDigits: 3)
+        #expect(printed == "\(time) \(EventType.signInSucceeded.rawValue) tenant=default user=u1 method=password n=3 name=\(accented) token=\(token.prefix(24))…")
+    }
+
     @Test func longValuesAreCutAndShortOnesKept() {
         #expect(EventLog.short("abc") == "abc")
         #expect(EventLog.short(String(repeating: "x", count: 100)) == String(repeating: "x", count: 24) + "…")

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPSupport
+import HTTPTypes
 import Testing
 
 /// Form bodies and query strings (`FormBody.decode`), read by hand in one pass: every query string and form body
@@ -31,5 +32,19 @@ import Testing
     @Test func encodedPairsDecodeToThemselves() {
         let pairs = [("redirect_uri", "myapp://callback?x=1&y=2"), ("state", "a b+c/d"), ("emoji", "🔑 ключ"), ("empty", "")]
         #expect(FormBody.decode(FormBody.encode(pairs)) == Dictionary(uniqueKeysWithValues: pairs))
+    }
+}
+
+/// `HTTPFields.first`: a field's first value, where the subscript joins them all.
+@Suite struct FirstFieldTests {
+    @Test func theFirstValueOfARepeatedField() {
+        var fields = HTTPFields()
+        fields.append(HTTPField(name: .xForwardedFor, value: "203.0.113.7, 10.0.0.1"))
+        fields.append(HTTPField(name: .xForwardedFor, value: "10.0.0.2"))
+        fields[.contentType] = "application/json"
+        #expect(fields.first(.xForwardedFor) == "203.0.113.7, 10.0.0.1")
+        #expect(fields[.xForwardedFor] == "203.0.113.7, 10.0.0.1, 10.0.0.2")
+        #expect(fields.first(.contentType) == "application/json")
+        #expect(fields.first(.userAgent) == nil)
     }
 }

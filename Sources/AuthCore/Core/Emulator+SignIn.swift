@@ -110,7 +110,10 @@ extension Emulator {
     /// single cost of a sign-in under load. Only matches are kept, as a SHA-256 of hash and password,
     /// in memory (never in snapshots); a changed password has a new hash, so an old pair never matches it.
     func verifyPassword(_ password: String, against hash: String) -> Bool {
-        let key = SHA256.hash(data: Array((hash + "\u{0}" + password).utf8)).hex
+        var pair = Array(hash.utf8)
+        pair.append(0)
+        pair.append(contentsOf: password.utf8)
+        let key = SHA256.hash(data: pair)
         if verifiedPasswords.withLock({ $0.contains(key) }) { return true }
         guard passwordHasher.verify(password, against: hash) else { return false }
         verifiedPasswords.withLock { remembered in

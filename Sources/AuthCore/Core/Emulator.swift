@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 
@@ -82,7 +83,7 @@ public final class Emulator: Sendable {
     /// token back (see `refresh`). Memory only: snapshots keep hashes, never usable tokens.
     let recentRefreshTokens = Locked<[String: String]>([:])
     /// Password and hash pairs seen to match (see `verifyPassword`).
-    let verifiedPasswords = Locked<Set<String>>([])
+    let verifiedPasswords = Locked<Set<SHA256.Digest>>([])
     /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant
     /// write moves the generation on, and a read that raced a write is not kept.
     let tenantCache = Locked(TenantCache())

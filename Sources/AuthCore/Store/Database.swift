@@ -202,7 +202,9 @@ public final class Connection: @unchecked Sendable {
         let cached: CachedStatement
         if let found = statements[sql] {
             cached = found
-            sqlite3_clear_bindings(cached.handle)
+            // Every parameter is bound again below unless the call names fewer than the statement has; only
+            // then could one keep the last call's value.
+            if arguments.count < cached.parameterCount { sqlite3_clear_bindings(cached.handle) }
         } else {
             var raw: OpaquePointer?
             let rc = sqlite3_prepare_v2(handle, sql, -1, &raw, nil)
@@ -216,6 +218,8 @@ public final class Connection: @unchecked Sendable {
         return cached
     }
 
+    private static var emptyText: UnsafePointer<CChar> { UnsafeRawPointer(("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self) }
+
     private func bind(_ arguments: [SQLValue], to statement: OpaquePointer) {
         for (index, value) in arguments.enumerated() {
             let i = Int32(index + 1)
@@ -223,7 +227,15 @@ public final class Connection: @unchecked Sendable {
             case .null: sqlite3_bind_null(statement, i)
             case .int(let v): sqlite3_bind_int64(statement, i, v)
             case .double(let v): sqlite3_bind_double(statement, i, v)
-            case .text(let v): sqlite3_bind_text(statement, i, v, -1, SQLITE_TRANSIENT)
+            case .text(var v):
+                // The string's own UTF-8, with its length: passing the String as a C string made a NUL-terminated
+                // copy of each value (an allocation per bound text, some twenty per sign-in). An empty string
+                // still gets a pointer: a null one would bind NULL.
+                v.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { text in
+                        _ = sqlite3_bind_text(statement, i, text.baseAddress ?? Self.emptyText, Int32(text.count), SQLITE_TRANSIENT)
+                    }
+                }
             }
         }
     }
@@ -255,7 +267,13 @@ private final class CachedStatement {
     var lastUse: UInt64 = 0
     private var columnNames: [String: Int]?
 
-    init(_ handle: OpaquePointer) { self.handle = handle }
+    /// How many parameters the statement takes (`?`s).
+    let parameterCount: Int
+
+    init(_ handle: OpaquePointer) {
+        self.handle = handle
+        parameterCount = Int(sqlite3_bind_parameter_count(handle))
+    }
 
     /// The statement's columns by name, worked out once and shared by every row it returns. Asked after a
     /// step: SQLite re-prepares a statement whose schema changed during the step, and `SELECT *` then has
@@ -292,7 +310,11 @@ public struct Row: Sendable {
             case SQLITE_INTEGER: values.append(.int(sqlite3_column_int64(statement, i)))
             case SQLITE_FLOAT: values.append(.double(sqlite3_column_double(statement, i)))
             case SQLITE_NULL: values.append(.null)
-            default: values.append(.text(String(cString: sqlite3_column_text(statement, i))))
+            default:
+                // By its length, as it was bound: text after a NUL is the value's too, and no scan for the end.
+                let text = sqlite3_column_text(statement, i)
+                let length = Int(sqlite3_column_bytes(statement, i))
+                values.append(.text(text.map { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""))
             }
         }
         self.values = values

@@ -7,30 +7,45 @@ public enum Base64URL {
     /// Written byte by byte: every token is encoded on every sign-in, and Foundation's encoder followed
     /// by three string replacements was a tenth of one (scripts/bench, perf).
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let input = Array(bytes)
-        let length = (input.count * 4 + 2) / 3
-        // Written straight into the string's storage: no temporary array per group of three bytes.
-        return String(unsafeUninitializedCapacity: length) { out in
-            var (index, at) = (0, 0)
-            func put(_ n: UInt32, _ shift: UInt32) {
-                out[at] = alphabet[Int(n >> shift & 63)]
-                at += 1
+        var out: [UInt8] = []
+        encode(bytes, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the encoding of `bytes` to `out`: a token's parts go into one buffer, with no string per part.
+    public static func encode(_ bytes: some Sequence<UInt8>, into out: inout [UInt8]) {
+        if bytes.withContiguousStorageIfAvailable({ encode(buffer: $0, into: &out) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { encode(buffer: $0, into: &out) }
+        }
+    }
+
+    private static func encode(buffer input: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        let start = out.count, length = (input.count * 4 + 2) / 3
+        out.append(contentsOf: repeatElement(0, count: length))
+        alphabet.withUnsafeBufferPointer { alphabet in
+            out.withUnsafeMutableBufferPointer { out in
+                var (index, at) = (0, start)
+                // In bounds by construction (four out for three in), so the pointers' unchecked subscripts: this
+                // runs over every byte of every token.
+                func put(_ n: UInt32, _ shift: UInt32) {
+                    out[at] = alphabet[Int(n >> shift & 63)]
+                    at &+= 1
+                }
+                while index + 3 <= input.count {
+                    let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                    put(n, 18); put(n, 12); put(n, 6); put(n, 0)
+                    index += 3
+                }
+                switch input.count - index {
+                case 1:
+                    let n = UInt32(input[index]) << 16
+                    put(n, 18); put(n, 12)
+                case 2:
+                    let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+                    put(n, 18); put(n, 12); put(n, 6)
+                default: break
+                }
             }
-            while index + 3 <= input.count {
-                let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                put(n, 18); put(n, 12); put(n, 6); put(n, 0)
-                index += 3
-            }
-            switch input.count - index {
-            case 1:
-                let n = UInt32(input[index]) << 16
-                put(n, 18); put(n, 12)
-            case 2:
-                let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-                put(n, 18); put(n, 12); put(n, 6)
-            default: break
-            }
-            return at
         }
     }
 

@@ -104,6 +104,9 @@ extension JSON {
     /// Compact JSON text with sorted keys, so equal values serialise identically (snapshots, tests).
     public func serialized() -> String { JSONCodec.serialize(self) }
 
+    /// `serialized()` as UTF-8 bytes, for a body or a token's part.
+    public func serializedBytes() -> [UInt8] { JSONCodec.bytes(self) }
+
     /// An optional string as JSON, `null` when absent.
     public init(_ string: String?) { self = string.map(JSON.string) ?? .null }
 }

@@ -8,14 +8,21 @@ public enum JWS {
         header["alg"] = .string(key.algorithm.rawValue)
         header["typ"] = "JWT"
         if let kid = key.kid { header["kid"] = .string(kid) }
-        return try sign(header: Array(JSON.object(header).serialized().utf8),
-                        payload: Array(JSON.object(claims).serialized().utf8), with: key)
+        return try sign(header: JSON.object(header).serializedBytes(), payload: JSON.object(claims).serializedBytes(), with: key)
     }
 
     /// Signs exact header and payload bytes; what the RFC examples need.
     public static func sign(header: [UInt8], payload: [UInt8], with key: SigningKey) throws -> String {
-        let input = Base64URL.encode(header) + "." + Base64URL.encode(payload)
-        return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
+        // One buffer from the first part to the signature: every sign-in and refresh signs a token.
+        var token: [UInt8] = []
+        token.reserveCapacity((header.count + payload.count) * 4 / 3 + 360)
+        Base64URL.encode(header, into: &token)
+        token.append(UInt8(ascii: "."))
+        Base64URL.encode(payload, into: &token)
+        let signature = try key.sign(token)
+        token.append(UInt8(ascii: "."))
+        Base64URL.encode(signature, into: &token)
+        return String(decoding: token, as: UTF8.self)
     }
 
     /// The claims of a compact JWS before its signature is checked: what picks the key to check it with,
