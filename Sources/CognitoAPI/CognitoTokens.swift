@@ -71,7 +71,7 @@ enum CognitoTokens {
             switch name {
             case _ where name.hasSuffix("_verified"): id[name] = .bool(value == "true")
             // The token carries the federated identities as an array, where the attribute is its JSON text.
-            case "identities": id[name] = (try? JSON.parse(Array(value.utf8))) ?? .string(value)
+            case "identities": id[name] = (try? JSON.parse(text: value)) ?? .string(value)
             default: id[name] = .string(value)
             }
         }

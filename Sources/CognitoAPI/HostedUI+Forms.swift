@@ -68,7 +68,7 @@ extension HostedUI {
             return try await complete(user, firstFactor: firstFactor, mfa: mfa, a, origin: origin)
         case .challenge("SELECT_MFA_TYPE", let parameters, let session):
             // The page asks for the first method the user can use, as the hosted UI picks one.
-            let choices = (try? JSON.parse(Array((parameters["MFAS_CAN_CHOOSE"] ?? "[]").utf8)))?.arrayValue?.compactMap(\.stringValue) ?? []
+            let choices = (try? JSON.parse(text: parameters["MFAS_CAN_CHOOSE"] ?? "[]"))?.arrayValue?.compactMap(\.stringValue) ?? []
             let step = try await flow.respond("SELECT_MFA_TYPE", session: session, responses: ["ANSWER": choices.first ?? "SOFTWARE_TOKEN_MFA"])
             return try await finish(step, a, flow: flow, csrf: csrf, origin: origin)
         case .challenge("WEB_AUTHN", let parameters, let session):

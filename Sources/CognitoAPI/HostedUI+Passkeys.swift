@@ -47,7 +47,7 @@ extension HostedUI {
         guard CSRF(call.request, generator: emulator.generator).matches(form["_csrf"]) else {
             return pages.error("This page expired. Open it again from the app.", status: .forbidden)
         }
-        guard let credential = try? JSON.parse(Array((form["credential"] ?? "").utf8)), credential.objectValue != nil else {
+        guard let credential = try? JSON.parse(text: form["credential"] ?? ""), credential.objectValue != nil else {
             return pages.error("The browser sent no passkey.")
         }
         do {

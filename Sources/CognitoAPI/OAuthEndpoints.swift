@@ -127,7 +127,7 @@ struct OAuthEndpoints: Sendable {
         // `aws_client_metadata`: a JSON object for the pre token generation function (V3_0), as Cognito takes it.
         var metadata: JSON = .null
         if let text = form["aws_client_metadata"], !text.isEmpty {
-            guard let object = (try? JSON.parse(Array(text.utf8)))?.objectValue else {
+            guard let object = (try? JSON.parse(text: text))?.objectValue else {
                 throw Failure(error: "invalid_request", description: "aws_client_metadata must be a JSON object.")
             }
             metadata = .object(object)

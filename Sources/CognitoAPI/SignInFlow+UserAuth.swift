@@ -34,7 +34,7 @@ extension SignInFlow {
     /// no MFA follows it.
     func answerWebAuthn(_ session: ChallengeSession, user: User, credential: String) throws -> SignInStep {
         guard let challengeId = session.data["webauthn_challenge"]?.stringValue else { throw CognitoError.staleSession }
-        guard let response = try? JSON.parse(Array(credential.utf8)), response.objectValue != nil else {
+        guard let response = try? JSON.parse(text: credential), response.objectValue != nil else {
             throw CognitoError.invalid("CREDENTIAL must be the JSON of the WebAuthn assertion (PublicKeyCredential).")
         }
         _ = try emulator.finishWebAuthnAssertion(in: pool.id, challengeId: challengeId, userId: user.id, kind: .passkey, response: response,

@@ -36,7 +36,7 @@ enum SignIn {
         guard let token = try call.body.string("token"), !token.isEmpty else { throw FirebaseError(.missingCustomToken) }
         let claims: [String: JSON]
         if token.hasPrefix("{") {
-            guard case .object(let parsed)? = try? JSON.parse(Array(token.utf8)) else {
+            guard case .object(let parsed)? = try? JSON.parse(text: token) else {
                 throw FirebaseError(.invalidCustomToken, "((Auth Emulator only accepts strict JSON or JWTs as fake custom tokens.))")
             }
             claims = parsed

@@ -90,7 +90,7 @@ enum SignInWithIdp {
         guard let token else { return nil }
         let claims: [String: JSON]
         if token.hasPrefix("{") {
-            guard case .object(let parsed)? = try? JSON.parse(Array(token.utf8)) else {
+            guard case .object(let parsed)? = try? JSON.parse(text: token) else {
                 throw FirebaseError(.invalidIDPResponse, "Unable to parse id_token: \(token) ((Auth Emulator failed to parse fake id_token as strict JSON.))")
             }
             claims = parsed

@@ -83,7 +83,7 @@ enum Update {
     /// previous claims entirely.
     static func customClaims(_ text: String, replacing current: [String: JSON]) throws -> [String: JSON] {
         guard text.count <= 1000 else { throw FirebaseError(.claimsTooLarge) }
-        guard case .object(let claims)? = try? JSON.parse(Array(text.utf8)) else { throw FirebaseError(.invalidClaims) }
+        guard case .object(let claims)? = try? JSON.parse(text: text) else { throw FirebaseError(.invalidClaims) }
         if let reserved = claims.keys.sorted().first(where: FirebaseTokens.reservedClaims.contains) { throw FirebaseError(.forbiddenClaim, reserved) }
         var merged = claims
         for key in current.keys where claims[key] == nil { merged[key] = .null }

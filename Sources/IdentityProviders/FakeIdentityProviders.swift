@@ -134,7 +134,7 @@ public struct FakeIdentityProviders: Sendable {
     /// Claims with the name from Apple's `user` form field (sent on the first consent only) added where
     /// the token has none, as a relying party reads it.
     public static func addingAppleUser(_ field: String?, to claims: [String: JSON]) -> [String: JSON] {
-        guard let field, case .object(let user)? = try? JSON.parse(Array(field.utf8)) else { return claims }
+        guard let field, case .object(let user)? = try? JSON.parse(text: field) else { return claims }
         var claims = claims
         claims["given_name"] = claims["given_name"] ?? user["name"]?["firstName"]
         claims["family_name"] = claims["family_name"] ?? user["name"]?["lastName"]

@@ -11,6 +11,11 @@ import Testing
         let value = try parse(#" {"a": [1, -2.5, 3e2, true, false, null], "s": "q\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "e": {}} "#)
         #expect(value == ["a": [1, .double(-2.5), .double(300), true, false, nil], "s": "q\"\\/\u{8}\u{C}\n\r\té😀", "e": [:]])
         #expect(try parse("9223372036854775807") == .int(Int.max))
+        // From a string's own bytes (a row's JSON column), small strings and non-ASCII ones alike.
+        for text in ["[]", "{\"a\":1}", #"{"méthode":"é😀","n":[1,2]}"#, String(repeating: " ", count: 40) + "true"] {
+            #expect(try JSON.parse(text: text) == parse(text))
+        }
+        #expect(throws: JSONSyntaxError.self) { try JSON.parse(text: "{") }
     }
 
     @Test func refusesMalformedTextSayingWhere() {

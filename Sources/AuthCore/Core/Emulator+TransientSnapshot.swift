@@ -54,7 +54,7 @@ extension Emulator {
             case "rate":
                 windows[stored.key] = RateWindow(events: dates(value["events"]), window: value["window"]?.doubleValue ?? 0)
             case "lockout":
-                guard let parts = (try? JSON.parse(Array(stored.key.utf8)))?.arrayValue?.compactMap(\.stringValue), parts.count == 3,
+                guard let parts = (try? JSON.parse(text: stored.key))?.arrayValue?.compactMap(\.stringValue), parts.count == 3,
                       let kind = LockoutKind(rawValue: parts[1]) else { continue }
                 var entry = LockoutBook.Entry()
                 entry.state = LockoutState(failures: dates(value["failures"]), level: value["level"]?.intValue ?? 0,

@@ -341,7 +341,7 @@ public struct Row: Sendable {
     }
     public func bool(_ column: String) -> Bool { int(column) ?? 0 != 0 }
     public func date(_ column: String) -> Date? { double(column).map { Date(timeIntervalSince1970: $0) } }
-    public func json(_ column: String) -> JSON { string(column).flatMap { try? JSON.parse(Data($0.utf8)) } ?? .null }
+    public func json(_ column: String) -> JSON { string(column).flatMap { try? JSON.parse(text: $0) } ?? .null }
 }
 
 /// A failed SQLite call: the result code and SQLite's message.

@@ -101,6 +101,12 @@ extension JSON {
         return try Array(data).withUnsafeBytes { buffer throws(JSONSyntaxError) in try JSONCodec.parse(buffer) }
     }
 
+    /// Parses JSON text held in a string, reading its UTF-8 where it lies (a row's JSON columns, a token's part).
+    public static func parse(text: String) throws -> JSON {
+        var text = text
+        return try text.withUTF8 { bytes throws(JSONSyntaxError) in try JSONCodec.parse(UnsafeRawBufferPointer(bytes)) }
+    }
+
     /// Compact JSON text with sorted keys, so equal values serialise identically (snapshots, tests).
     public func serialized() -> String { JSONCodec.serialize(self) }
 
