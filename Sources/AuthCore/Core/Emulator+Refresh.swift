@@ -78,6 +78,9 @@ extension Emulator {
                         newToken: (Generator) -> String) throws -> (user: User, issued: IssuedSession) {
         let now = clock.now
         let next = newToken(generator)
+        // Hashed before the store is taken: every refresh holds it, and two event loops that refresh at once wait
+        // for each other there (scripts/bench).
+        let presented = Self.tokenHash(token), nextHash = Self.tokenHash(next)
         var refused: (User, String)?
         // The rotation, the user and session the answer describes, and the event, under one lock.
         let outcome: Result<Refreshed, AuthError> = try db.transaction { c in
@@ -91,7 +94,6 @@ extension Emulator {
                                              detail: ["session_id": .string(session.id)])
                 return .success(Refreshed(user: user, session: session, token: token, event: event))
             }
-            let presented = Self.tokenHash(token)
             guard let read = try Sessions.forRotation(c, tenant: tenant, hash: presented) else {
                 // Swept long after its rotation: still a spent token of its family, so still reuse.
                 guard let sessionId = try Sessions.sessionOfSpentToken(c, tenant: tenant, hash: presented),
@@ -147,13 +149,12 @@ extension Emulator {
                     return .failure(.refreshTokenReused)
                 }
             }
-            let hash = Self.tokenHash(next)
             try Sessions.revokeToken(c, tenant: tenant, hash: parent, at: now)
-            try Sessions.insertToken(c, tenant: tenant, hash: hash, sessionId: sessionId, parentHash: parent, at: now)
+            try Sessions.insertToken(c, tenant: tenant, hash: nextHash, sessionId: sessionId, parentHash: parent, at: now)
             try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now)
             recentRefreshTokens.withLock { recent in
                 if recent.count >= 10_000 { recent.removeAll() }
-                recent[hash] = next
+                recent[nextHash] = next
             }
             return try refreshed(session, next, user)
         }
@@ -276,7 +277,8 @@ extension Emulator {
 extension Emulator {
     /// The session a refresh token belongs to, revoked or not; nil for a token never issued.
     public func session(in tenant: String, refreshToken token: String) throws -> Session? {
-        try db.withConnection { c in try Sessions.sessionOfToken(c, tenant: tenant, hash: Self.tokenHash(token)) }
+        let hash = Self.tokenHash(token)
+        return try db.withConnection { c in try Sessions.sessionOfToken(c, tenant: tenant, hash: hash) }
     }
 
     /// The tenant a refresh token belongs to, for protocols whose token requests name no tenant.
