@@ -50,7 +50,7 @@ struct OAuthEndpoints: Sendable {
     func token(_ call: HostedUICall) async throws -> Response {
         let (request, origin) = (call.request, call.origin)
         do {
-            guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+            guard request.hasFormBody else {
                 throw Failure(error: "invalid_request", description: "The body must be application/x-www-form-urlencoded.")
             }
             let form = try call.form()

@@ -20,7 +20,7 @@ struct FirebaseBody: Sendable {
             throw FirebaseError.badBody("Invalid JSON payload received. Unexpected token in JSON body, or not a JSON object.")
         }
         guard buffer.readableBytes > 0 else { return .empty }
-        if request.headers.first(.contentType)?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
+        if request.hasFormBody {
             return FirebaseBody(fields: Self.normalized(Self.form(String(buffer: buffer))))
         }
         guard case .object(let object)? = try? JSON.parse(buffer.readableBytesView) else {

@@ -63,9 +63,14 @@ public enum FormBody {
 }
 
 extension Request {
+    /// Whether the body is a form: `application/x-www-form-urlencoded` in any case, with or without parameters.
+    public var hasFormBody: Bool {
+        headers.first(.contentType)?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+    }
+
     /// A form body (up to `limit` bytes); empty when the body is not a form.
     public func formFields(limit: Int = 1 << 16) async throws -> [String: String] {
-        guard headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else { return [:] }
+        guard hasFormBody else { return [:] }
         let buffer = try await body.collect(upTo: limit)
         return FormBody.decode(String(buffer: buffer))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSupport
 import HTTPTypes
+import Hummingbird
 import Testing
 
 /// Form bodies and query strings (`FormBody.decode`), read by hand in one pass: every query string and form body
@@ -46,5 +47,19 @@ import Testing
         #expect(fields[.xForwardedFor] == "203.0.113.7, 10.0.0.1, 10.0.0.2")
         #expect(fields.first(.contentType) == "application/json")
         #expect(fields.first(.userAgent) == nil)
+    }
+}
+
+/// `Request.hasFormBody`: the one check the form readers share (Firebase's token endpoint, Cognito's `/oauth2/token`,
+/// `formFields`).
+@Suite struct FormContentTypeTests {
+    @Test(arguments: [("application/x-www-form-urlencoded", true), ("Application/X-WWW-Form-Urlencoded; charset=UTF-8", true),
+                      ("application/json", false), (nil, false)])
+    func aFormIsToldByItsContentType(_ contentType: String?, _ isForm: Bool) {
+        var fields = HTTPFields()
+        if let contentType { fields[.contentType] = contentType }
+        let request = Request(head: HTTPRequest(method: .post, scheme: "http", authority: "localhost", path: "/", headerFields: fields),
+                              body: RequestBody(buffer: ByteBuffer()))
+        #expect(request.hasFormBody == isForm)
     }
 }
