@@ -45,8 +45,14 @@ extension Emulator {
     /// after the write and announced once the journal is made. A write that answers false (what it writes to went
     /// after the caller read it: the operation came first, and what ended it ends this too) keeps nothing, its event
     /// neither.
-    func journal(_ event: Event, _ write: @escaping @Sendable (borrowing Connection) throws -> Bool) {
-        db.deferWrite { [self] c in
+    func journal(_ event: Event, stampsAccounts: Bool = false, _ write: @escaping @Sendable (borrowing Connection) throws -> Bool) {
+        db.scheduleJournal(afterQueuing: queueJournal(event, stampsAccounts: stampsAccounts, write))
+    }
+
+    /// `journal`'s first half (`Database.queue`): answers how many writes the journal holds, for
+    /// `Database.scheduleJournal(afterQueuing:)`.
+    func queueJournal(_ event: Event, stampsAccounts: Bool = false, _ write: @escaping @Sendable (borrowing Connection) throws -> Bool) -> Int {
+        db.queue(stampsAccounts: stampsAccounts) { [self] c in
             guard try write(c) else { return nil }
             // An event insert that fails on its own (a constraint) undoes only itself, through SQLite's statement journal.
             guard let stored = try? insertEvent(c, event) else { return nil }

@@ -55,6 +55,20 @@ public struct RefreshPolicy: Sendable {
     }
 }
 
+/// What a session's last rotation left: its live token (hash and text), the token that one replaced, and the session
+/// and user it answered with, as they stood at `generation` (`Database.Dependency.sessionsAsStamped`). While the store
+/// stays at that generation nothing else has changed them, so the next refresh of either token is answered from here
+/// (`Emulator.refresh`). The rotations made from here are journaled, which moves no generation; every other change to
+/// an account or a session (its end, a ban, a step-up's new token, a sign-in's stamp) moves it, and so does a restore.
+struct KeptRotation: Sendable {
+    var live: String
+    var liveText: String
+    var parent: String
+    var session: Session
+    var user: User
+    var generation: UInt64
+}
+
 extension Emulator {
     /// GoTrue's answer to a spent token presented again: the whole session (the token's family) ends.
     static func revokeFamilyForReuse(_ c: borrowing Connection, tenant: String, sessionId: String, at now: Date) throws {
@@ -69,6 +83,9 @@ extension Emulator {
     /// rotated in turn, so the caller ends up with the only valid token. Any other reuse revokes the
     /// session when rotation is on (`refreshTokenReused`).
     ///
+    /// The plain cases, a live token or its parent presented again, answer from what the session's last rotation kept
+    /// (`rotateKept`) while nothing it read has changed since, without taking the store.
+    ///
     /// - Parameter admit: the dialect's say over which sessions this request may refresh (GoTrue keeps an OAuth
     ///   client's sessions to that client), asked about the session of a token that is still on record, before
     ///   anything is checked or written; what it throws is the answer. In the transaction, so the check and
@@ -81,17 +98,28 @@ extension Emulator {
         // Hashed before the store is taken: every refresh holds it, and two event loops that refresh at once wait
         // for each other there (scripts/bench).
         let presented = Self.tokenHash(token), nextHash = Self.tokenHash(next)
+        if let kept = try rotateKept(in: tenant, presented: presented, next: next, nextHash: nextHash, policy: policy,
+                                     origin: origin, admit: admit, at: now) {
+            return try answer(kept)
+        }
         var refused: (User, String)?
-        // The rotation, the user and session the answer describes, and the event, under one lock.
-        let outcome: Result<Refreshed, AuthError> = try db.transaction { c in
-            // The session as read before its refreshed_at was stamped, and the token the caller gets.
-            func refreshed(_ session: Session, _ token: String, _ user: User) throws -> Result<Refreshed, AuthError> {
+        // The rotation, the user and session the answer describes, and the event, under one lock; and the kept
+        // rotations' too, so no refresh answers from them while this one decides (`rotateKept`).
+        let outcome: Result<Refreshed, AuthError> = try keptRotations.withLock { kept in try db.transaction { c in
+            // What the rotation kept is kept at: the store as this reads it, its own writes to come.
+            let readAt = db.generation(of: .sessionsAsStamped)
+            // The session as read before its refreshed_at was stamped, and the token the caller gets: its live token,
+            // whose hash is `live`, and the token that one replaced, kept for the next refresh.
+            func refreshed(_ session: Session, _ token: String, _ user: User, live: String, parent: String) throws -> Result<Refreshed, AuthError> {
                 var session = session
                 session.refreshedAt = now
                 // In the rotation's transaction: the store is taken anyway, and a journaled event would be made in a
                 // transaction of its own when the next refresh takes it.
                 let event = try? insertEvent(c, .tokenRefreshed, tenant: tenant, userId: user.id, origin: origin,
                                              detail: ["session_id": .string(session.id)])
+                let rotation = KeptRotation(live: live, liveText: token, parent: parent, session: session, user: user,
+                                            generation: db.generation(readAt, of: .sessionsAsStamped, onRelease: c))
+                Self.keep(rotation, in: &kept)
                 return .success(Refreshed(user: user, session: session, token: token, event: event))
             }
             guard let read = try Sessions.forRotation(c, tenant: tenant, hash: presented) else {
@@ -136,9 +164,10 @@ extension Emulator {
                 // GoTrue answers a lost answer's retry with the live token itself, creating nothing: every
                 // concurrent refresh of one token then gets the same new token. Only hashes are stored, so
                 // that needs the live token's text from the last rotations, kept in memory.
-                if isParentOfLive, let liveHash = live?.hash, let text = recentRefreshTokens.withLock({ $0[liveHash] }) {
+                if isParentOfLive, let liveHash = live?.hash,
+                   let text = kept[liveHash].flatMap({ $0.live == liveHash && $0.session.tenant == tenant ? $0.liveText : nil }) {
                     try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now)
-                    return try refreshed(session, text, user)
+                    return try refreshed(session, text, user, live: liveHash, parent: parent)
                 }
                 let withinInterval = now.timeIntervalSince(revokedAt) < policy.reuseInterval
                 if isParentOfLive || withinInterval || !policy.rotationEnabled, let liveHash = live?.hash {
@@ -152,12 +181,8 @@ extension Emulator {
             try Sessions.revokeToken(c, tenant: tenant, hash: parent, at: now)
             try Sessions.insertToken(c, tenant: tenant, hash: nextHash, sessionId: sessionId, parentHash: parent, at: now)
             try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now)
-            recentRefreshTokens.withLock { recent in
-                if recent.count >= 10_000 { recent.removeAll() }
-                recent[nextHash] = next
-            }
-            return try refreshed(session, next, user)
-        }
+            return try refreshed(session, next, user, live: nextHash, parent: parent)
+        } }
         if let (user, reason) = refused { recordRefusal(user, reason: reason, stage: .refresh, origin: origin) }
         switch outcome {
         case .failure(let error):
@@ -165,18 +190,84 @@ extension Emulator {
             throw error
         case .success(let refreshed):
             if let event = refreshed.event { announce(event) }
-            // Kept until an account table changes (`factors(in:userId:)`), which a rotation does not do.
-            let factors = try factors(in: tenant, userId: refreshed.user.id)
-            return (refreshed.user, IssuedSession(session: refreshed.session, refreshToken: refreshed.token, user: refreshed.user,
-                                                  factors: factors))
+            return try answer(refreshed)
         }
     }
 
-    /// What a successful rotation read back in its transaction.
+    /// A rotation's answer: the user, the session and its factors.
+    private func answer(_ refreshed: Refreshed) throws -> (user: User, issued: IssuedSession) {
+        // Kept until an account table changes (`factors(in:userId:)`), which a rotation does not do.
+        let factors = try factors(in: refreshed.session.tenant, userId: refreshed.user.id)
+        return (refreshed.user, IssuedSession(session: refreshed.session, refreshToken: refreshed.token, user: refreshed.user,
+                                              factors: factors))
+    }
+
+    /// The refresh answered from the session's last rotation (`KeptRotation`), with its writes journaled: a token that
+    /// is the session's live one rotates, its parent is answered with the live token (a lost answer's retry), while
+    /// nothing the rotation read has changed (its generation). Nil for anything else (an unknown token, any refusal, a
+    /// reuse, the single-session rule), which the store's path answers as it always did.
+    ///
+    /// Under the kept rotations' lock, which the store's path holds while it decides: no two refreshes of one session
+    /// decide at once, and a write queued here is in the journal before the store's path reads. Another change to the
+    /// session (its end, a step-up's new token) may be made while this decides; the refresh came first then, and its
+    /// journaled write keeps that order: a token rotated here after its session ended is stored as ended too.
+    private func rotateKept(in tenant: String, presented: String, next: String, nextHash: String, policy: RefreshPolicy,
+                            origin: RequestOrigin, admit: (Session) throws -> Void, at now: Date) throws -> Refreshed? {
+        // The single-session rule reads the user's newest sign-in, which a journaled sign-in writes.
+        guard !policy.singlePerUser else { return nil }
+        var queued = 0
+        let refreshed = try keptRotations.withLock { kept -> Refreshed? in
+            guard var rotation = kept[presented], rotation.generation == db.generation(of: .sessionsAsStamped),
+                  rotation.session.tenant == tenant else { return nil }
+            let rotates = rotation.live == presented
+            guard rotates || (policy.parentOfLiveAllowed && rotation.parent == presented) else { return nil }
+            try admit(rotation.session)
+            // A refusal is answered, and recorded, by the store's path.
+            guard policy.expiry(of: rotation.session, newest: nil, at: now) == nil, signInRefusal(rotation.user, at: now) == nil else {
+                return nil
+            }
+            let sessionId = rotation.session.id
+            let event = newEvent(.tokenRefreshed, tenant: tenant, userId: rotation.user.id, origin: origin,
+                                 detail: ["session_id": .string(sessionId)])
+            rotation.session.refreshedAt = now
+            if rotates {
+                queued = queueJournal(event) { c in
+                    // Not live any more only when its session ended since (every token with it): so does the new one.
+                    let wasLive = try Sessions.revokeLiveToken(c, tenant: tenant, hash: presented, at: now)
+                    try Sessions.insertToken(c, tenant: tenant, hash: nextHash, sessionId: sessionId, parentHash: presented, at: now,
+                                             revokedAt: wasLive ? nil : now)
+                    _ = try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now)
+                    return true
+                }
+                kept[rotation.parent] = nil
+                rotation.live = nextHash
+                rotation.liveText = next
+                rotation.parent = presented
+            } else {
+                queued = queueJournal(event) { c in try Sessions.stampRefresh(c, tenant: tenant, id: sessionId, at: now) }
+            }
+            Self.keep(rotation, in: &kept)
+            return Refreshed(user: rotation.user, session: rotation.session, token: rotation.liveText, event: nil)
+        }
+        if queued > 0 { db.scheduleJournal(afterQueuing: queued) }
+        return refreshed
+    }
+
+    /// Keeps `rotation` under its live token's hash and its parent's.
+    private static func keep(_ rotation: KeptRotation, in kept: inout [String: KeptRotation]) {
+        // Enough for every session a test suite or a load refreshes; past it they start over (the next refresh of each
+        // takes the store's path, and a lost answer's retry rotates the live token in turn, as GoTrue does without it).
+        if kept.count >= 20_000 { kept.removeAll(keepingCapacity: true) }
+        kept[rotation.live] = rotation
+        kept[rotation.parent] = rotation
+    }
+
+    /// What a successful rotation read back in its transaction, or answered from what the last one kept.
     private struct Refreshed {
         var user: User
         var session: Session
         var token: String
+        /// The event to announce; nil when journaled (announced once the journal is made).
         var event: Event?
     }
 

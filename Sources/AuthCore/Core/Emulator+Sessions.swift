@@ -22,7 +22,7 @@ extension Emulator {
         // Journaled: the sign-in answers without waiting for the store, and every read or snapshot after it sees its
         // session as if it had been written at once. A user deleted since the caller read it keeps nothing of it (a
         // refresh with its token finds no session).
-        journal(signedIn) { c in
+        journal(signedIn, stampsAccounts: true) { c in
             guard try Accounts.stampSignIn(c, tenant: tenant, userId: userId, at: now) else { return false }
             try Sessions.insert(c, session)
             try Sessions.insertToken(c, tenant: tenant, hash: tokenHash, sessionId: id, parentHash: nil, at: now)

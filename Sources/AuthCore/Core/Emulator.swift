@@ -79,9 +79,10 @@ public final class Emulator: Sendable {
     let addressUniqueness: [Dialect: AddressUniqueness]
     let webAuthnResolvers: [Dialect: WebAuthnSettingsResolver]
     let policyCache = Mutex<[String: (generation: Int, policies: TenantPolicies)]>([:])
-    /// The text of refresh tokens issued by rotations, by hash, so a retry with their parent gets the same
-    /// token back (see `refresh`). Memory only: snapshots keep hashes, never usable tokens.
-    let recentRefreshTokens = Locked<[String: String]>([:])
+    /// What the last rotations left, by the hash of each session's live token and of its parent (`KeptRotation`): the
+    /// next refresh of either answers without the store, and a retry with the parent gets the live token's text back
+    /// (`refresh`). Memory only: snapshots keep hashes, never usable tokens.
+    let keptRotations = Locked<[String: KeptRotation]>([:])
     /// Password and hash pairs seen to match (see `verifyPassword`).
     let verifiedPasswords = Locked<Set<SHA256.Digest>>([])
     /// Tenants as last read, so a request does not parse its tenant's settings again; every tenant

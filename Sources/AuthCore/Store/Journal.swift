@@ -15,10 +15,27 @@ extension Database {
     /// millisecond (`flushDelay`), so the live feed never waits on a quiet store. Not to be called while holding the
     /// connection (inside `withConnection`): a full batch takes it.
     func deferWrite(_ write: @escaping DeferredWrite) {
-        let count = journal.withLock { writes in
+        scheduleJournal(afterQueuing: queue(write))
+    }
+
+    /// `deferWrite`'s first half: puts `write` in the journal and answers how many writes it holds now, for
+    /// `scheduleJournal(afterQueuing:)`. For a caller that must queue while it holds a lock of its own that a
+    /// journal made at once would wait for (`Emulator.refresh`'s kept rotations).
+    ///
+    /// A write that `stampsAccounts` (a sign-in's `last_sign_in_at`) moves `accountsAsStamped` on as it is queued, not
+    /// only once made: a kept answer that shows stamps and is used without the connection (a kept rotation) must not
+    /// outlive a sign-in that has answered.
+    func queue(stampsAccounts: Bool = false, _ write: @escaping DeferredWrite) -> Int {
+        journal.withLock { writes in
+            if stampsAccounts { journaledAccountChanges.add(1, ordering: .releasing) }
             writes.append(write)
             return writes.count
         }
+    }
+
+    /// `deferWrite`'s second half: makes the journal now when `count` writes fill a batch, or has it made soon when
+    /// the write was the first of one.
+    func scheduleJournal(afterQueuing count: Int) {
         if count >= Self.journalBatch {
             _ = try? withConnection { _ in }
         } else if count == 1 {
@@ -35,6 +52,8 @@ extension Database {
         /// The account tables, the journal's changes to them included: what a read that shows a user's sign-in
         /// stamps (`last_sign_in_at`) depends on.
         case accountsAsStamped
+        /// The account tables as stamped and the sessions' tables: what a kept rotation depends on (`Emulator.refresh`).
+        case sessionsAsStamped
     }
 
     /// Moves on with every change made through the connection to the tables `dependency` names, except the journal's
@@ -47,6 +66,20 @@ extension Database {
         case .accounts: accountChanges.load(ordering: .acquiring)
         case .accountsAndSessions: accountChanges.load(ordering: .acquiring) &+ sessionChanges.load(ordering: .acquiring)
         case .accountsAsStamped: accountChanges.load(ordering: .acquiring) &+ journaledAccountChanges.load(ordering: .acquiring)
+        case .sessionsAsStamped: generation(of: .accountsAsStamped) &+ sessionChanges.load(ordering: .acquiring)
+        }
+    }
+
+    /// What to keep a read at that the caller made under the lock when `dependency` was at `read`, and that the same
+    /// use of the connection then wrote to: its own changes move the generation once it releases the connection
+    /// (`withConnection`), and nobody else's can meanwhile, but for a sign-in's stamp queued since (`queue`), which the
+    /// read did not see and which the generation kept at then must not cover.
+    func generation(_ read: UInt64, of dependency: Dependency, onRelease c: borrowing Connection) -> UInt64 {
+        let pending = c.changes.tracked(at: c.totalChanges)
+        let accounts: UInt64 = pending.contains(.accounts) ? 1 : 0, sessions: UInt64 = pending.contains(.sessions) ? 1 : 0
+        return switch dependency {
+        case .accounts, .accountsAsStamped: read &+ accounts
+        case .accountsAndSessions, .sessionsAsStamped: read &+ accounts &+ sessions
         }
     }
 

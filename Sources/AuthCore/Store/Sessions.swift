@@ -111,9 +111,10 @@ enum Sessions {
     // MARK: Refresh tokens
 
     /// Issues a refresh token (by its hash) to a session.
-    static func insertToken(_ c: borrowing Connection, tenant: String, hash: String, sessionId: String, parentHash: String?, at now: Date) throws {
-        try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, parent_hash, created_at) VALUES (?,?,?,?,?)",
-                  [.text(tenant), .text(hash), .text(sessionId), SQLValue(parentHash), SQLValue(now)])
+    static func insertToken(_ c: borrowing Connection, tenant: String, hash: String, sessionId: String, parentHash: String?, at now: Date,
+                            revokedAt: Date? = nil) throws {
+        try c.run("INSERT INTO refresh_tokens (tenant, token_hash, session_id, parent_hash, created_at, revoked_at) VALUES (?,?,?,?,?,?)",
+                  [.text(tenant), .text(hash), .text(sessionId), SQLValue(parentHash), SQLValue(now), SQLValue(revokedAt)])
     }
 
     /// The session of a spent token the sweep removed, from the hash it kept.
@@ -125,6 +126,12 @@ enum Sessions {
     /// Retires one token.
     static func revokeToken(_ c: borrowing Connection, tenant: String, hash: String, at now: Date) throws {
         try c.run("UPDATE refresh_tokens SET revoked_at = ? WHERE tenant = ? AND token_hash = ?", [SQLValue(now), .text(tenant), .text(hash)])
+    }
+
+    /// Retires one token if it is live; answers whether it was.
+    static func revokeLiveToken(_ c: borrowing Connection, tenant: String, hash: String, at now: Date) throws -> Bool {
+        try c.run("UPDATE refresh_tokens SET revoked_at = ? WHERE tenant = ? AND token_hash = ? AND revoked_at IS NULL",
+                  [SQLValue(now), .text(tenant), .text(hash)]) > 0
     }
 
     /// Retires every token of a session not yet retired (those already retired keep their time).
