@@ -86,6 +86,41 @@ import Testing
         #expect(announced.withLock { $0 })
     }
 
+    /// The timer's journal does not wait for a connection somebody holds (its event loop would wait with every request
+    /// on it): it is tried again later, and made once the connection is free.
+    @Test func theTimersJournalDoesNotWaitForAHeldConnection() throws {
+        let timers = Locked<[@Sendable () -> Void]>([])
+        let database = try Database(journalScheduler: { _, work in timers.withLock { $0.append(work) } })
+        try database.withConnection { c in try c.execute("CREATE TABLE t (v INTEGER)") }
+        let held = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? database.withConnection { _ in
+                held.signal()
+                letGo.wait()
+            }
+            released.signal()
+        }
+        held.wait()
+        let announced = Locked<Bool>(false)
+        database.deferWrite { (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
+            try c.run("INSERT INTO t VALUES (1)")
+            return { announced.withLock { $0 = true } }
+        }
+        let first = try #require(timers.withLock { $0.popLast() })
+        let ran = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { first(); ran.signal() }
+        let inTime = ran.wait(timeout: .now() + 10) == .success
+        letGo.signal()
+        released.wait()
+        if !inTime { ran.wait() }
+        #expect(inTime)
+        #expect(!announced.withLock { $0 })
+        let again = try #require(timers.withLock { $0.popLast() })
+        again()
+        #expect(announced.withLock { $0 })
+        #expect(timers.withLock { $0.isEmpty })
+    }
+
     /// What a sign-in reads is kept only while nothing changed: a new password, a ban, a deletion or a reset are
     /// seen by the next sign-in.
     @Test func keptSignInReadsFollowEveryChange() throws {

@@ -46,12 +46,23 @@ public final class Database: Sendable {
         var announcements: [@Sendable () -> Void] = []
         // After the lock is released: an announcement may use the store again (the sweep it can start).
         defer { for announce in announcements { announce() } }
-        return try connection.withLock { c in
-            announcements = applyJournal(c)
-            c.changes.start(at: c.totalChanges)
-            defer { moveOn(after: c.changes.tracked(at: c.totalChanges)) }
-            return try body(c)
-        }
+        return try connection.withLock { c in try use(c, body, announcing: &announcements) }
+    }
+
+    /// `withConnection`, if the connection is free now; nil without waiting if somebody holds it.
+    func withConnectionIfFree<T>(_ body: (borrowing Connection) throws -> T) throws -> T? {
+        var announcements: [@Sendable () -> Void] = []
+        defer { for announce in announcements { announce() } }
+        return try connection.withLockIfFree { c in try use(c, body, announcing: &announcements) }
+    }
+
+    /// One use of the connection, under its lock: the journal first, then `body`, its changes moving the generations.
+    private func use<T>(_ c: borrowing Connection, _ body: (borrowing Connection) throws -> T,
+                        announcing announcements: inout [@Sendable () -> Void]) rethrows -> T {
+        announcements = applyJournal(c)
+        c.changes.start(at: c.totalChanges)
+        defer { moveOn(after: c.changes.tracked(at: c.totalChanges)) }
+        return try body(c)
     }
 
     /// Takes `other`'s contents in place of this database's, by exchanging the two connections (each under

@@ -39,7 +39,18 @@ extension Database {
         if count >= Self.journalBatch {
             _ = try? withConnection { _ in }
         } else if count == 1 {
-            (journalScheduler ?? Self.onAQueue)(Self.flushDelay) { [weak self] in _ = try? self?.withConnection { _ in } }
+            (journalScheduler ?? Self.onAQueue)(Self.flushDelay) { [weak self] in self?.makeJournalWhenFree() }
+        }
+    }
+
+    /// The journal made by a timer (`scheduleJournal`), if the connection is free; if not, tried again a `flushDelay`
+    /// later, unless its holder has made it meanwhile. Waiting for the connection would keep the timer's event loop, and
+    /// every connection on it, from its requests while another loop writes: under sign-in load that wait was nine in
+    /// ten of the store's waits (perf, `sched_yield` by stack).
+    private func makeJournalWhenFree() {
+        guard !journal.withLock({ $0.isEmpty }) else { return }
+        if (try? withConnectionIfFree { _ in }) == nil {
+            (journalScheduler ?? Self.onAQueue)(Self.flushDelay) { [weak self] in self?.makeJournalWhenFree() }
         }
     }
 

@@ -38,6 +38,13 @@ public final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 
+    /// `body`'s answer if the lock is free now, nil without waiting if it is held.
+    public func withLockIfFree<T>(_ body: (inout Value) throws -> T) rethrows -> T? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+
     private func acquire() {
         if pthread_mutex_trylock(mutex) == 0 { return }
         for _ in 0..<yieldsBeforeSleeping {
