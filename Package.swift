@@ -97,7 +97,7 @@ let package = Package(
             dependencies: ["Server", "AuthCore", hummingbird, .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: settings
         ),
-        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "CSQLite"], swiftSettings: settings),
+        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "CSQLite", "CSystemCrypto", crypto], swiftSettings: settings),
         .testTarget(name: "SinksTests", dependencies: ["Sinks", "AuthCore"], swiftSettings: settings),
         .testTarget(name: "SupabaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "SupabaseAPI", hummingbird], swiftSettings: settings),
         .testTarget(name: "FirebaseAPITests", dependencies: ["FauxthTesting", "Server", "AuthCore", "FirebaseAPI", hummingbird], swiftSettings: settings),

@@ -41,8 +41,18 @@ static struct {
     int (*mod_exp)(BIGNUM *, const BIGNUM *, const BIGNUM *, const BIGNUM *, BN_CTX *, BN_MONT_CTX *);
 } bn;
 
+// OpenSSL's SHA256_CTX is 112 bytes; room to spare, aligned for its words.
+typedef struct { _Alignas(16) unsigned char bytes[256]; } sha256_context;
+
+static struct {
+    int (*init)(sha256_context *);
+    int (*update)(sha256_context *, const void *, size_t);
+    int (*final)(unsigned char *, sha256_context *);
+} sha;
+
 static int loaded;
 static int bn_loaded;
+static int sha_loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
@@ -67,6 +77,12 @@ static void load(void) {
     *(void **)&bn.mod_exp = dlsym(library, "BN_mod_exp_mont_consttime");
     bn_loaded = bn.from_little_endian && bn.to_little_endian && bn.create && bn.free && bn.context_new &&
                 bn.context_free && bn.mod_exp;
+    // The plain (deprecated, still exported) functions, not EVP's or the one-shot SHA256, which fetch the algorithm
+    // from a provider behind locks and allocate: a forked child must not.
+    *(void **)&sha.init = dlsym(library, "SHA256_Init");
+    *(void **)&sha.update = dlsym(library, "SHA256_Update");
+    *(void **)&sha.final = dlsym(library, "SHA256_Final");
+    sha_loaded = sha.init && sha.update && sha.final;
     *(void **)&api.d2i_auto_private_key = dlsym(library, "d2i_AutoPrivateKey");
     *(void **)&api.pkey_free = dlsym(library, "EVP_PKEY_free");
     *(void **)&api.md_ctx_new = dlsym(library, "EVP_MD_CTX_new");
@@ -131,4 +147,24 @@ int fauxth_mod_exp(uint64_t *result, const uint64_t *base, const uint64_t *expon
     (void)result; (void)base; (void)exponent; (void)modulus; (void)limbs;
     return 0;
 #endif
+}
+
+int fauxth_sha256_available(void) {
+    pthread_once(&once, load);
+    return sha_loaded;
+}
+
+int fauxth_sha256(const void *bytes, size_t count, uint8_t *digest) {
+    // No pthread_once here: this runs in a forked child, after the parent asked `fauxth_sha256_available`.
+    if (!sha_loaded) return 0;
+    sha256_context context;
+    const unsigned char *at = (const unsigned char *)bytes;
+    if (sha.init(&context) != 1) return 0;
+    while (count > 0) {
+        size_t chunk = count < ((size_t)1 << 30) ? count : ((size_t)1 << 30);
+        if (sha.update(&context, at, chunk) != 1) return 0;
+        at += chunk;
+        count -= chunk;
+    }
+    return sha.final(digest, &context) == 1;
 }

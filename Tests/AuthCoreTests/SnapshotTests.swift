@@ -1,4 +1,6 @@
 import CSQLite
+import CSystemCrypto
+import Crypto
 import Foundation
 import Synchronization
 import Testing
@@ -49,6 +51,24 @@ import Testing
         #expect(journal == "delete")
     }
 
+
+    /// The image is digested by a second child while the first writes it, so the checksum needs no second pass over
+    /// the file: the digest that comes back is the SHA-256 of every byte written, across the writer's 8 MiB chunks.
+    @Test func theWritersTwinDigestsTheImageItWrites() throws {
+        try #require(fauxth_sha256_available() != 0, "the system's libcrypto, which the digest uses, is on every machine we test on")
+        var image = [UInt8](repeating: 0, count: (9 << 20) + 123)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for index in image.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            image[index] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        let path = temporaryPath("image.bin")
+        let writing = try image.withUnsafeBytes { try ImageWrite.start($0, to: path) }
+        let digest = try #require(try writing.finish())
+        #expect(digest.length == image.count)
+        #expect(digest.image == Array(SHA256.hash(data: image)))
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == image)
+    }
 
     @Test func aSaveHoldsTheStateAtItsCutWhileRequestsGoOnDuringTheWrite() throws {
         let emulator = try makeEmulator()

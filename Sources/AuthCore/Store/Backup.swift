@@ -1,4 +1,5 @@
 import CSQLite
+import CSystemCrypto
 import Foundation
 
 extension Connection {
@@ -164,19 +165,25 @@ extension Database {
             // outside: under the lock, a million users stopped every request for the whole write. Anything not
             // on memdb takes the backup.
             let writing: ImageWrite? = try withConnection { c in try c.withImage { try ImageWrite.start($0, to: temporary) } }
+            var digest: (image: [UInt8], length: Int)?
             if let writing {
                 do { try whileWriting() } catch {
-                    try? writing.finish()
+                    _ = try? writing.finish()
                     throw error
                 }
-                try writing.finish()
+                digest = try writing.finish()
             } else {
                 let file = try Database(path: temporary)
                 try copy(into: file)
                 try file.withConnection { try $0.execute("PRAGMA journal_mode=DELETE") }
             }
-            // Read back outside the store's lock: requests go on while the checksum is made.
-            try SnapshotTrailer.append(to: temporary)
+            // The digest the writer's twin made of the image, or else the file read back, outside the store's lock:
+            // requests go on while the checksum is made.
+            if let digest {
+                try SnapshotTrailer.append(digest.image, length: digest.length, to: temporary)
+            } else {
+                try SnapshotTrailer.append(to: temporary)
+            }
             try Self.sync(path: temporary)
             try beforeRename(temporary)
             guard rename(temporary, path) == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
@@ -212,30 +219,47 @@ extension Database {
 
 /// The store's image on its way to a file, written by a forked child (`fauxth_write_in_child`) so that the
 /// store's lock is held for the fork only: the child's memory is the process's at that instant, a consistent cut
-/// whatever requests change afterwards, at the cost of the pages they change being copied while it runs.
+/// whatever requests change afterwards, at the cost of the pages they change being copied while it runs. Where the
+/// system's SHA-256 is there, a second child digests the same image meanwhile, for the checksum trailer.
 struct ImageWrite {
     private let pid: pid_t
     private let fd: Int32
     private let path: String
+    /// The reading end of the pipe the digest comes down, or -1.
+    private let digestFD: Int32
+    private let length: Int
 
     /// Starts writing `image` to a new file at `path`. Where fork fails (no memory for the child's page tables,
     /// a process limit), the image is written here and now instead, which is slower under the lock but correct.
     static func start(_ image: UnsafeRawBufferPointer, to path: String) throws -> ImageWrite {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
-        let pid = fauxth_write_in_child(image.baseAddress, image.count, fd)
+        var pipeFDs: [Int32] = [-1, -1]
+        var digesting = false
+        if fauxth_sha256_available() != 0, pipe(&pipeFDs) == 0 {
+            // Close-on-exec, as every descriptor here: nothing the server runs later inherits it.
+            digesting = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC) == 0
+            if !digesting { close(pipeFDs[0]); close(pipeFDs[1]) }
+        }
+        let pid = fauxth_write_in_child(image.baseAddress, image.count, fd, digesting ? fauxth_sha256 : nil, digesting ? pipeFDs[1] : -1)
+        if digesting { close(pipeFDs[1]) }
         guard pid > 0 else {
             defer { close(fd) }
+            if digesting { close(pipeFDs[0]) }
             try writeAll(image, to: fd, path: path)
-            return ImageWrite(pid: 0, fd: -1, path: path)
+            return ImageWrite(pid: 0, fd: -1, path: path, digestFD: -1, length: image.count)
         }
-        return ImageWrite(pid: pid, fd: fd, path: path)
+        return ImageWrite(pid: pid, fd: fd, path: path, digestFD: digesting ? pipeFDs[0] : -1, length: image.count)
     }
 
-    /// Waits for the child, outside the store's lock, and says how its write ended.
-    func finish() throws {
-        guard pid > 0 else { return }
-        defer { close(fd) }
+    /// Waits for the child, outside the store's lock, and says how its write ended: the image's digest and length
+    /// when the second child made it, nil when the file must be read back for it.
+    func finish() throws -> (image: [UInt8], length: Int)? {
+        guard pid > 0 else { return nil }
+        defer {
+            close(fd)
+            if digestFD >= 0 { close(digestFD) }
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw SnapshotError.writeFailed(path, "lost the writing process: \(String(cString: strerror(errno)))") }
@@ -244,6 +268,21 @@ struct ImageWrite {
         let signal = status & 0x7f, code = (status >> 8) & 0xff
         guard signal == 0 else { throw SnapshotError.writeFailed(path, "the writing process was killed (signal \(signal))") }
         guard code == 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(code))) }
+        return digestFD >= 0 ? readDigest() : nil
+    }
+
+    /// The 32 bytes in the pipe, which both children have left (the writer waits for the digester): all of them,
+    /// or nil when the digester made none.
+    private func readDigest() -> (image: [UInt8], length: Int)? {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var got = 0
+        while got < digest.count {
+            let count = digest.withUnsafeMutableBytes { read(digestFD, $0.baseAddress! + got, $0.count - got) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            got += count
+        }
+        return (digest, length)
     }
 
     private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) throws {

@@ -30,7 +30,24 @@ enum SnapshotTrailer {
             chunk.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
             length += got
         }
-        let trailer = Array(hasher.finalize()) + bigEndian(UInt64(length)) + magic
+        try write(Array(hasher.finalize()), length: length, to: fd, path: path)
+    }
+
+    /// Appends the trailer of an image of `length` bytes, `path`'s whole content, whose SHA-256 is `digest` (made
+    /// while the image was written: `ImageWrite`).
+    static func append(_ digest: [UInt8], length: Int, to path: String) throws {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, Int(status.st_size) == length, digest.count == 32 else {
+            throw SnapshotError.writeFailed(path, "the image written is not the image digested")
+        }
+        try write(digest, length: length, to: fd, path: path)
+    }
+
+    private static func write(_ digest: [UInt8], length: Int, to fd: Int32, path: String) throws {
+        let trailer = digest + bigEndian(UInt64(length)) + magic
         let written = trailer.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(length)) }
         guard written == trailer.count else { throw SnapshotError.writeFailed(path, String(cString: strerror(errno))) }
     }

@@ -25,4 +25,12 @@ long fauxth_rsa_sign_sha256(const fauxth_rsa_key *key, const uint8_t *input, siz
 /// missing or the call failed (`result` is then undefined and the caller computes it another way).
 int fauxth_mod_exp(uint64_t *result, const uint64_t *base, const uint64_t *exponent, const uint64_t *modulus, size_t limbs);
 
+/// Whether `fauxth_sha256` can digest (the system's libcrypto is loaded); the first call loads it. Asked before a
+/// fork: the library is never loaded in a child.
+int fauxth_sha256_available(void);
+
+/// SHA-256 of `count` bytes at `bytes` into `digest` (32 bytes), with OpenSSL's plain digest functions: no lock,
+/// no allocation, so a forked child may call it (`fauxth_write_in_child`). Answers 1, or 0 when libcrypto is missing.
+int fauxth_sha256(const void *bytes, size_t count, uint8_t *digest);
+
 #endif
