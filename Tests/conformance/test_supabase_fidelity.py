@@ -138,6 +138,27 @@ def test_a_family_revoked_for_reuse_stays_reuse(fauxth):
     error(again, 400, "refresh_token_already_used")
 
 
+def test_a_retry_with_the_token_just_replaced_gets_the_live_token_again(fauxth):
+    """A client that lost a refresh's answer retries with the token it still has: GoTrue answers with the session's live
+    token itself and issues none, however many refreshes came before (Fauxth answers those from memory after the first)."""
+    def refresh(token):
+        answer = auth_post(fauxth, "token", {"refresh_token": token}, grant_type="refresh_token")
+        assert answer.status_code == 200, answer.text
+        return answer.json()["refresh_token"]
+
+    first = sign_in(fauxth)["refresh_token"]
+    second = refresh(first)
+    third = refresh(second)
+    assert refresh(second) == third
+    assert refresh(second) == third
+    fourth = refresh(third)
+    assert len({first, second, third, fourth}) == 4
+    assert refresh(third) == fourth
+    reused = auth_post(fauxth, "token", {"refresh_token": second}, grant_type="refresh_token")
+    error(reused, 400, "refresh_token_already_used")
+    error(auth_post(fauxth, "token", {"refresh_token": fourth}, grant_type="refresh_token"), 400, "refresh_token_already_used")
+
+
 # 3. Anonymous users
 
 
