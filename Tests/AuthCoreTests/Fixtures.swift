@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import AuthCore
 
 /// A fresh core for one test: frozen clock, seeded generator, one-round hashing, one Supabase tenant
@@ -23,4 +24,35 @@ func temporaryPath(_ name: String) -> String {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-tests-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory.appendingPathComponent(name).path
+}
+
+/// Runs `body` on another thread while the test holds `database`'s connection, having run `inside` on it first;
+/// answers what `body` answered if it finished while the store was still held, nil if it waited for the store
+/// (then it finishes once the store is let go, so the test fails rather than hangs).
+func whileHeld<T: Sendable>(_ database: Database, inside: @escaping @Sendable (borrowing Connection) throws -> Void = { _ in },
+                             _ body: @escaping @Sendable () throws -> T) throws -> T? {
+    let held = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+    let holder = DispatchSemaphore(value: 0)
+    let insideError = Locked<(any Error)?>(nil)
+    DispatchQueue.global().async {
+        _ = try? database.withConnection { c in
+            do { try inside(c) } catch { insideError.withLock { $0 = error } }
+            held.signal()
+            letGo.wait()
+        }
+        holder.signal()
+    }
+    held.wait()
+    let result = Locked<Result<T, any Error>?>(nil)
+    DispatchQueue.global().async {
+        result.withLock { $0 = Result { try body() } }
+        finished.signal()
+    }
+    let inTime = finished.wait(timeout: .now() + 10) == .success
+    letGo.signal()
+    holder.wait()
+    if !inTime { finished.wait() }
+    if let error = insideError.withLock({ $0 }) { throw error }
+    let answer = try #require(result.withLock { $0 }).get()
+    return inTime ? answer : nil
 }

@@ -92,28 +92,19 @@ import Testing
         let timers = Locked<[@Sendable () -> Void]>([])
         let database = try Database(journalScheduler: { _, work in timers.withLock { $0.append(work) } })
         try database.withConnection { c in try c.execute("CREATE TABLE t (v INTEGER)") }
-        let held = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            _ = try? database.withConnection { _ in
-                held.signal()
-                letGo.wait()
-            }
-            released.signal()
-        }
-        held.wait()
         let announced = Locked<Bool>(false)
-        database.deferWrite { (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
-            try c.run("INSERT INTO t VALUES (1)")
-            return { announced.withLock { $0 = true } }
+        let ranInTime = try whileHeld(database, inside: { _ in
+            // Queued while the connection is held: the timer it starts finds it taken.
+            database.deferWrite { (c: borrowing Connection) throws -> (@Sendable () -> Void)? in
+                try c.run("INSERT INTO t VALUES (1)")
+                return { announced.withLock { $0 = true } }
+            }
+        }) { () -> Bool in
+            guard let first = timers.withLock({ $0.popLast() }) else { return false }
+            first()
+            return true
         }
-        let first = try #require(timers.withLock { $0.popLast() })
-        let ran = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { first(); ran.signal() }
-        let inTime = ran.wait(timeout: .now() + 10) == .success
-        letGo.signal()
-        released.wait()
-        if !inTime { ran.wait() }
-        #expect(inTime)
+        #expect(ranInTime == true)
         #expect(!announced.withLock { $0 })
         let again = try #require(timers.withLock { $0.popLast() })
         again()

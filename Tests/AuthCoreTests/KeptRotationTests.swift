@@ -15,37 +15,6 @@ import Testing
         return (issued, first.issued.refreshToken)
     }
 
-    /// Runs `body` on another thread while this test holds the store's connection, having run `inside` on it first;
-    /// answers what `body` answered if it finished while the store was still held, nil if it waited for the store
-    /// (then it finishes once the store is let go, so the test fails rather than hangs).
-    private func whileTheStoreIsHeld<T: Sendable>(_ emulator: Emulator, inside: @escaping @Sendable (borrowing Connection) throws -> Void = { _ in },
-                                                  _ body: @escaping @Sendable () throws -> T) throws -> T? {
-        let held = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        let holder = DispatchSemaphore(value: 0)
-        let insideError = Locked<(any Error)?>(nil)
-        DispatchQueue.global().async {
-            _ = try? emulator.db.withConnection { c in
-                do { try inside(c) } catch { insideError.withLock { $0 = error } }
-                held.signal()
-                letGo.wait()
-            }
-            holder.signal()
-        }
-        held.wait()
-        let result = Locked<Result<T, any Error>?>(nil)
-        DispatchQueue.global().async {
-            result.withLock { $0 = Result { try body() } }
-            finished.signal()
-        }
-        let inTime = finished.wait(timeout: .now() + 10) == .success
-        letGo.signal()
-        holder.wait()
-        if !inTime { finished.wait() }
-        if let error = insideError.withLock({ $0 }) { throw error }
-        let answer = try #require(result.withLock { $0 }).get()
-        return inTime ? answer : nil
-    }
-
     private func tokenRow(_ emulator: Emulator, _ token: String) throws -> (session: String?, parent: String?, revoked: Bool)? {
         try emulator.db.withConnection { c in
             try c.first("SELECT session_id, parent_hash, revoked_at FROM refresh_tokens WHERE tenant = 'proj' AND token_hash = ?",
@@ -60,7 +29,7 @@ import Testing
         let (issued, first) = try keptSession(emulator)
         emulator.clock.advance(by: 30)
         let refreshedAt = emulator.clock.now
-        let second = try #require(try whileTheStoreIsHeld(emulator) {
+        let second = try #require(try whileHeld(emulator.db) {
             try emulator.refresh(in: "proj", token: first, policy: self.policy) { _ in "token-two-aaaaa" }
         })
         #expect(second.issued.refreshToken == "token-two-aaaaa")
@@ -84,7 +53,7 @@ import Testing
         let emulator = try makeEmulator()
         let (issued, first) = try keptSession(emulator)
         let second = try emulator.refresh(in: "proj", token: first, policy: policy) { _ in "token-two-aaaaa" }
-        let retried = try #require(try whileTheStoreIsHeld(emulator) {
+        let retried = try #require(try whileHeld(emulator.db) {
             try emulator.refresh(in: "proj", token: first, policy: self.policy) { _ in "token-unused-aa" }
         })
         #expect(retried.issued.refreshToken == second.issued.refreshToken)
@@ -139,7 +108,7 @@ import Testing
         let (issued, first) = try keptSession(emulator)
         let sessionId = issued.session.id
         let now = emulator.clock.now
-        let second = try #require(try whileTheStoreIsHeld(emulator, inside: { c in
+        let second = try #require(try whileHeld(emulator.db, inside: { c in
             try Sessions.revoke(c, tenant: "proj", id: sessionId, reason: "logout", at: now)
         }) {
             try emulator.refresh(in: "proj", token: first, policy: self.policy) { _ in "token-two-aaaaa" }

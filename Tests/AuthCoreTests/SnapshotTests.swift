@@ -66,7 +66,7 @@ import Testing
         let writing = try image.withUnsafeBytes { try ImageWrite.start($0, to: path) }
         let digest = try #require(try writing.finish())
         #expect(digest.length == image.count)
-        #expect(digest.image == Array(SHA256.hash(data: image)))
+        #expect(digest.sha256 == Array(SHA256.hash(data: image)))
         #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == image)
     }
 

@@ -165,7 +165,7 @@ extension Database {
             // outside: under the lock, a million users stopped every request for the whole write. Anything not
             // on memdb takes the backup.
             let writing: ImageWrite? = try withConnection { c in try c.withImage { try ImageWrite.start($0, to: temporary) } }
-            var digest: (image: [UInt8], length: Int)?
+            var digest: (sha256: [UInt8], length: Int)?
             if let writing {
                 do { try whileWriting() } catch {
                     _ = try? writing.finish()
@@ -180,7 +180,7 @@ extension Database {
             // The digest the writer's twin made of the image, or else the file read back, outside the store's lock:
             // requests go on while the checksum is made.
             if let digest {
-                try SnapshotTrailer.append(digest.image, length: digest.length, to: temporary)
+                try SnapshotTrailer.append(digest.sha256, length: digest.length, to: temporary)
             } else {
                 try SnapshotTrailer.append(to: temporary)
             }
@@ -254,7 +254,7 @@ struct ImageWrite {
 
     /// Waits for the child, outside the store's lock, and says how its write ended: the image's digest and length
     /// when the second child made it, nil when the file must be read back for it.
-    func finish() throws -> (image: [UInt8], length: Int)? {
+    func finish() throws -> (sha256: [UInt8], length: Int)? {
         guard pid > 0 else { return nil }
         defer {
             close(fd)
@@ -273,7 +273,7 @@ struct ImageWrite {
 
     /// The 32 bytes in the pipe, which both children have left (the writer waits for the digester): all of them,
     /// or nil when the digester made none.
-    private func readDigest() -> (image: [UInt8], length: Int)? {
+    private func readDigest() -> (sha256: [UInt8], length: Int)? {
         var digest = [UInt8](repeating: 0, count: 32)
         var got = 0
         while got < digest.count {
