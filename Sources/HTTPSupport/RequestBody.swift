@@ -64,9 +64,15 @@ extension Response {
     /// A JSON response, `application/json` unless `contentType` names another JSON type.
     public static func json(_ value: JSON, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:],
                             contentType: String = "application/json") -> Response {
+        .json(bytes: value.serializedBytes(), status: status, headers: extra, contentType: contentType)
+    }
+
+    /// A JSON response from text already written (`JSONObjectWriter`).
+    public static func json(bytes: [UInt8], status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:],
+                            contentType: String = "application/json") -> Response {
         var headers = extra
         headers[.contentType] = contentType
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.serializedBytes())))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }
 

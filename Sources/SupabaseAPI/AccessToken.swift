@@ -49,7 +49,7 @@ extension Emulator {
     /// Opens a GoTrue session (v1 refresh tokens: 12 lowercase alphanumerics) and signs its access token.
     /// A custom access token hook that fails ends the new session again: GoTrue issues the token in the
     /// transaction that creates the session, so the session never exists.
-    func goTrueSession(for user: User, method: String, project: SupabaseProject, origin: RequestOrigin) async throws -> JSON {
+    func goTrueSession(for user: User, method: String, project: SupabaseProject, origin: RequestOrigin) async throws -> GoTrueSession {
         let issued = try startSession(for: user, method: method, origin: origin, refreshToken: Self.goTrueRefreshToken)
         do {
             return try await goTrueSessionResponse(issued, userId: user.id, project: project, method: method, origin: origin)
@@ -63,7 +63,7 @@ extension Emulator {
     /// sign-in brought it along). `method` is GoTrue's authentication method, which the custom access
     /// token hook is told.
     func goTrueSessionResponse(_ issued: IssuedSession, userId: String, project: SupabaseProject, method: String,
-                               origin: RequestOrigin) async throws -> JSON {
+                               origin: RequestOrigin) async throws -> GoTrueSession {
         let user = try issued.user ?? requireUser(in: project.storeTenant, id: userId)
         let hooks = AuthHooks(emulator: self, project: project)
         let token = hooks.enabled(.customAccessToken)
@@ -71,8 +71,8 @@ extension Emulator {
                 try await hooks.customizeClaims(claims, userId: user.id, method: method, origin: origin)
             }
             : try AccessToken(user: user, session: issued.session, config: project.config, now: clock.now)
-        return GoTrueJSON.session(token, refreshToken: issued.refreshToken, user: user, config: project.config,
-                                  factors: try issued.factors ?? factors(in: project.storeTenant, userId: userId))
+        return GoTrueSession(token: token, refreshToken: issued.refreshToken, user: user, config: project.config,
+                             factors: try issued.factors ?? factors(in: project.storeTenant, userId: userId))
     }
 
     /// GoTrue's v1 refresh tokens: 12 lowercase letters and digits.

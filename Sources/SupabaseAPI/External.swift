@@ -123,9 +123,7 @@ enum External {
                                 userId: user.id)
         }
         let session = try await call.emulator.goTrueSession(for: user, method: "oauth", project: project, origin: call.origin)
-        let pairs: [(String, String)] = [("access_token", session["access_token"]?.stringValue ?? ""), ("expires_at", session["expires_at"]?.serialized() ?? ""),
-                                         ("expires_in", session["expires_in"]?.serialized() ?? ""), ("provider_token", providerToken),
-                                         ("refresh_token", session["refresh_token"]?.stringValue ?? ""), ("sb", ""), ("token_type", "bearer")]
+        let pairs = (session.fragment + [("provider_token", providerToken), ("sb", "")]).sorted { $0.0 < $1.0 }
         return try redirect(call, to: referrer + "#" + Verify.formEncode(pairs), project: project, userId: user.id)
     }
 

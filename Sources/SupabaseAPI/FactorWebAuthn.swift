@@ -51,6 +51,6 @@ struct FactorWebAuthn {
         try emulator.revokeSessions(in: call.tenant, userId: caller.user.id, .belowAAL2Except(caller.session.id),
                                     reason: "mfa_verified", origin: call.origin)
         let issued = try emulator.reissueRefreshToken(in: call.tenant, sessionId: caller.session.id, newToken: Emulator.goTrueRefreshToken)
-        return try await emulator.goTrueSessionResponse(issued, userId: caller.user.id, project: project, method: "mfa/webauthn", origin: call.origin)
+        return try await emulator.goTrueSessionResponse(issued, userId: caller.user.id, project: project, method: "mfa/webauthn", origin: call.origin).json
     }
 }

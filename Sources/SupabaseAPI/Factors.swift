@@ -135,7 +135,7 @@ struct Factors {
                                     reason: "mfa_verified", origin: call.origin)
         let issued = try emulator.reissueRefreshToken(in: call.tenant, sessionId: caller.session.id, newToken: Emulator.goTrueRefreshToken)
         return try await emulator.goTrueSessionResponse(issued, userId: caller.user.id, project: project,
-                                                      method: factor.kind == "phone" ? "mfa/phone" : "totp", origin: call.origin)
+                                                      method: factor.kind == "phone" ? "mfa/phone" : "totp", origin: call.origin).json
     }
 
     /// `DELETE /factors/{id}`: a verified factor can only be removed from an aal2 session.

@@ -1,5 +1,7 @@
 import AuthCore
 import Foundation
+import HTTPSupport
+import Hummingbird
 
 /// The core's model in GoTrue's JSON shapes (`internal/models/user.go`, `identity.go`,
 /// `tokens/service.go`).
@@ -7,53 +9,75 @@ package enum GoTrueJSON {
     /// GoTrue's `User`: `email` and `phone` always present (`""` when absent), phones without `+`,
     /// `confirmed_at` the earlier of the two confirmations, optional timestamps left out when unset.
     static func user(_ user: User, config: SupabaseConfig, factors: [Factor] = []) -> JSON {
-        var o: [String: JSON] = [
-            "id": .string(user.id), "aud": .string(config.jwtAudience), "role": .string(role(of: user)),
-            "email": .string(user.email ?? ""), "phone": .string(phone(user.phone)),
-            "app_metadata": .object(appMetadata(user)), "user_metadata": .object(user.userMetadata),
-            "identities": .array(user.identities.map(identity)),
-            "created_at": time(user.createdAt), "updated_at": time(user.updatedAt), "is_anonymous": .bool(user.isAnonymous),
-            "is_sso_user": .bool(user.isSSOUser),
-        ]
-        o["email_confirmed_at"] = user.emailVerifiedAt.map(time)
-        o["phone_confirmed_at"] = user.phoneVerifiedAt.map(time)
-        o["confirmed_at"] = [user.emailVerifiedAt, user.phoneVerifiedAt].compactMap { $0 }.min().map(time)
-        o["confirmation_sent_at"] = user.verificationSentAt.map(time)
-        o["invited_at"] = user.invitedAt.map(time)
-        o["last_sign_in_at"] = user.lastSignInAt.map(time)
-        o["banned_until"] = user.bannedUntil.map(time)
-        o["new_email"] = user.pendingEmail.map(JSON.string)
-        o["new_phone"] = user.pendingPhone.map { .string(phone($0)) }
+        JSONObjectBuilder.object { Self.user(user, config: config, factors: factors, into: &$0) }
+    }
+
+    /// `user(_:config:factors:)`'s members, in key order (see `JSONObjectSink`).
+    static func user<Sink: JSONObjectSink>(_ user: User, config: SupabaseConfig, factors: [Factor], into o: inout Sink) {
+        o.member("app_metadata", .object(appMetadata(user)))
+        o.member("aud", .string(config.jwtAudience))
+        o.member("banned_until", ifPresent: user.bannedUntil.map(time))
+        o.member("confirmation_sent_at", ifPresent: user.verificationSentAt.map(time))
+        let confirmed = switch (user.emailVerifiedAt, user.phoneVerifiedAt) {
+        case let (email?, phone?): min(email, phone)
+        case let (email, phone): email ?? phone
+        }
+        o.member("confirmed_at", ifPresent: confirmed.map(time))
+        o.member("created_at", time(user.createdAt))
+        o.member("email", .string(user.email ?? ""))
+        o.member("email_confirmed_at", ifPresent: user.emailVerifiedAt.map(time))
         // GoTrue eager-loads factors and leaves the key out when there are none.
-        if !factors.isEmpty { o["factors"] = .array(factors.map(factor)) }
-        return .object(o)
+        if !factors.isEmpty { o.objects("factors", factors) { Self.factor($1, into: &$0) } }
+        o.member("id", .string(user.id))
+        o.objects("identities", user.identities) { Self.identity($1, into: &$0) }
+        o.member("invited_at", ifPresent: user.invitedAt.map(time))
+        o.member("is_anonymous", .bool(user.isAnonymous))
+        o.member("is_sso_user", .bool(user.isSSOUser))
+        o.member("last_sign_in_at", ifPresent: user.lastSignInAt.map(time))
+        o.member("new_email", ifPresent: user.pendingEmail.map(JSON.string))
+        o.member("new_phone", ifPresent: user.pendingPhone.map { .string(phone($0)) })
+        o.member("phone", .string(phone(user.phone)))
+        o.member("phone_confirmed_at", ifPresent: user.phoneVerifiedAt.map(time))
+        o.member("role", .string(role(of: user)))
+        o.member("updated_at", time(user.updatedAt))
+        o.member("user_metadata", .object(user.userMetadata))
     }
 
     /// GoTrue's `Identity`, with its swapped names: `id` is the provider subject, `identity_id` the row.
     package static func identity(_ identity: Identity) -> JSON {
+        JSONObjectBuilder.object { Self.identity(identity, into: &$0) }
+    }
+
+    static func identity<Sink: JSONObjectSink>(_ identity: Identity, into o: inout Sink) {
         var data = identity.data
-        data["email_verified"] = data["email_verified"] ?? .bool(false)
-        data["phone_verified"] = data["phone_verified"] ?? .bool(false)
+        if data["email_verified"] == nil { data["email_verified"] = .bool(false) }
+        if data["phone_verified"] == nil { data["phone_verified"] = .bool(false) }
         data.removeValue(forKey: "phone")
-        var o: [String: JSON] = [
-            "identity_id": .string(identity.id), "id": .string(identity.subject), "user_id": .string(identity.userId),
-            "identity_data": .object(data), "provider": .string(identity.provider),
-            "created_at": time(identity.createdAt), "updated_at": time(identity.updatedAt),
-            "email": .string(identity.email ?? ""),
-        ]
-        o["last_sign_in_at"] = identity.lastSignInAt.map(time)
-        return .object(o)
+        o.member("created_at", time(identity.createdAt))
+        o.member("email", .string(identity.email ?? ""))
+        o.member("id", .string(identity.subject))
+        o.member("identity_data", .object(data))
+        o.member("identity_id", .string(identity.id))
+        o.member("last_sign_in_at", ifPresent: identity.lastSignInAt.map(time))
+        o.member("provider", .string(identity.provider))
+        o.member("updated_at", time(identity.updatedAt))
+        o.member("user_id", .string(identity.userId))
     }
 
     /// GoTrue's `Factor`.
     static func factor(_ factor: Factor) -> JSON {
-        var o: [String: JSON] = [
-            "id": .string(factor.id), "created_at": time(factor.createdAt), "updated_at": time(factor.updatedAt),
-            "status": .string(factor.verified ? "verified" : "unverified"), "factor_type": .string(factor.kind),
-            "phone": .string(phone(factor.phone)), "last_challenged_at": factor.lastChallengedAt.map(time) ?? .null,
-        ]
-        if let name = factor.friendlyName { o["friendly_name"] = .string(name) }
-        return .object(o)
+        JSONObjectBuilder.object { Self.factor(factor, into: &$0) }
+    }
+
+    static func factor<Sink: JSONObjectSink>(_ factor: Factor, into o: inout Sink) {
+        o.member("created_at", time(factor.createdAt))
+        o.member("factor_type", .string(factor.kind))
+        o.member("friendly_name", ifPresent: factor.friendlyName.map(JSON.string))
+        o.member("id", .string(factor.id))
+        o.member("last_challenged_at", factor.lastChallengedAt.map(time) ?? .null)
+        o.member("phone", .string(phone(factor.phone)))
+        o.member("status", .string(factor.verified ? "verified" : "unverified"))
+        o.member("updated_at", time(factor.updatedAt))
     }
 
     /// `app_metadata` with GoTrue's `provider`/`providers` bookkeeping (none for anonymous users).
@@ -67,16 +91,41 @@ package enum GoTrueJSON {
         return metadata
     }
 
-    /// The session response, with `expires_in` computed from the token's own `exp`.
-    static func session(_ token: AccessToken, refreshToken: String, user: User, config: SupabaseConfig, factors: [Factor] = []) -> JSON {
-        [
-            "access_token": .string(token.jwt), "token_type": "bearer", "expires_in": .int(token.expiresIn),
-            "expires_at": .int(token.expiresAt), "refresh_token": .string(refreshToken),
-            "user": GoTrueJSON.user(user, config: config, factors: factors),
-        ]
-    }
-
     static func role(of user: User) -> String { user.appMetadata["role"]?.stringValue ?? "authenticated" }
     static func phone(_ phone: String?) -> String { phone.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 } ?? "" }
     static func time(_ date: Date) -> JSON { .string(RFC3339.string(from: date)) }
+}
+
+/// GoTrue's session response (`AccessTokenResponse`): the tokens and the user they were issued for, with `expires_in`
+/// from the token's own `exp`. A grant answers with its bytes, written as the members come (`JSONObjectWriter`); the
+/// flows that redirect or wrap it read its fields or its `json`.
+struct GoTrueSession {
+    let token: AccessToken
+    let refreshToken: String
+    let user: User
+    let config: SupabaseConfig
+    let factors: [Factor]
+    /// The provider's access token, which an OAuth flow's code exchange hands over with the session.
+    var providerToken: String?
+
+    func members<Sink: JSONObjectSink>(into o: inout Sink) {
+        o.member("access_token", .string(token.jwt))
+        o.member("expires_at", .int(token.expiresAt))
+        o.member("expires_in", .int(token.expiresIn))
+        o.member("provider_token", ifPresent: providerToken.map(JSON.string))
+        o.member("refresh_token", .string(refreshToken))
+        o.member("token_type", "bearer")
+        o.object("user") { GoTrueJSON.user(user, config: config, factors: factors, into: &$0) }
+    }
+
+    var json: JSON { JSONObjectBuilder.object { members(into: &$0) } }
+
+    /// The tokens as a redirect's fragment carries them (`#access_token=…`), in key order.
+    var fragment: [(String, String)] {
+        [("access_token", token.jwt), ("expires_at", String(token.expiresAt)), ("expires_in", String(token.expiresIn)),
+         ("refresh_token", refreshToken), ("token_type", "bearer")]
+    }
+
+    /// The answer's body: about two KiB with its token and user.
+    var response: Response { .json(bytes: JSONObjectWriter.bytes(capacity: 2048) { members(into: &$0) }) }
 }

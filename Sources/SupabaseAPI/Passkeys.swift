@@ -54,7 +54,7 @@ struct Passkeys {
         if user.email != nil, user.emailVerifiedAt == nil { throw SupabaseError(status: .forbidden, code: .emailNotConfirmed, message: "Email not confirmed") }
         if user.phone != nil, user.phoneVerifiedAt == nil { throw SupabaseError(status: .forbidden, code: .phoneNotConfirmed, message: "Phone not confirmed") }
         if user.isBanned(at: emulator.clock.now) || user.disabled { throw SupabaseError(status: .forbidden, code: .userBanned, message: "User is banned") }
-        return try await emulator.goTrueSession(for: user, method: "passkey", project: project, origin: call.origin)
+        return try await emulator.goTrueSession(for: user, method: "passkey", project: project, origin: call.origin).json
     }
 
     /// `GET /passkeys`.

@@ -138,7 +138,7 @@ extension SupabaseDialect {
         (.delete, "admin/sso/providers/:id", "admin.sso.providers.id.delete", { try SSOAdmin.delete($0) }),
         (.get, ".well-known/jwks.json", ".well-known.jwks.json", { try Settings(emulator: $0.emulator, projects: $0.projects).jwks($0) }),
         (.post, "signup", "signup", { .json(try await Signup(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
-        (.post, "token", "token.{grant_type}", limited(.token) { .json(try await Token(emulator: $0.emulator, projects: $0.projects).handle($0)) }),
+        (.post, "token", "token.{grant_type}", limited(.token) { try await Token(emulator: $0.emulator, projects: $0.projects).handle($0) }),
         (.post, "verify", "verify.post", limited(.verify) { .json(try await Verify(emulator: $0.emulator, projects: $0.projects).post($0)) }),
         (.get, "verify", "verify.get", limited(.verify) { try await Verify(emulator: $0.emulator, projects: $0.projects).get($0) }),
         (.post, "otp", "otp", limited(.otp) { .json(try await Otp(emulator: $0.emulator, projects: $0.projects).handle($0)) }),

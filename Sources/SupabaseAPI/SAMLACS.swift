@@ -201,11 +201,7 @@ enum SAMLACS {
             location = target + (target.contains("?") ? "&" : "?") + FormBody.encode([("code", code)])
         } else {
             let session = try await call.emulator.goTrueSession(for: user, method: "sso/saml", project: project, origin: call.origin)
-            location = target + "#" + FormBody.encode([
-                ("access_token", session["access_token"]?.stringValue ?? ""), ("expires_at", session["expires_at"]?.serialized() ?? ""),
-                ("expires_in", session["expires_in"]?.serialized() ?? ""), ("refresh_token", session["refresh_token"]?.stringValue ?? ""),
-                ("token_type", "bearer"),
-            ])
+            location = target + "#" + FormBody.encode(session.fragment)
         }
         try call.emulator.captureIfAppLink(location, tenant: project.storeTenant, source: "sso", userId: user.id)
         return Response(status: .found, headers: [.location: location])

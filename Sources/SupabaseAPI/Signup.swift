@@ -24,7 +24,7 @@ struct Signup {
             try call.checkRequestLimit(.anonymous)
             let user = try await AuthHooks(emulator: emulator, project: project).createUser(NewUser(isAnonymous: true, userMetadata: data),
                                                                                           provider: "anonymous", origin: origin)
-            return try await emulator.goTrueSession(for: user, method: "anonymous", project: project, origin: origin)
+            return try await emulator.goTrueSession(for: user, method: "anonymous", project: project, origin: origin).json
         }
         try call.checkRequestLimit(.otp)
         guard let password, !password.isEmpty else { throw SupabaseError.validation("Signup requires a valid password") }
@@ -51,7 +51,7 @@ struct Signup {
         if signup.autoconfirm {
             // GoTrue answers an auto-confirmed sign-up with its session before the point where it calls the
             // after-user-created hook (signup.go), so that hook is not called for one.
-            return try await emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
+            return try await emulator.goTrueSession(for: user, method: "password", project: project, origin: origin).json
         }
         do {
             try await sender.sendConfirmation(to: user, signup)

@@ -10,17 +10,17 @@ struct Token {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    func handle(_ call: Call) async throws -> JSON {
+    func handle(_ call: Call) async throws -> Response {
         let grant = call.request.uri.queryParameters.get("grant_type") ?? ""
         switch grant {
         case "password":
-            return try await password(call)
+            return try await password(call).response
         case "refresh_token":
-            return try await refresh(call)
+            return try await refresh(call).response
         case "pkce":
-            return try await pkce(call)
+            return try await pkce(call).response
         case "id_token":
-            return try await idToken(call)
+            return try await idToken(call).response
         case "web3":
             throw Disabled.web3()
         default:
@@ -29,7 +29,7 @@ struct Token {
     }
 
     /// Rotates the refresh token (`tokens/service.go` `RefreshTokenGrant`); reuse rules live in the core.
-    private func refresh(_ call: Call) async throws -> JSON {
+    private func refresh(_ call: Call) async throws -> GoTrueSession {
         let (origin, tenant) = (call.origin, call.tenant)
         let (body, project) = try call.bodyAndProject()
         let token = try body.string("refresh_token") ?? ""
@@ -43,7 +43,7 @@ struct Token {
     }
 
     /// Exchanges the `?code=` an email link redirected with, and the verifier only the client knows.
-    private func pkce(_ call: Call) async throws -> JSON {
+    private func pkce(_ call: Call) async throws -> GoTrueSession {
         let (origin, tenant) = (call.origin, call.tenant)
         let (body, project) = try call.bodyAndProject()
         let code = try body.string("auth_code") ?? "", verifier = try body.string("code_verifier") ?? ""
@@ -54,10 +54,7 @@ struct Token {
         let user = try emulator.requireUser(in: tenant, id: flow.userId)
         var session = try await emulator.goTrueSession(for: user, method: flow.method, project: project, origin: origin)
         // An OAuth flow hands over the provider's access token with the session, as GoTrue's does.
-        if let providerToken = flow.providerToken, case .object(var fields) = session {
-            fields["provider_token"] = .string(providerToken)
-            session = .object(fields)
-        }
+        session.providerToken = flow.providerToken
         return session
     }
 
@@ -65,7 +62,7 @@ struct Token {
     /// Google Sign-In) gave the app, signed by one of the fake providers, for an enabled provider whose
     /// client ids include its audience. A `nonce` must hash (hex SHA-256) to the token's. Signs in (or
     /// with `link_identity` and a user's token, links) as `/callback` does.
-    private func idToken(_ call: Call) async throws -> JSON {
+    private func idToken(_ call: Call) async throws -> GoTrueSession {
         let origin = call.origin
         let (body, project) = try call.bodyAndProject()
         func bad(_ error: String, _ description: String) -> SupabaseError {
@@ -112,7 +109,7 @@ struct Token {
     }
 
     /// Email or phone plus password. An unconfirmed email is refused with `email_not_confirmed`.
-    private func password(_ call: Call) async throws -> JSON {
+    private func password(_ call: Call) async throws -> GoTrueSession {
         let (origin, tenant) = (call.origin, call.tenant)
         let (body, project) = try call.bodyAndProject()
         let email = try body.string("email"), phone = try body.string("phone")

@@ -51,7 +51,7 @@ struct Verify {
         do {
             switch try complete(proof, purposes: purposes, project: project, origin: origin) {
             case .signIn(let user):
-                return try await emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
+                return try await emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin).json
             case .awaitingOtherLink:
                 return ["msg": .string(Self.otherLinkPending), "code": "200"]
             }
@@ -80,10 +80,7 @@ struct Verify {
                 location = redirect + (redirect.contains("?") ? "&" : "?") + Self.formEncode([("code", code)])
             } else {
                 let session = try await emulator.goTrueSession(for: user, method: "otp", project: project, origin: origin)
-                var fragment = ["access_token", "expires_at", "expires_in", "refresh_token", "token_type"].map { key in
-                    (key, session[key].map { $0.stringValue ?? $0.serialized() } ?? "")
-                }
-                fragment += [("sb", ""), ("type", type)]
+                let fragment = session.fragment + [("sb", ""), ("type", type)]
                 location = redirect + "#" + Self.formEncode(fragment.sorted { $0.0 < $1.0 })
             }
         } catch AuthError.codeInvalid, AuthError.codeExpired, AuthError.wrongCode, AuthError.tooManyAttempts {

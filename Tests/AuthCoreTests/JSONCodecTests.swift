@@ -111,3 +111,29 @@ import Testing
         #expect(second == Array(HMAC<SHA256>.authenticationCode(for: Array("two".utf8), using: secret)))
     }
 }
+
+/// One shape, two sinks: the writer's text is the builder's object serialized, members and nesting alike.
+@Suite struct JSONObjectSinkTests {
+    /// A shape with every kind of member: plain, optional, a nested object, arrays of objects (one empty), free-form JSON.
+    func shape<Sink: JSONObjectSink>(_ o: inout Sink, optional: String?) {
+        o.member("a", ["z": 1, "y": [true, nil]])
+        o.member("b", ifPresent: optional.map(JSON.string))
+        o.objects("c", [1, 2]) { item, n in
+            item.member("n", .int(n))
+            item.object("o") { $0.member("q\"", "x/y\n") }
+        }
+        o.objects("d", [Int]()) { _, _ in }
+        o.object("e") { _ in }
+        o.member("é", .double(2.5))
+    }
+
+    @Test func theWriterWritesWhatTheBuilderSerializes() {
+        for optional in ["here", nil] {
+            let built = JSONObjectBuilder.object { shape(&$0, optional: optional) }
+            let written = JSONObjectWriter.bytes(capacity: 8) { shape(&$0, optional: optional) }
+            #expect(written == built.serializedBytes())
+            #expect((try? JSON.parse(written)) == built)
+        }
+        #expect(JSONObjectWriter.bytes { _ in } == Array("{}".utf8))
+    }
+}

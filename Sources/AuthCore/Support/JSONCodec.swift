@@ -220,7 +220,7 @@ enum JSONCodec {
         return out
     }
 
-    private static func write(_ value: JSON, into out: inout [UInt8]) {
+    static func write(_ value: JSON, into out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
@@ -274,7 +274,7 @@ enum JSONCodec {
         }
     }
 
-    private static func string(_ s: String, into out: inout [UInt8]) {
+    static func string(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Native and small strings lend their bytes without a copy of the string; only a bridged one needs `withUTF8`.
         if s.utf8.withContiguousStorageIfAvailable({ bytes in escaped(bytes, into: &out) }) == nil {
