@@ -78,7 +78,7 @@ enum FirebaseTokens {
     /// emulator's key when the project asks for it.
     static func sign(_ claims: [String: JSON], scope: FirebaseScope, emulator: Emulator) throws -> String {
         switch scope.settings.signing {
-        case .unsigned: return try JWS.sign(claims, with: SigningKey(.none, kid: nil))
+        case .unsigned: return try JWS.sign(claims, with: .unsigned)
         case .rs256: return try JWS.sign(claims, with: try emulator.keyring.rsaKey(keyScope))
         }
     }

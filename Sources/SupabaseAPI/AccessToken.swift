@@ -3,45 +3,65 @@ import Foundation
 
 /// A signed GoTrue access token (`tokens/service.go` `GenerateAccessToken`).
 struct AccessToken {
-    private(set) var jwt: String
+    let jwt: String
     let expiresAt: Int
     let expiresIn: Int
-    /// GoTrue's claims, before a hook's changes.
-    private let claims: [String: JSON]
 
     /// Claims as GoTrue sets them: `aud` a single string, `email`/`phone` always present, integer
     /// `iat`/`exp`, `amr` newest first, no `jti` or `nbf`. With the custom access token hook on, the
     /// hook's claims replace them (checked against GoTrue's minimum schema).
     init(user: User, session: Session, config: SupabaseConfig, now: Date,
          customize: ([String: JSON]) async throws -> [String: JSON]) async throws {
-        var token = try AccessToken(user: user, session: session, config: config, now: now)
-        token.jwt = try JWS.sign(try await customize(token.claims), with: config.signingKey)
-        self = token
+        let times = Times(session: session, config: config, now: now)
+        let claims = JSONObjectBuilder.object { Self.claims(user: user, session: session, config: config, times: times, into: &$0) }
+        jwt = try JWS.sign(try await customize(claims.objectValue ?? [:]), with: config.signingKey)
+        (expiresAt, expiresIn) = (times.expiresAt, times.expiresAt - times.issuedAt)
     }
 
     /// The token with GoTrue's own claims, signed. Not async: a sign-in without the custom access token hook makes its
-    /// token without a suspension (each costs the task a trip through the event loop's queue).
+    /// token without a suspension (each costs the task a trip through the event loop's queue). The claims are written
+    /// as they are added, with no dictionary to build and sort (`JSONObjectWriter`).
     init(user: User, session: Session, config: SupabaseConfig, now: Date) throws {
-        let iat = Int(now.timeIntervalSince1970)
-        // GoTrue never lets an access token outlive its session's timebox.
-        let sessionEnd = config.refreshPolicy.timebox.map { Int(session.createdAt.timeIntervalSince1970 + $0) } ?? Int.max
-        expiresAt = min(iat + config.jwtExpiry, sessionEnd)
-        expiresIn = expiresAt - iat
-        var claims: [String: JSON] = [
-            "sub": .string(user.id), "aud": .string(config.jwtAudience), "exp": .int(expiresAt), "iat": .int(iat),
-            "email": .string(user.email ?? ""), "phone": .string(GoTrueJSON.phone(user.phone)),
-            "app_metadata": .object(GoTrueJSON.appMetadata(user)), "user_metadata": .object(user.userMetadata),
-            "role": .string(GoTrueJSON.role(of: user)), "aal": .string(session.aal),
-            "amr": .array(session.amr.sorted { $0.at > $1.at }.map { ["method": .string($0.method), "timestamp": .int(Int($0.at.timeIntervalSince1970))] }),
-            "session_id": .string(session.id), "is_anonymous": .bool(user.isAnonymous),
-        ]
-        if let issuer = config.jwtIssuer, !issuer.isEmpty { claims["iss"] = .string(issuer) }
-        // A session an OAuth client opened says so in every token it mints (GoTrue's `client_id`, `scope`).
-        for key in ["client_id", "scope"] {
-            if let value = session.claims[key]?.stringValue, !value.isEmpty { claims[key] = .string(value) }
+        let times = Times(session: session, config: config, now: now)
+        let payload = JSONObjectWriter.bytes { Self.claims(user: user, session: session, config: config, times: times, into: &$0) }
+        jwt = try JWS.sign(payload: payload, with: config.signingKey)
+        (expiresAt, expiresIn) = (times.expiresAt, times.expiresAt - times.issuedAt)
+    }
+
+    /// When a token is issued and when it expires: GoTrue never lets an access token outlive its session's timebox.
+    private struct Times {
+        let issuedAt: Int, expiresAt: Int
+
+        init(session: Session, config: SupabaseConfig, now: Date) {
+            issuedAt = Int(now.timeIntervalSince1970)
+            let sessionEnd = config.refreshPolicy.timebox.map { Int(session.createdAt.timeIntervalSince1970 + $0) } ?? Int.max
+            expiresAt = min(issuedAt + config.jwtExpiry, sessionEnd)
         }
-        self.claims = claims
-        jwt = try JWS.sign(claims, with: config.signingKey)
+    }
+
+    /// GoTrue's claims, in key order (see `JSONObjectSink`).
+    private static func claims<Sink: JSONObjectSink>(user: User, session: Session, config: SupabaseConfig, times: Times, into o: inout Sink) {
+        // A session an OAuth client opened says so in every token it mints (GoTrue's `client_id`, `scope`).
+        func oauth(_ key: String) -> JSON? { session.claims[key]?.stringValue.flatMap { $0.isEmpty ? nil : .string($0) } }
+        o.member("aal", .string(session.aal))
+        o.objects("amr", session.amr.sorted { $0.at > $1.at }) { m, method in
+            m.member("method", .string(method.method))
+            m.member("timestamp", .int(Int(method.at.timeIntervalSince1970)))
+        }
+        o.member("app_metadata", .object(GoTrueJSON.appMetadata(user)))
+        o.member("aud", .string(config.jwtAudience))
+        o.member("client_id", ifPresent: oauth("client_id"))
+        o.member("email", .string(user.email ?? ""))
+        o.member("exp", .int(times.expiresAt))
+        o.member("iat", .int(times.issuedAt))
+        o.member("is_anonymous", .bool(user.isAnonymous))
+        o.member("iss", ifPresent: config.jwtIssuer.flatMap { $0.isEmpty ? nil : .string($0) })
+        o.member("phone", .string(GoTrueJSON.phone(user.phone)))
+        o.member("role", .string(GoTrueJSON.role(of: user)))
+        o.member("scope", ifPresent: oauth("scope"))
+        o.member("session_id", .string(session.id))
+        o.member("sub", .string(user.id))
+        o.member("user_metadata", .object(user.userMetadata))
     }
 }
 

@@ -46,6 +46,14 @@ import Testing
             #expect(reply.headers[.contentType] == "application/json")
             #expect(Array(reply.body.readableBytesView) == reply.json.serializedBytes())
             #expect(reply.json["user"]?["identities"]?[0]?["identity_data"]?["email_verified"] != nil)
+            // The token's claims are written the same way, and its header is the key's own.
+            let parts = try #require(reply.json["access_token"]?.stringValue).split(separator: ".").map { Base64URL.decode($0) }
+            let header = try #require(parts[0]), payload = try #require(parts[1])
+            #expect(try JSON.parse(header) == ["alg": "HS256", "typ": "JWT"])
+            #expect(payload == (try JSON.parse(payload)).serializedBytes())
+            #expect(try JSON.parse(payload).objectValue.map { Set($0.keys) } == [
+                "aal", "amr", "app_metadata", "aud", "email", "exp", "iat", "is_anonymous", "phone", "role", "session_id", "sub", "user_metadata",
+            ])
         }
     }
 }

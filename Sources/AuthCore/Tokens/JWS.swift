@@ -4,11 +4,23 @@ import Foundation
 public enum JWS {
     /// Signs `claims` as a JWT: header `{"alg","typ":"JWT"}` plus `kid` when the key has one.
     public static func sign(_ claims: [String: JSON], with key: SigningKey, extraHeader: [String: JSON] = [:]) throws -> String {
+        try sign(payload: JSON.object(claims).serializedBytes(), with: key, extraHeader: extraHeader)
+    }
+
+    /// Signs claims already written as JSON text (`JSONObjectWriter`), under the key's own header unless `extraHeader`
+    /// adds to it.
+    public static func sign(payload: [UInt8], with key: SigningKey, extraHeader: [String: JSON] = [:]) throws -> String {
+        guard !extraHeader.isEmpty else { return try sign(header: key.header, payload: payload, with: key) }
         var header = extraHeader
-        header["alg"] = .string(key.algorithm.rawValue)
-        header["typ"] = "JWT"
-        if let kid = key.kid { header["kid"] = .string(kid) }
-        return try sign(header: JSON.object(header).serializedBytes(), payload: JSON.object(claims).serializedBytes(), with: key)
+        header.merge(Self.header(algorithm: key.algorithm, kid: key.kid).objectValue ?? [:]) { $1 }
+        return try sign(header: JSON.object(header).serializedBytes(), payload: payload, with: key)
+    }
+
+    /// The header a key signs under: its `alg`, its `kid` when it has one, `typ` JWT.
+    static func header(algorithm: JWSAlgorithm, kid: String?) -> JSON {
+        var header: [String: JSON] = ["alg": .string(algorithm.rawValue), "typ": "JWT"]
+        if let kid { header["kid"] = .string(kid) }
+        return .object(header)
     }
 
     /// Signs exact header and payload bytes; what the RFC examples need.

@@ -28,10 +28,14 @@ public struct SigningKey: Sendable {
     /// An HMAC key's state after its padded key blocks, copied for each signature: setting it up again hashed
     /// two blocks and was a quarter of signing a GoTrue access token.
     private let hmacStart: HMAC<SHA256>?
+    /// The JWS header this key signs under when a token adds nothing to it (`alg`, `kid` when it has one, `typ`), as
+    /// JSON text: the same for every token, so written once.
+    let header: [UInt8]
 
     public init(_ material: Material, kid: String?) {
         self.material = material
         self.kid = kid
+        header = JWS.header(algorithm: Self.algorithm(of: material), kid: kid).serializedBytes()
         systemRSA = if case .rsa(let key) = material { SystemRSAKey(der: Array(key.derRepresentation)) } else { nil }
         hmacStart = if case .hmac(let secret) = material { HMAC<SHA256>(key: secret) } else { nil }
     }
@@ -41,7 +45,12 @@ public struct SigningKey: Sendable {
         self.init(material, kid: VerificationKey(publicPartOf: material).publicJWK.flatMap { try? $0.thumbprint() })
     }
 
-    public var algorithm: JWSAlgorithm {
+    /// The key of unsigned tokens (`alg: none`), made once: a key writes its header when it is made.
+    public static let unsigned = SigningKey(.none, kid: nil)
+
+    public var algorithm: JWSAlgorithm { Self.algorithm(of: material) }
+
+    private static func algorithm(of material: Material) -> JWSAlgorithm {
         switch material {
         case .hmac: .HS256
         case .rsa: .RS256
@@ -107,7 +116,7 @@ public struct SigningKey: Sendable {
                 }
             }
         case .none:
-            return SigningKey(.none, kid: nil)
+            return .unsigned
         }
     }
 }
@@ -138,7 +147,12 @@ public struct VerificationKey: Sendable {
         }
     }
 
-    public var algorithm: JWSAlgorithm {
+    /// The key of unsigned tokens (`alg: none`), made once: a key writes its header when it is made.
+    public static let unsigned = SigningKey(.none, kid: nil)
+
+    public var algorithm: JWSAlgorithm { Self.algorithm(of: material) }
+
+    private static func algorithm(of material: Material) -> JWSAlgorithm {
         switch material {
         case .hmac: .HS256
         case .rsa: .RS256
