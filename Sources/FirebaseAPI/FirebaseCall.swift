@@ -20,6 +20,9 @@ struct FirebaseCall: Sendable {
     /// `Authorization: Bearer owner` (or a Google OAuth token): an admin caller, as the emulator treats it.
     let isOwner: Bool
     let apiKey: String?
+    /// The scope the path and body name, when the dispatcher has read it already (for the request limits): every
+    /// sign-in asks again, and reading it is a project lookup and a tenant's settings.
+    var namedScope: FirebaseScope? = nil
 
     /// The project: the path's, else `targetProjectId` (owners only), else the API key's.
     func projectId() throws -> String {
@@ -36,6 +39,7 @@ struct FirebaseCall: Sendable {
     /// The project and tenant: the path's tenant, the body's `tenantId` and `tokenTenant` (from an ID or
     /// refresh token) must agree (`TENANT_ID_MISMATCH`).
     func scope(tokenTenant: String? = nil) throws -> FirebaseScope {
+        if let namedScope, tokenTenant?.isEmpty != false { return namedScope }
         let named = [route.tenant, try body.string("tenantId"), tokenTenant].compactMap { $0?.isEmpty == false ? $0 : nil }
         guard Set(named).count <= 1 else { throw FirebaseError(.tenantIDMismatch) }
         let scope = try projects.scope(project: try projectId(), tenant: named.first)

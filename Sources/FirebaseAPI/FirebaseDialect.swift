@@ -69,12 +69,16 @@ public struct FirebaseDialect: Sendable {
     private func serve(_ route: FirebaseRoute, body: Result<FirebaseBody, any Error>, request: Request, origin: RequestOrigin) async throws -> Response {
         let (isOwner, apiKey) = try FirebaseCaller.identify(request)
         if Self.needsKey(route.operation), !isOwner, apiKey == nil { throw FirebaseError.missingAPIKey }
-        let call = FirebaseCall(request: request, route: route, body: Self.enumsNamed(try body.get()), origin: origin, emulator: emulator,
+        var call = FirebaseCall(request: request, route: route, body: Self.enumsNamed(try body.get()), origin: origin, emulator: emulator,
                                 projects: projects, pages: pages, identityProviders: identityProviders, isOwner: isOwner, apiKey: apiKey)
         if let scope = try? call.scope() {
-            for limit in try Self.requestLimits(route.operation, body: call.body) {
+            let limits = try Self.requestLimits(route.operation, body: call.body)
+            for limit in limits {
                 try emulator.checkRequestLimit(limit, in: try emulator.requireTenant(scope.coreTenant), client: origin.ip)
             }
+            // The sign-ins and code checks, which are limited, read no settings they change: their handler takes the
+            // scope read here instead of reading it again.
+            if !limits.isEmpty { call.namedScope = scope }
         }
         return try await Self.handler(for: route.operation)(call)
     }
