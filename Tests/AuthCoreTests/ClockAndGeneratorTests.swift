@@ -119,8 +119,9 @@ import Testing
         let text = a.string(1026, alphabet: alphabet)
         let words = (0..<103).map { _ in b.bytes(8) }
         #expect(a.bytes(8) == b.bytes(8))
-        let first = words[0].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }
-        #expect(String(text.prefix(10)) == String((0..<10).map { Array(alphabet)[Int((first >> UInt64(6 * $0)) & 63)] }))
+        // Character i is the (i mod 10)th six bits of word i / 10, the lowest first, to the last word's six.
+        let values = words.map { word in word.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) } }
+        #expect(text == String((0..<1026).map { Array(alphabet)[Int((values[$0 / 10] >> UInt64(6 * ($0 % 10))) & 63)] }))
         #expect(text.count == 1026 && text.allSatisfy { alphabet.contains($0) })
         // Every character of a 16-character alphabet turns up, about as often as the others.
         let hex = Generator(seed: 12).string(16_000, alphabet: "0123456789abcdef")

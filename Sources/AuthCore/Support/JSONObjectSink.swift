@@ -48,13 +48,13 @@ public struct JSONObjectBuilder: JSONObjectSink {
 /// Writes the members as compact JSON text as they are added: the same bytes `JSON.serializedBytes()` makes of the
 /// builder's object, without the object.
 public struct JSONObjectWriter: JSONObjectSink {
-    private var bytes: [UInt8] = []
+    @usableFromInline var bytes: [UInt8] = []
     /// Whether the object being written has no member yet (no comma before the next).
-    private var empty = true
+    @usableFromInline var empty = true
     #if DEBUG
     /// The object's last key, to catch a shape that adds out of order (the text would still be JSON, but not the
     /// sorted text every other answer is).
-    private var lastKey: String?
+    @usableFromInline var lastKey: String?
     #endif
 
     /// An object's writer; `capacity` is room for the answer at once rather than doubling up to it.
@@ -86,6 +86,9 @@ public struct JSONObjectWriter: JSONObjectSink {
         nested(body)
     }
 
+    /// Inlinable, so a shape in another module iterates its own array specialised rather than through `Sequence`'s
+    /// witnesses.
+    @inlinable
     public mutating func objects<Items: Sequence>(_ key: String, _ items: Items, _ body: (inout JSONObjectWriter, Items.Element) -> Void) {
         write(key)
         bytes.append(UInt8(ascii: "["))
@@ -99,7 +102,8 @@ public struct JSONObjectWriter: JSONObjectSink {
     }
 
     /// An object inside this one: its members start without a comma, and this object's state comes back after it.
-    private mutating func nested(_ body: (inout JSONObjectWriter) -> Void) {
+    @usableFromInline
+    mutating func nested(_ body: (inout JSONObjectWriter) -> Void) {
         let outerEmpty = empty
         #if DEBUG
         let outerKey = lastKey
@@ -113,7 +117,8 @@ public struct JSONObjectWriter: JSONObjectSink {
         empty = outerEmpty
     }
 
-    private mutating func write(_ key: String) {
+    @usableFromInline
+    mutating func write(_ key: String) {
         #if DEBUG
         if let lastKey { precondition(lastKey < key, "JSON member \"\(key)\" added after \"\(lastKey)\": a shape adds its keys in order") }
         lastKey = key
