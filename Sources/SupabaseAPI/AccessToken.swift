@@ -13,9 +13,9 @@ struct AccessToken {
     init(user: User, session: Session, config: SupabaseConfig, now: Date,
          customize: ([String: JSON]) async throws -> [String: JSON]) async throws {
         let times = Times(session: session, config: config, now: now)
-        let claims = JSONObjectBuilder.object { Self.claims(user: user, session: session, config: config, times: times, into: &$0) }
-        jwt = try JWS.sign(try await customize(claims.objectValue ?? [:]), with: config.signingKey)
-        (expiresAt, expiresIn) = (times.expiresAt, times.expiresAt - times.issuedAt)
+        let claims = JSONObjectBuilder.members { Self.claims(user: user, session: session, config: config, times: times, into: &$0) }
+        jwt = try JWS.sign(try await customize(claims), with: config.signingKey)
+        (expiresAt, expiresIn) = (times.expiresAt, times.expiresIn)
     }
 
     /// The token with GoTrue's own claims, signed. Not async: a sign-in without the custom access token hook makes its
@@ -25,12 +25,13 @@ struct AccessToken {
         let times = Times(session: session, config: config, now: now)
         let payload = JSONObjectWriter.bytes { Self.claims(user: user, session: session, config: config, times: times, into: &$0) }
         jwt = try JWS.sign(payload: payload, with: config.signingKey)
-        (expiresAt, expiresIn) = (times.expiresAt, times.expiresAt - times.issuedAt)
+        (expiresAt, expiresIn) = (times.expiresAt, times.expiresIn)
     }
 
     /// When a token is issued and when it expires: GoTrue never lets an access token outlive its session's timebox.
     private struct Times {
         let issuedAt: Int, expiresAt: Int
+        var expiresIn: Int { expiresAt - issuedAt }
 
         init(session: Session, config: SupabaseConfig, now: Date) {
             issuedAt = Int(now.timeIntervalSince1970)

@@ -28,10 +28,13 @@ public struct JSONObjectBuilder: JSONObjectSink {
     public init() {}
 
     /// What `shape` adds, as an object.
-    public static func object(_ shape: (inout JSONObjectBuilder) -> Void) -> JSON {
+    public static func object(_ shape: (inout JSONObjectBuilder) -> Void) -> JSON { .object(members(shape)) }
+
+    /// What `shape` adds, as an object's members (claims a hook may change).
+    public static func members(_ shape: (inout JSONObjectBuilder) -> Void) -> [String: JSON] {
         var builder = JSONObjectBuilder()
         shape(&builder)
-        return .object(builder.members)
+        return builder.members
     }
 
     public mutating func member(_ key: String, _ value: JSON) { members[key] = value }

@@ -12,15 +12,15 @@ public enum JWS {
     public static func sign(payload: [UInt8], with key: SigningKey, extraHeader: [String: JSON] = [:]) throws -> String {
         guard !extraHeader.isEmpty else { return try sign(header: key.header, payload: payload, with: key) }
         var header = extraHeader
-        header.merge(Self.header(algorithm: key.algorithm, kid: key.kid).objectValue ?? [:]) { $1 }
+        header.merge(Self.header(algorithm: key.algorithm, kid: key.kid)) { $1 }
         return try sign(header: JSON.object(header).serializedBytes(), payload: payload, with: key)
     }
 
     /// The header a key signs under: its `alg`, its `kid` when it has one, `typ` JWT.
-    static func header(algorithm: JWSAlgorithm, kid: String?) -> JSON {
+    static func header(algorithm: JWSAlgorithm, kid: String?) -> [String: JSON] {
         var header: [String: JSON] = ["alg": .string(algorithm.rawValue), "typ": "JWT"]
         if let kid { header["kid"] = .string(kid) }
-        return .object(header)
+        return header
     }
 
     /// Signs exact header and payload bytes; what the RFC examples need.

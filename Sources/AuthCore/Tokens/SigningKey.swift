@@ -35,7 +35,7 @@ public struct SigningKey: Sendable {
     public init(_ material: Material, kid: String?) {
         self.material = material
         self.kid = kid
-        header = JWS.header(algorithm: Self.algorithm(of: material), kid: kid).serializedBytes()
+        header = JSON.object(JWS.header(algorithm: Self.algorithm(of: material), kid: kid)).serializedBytes()
         systemRSA = if case .rsa(let key) = material { SystemRSAKey(der: Array(key.derRepresentation)) } else { nil }
         hmacStart = if case .hmac(let secret) = material { HMAC<SHA256>(key: secret) } else { nil }
     }
