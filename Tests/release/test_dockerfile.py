@@ -10,10 +10,10 @@ import subprocess
 
 import pytest
 
+import debian_base
 from conftest import ROOT, Running
 
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
-ROOTS = ROOT / ".build" / "release-roots"
 
 
 def instructions(text):
@@ -108,20 +108,15 @@ def package_of(path):
 
 
 def debian_root_or_skip():
-    """A fresh copy of a minbase root of the runtime stage's Debian release (the base is made once, by debootstrap)."""
-    needs = [tool for tool in ("debootstrap", "unshare", "chroot") if shutil.which(tool) is None]
-    if os.geteuid() != 0 or needs:
-        reason = f"needs root and {', '.join(needs) or 'nothing else'} to run the image's steps in a Debian root"
+    """A fresh copy of a minbase root of the runtime stage's Debian release (the base is made once: debian_base.py)."""
+    missing = debian_base.missing_tools()
+    if missing:
+        reason = f"needs {', '.join(missing)} to run the image's steps in a Debian root"
         if os.environ.get("FAUXTH_REQUIRE_IMAGE_ROOT"):
             pytest.fail(reason)
         pytest.skip(reason)
     codename = runtime_codename()
-    base, work = ROOTS / f"{codename}-base", ROOTS / f"{codename}-image"
-    if not (base / ".complete").exists():
-        shutil.rmtree(base, ignore_errors=True)
-        subprocess.run(["debootstrap", "--variant=minbase", codename, str(base), "http://deb.debian.org/debian"],
-                       check=True, capture_output=True)
-        (base / ".complete").touch()
+    base, work = debian_base.base(codename), debian_base.ROOTS / f"{codename}-image"
     shutil.rmtree(work, ignore_errors=True)
     subprocess.run(["cp", "-a", str(base), str(work)], check=True)
     # Docker gives a build container the host's resolver.
