@@ -38,6 +38,6 @@ def base(codename):
 if __name__ == "__main__":
     if missing_tools():
         sys.exit(0)
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    # Run as a script, this file's folder is first on the path, so the test module (and its conftest) imports.
     from test_dockerfile import runtime_codename  # noqa: E402 (the Dockerfile names the release)
     base(runtime_codename())
