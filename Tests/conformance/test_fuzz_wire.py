@@ -2,6 +2,7 @@
 encoding, huge and malformed headers, invalid request lines, HTTP/0.9, pipelined garbage, slow clients and clients that
 vanish mid-request. The server must answer a 4xx or close the connection (never a 5xx), keep answering other clients
 meanwhile, and stay healthy and within bounded memory afterwards."""
+import errno
 import json
 import os
 import re
@@ -35,8 +36,11 @@ def exchange(server, data, read_timeout=5.0, half_close=True):
             sock.sendall(data)
             if half_close:
                 sock.shutdown(socket.SHUT_WR)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the server refused and closed before reading it all: an answer too
+        except OSError as error:
+            # The server refused and closed before reading it all: an answer too. Which error says so depends on when
+            # its reset lands: during the send (EPIPE, ECONNRESET) or between the send and the half-close (ENOTCONN).
+            if error.errno not in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN):
+                raise
         return read_all(sock, read_timeout)
 
 
