@@ -46,15 +46,18 @@ enum CognitoTokens {
     static func mint(user: User, pool: CognitoPool, client: CognitoClient, session: Session, baseURL: String, emulator: Emulator,
                      overrides: LambdaTriggers.TokenOverrides? = nil) throws -> Minted {
         let now = Int(emulator.clock.now.timeIntervalSince1970)
-        let issuer = pool.issuer(baseURL: baseURL)
+        let issuer: JSON = .string(pool.issuer(baseURL: baseURL))
         let scope = session.claims["scope"]?.stringValue ?? adminScope
         let groups = CognitoUsers.groups(user)
+        let sub: JSON = .string(user.id), username: JSON = .string(CognitoUsers.username(user, pool: pool))
+        let originJTI: JSON = .string(session.id), eventID = session.claims["event_id"] ?? originJTI
+        let authTime: JSON = .int(Int(session.createdAt.timeIntervalSince1970))
         var access: [String: JSON] = [
-            "sub": .string(user.id), "iss": .string(issuer), "client_id": .string(client.id), "origin_jti": .string(session.id),
-            "event_id": session.claims["event_id"] ?? .string(session.id), "token_use": "access", "scope": .string(scope),
-            "auth_time": .int(Int(session.createdAt.timeIntervalSince1970)), "iat": .int(now),
+            "sub": sub, "iss": issuer, "client_id": .string(client.id), "origin_jti": originJTI,
+            "event_id": eventID, "token_use": "access", "scope": .string(scope),
+            "auth_time": authTime, "iat": .int(now),
             "exp": .int(now + Int(client.accessTokenLifetime)), "jti": .string(emulator.generator.uuid()),
-            "username": .string(CognitoUsers.username(user, pool: pool)), "version": 2,
+            "username": username, "version": 2,
         ]
         if !groups.isEmpty { access["cognito:groups"] = .array(groups.map(JSON.string)) }
         // The device the session was issued with, as Cognito's access tokens name it.
@@ -65,9 +68,11 @@ enum CognitoTokens {
         }
         let accessToken = try JWS.sign(access, with: try key(pool, "access", emulator: emulator), extraHeader: [:])
         guard session.claims["no_id_token"] == nil else { return Minted(accessToken: accessToken, idToken: nil, expiresIn: Int(client.accessTokenLifetime)) }
-        var id: [String: JSON] = [:]
-        for attribute in CognitoUsers.attributes(user, only: client.readAttributes) {
-            guard let name = attribute["Name"]?.stringValue, let value = attribute["Value"]?.stringValue else { continue }
+        let attributes = CognitoUsers.attributePairs(user, only: client.readAttributes)
+        // Room for the claims below as well: set one at a time into a table that never grows, rather than merged from a
+        // second dictionary, which hashed every key twice and grew this one on the way.
+        var id = [String: JSON](minimumCapacity: attributes.count + 14)
+        for (name, value) in attributes {
             switch name {
             case _ where name.hasSuffix("_verified"): id[name] = .bool(value == "true")
             // The token carries the federated identities as an array, where the attribute is its JSON text.
@@ -75,12 +80,17 @@ enum CognitoTokens {
             default: id[name] = .string(value)
             }
         }
-        id.merge([
-            "sub": .string(user.id), "iss": .string(issuer), "aud": .string(client.id), "cognito:username": .string(CognitoUsers.username(user, pool: pool)),
-            "origin_jti": .string(session.id), "event_id": session.claims["event_id"] ?? .string(session.id), "token_use": "id",
-            "auth_time": .int(Int(session.createdAt.timeIntervalSince1970)), "iat": .int(now),
-            "exp": .int(now + Int(client.idTokenLifetime)), "jti": .string(emulator.generator.uuid()),
-        ]) { $1 }
+        id["sub"] = sub
+        id["iss"] = issuer
+        id["aud"] = .string(client.id)
+        id["cognito:username"] = username
+        id["origin_jti"] = originJTI
+        id["event_id"] = eventID
+        id["token_use"] = "id"
+        id["auth_time"] = authTime
+        id["iat"] = .int(now)
+        id["exp"] = .int(now + Int(client.idTokenLifetime))
+        id["jti"] = .string(emulator.generator.uuid())
         if !groups.isEmpty { id["cognito:groups"] = .array(groups.map(JSON.string)) }
         id["nonce"] = session.claims["nonce"]
         if let overrides {

@@ -45,7 +45,12 @@ enum CognitoUsers {
 
     /// `[{Name, Value}]`, optionally only the names in `only` (a client's `ReadAttributes`).
     static func attributes(_ user: User, only: [String]? = nil) -> [JSON] {
-        var pairs: [(String, String)] = [("sub", user.id)]
+        attributePairs(user, only: only).map { ["Name": .string($0.name), "Value": .string($0.value)] }
+    }
+
+    /// The same attributes as names and values, for the ID token, which has no use for the `{Name, Value}` objects.
+    static func attributePairs(_ user: User, only: [String]? = nil) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = [("sub", user.id)]
         if let email = user.email {
             pairs += [("email", email), ("email_verified", user.emailVerifiedAt == nil ? "false" : "true")]
         }
@@ -54,8 +59,9 @@ enum CognitoUsers {
         }
         pairs += user.userMetadata.keys.sorted().compactMap { key in user.userMetadata[key]?.stringValue.map { (key, $0) } }
         if let identities = identitiesAttribute(user) { pairs.append(("identities", identities)) }
-        let allowed = only.map { Set($0 + ["sub"]) }
-        return pairs.filter { allowed?.contains($0.0) ?? true }.map { ["Name": .string($0.0), "Value": .string($0.1)] }
+        guard let only else { return pairs }
+        let allowed = Set(only + ["sub"])
+        return pairs.filter { allowed.contains($0.name) }
     }
 
     /// A user by the name given at sign-in: the username (or, in an email/phone pool, the address or

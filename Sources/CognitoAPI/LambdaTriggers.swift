@@ -32,9 +32,11 @@ struct LambdaTriggers {
         self.pool = pool
         self.endpoint = pool.lambdaEndpoint ?? endpoint
         self.origin = origin
+        config = pool.pool["LambdaConfig"]?.objectValue ?? [:]
     }
 
-    var config: [String: JSON] { pool.pool["LambdaConfig"]?.objectValue ?? [:] }
+    /// The pool's `LambdaConfig`, read once: a sign-in asks it for four triggers, some twice.
+    let config: [String: JSON]
 
     /// The function a trigger calls (an ARN or a URL), nil when the pool sets none.
     func function(_ trigger: String) -> String? {
