@@ -22,6 +22,9 @@ struct CognitoPool: Sendable {
     /// issuer (10K instructions of 13K).
     var region: String { id.utf8.split(separator: UInt8(ascii: "_")).first.map { String(decoding: $0, as: UTF8.self) } ?? "us-east-1" }
 
+    /// The pool's `LambdaConfig`: its triggers' functions, as `CreateUserPool` takes them.
+    var lambdaConfig: [String: JSON] { pool["LambdaConfig"]?.objectValue ?? [:] }
+
     var usernameAttributes: [String] { strings(pool["UsernameAttributes"]) }
     var aliasAttributes: [String] { strings(pool["AliasAttributes"]) }
     var autoVerifiedAttributes: [String] { strings(pool["AutoVerifiedAttributes"]) }

@@ -60,7 +60,7 @@ extension CognitoDialect {
     /// `LambdaConfig`: `{"uri": <ARN or URL>}`, and for `PreTokenGeneration` `"version": "V2_0"` (written
     /// as AWS writes it, in `PreTokenGenerationConfig` and `PreTokenGeneration` both).
     public static let hookSchema = HookSchema(points: LambdaTriggers.points, read: { tenant in
-        let config = CognitoPool(tenant: tenant).pool["LambdaConfig"]?.objectValue ?? [:]
+        let config = CognitoPool(tenant: tenant).lambdaConfig
         var hooks: [String: JSON] = [:]
         for point in LambdaTriggers.points {
             if point == "PreTokenGeneration", let versioned = config["PreTokenGenerationConfig"], let arn = versioned["LambdaArn"]?.stringValue {

@@ -32,7 +32,7 @@ struct LambdaTriggers {
         self.pool = pool
         self.endpoint = pool.lambdaEndpoint ?? endpoint
         self.origin = origin
-        config = pool.pool["LambdaConfig"]?.objectValue ?? [:]
+        config = pool.lambdaConfig
     }
 
     /// The pool's `LambdaConfig`, read once: a sign-in asks it for four triggers, some twice.
