@@ -1,4 +1,5 @@
 """The binary scripts/release produces runs on a Linux machine without a Swift toolchain."""
+import bisect
 import http.client
 import json
 import pathlib
@@ -60,6 +61,30 @@ def test_it_reports_its_version_and_ships_with_a_checksum(release_binary):
     verified = subprocess.run(["sha256sum", "-c", checksum.name], cwd=release_binary.parent, capture_output=True, text=True)
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
+
+
+def test_every_function_of_ours_keeps_its_unwind_entry(release_binary):
+    """scripts/release builds without full debug information, but Swift keeps its line tables: with none at all
+    (`-gnone`), swiftc also leaves out the .eh_frame entries of most functions (606 of AuthCore's 3,174 exported ones
+    kept theirs), and debuggers, `perf --call-graph dwarf` and unwinders that read them lose the stack there."""
+    frames = subprocess.run(["readelf", "--debug-dump=frames", str(release_binary)], capture_output=True, text=True,
+                            check=True).stdout
+    ranges = sorted((int(start, 16), int(end, 16))
+                    for start, end in re.findall(r"FDE cie=\w+ pc=([0-9a-f]+)\.\.([0-9a-f]+)", frames))
+    starts = [start for start, _ in ranges]
+    # The stripped binary keeps its dynamic symbols (the static Swift runtime links with -export-dynamic).
+    symbols = subprocess.run(["nm", "-D", "--defined-only", str(release_binary)], capture_output=True, text=True,
+                             check=True).stdout
+    ours = [int(fields[0], 16) for fields in (line.split(" ", 2) for line in symbols.splitlines())
+            if len(fields) == 3 and fields[1] in "Tt" and fields[2].startswith("$s8AuthCore")]
+
+    def unwinds(address):
+        index = bisect.bisect_right(starts, address) - 1
+        return index >= 0 and ranges[index][0] <= address < ranges[index][1]
+
+    assert len(ours) > 1000, "AuthCore's functions are no longer in the dynamic symbol table"
+    lacking = [hex(address) for address in ours if not unwinds(address)]
+    assert not lacking, f"{len(lacking)} of {len(ours)} AuthCore functions have no unwind entry, e.g. {lacking[:5]}"
 
 def thread_cpu_ns(pid):
     """CPU time so far of each of a process's threads, by thread name, from /proc (schedstat: nanoseconds on a CPU)."""
