@@ -62,7 +62,6 @@ def test_it_reports_its_version_and_ships_with_a_checksum(release_binary):
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
-
 def test_every_function_of_ours_keeps_its_unwind_entry(release_binary):
     """scripts/release builds without full debug information, but Swift keeps its line tables: with none at all
     (`-gnone`), swiftc also leaves out the .eh_frame entries of most functions (606 of AuthCore's 3,174 exported ones
@@ -85,6 +84,7 @@ def test_every_function_of_ours_keeps_its_unwind_entry(release_binary):
     assert len(ours) > 1000, "AuthCore's functions are no longer in the dynamic symbol table"
     lacking = [hex(address) for address in ours if not unwinds(address)]
     assert not lacking, f"{len(lacking)} of {len(ours)} AuthCore functions have no unwind entry, e.g. {lacking[:5]}"
+
 
 def thread_cpu_ns(pid):
     """CPU time so far of each of a process's threads, by thread name, from /proc (schedstat: nanoseconds on a CPU)."""
