@@ -176,8 +176,9 @@ import Testing
     }
 
     /// Kept reads go stale only with the tables they depend on: an event recorded (a history) leaves every generation
-    /// as it is, a session revoked moves only the sessions' one, a user changed moves both, and a whole table emptied
-    /// (which SQLite's update hook does not report row by row) moves both.
+    /// as it is, a session revoked moves only the sessions' one, a user changed moves both, a whole table emptied
+    /// (which SQLite's update hook does not report row by row) moves both, and a credential changed alone moves the
+    /// accounts' one.
     @Test func generationsFollowTheTablesThatChanged() throws {
         let emulator = try makeEmulator()
         let issued = try signIn(emulator)
@@ -200,6 +201,13 @@ import Testing
         // The trail emptied at once: a history, but the hook hears of no row, so everything counts as changed.
         try emulator.db.withConnection { c in try c.execute("DELETE FROM events") }
         #expect(generations().accounts != before.accounts && generations().sessions != before.sessions)
+        before = generations()
+        // A password hash alone: credentials are a `WITHOUT ROWID` table, whose rows the hook never reports, and a
+        // kept sign-in read holds the hash, so the change must still count.
+        try emulator.db.withConnection { c in
+            try Credentials.replace(c, tenant: "proj", userId: "u-alice", with: ["password": "not-a-hash"], at: emulator.clock.now)
+        }
+        #expect(generations().accounts != before.accounts)
     }
 
     /// A copy into the store changes no row through a statement, yet it replaces every row: it moves the generation.

@@ -430,16 +430,23 @@ import Testing
     }
 }
 
+/// A snapshot file as a build at schema `version` wrote it: the migrations up to it, then the rows `fill` adds.
+func snapshotFile(atSchema version: Int, _ fill: (borrowing Connection) throws -> Void) throws -> String {
+    let path = temporaryPath("v\(version).sqlite")
+    try Database(path: path).withConnection { c in
+        for step in 0..<version { try c.execute("BEGIN; \(Schema.migrations[step]) PRAGMA user_version = \(step + 1); COMMIT;") }
+        try fill(c)
+    }
+    return path
+}
+
 @Suite struct WriteIndexMigrationTests {
     /// A snapshot at schema 19 loads without the two indexes every sign-in wrote for nothing: its events keep their
     /// numbers and the next one follows the last number handed out, even one trimmed away; its refresh tokens still
     /// refresh, and are still found by hash alone.
     @Test func aSnapshotAtSchema19KeepsItsNumberingAndItsTokens() throws {
-        let path = temporaryPath("v19.sqlite")
-        let old = try Database(path: path)
         let tokenHash = Emulator.tokenHash("oldrefreshtk")
-        try old.withConnection { c in
-            for step in 0..<19 { try c.execute("BEGIN; \(Schema.migrations[step]) PRAGMA user_version = \(step + 1); COMMIT;") }
+        let path = try snapshotFile(atSchema: 19) { c in
             try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES ('old', 'firebase', 'Old', '{}', 0)")
             try c.run("INSERT INTO users (tenant, id, email, created_at, updated_at) VALUES ('old', 'u-1', 'o@example.com', 0, 0)")
             try c.run("INSERT INTO sessions (tenant, id, user_id, aal, created_at) VALUES ('old', 's-1', 'u-1', 'aal1', 1767225600)")
@@ -451,7 +458,7 @@ import Testing
         }
         let emulator = try AddressUniquenessTests.emulator(unique: [])
         try emulator.loadSnapshot(from: path)
-        #expect(emulator.db.withConnectionVersion() == 20)
+        #expect(emulator.db.withConnectionVersion() == Schema.version)
         let (eventIndexes, tokenIndexes, numbers) = try emulator.db.withConnection { c in
             (try c.query("PRAGMA index_list(events)").compactMap { $0.string("name") },
              try c.query("PRAGMA index_list(refresh_tokens)").compactMap { $0.string("name") }.sorted(),
@@ -466,21 +473,59 @@ import Testing
     }
 }
 
+@Suite struct IdentityIndexMigrationTests {
+    /// A snapshot at schema 20 loads without the identities' (tenant, provider, email) index, which no read needed: a
+    /// tenant's accounts at a provider are still listed, oldest first, through the UNIQUE (tenant, provider, subject)
+    /// index, and a provider account is still found by its subject. Its credentials move to a table kept in key order
+    /// (`WITHOUT ROWID`), every secret with them.
+    @Test func aSnapshotAtSchema20ListsAProvidersAccountsWithoutTheEmailIndexAndKeepsItsCredentials() throws {
+        let path = try snapshotFile(atSchema: 20) { c in
+            try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES ('old', 'supabase', 'Old', '{}', 0)")
+            for (n, provider) in ["github", "google", "github"].enumerated() {
+                try c.run("INSERT INTO users (tenant, id, email, created_at, updated_at) VALUES ('old', ?, ?, 0, 0)",
+                          [.text("u-\(n)"), .text("u\(n)@example.com")])
+                try c.run("""
+                    INSERT INTO identities (tenant, id, user_id, provider, subject, email, created_at, updated_at)
+                    VALUES ('old', ?, ?, ?, ?, ?, ?, ?)
+                    """, [.text("i-\(n)"), .text("u-\(n)"), .text(provider), .text("sub-\(n)"), .text("u\(n)@example.com"),
+                          .double(Double(10 - n)), .double(0)])
+                try c.run("INSERT INTO credentials (tenant, user_id, kind, secret, updated_at) VALUES ('old', ?, 'password', ?, ?)",
+                          [.text("u-\(n)"), .text("hash-\(n)"), .double(Double(n))])
+            }
+        }
+        let emulator = try AddressUniquenessTests.emulator(unique: [])
+        try emulator.loadSnapshot(from: path)
+        #expect(emulator.db.withConnectionVersion() == Schema.version)
+        let (indexes, plan) = try emulator.db.withConnection { c in
+            (try c.query("PRAGMA index_list(identities)").compactMap { $0.string("name") }.sorted(),
+             try c.query("EXPLAIN QUERY PLAN SELECT * FROM identities WHERE tenant = ? AND provider = ? ORDER BY created_at, rowid LIMIT ?",
+                         [.text("old"), .text("github"), .int(5)]).compactMap { $0.string("detail") }.joined(separator: "; "))
+        }
+        #expect(indexes == ["identities_user", "sqlite_autoindex_identities_1", "sqlite_autoindex_identities_2"])
+        #expect(plan.contains("INDEX sqlite_autoindex_identities_2 (tenant=? AND provider=?)"), "\(plan)")
+        #expect(try emulator.identities(in: "old", provider: "github").map(\.id) == ["i-2", "i-0"])
+        #expect(try emulator.user(in: "old", provider: "google", subject: "sub-1")?.id == "u-1")
+        let (credentialsTable, secrets) = try emulator.db.withConnection { c in
+            (try c.first("SELECT sql FROM sqlite_master WHERE name = 'credentials'")?.string("sql") ?? "",
+             try (0..<3).map { try Credentials.secret(c, tenant: "old", userId: "u-\($0)", kind: "password") })
+        }
+        #expect(credentialsTable.hasSuffix("WITHOUT ROWID"), "\(credentialsTable)")
+        #expect(secrets == ["hash-0", "hash-1", "hash-2"])
+    }
+}
+
 @Suite struct AddressIndexMigrationTests {
     /// A snapshot saved at schema 10, when emails and phones were unique in every tenant, loads: its users
     /// stay, and a tenant whose rule frees addresses can then give one to a second user.
     @Test func aSnapshotAtSchema10LoadsAndItsAddressesFollowTheTenantsRule() throws {
-        let path = temporaryPath("v10.sqlite")
-        let old = try Database(path: path)
-        try old.withConnection { c in
-            for step in 0..<10 { try c.execute("BEGIN; \(Schema.migrations[step]) PRAGMA user_version = \(step + 1); COMMIT;") }
+        let path = try snapshotFile(atSchema: 10) { c in
             try c.run("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES ('us-east-1_Old', 'cognito', 'Old', '{}', 0)")
             try c.run("""
                 INSERT INTO users (tenant, id, email, phone, username, created_at, updated_at)
                 VALUES ('us-east-1_Old', 'u-1', 'family@example.com', '+15555550199', 'ann', 0, 0)
                 """)
         }
-        #expect(Schema.version == 20)
+        #expect(Schema.version == 21)
         let emulator = try AddressUniquenessTests.emulator(unique: [])
         try emulator.loadSnapshot(from: path)
         #expect(emulator.db.withConnectionVersion() == Schema.version)

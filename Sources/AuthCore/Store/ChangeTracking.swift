@@ -11,8 +11,9 @@ struct ChangedTables: OptionSet {
 }
 
 /// Which tables a connection's statements changed since `start`: SQLite's update hook names the table of each row
-/// changed (`note`), but not the rows a `DELETE` without `WHERE` empties at once, so the rows it heard of are compared
-/// with SQLite's own count, and a difference counts as every table changed.
+/// changed (`note`), but not the rows a `DELETE` without `WHERE` empties at once, nor any row of a `WITHOUT ROWID`
+/// table (credentials, spent refresh tokens), so the rows it heard of are compared with SQLite's own count, and a
+/// difference counts as every table changed.
 struct ChangeTracker {
     private var changed: ChangedTables = []
     private var heard: Int64 = 0
