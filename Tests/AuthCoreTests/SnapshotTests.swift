@@ -102,7 +102,7 @@ import Testing
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path))[18] == 2)
         let memory = try Database()
-        try memory.withConnection { try $0.loadImage(ofFile: path) }
+        _ = try memory.withConnection { try $0.loadImage(ofFile: path) }
         try memory.withConnection { try $0.execute("INSERT INTO t VALUES (8)") }
         #expect(try memory.withConnection { try $0.query("SELECT x FROM t ORDER BY x").compactMap { $0.int("x") } } == [7, 8])
     }
