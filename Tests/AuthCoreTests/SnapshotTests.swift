@@ -428,6 +428,29 @@ import Testing
         try emulator.startFlow(in: "legacy", userId: user.id, challenge: PKCEChallenge(challenge: String(repeating: "a", count: 43), method: .plain),
                                authenticationMethod: "email/signup")
     }
+
+    /// A new store is made from `Schema.current` in one step, a snapshot of any older version through the migrations:
+    /// both must end with the same tables, columns in the same order, indexes, keys and event numbering. Statements are
+    /// compared with their spacing and quoting evened out (a renamed table's statement is quoted by SQLite).
+    @Test func aNewStoreHasTheSchemaTheMigrationsLeave() throws {
+        func shape(_ database: Database) throws -> [String] {
+            try database.withConnection { c in
+                let objects = try c.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").map { row in
+                    let sql = (row.string("sql") ?? "").replacingOccurrences(of: "\"", with: "")
+                        .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                    return "\(row.string("type") ?? "") \(row.string("name") ?? "") on \(row.string("tbl_name") ?? ""): \(sql)"
+                }
+                let numbering = try c.query("SELECT name, seq FROM sqlite_sequence ORDER BY name").map { "sequence \($0.string("name") ?? "") \($0.int("seq") ?? -1)" }
+                return objects + numbering + ["version \(c.userVersion)"]
+            }
+        }
+        let created = try Database(), migrated = try Database()
+        try created.withConnection { try Schema.create($0) }
+        try migrated.withConnection { try Schema.migrate($0, source: "test") }
+        let expected = try shape(migrated)
+        #expect(expected.count > Schema.tenantTables.count)
+        #expect(try shape(created) == expected)
+    }
 }
 
 /// A snapshot file as a build at schema `version` wrote it: the migrations up to it, then the rows `fill` adds.

@@ -123,7 +123,7 @@ public final class Emulator: Sendable {
         // between the two connections, and the counter keeps emulators in one process apart.
         seedStateURI = "file:/fauxth-seed-\(Emulator.instanceCounter.add(1, ordering: .relaxed).newValue)?vfs=memdb"
         seedState = try Database(path: seedStateURI)
-        try db.withConnection { try Schema.migrate($0, source: "memory") }
+        try db.withConnection { try Schema.create($0) }
         try apply(options.seed)
         try db.copy(into: seedState)
     }
