@@ -134,7 +134,7 @@ public struct CognitoDialect: Sendable {
 
     /// Checks a Cognito tenant's settings; throws what Fauxth cannot use.
     public static func validate(_ tenant: Tenant) throws {
-        guard tenant.id.wholeMatch(of: #/[a-z]{2}(-[a-z]+)+-\d_[0-9A-Za-z]+/#) != nil else {
+        guard tenant.id.wholeMatch(of: #/[a-z]{2}(-[a-z]+)+-[0-9]_[0-9A-Za-z]+/#) != nil else {
             throw CognitoSettingsError("a user pool id is <region>_<id>, such as us-east-1_AbCdEf123")
         }
         for client in CognitoPool(tenant: tenant).clients where client.id.isEmpty {

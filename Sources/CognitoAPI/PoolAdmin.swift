@@ -37,7 +37,7 @@ enum PoolAdmin {
 
     /// The region a SigV4 `Authorization` header is scoped to (`Credential=…/<date>/<region>/cognito-idp/…`).
     static func region(fromSignature header: String) -> String? {
-        header.firstMatch(of: #/Credential=[^/]+/\d{8}/([a-z0-9-]+)/cognito-idp/#).map { String($0.1) }
+        header.firstMatch(of: #/Credential=[^/]+/[0-9]{8}/([a-z0-9-]+)/cognito-idp/#).map { String($0.1) }
     }
 
     static func withDefaults(_ pool: [String: JSON]) -> [String: JSON] {

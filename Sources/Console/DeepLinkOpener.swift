@@ -86,7 +86,7 @@ public struct DeepLinkOpener: Sendable, Equatable {
         guard descriptor >= 0 else {
             return Outcome(command: command, status: nil, error: "cannot create a file for its stderr in \(FileManager.default.temporaryDirectory.path)")
         }
-        let stderrPath = String(cString: template)
+        let stderrPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let stderr = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? stderr.close(); try? FileManager.default.removeItem(atPath: stderrPath) }
         process.standardError = stderr

@@ -55,7 +55,7 @@ struct FirebaseSettings: Sendable, Equatable {
             blockingFunctionsJSON = stored
         }
         for (number, code) in project["test_phone_numbers"]?.objectValue ?? [:] {
-            guard let code = code.stringValue, code.count == 6, code.allSatisfy(\.isNumber), let phone = try? Identifiers.phone(number) else {
+            guard let code = code.stringValue, code.count == 6, code.allSatisfy(\.isASCIIDigit), let phone = try? Identifiers.phone(number) else {
                 throw FirebaseSettingsError("test_phone_numbers.\(number) must map an E.164 number to a 6-digit code")
             }
             testPhoneNumbers[phone] = code

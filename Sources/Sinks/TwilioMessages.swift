@@ -33,7 +33,7 @@ public struct TwilioMessages: Sendable {
         guard let body = form["Body"], !body.isEmpty else { return Self.error(21602, "Message body is required.") }
         let service = form["MessagingServiceSid"]
         guard let from = form["From"] ?? service, !from.isEmpty else { return Self.error(21603, "A 'From' phone number is required.") }
-        guard to.hasPrefix("+"), to.dropFirst().allSatisfy(\.isNumber), (8...16).contains(to.count) else {
+        guard to.hasPrefix("+"), to.dropFirst().allSatisfy(\.isASCIIDigit), (8...16).contains(to.count) else {
             return Self.error(21211, "The 'To' number \(to) is not a valid phone number.")
         }
         try AppMessages.deliverSMS(to: to, from: from, body: body, emulator: emulator)

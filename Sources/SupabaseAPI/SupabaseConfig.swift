@@ -254,7 +254,7 @@ struct SupabaseConfig: Sendable {
         var map: [String: String] = [:]
         for entry in (text ?? "").split(separator: ",") where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
             let parts = entry.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, !parts[1].isEmpty, parts[1].allSatisfy(\.isNumber) else {
+            guard parts.count == 2, !parts[1].isEmpty, parts[1].allSatisfy(\.isASCIIDigit) else {
                 throw SupabaseConfigError(variable: "GOTRUE_SMS_TEST_OTP", reason: "expected phone:code pairs separated by commas, got \(entry)")
             }
             map[parts[0].hasPrefix("+") ? String(parts[0].dropFirst()) : parts[0]] = parts[1]
@@ -305,12 +305,28 @@ public struct SupabaseConfigError: Error, CustomStringConvertible {
     public var description: String { "\(variable) \(reason)" }
 }
 
-/// Go durations as GoTrue reads them (`60s`, `1m`, `1h30m`, `24h`).
+/// Go durations as GoTrue reads them (`60s`, `1m`, `1h30m`, `24h`): one or more ASCII numbers, each with an optional
+/// fraction and a unit. Read by hand: the regular expressions this replaced took a millisecond of every start-up to
+/// build, and their `\d` also took other scripts' digits, which `Double` then refused (a crash on `ban_duration: "١h"`).
 enum GoDuration {
+    private static let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+
     static func seconds(_ text: String) -> TimeInterval? {
-        let units: [String: Double] = ["ms": 0.001, "s": 1, "m": 60, "h": 3600]
-        guard text.wholeMatch(of: #/(\d+(\.\d+)?(ms|s|m|h))+/#) != nil else { return nil }
-        return text.matches(of: #/(\d+(?:\.\d+)?)(ms|s|m|h)/#).reduce(0) { $0 + Double($1.1)! * units[String($1.2)]! }
+        var rest = Substring(text), total = 0.0
+        repeat {
+            let whole = rest.prefix(while: \.isASCIIDigit)
+            guard !whole.isEmpty else { return nil }
+            var number = whole
+            rest = rest[whole.endIndex...]
+            if rest.first == ".", case let fraction = rest.dropFirst().prefix(while: \.isASCIIDigit), !fraction.isEmpty {
+                number = text[whole.startIndex..<fraction.endIndex]
+                rest = rest[fraction.endIndex...]
+            }
+            guard let unit = units.first(where: { rest.hasPrefix($0.suffix) }), let value = Double(number) else { return nil }
+            total += value * unit.seconds
+            rest = rest.dropFirst(unit.suffix.count)
+        } while !rest.isEmpty
+        return total
     }
 }
 

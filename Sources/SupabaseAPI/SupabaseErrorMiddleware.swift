@@ -70,7 +70,7 @@ struct SupabaseAPIVersion: Comparable {
     private init(checked: String) { rawValue = checked }
 
     init?(_ text: String) {
-        guard text.wholeMatch(of: #/\d{4}-\d{2}-\d{2}/#) != nil else { return nil }
+        guard text.wholeMatch(of: #/[0-9]{4}-[0-9]{2}-[0-9]{2}/#) != nil else { return nil }
         rawValue = text
     }
 

@@ -58,6 +58,13 @@ import Testing
         #expect(RFC3339.date(from: "2026-13-01T00:00:00Z") == nil)
     }
 
+    /// Only ASCII digits are digits: another script's (a regular expression's `\d` takes them) are refused, not read
+    /// as numbers that are not there (a zone of Arabic-Indic digits crashed the process on `GET /events?since=`).
+    @Test(arguments: ["2026-01-01T00:00:00+٠٥:٠٠", "٢٠٢٦-01-01T00:00:00Z", "2026-01-01T00:00:00.١Z", "2026-01-01T00:00:00+０５:００"])
+    func rfc3339RefusesOtherScriptsDigits(_ text: String) {
+        #expect(RFC3339.date(from: text) == nil)
+    }
+
     @Test func rfc3339AgreesWithTheCalendarAcrossCenturiesAndLeapDays() {
         let reference = ISO8601DateFormatter()
         var dates = [0, 951_782_400, 951_868_799, 4_107_542_400, 253_402_300_799].map { Date(timeIntervalSince1970: TimeInterval($0)) }

@@ -57,6 +57,23 @@ let serviceRole: HTTPFields = {
         }
     }
 
+    /// A ban's length is a Go duration of ASCII digits. Another script's digits were taken by the parser's `\d` and
+    /// then crashed the process; GoTrue refuses them, as Go's `time.ParseDuration` does.
+    @Test func aBanDurationInAnotherScriptsDigitsIsRefused() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            for duration in ["١h", "1٠m", "２４h"] {
+                let answer = try await client.send(.put, "/auth/v1/admin/users/\(confirmedUser.id!)", json: ["ban_duration": .string(duration)],
+                                                   headers: serviceRole)
+                #expect(answer.status == .badRequest)
+                #expect(answer.json["code"] == "validation_failed")
+                #expect(answer.json["message"] == .string("invalid format for ban duration: \(duration)"))
+            }
+            let banned = try await client.send(.put, "/auth/v1/admin/users/\(confirmedUser.id!)", json: ["ban_duration": "1h30m0.5s"], headers: serviceRole)
+            #expect(banned.json["banned_until"] == .string(RFC3339.string(from: Harness.epoch.addingTimeInterval(5400.5))))
+        }
+    }
+
     @Test func aBcryptHashFromAnotherSystemSignsInWithItsPassword() async throws {
         let harness = try Harness(seed: project())
         try await harness.run { client in

@@ -76,7 +76,7 @@ public enum RFC3339 {
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil for anything else.
     public static func date(from text: String) -> Date? {
-        let pattern = #/^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/#
+        let pattern = #/^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$/#
         guard let m = text.wholeMatch(of: pattern) else { return nil }
         var components = DateComponents()
         components.year = Int(m.1); components.month = Int(m.2); components.day = Int(m.3)
