@@ -59,7 +59,7 @@ struct SignInFlow {
         let stored = credential?.split(separator: "$")
         // The stored salt's text as it is: one written before salts lost their leading zeros (its verifier hashed
         // them) still works for clients that hash the text (pycognito), if not for those that hash the number.
-        let salt = stored.map { String($0[0]) } ?? CognitoSRP.newSalt(emulator.generator)
+        let salt = stored?.first.map(String.init) ?? CognitoSRP.newSalt(emulator.generator)
         let verifier = stored.flatMap { $0.count == 2 ? SRPNumber(hex: String($0[1])) : nil }
             ?? SRPNumber(bytes: emulator.generator.bytes(32)) // a stand-in no password produces
         let (b, B) = CognitoSRP.serverKey(verifier: verifier, generator: emulator.generator)

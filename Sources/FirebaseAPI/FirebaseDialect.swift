@@ -128,7 +128,7 @@ public struct FirebaseDialect: Sendable {
     /// project's key and its tenant id), and notes for what cannot be set: an API key is named only when
     /// it reaches that project, since client calls find their project by key alone.
     public func connectionHints(for tenant: Tenant, host: String) -> (hints: [String: String], notes: [String]) {
-        let parts = tenant.id.split(separator: ":", maxSplits: 1).map(String.init)
+        let parts = tenant.id.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let project = parts[0]
         var hints = ["FIREBASE_AUTH_EMULATOR_HOST": host, "GCLOUD_PROJECT": project]
         if parts.count == 2 { hints["FIREBASE_TENANT_ID"] = parts[1] }

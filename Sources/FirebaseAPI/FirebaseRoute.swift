@@ -81,7 +81,10 @@ struct FirebaseRoute: Equatable {
         var route = FirebaseRoute(operation: .lookup)
         if rest.first == "projects", rest.count >= 2 {
             // `projects/{p}`, `projects/{p}:createSessionCookie`, `projects/{p}/tenants/{t}/…`
-            let named = rest[1].split(separator: ":", maxSplits: 1).map(String.init)
+            // A segment of `:` alone names no project (split dropping empty parts, it left none, and indexing it
+            // ended the process).
+            let named = rest[1].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard !named[0].isEmpty else { return nil }
             route.project = named[0]
             rest = named.count == 2 ? [":" + named[1]] + rest.dropFirst(2) : Array(rest.dropFirst(2))
             if version == "v1", rest.first == "tenants", rest.count >= 3 {

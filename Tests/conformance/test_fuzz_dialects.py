@@ -80,7 +80,7 @@ FIREBASE_ROUTES = (
        ("GET", f"{IDT}/v1/projects/{FIREBASE_PROJECT}/accounts:batchGet?maxResults=-5&nextPageToken=%ff"),
        ("POST", f"{IDT}/v1/projects/{FIREBASE_PROJECT}/accounts"), ("POST", f"{IDT}/v1/projects/{FIREBASE_PROJECT}:queryAccounts"),
        ("POST", f"{IDT}/v1/projects/{FIREBASE_PROJECT}:createSessionCookie"), ("GET", f"{IDT}/v1/recaptchaParams"),
-       ("GET", f"{IDT}/v1/projects"), ("GET", f"{IDT}/v1/projects/{FIREBASE_PROJECT}")]
+       ("GET", f"{IDT}/v1/projects"), ("GET", f"{IDT}/v1/projects/{FIREBASE_PROJECT}"), ("POST", f"{IDT}/v1/projects/:/accounts:lookup")]
     + [("POST", f"{IDT}/v2/accounts/{name}") for name in ("mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw",
                                                            "mfaSignIn:start", "mfaSignIn:finalize")]
     + [("GET", f"{IDT}/v2/projects/{FIREBASE_PROJECT}/config"), ("PATCH", f"{IDT}/v2/projects/{FIREBASE_PROJECT}/config?updateMask=signIn"),
@@ -305,6 +305,37 @@ def test_every_route_answers_generated_bodies_in_its_dialects_format(fuzz_server
         send(fuzz_server, tally, route, payload, dialect.content_type, credentials[credential], f"{body!r:.400}")
 
     fuzz()
+    assert fuzz_server.healthy()
+
+
+# Path segments a router or a path parser may trip on: a Firebase project of `:` alone ended the process. (No `..`:
+# the client resolves it before sending.)
+HOSTILE_SEGMENTS = [":", "::", ":x", "x:", "%3A", "%00", "%ff", "%2F", "%20", "a" * 300]
+# How many leading segments name the dialect itself (`auth/v1`, a Google host and its version), left as they are so the
+# answer stays the dialect's. The hosted UI's and the fake providers' pages sit at the root: a path none of them serves
+# is the server's plain 404 (the control API's format).
+FIXED_SEGMENTS = {"supabase": 2, "firebase": 2}
+
+
+@pytest.mark.parametrize("name", [name for name in DIALECTS if name != "cognito"])
+def test_every_route_answers_hostile_path_segments_in_its_dialects_format(fuzz_server, tally, name):
+    dialect = DIALECTS[name]
+    fuzz_server.reset()
+    base, credentials = dialect.setup(fuzz_server.url)
+    body = form_encoded(base) if dialect.form else encoded(base)
+    sent = 0
+    for i, (method, path, headers, error_format) in enumerate(dialect.routes):
+        route_path, _, query = path.partition("?")
+        segments = route_path.split("/")
+        for at in range(FIXED_SEGMENTS.get(name, 0), len(segments)):
+            for segment in HOSTILE_SEGMENTS:
+                sent += 1
+                if sent % SLICE == 0:
+                    hostile = "/".join(segments[:at] + [segment] + segments[at + 1:]) + (f"?{query}" if query else "")
+                    answer_format = error_format if name in FIXED_SEGMENTS else \
+                        (lambda r, own=error_format: own(r) or (r.status_code == 404 and control_error(r)))
+                    send(fuzz_server, tally, (method, hostile, headers, answer_format), body, dialect.content_type,
+                         credentials[i % len(credentials)], f"segment {at} as {segment[:20]!r}")
     assert fuzz_server.healthy()
 
 
