@@ -158,20 +158,31 @@ struct CognitoMailer {
         let length = max(policy["MinimumLength"]?.intValue ?? 8, 8)
         let base = generator.string(max(length - 4, 4), alphabet: "abcdefghijkmnopqrstuvwxyz23456789")
         return base + generator.string(1, alphabet: "ABCDEFGHJKLMNPQRSTUVWXYZ") + generator.string(1, alphabet: "abcdefghijkmnopqrstuvwxyz")
-            + generator.string(1, alphabet: "23456789") + generator.string(1, alphabet: "^$*.[]{}()?-\"!@#%&/\\,><':;|_~`+=")
+            + generator.string(1, alphabet: "23456789") + generator.string(1, alphabet: symbols)
     }
 
-    /// The pool's password policy: `InvalidPasswordException` with Cognito's wording.
+    /// What Cognito counts as a symbol; a space counts too, unless it leads or trails (`PasswordPolicy.countedOnlyInside`).
+    static let symbols = "^$*.[]{}()?-\"!@#%&/\\,><':;|_~`+="
+
+    /// The classes a pool may require, in the order Cognito checks them, with its words for a password without one.
+    /// Letters and numbers are Basic Latin only, as Cognito's policy says: `é` is no lowercase letter and `١` no number.
+    private static let classes: [(setting: String, characters: String, missing: String)] = [
+        ("RequireLowercase", "abcdefghijklmnopqrstuvwxyz", "Password must have lowercase characters"),
+        ("RequireUppercase", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "Password must have uppercase characters"),
+        ("RequireNumbers", "0123456789", "Password must have numeric characters"),
+        ("RequireSymbols", symbols + " ", "Password must have symbol characters"),
+    ]
+
+    /// The pool's password policy: `InvalidPasswordException` with Cognito's wording for the first shortfall.
     static func checkPassword(_ password: String, pool: CognitoPool) throws {
         let policy = pool.passwordPolicy
-        func requires(_ key: String) -> Bool { policy[key]?.boolValue ?? true }
-        var reason: String?
-        if password.count < (policy["MinimumLength"]?.intValue ?? 8) { reason = "Password not long enough" }
-        else if requires("RequireLowercase"), !password.contains(where: \.isLowercase) { reason = "Password must have lowercase characters" }
-        else if requires("RequireUppercase"), !password.contains(where: \.isUppercase) { reason = "Password must have uppercase characters" }
-        else if requires("RequireNumbers"), !password.contains(where: \.isNumber) { reason = "Password must have numeric characters" }
-        else if requires("RequireSymbols"), !password.contains(where: { "^$*.[]{}()?-\"!@#%&/\\,><':;|_~`+=".contains($0) }) {
-            reason = "Password must have symbol characters"
+        let required = classes.filter { policy[$0.setting]?.boolValue ?? true }
+        let rules = PasswordPolicy(minLength: policy["MinimumLength"]?.intValue ?? 8, unit: .characters,
+                                   requiredCharacterSets: required.map(\.characters), countedOnlyInside: [" "])
+        let reason = switch rules.shortfalls(password).first {
+        case nil: nil as String?
+        case .tooShort?, .tooLong?: "Password not long enough"
+        case .missing(let index)?: required[index].missing
         }
         if let reason { throw CognitoError(.invalidPassword, "Password did not conform with policy: \(reason)") }
     }

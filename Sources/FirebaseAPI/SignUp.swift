@@ -100,8 +100,11 @@ enum SignUp {
 
     /// Identity Toolkit's only built-in rule: at least six characters (or the project's minimum).
     static func checkPassword(_ password: String, scope: FirebaseScope) throws {
-        let minimum = max(6, scope.settings.passwordMinLength)
-        guard password.count >= minimum else { throw FirebaseError(.weakPassword, "Password should be at least \(minimum) characters") }
+        // The emulator counts as JavaScript does (`password.length`): UTF-16 code units, so an emoji is two.
+        let rules = PasswordPolicy(minLength: max(6, scope.settings.passwordMinLength), unit: .utf16)
+        guard rules.shortfalls(password).isEmpty else {
+            throw FirebaseError(.weakPassword, "Password should be at least \(rules.minLength) characters")
+        }
     }
 
     /// A `localId` as Identity Toolkit makes them: 28 letters and digits.

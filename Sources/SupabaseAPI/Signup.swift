@@ -28,9 +28,9 @@ struct Signup {
         }
         try call.checkRequestLimit(.otp)
         guard let password, !password.isEmpty else { throw SupabaseError.validation("Signup requires a valid password") }
-        guard password.utf8.count <= 72 else { throw SupabaseError.validation("Password cannot be longer than 72 characters") }
-        let signup = try Confirmation(email: email, phone: phone, config: config)
+        // GoTrue's `validateSignupParams`: the password's strength (its length in bytes first) before the address.
         try config.passwordPolicy.check(password)
+        let signup = try Confirmation(email: email, phone: phone, config: config)
         let sender = Sender(mailer: call.mailer(project), sms: SmsSender(emulator: emulator, project: project),
                             redirect: Redirects.target(for: request, project: project, emulator: emulator), origin: origin, challenge: challenge)
 

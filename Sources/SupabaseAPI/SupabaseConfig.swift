@@ -135,8 +135,9 @@ struct SupabaseConfig: Sendable {
         emailEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_EMAIL_ENABLED", default: true)
         phoneEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_PHONE_ENABLED", default: false)
         anonymousEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", default: false)
+        // GoTrue counts a password's length in bytes, and refuses more than bcrypt's 72 on every path that sets one.
         passwordPolicy = PasswordPolicy(
-            minLength: try Self.int(env, "GOTRUE_PASSWORD_MIN_LENGTH", default: 6),
+            minLength: try Self.int(env, "GOTRUE_PASSWORD_MIN_LENGTH", default: 6), maxLength: 72, unit: .utf8Bytes,
             requiredCharacterSets: (env["GOTRUE_PASSWORD_REQUIRED_CHARACTERS"] ?? "").split(separator: ":").map(String.init))
         mailerOTPExpiry = TimeInterval(try Self.int(env, "GOTRUE_MAILER_OTP_EXP", default: 86400))
         mailerOTPLength = min(10, max(6, try Self.int(env, "GOTRUE_MAILER_OTP_LENGTH", default: 6)))

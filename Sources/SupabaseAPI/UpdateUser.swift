@@ -27,7 +27,6 @@ struct UpdateUser {
         }
         let password = try body.string("password")
         if let password {
-            guard password.utf8.count <= 72 else { throw SupabaseError.validation("Password cannot be longer than 72 characters") }
             try project.config.passwordPolicy.check(password)
         }
         if body.fields["app_metadata"].map({ !$0.isNull }) == true {

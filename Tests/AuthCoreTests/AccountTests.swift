@@ -156,4 +156,26 @@ import Testing
         }
         #expect(throws: Never.self) { try policy.check("Abcdefg1") }
     }
+
+    /// Each vendor counts a password's length its own way: GoTrue in UTF-8 bytes (and refuses more than 72), the Firebase
+    /// emulator in UTF-16 code units, Cognito in characters. A set's characters count only inside the password when
+    /// `countedOnlyInside` says so (Cognito's space).
+    @Test func passwordLengthIsCountedInTheVendorsUnit() {
+        let accented = "éééé" // 4 characters, 8 bytes, 4 UTF-16 units
+        let emoji = "😀😀😀" // 3 characters, 12 bytes, 6 UTF-16 units
+        #expect(PasswordPolicy(minLength: 6, unit: .characters).shortfalls(accented) == [.tooShort])
+        #expect(PasswordPolicy(minLength: 6, unit: .utf8Bytes).shortfalls(accented) == [])
+        #expect(PasswordPolicy(minLength: 6, unit: .utf16).shortfalls(emoji) == [])
+        #expect(PasswordPolicy(minLength: 6, unit: .utf16).shortfalls(accented) == [.tooShort])
+        let gotrue = PasswordPolicy(minLength: 6, maxLength: 72, unit: .utf8Bytes)
+        #expect(gotrue.shortfalls(String(repeating: "é", count: 36)) == [])
+        #expect(gotrue.shortfalls(String(repeating: "é", count: 37)) == [.tooLong])
+        #expect(throws: AuthError.invalidInput(field: "Password", reason: "cannot be longer than 72 characters")) {
+            try gotrue.check(String(repeating: "a", count: 73))
+        }
+        let spaced = PasswordPolicy(minLength: 1, requiredCharacterSets: ["abc", "!? "], countedOnlyInside: [" "])
+        #expect(spaced.shortfalls(" a ") == [.missing(index: 1)])
+        #expect(spaced.shortfalls("a b") == [])
+        #expect(spaced.shortfalls("xyz") == [.missing(index: 0), .missing(index: 1)])
+    }
 }

@@ -142,6 +142,19 @@ import Testing
         }
     }
 
+    /// Cognito's classes are Basic Latin letters, ASCII digits and its symbols, among which a space counts unless it leads
+    /// or trails: another script's letters and digits count for none (they did, through `isLowercase` and `isNumber`).
+    @Test(arguments: [("éééABC12!", "lowercase"), ("abcÉÉÉ12!", "uppercase"), ("abcABC١٢!", "numeric"), (" abcABC12", "symbol"),
+                      ("abcABC12 ", "symbol"), ("abc ABC12", nil), ("abcABC12!", nil)])
+    func thePolicysCharacterClassesAreCognitos(_ password: String, _ missing: String?) async throws {
+        let harness = try Harness(seed: cognitoSeed(pool: ["Policies": ["PasswordPolicy": [
+            "MinimumLength": 8, "RequireUppercase": true, "RequireLowercase": true, "RequireNumbers": true, "RequireSymbols": true]]]))
+        try await harness.run { client in
+            let answer = try await signUp(client, "new@example.com", password, clientId: testClient)
+            #expect(answer.message == missing.map { "Password did not conform with policy: Password must have \($0) characters" })
+        }
+    }
+
     @Test func anEmailPoolWantsAnEmailAsUsername() async throws {
         let harness = try Harness()
         let reply = try await harness.run { client in try await signUp(client, "newbie") }

@@ -136,6 +136,23 @@ let confirmedUser = Seed.UserSeed(id: "11111111-1111-4111-8111-111111111111", em
         #expect(reply.headers[HTTPField.Name("x-sb-error-code")!] == "weak_password")
     }
 
+    /// GoTrue measures a password in bytes (Go's `len`): four accented letters are eight, enough for a minimum of 8;
+    /// and more than 72 bytes is refused on every path that sets a password, the admin API's included.
+    @Test func aPasswordIsMeasuredInBytesUpTo72() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_PASSWORD_MIN_LENGTH": "8", "GOTRUE_MAILER_AUTOCONFIRM": "true"]))
+        try await harness.run { client in
+            let accented = try await client.send(.post, "/auth/v1/signup", json: ["email": "e@example.com", "password": "éééé"], headers: .supabaseClient)
+            #expect(accented.status == .ok)
+            let long = String(repeating: "é", count: 37)
+            for (method, path) in [(HTTPRequest.Method.post, "/auth/v1/signup"), (.post, "/auth/v1/admin/users")] {
+                let refused = try await client.send(method, path, json: ["email": "l@example.com", "password": .string(long)], headers: serviceRole)
+                #expect(refused.status == .badRequest)
+                #expect(refused.json["code"] == "validation_failed")
+                #expect(refused.json["message"] == "Password cannot be longer than 72 characters")
+            }
+        }
+    }
+
     @Test func disabledSignupAndAnonymousSignInAreRefused() async throws {
         let harness = try Harness(seed: project(["GOTRUE_DISABLE_SIGNUP": "true"]))
         let (disabled, anonymous) = try await harness.run { client in

@@ -98,6 +98,12 @@ def test_passwords_are_checked_against_the_pool_policy(cognito):
     refused = cognito.fails("sign_up", ClientId=client_id, Username=cognito_email("strict"), Password="password1234")
     assert refused["Code"] == "InvalidPasswordException"
     assert sign_up(cognito, cognito_email("strict"), client_id=client_id, password="Password123!")["UserSub"]
+    # Cognito's classes are Basic Latin letters, ASCII digits and its symbols, a space among them unless it leads or trails.
+    for password, missing in (("éééééABC12!", "lowercase"), ("abcdeÉÉÉ12!", "uppercase"), ("abcdeABC١٢!", "numeric"),
+                              (" abcdeABC12", "symbol")):
+        refused = cognito.fails("sign_up", ClientId=client_id, Username=cognito_email("classes"), Password=password)
+        assert refused["Message"] == f"Password did not conform with policy: Password must have {missing} characters", password
+    assert sign_up(cognito, cognito_email("spaced"), client_id=client_id, password="abcde ABC12")["UserSub"]
 
 
 def test_an_email_username_pool_needs_an_email_and_names_users_by_their_sub(cognito):

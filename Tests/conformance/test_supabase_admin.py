@@ -85,3 +85,13 @@ def test_a_bcrypt_hash_from_another_system_signs_in_with_its_password(fauxth):
     with pytest.raises(AuthApiError) as error:
         auth.sign_in_with_password({"email": "imported@example.com", "password": "password124"})
     assert error.value.code == "invalid_credentials"
+
+
+def test_a_password_is_measured_in_bytes_and_over_72_is_refused_on_the_admin_api_too(fauxth):
+    # GoTrue's checkPasswordStrength, on every path that sets a password: Go's len counts bytes, and bcrypt stops at 72.
+    api = admin(fauxth)
+    with pytest.raises(AuthApiError) as refused:
+        api.create_user({"email": "long@example.com", "password": "é" * 37, "email_confirm": True})
+    assert refused.value.status == 400
+    assert refused.value.message == "Password cannot be longer than 72 characters"
+    assert api.create_user({"email": "bytes@example.com", "password": "ééé", "email_confirm": True}).user.email == "bytes@example.com"
