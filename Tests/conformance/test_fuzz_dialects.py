@@ -317,25 +317,41 @@ HOSTILE_SEGMENTS = [":", "::", ":x", "x:", "%3A", "%00", "%ff", "%2F", "%20", "a
 FIXED_SEGMENTS = {"supabase": 2, "firebase": 2}
 
 
+# Query values a handler may trip on: other scripts' digits, numbers out of range, encodings that decode to nothing.
+HOSTILE_QUERY_VALUES = ["", "%00", "%ff", "%D9%A1%D9%A2", "-1", "99999999999999999999", "1e999", "NaN", ":", "%2F..%2F",
+                        "a" * 3000]
+
+
+def hostile_paths(name, path):
+    """`path` with each segment past the dialect's own prefix, then each query value, replaced by a hostile one."""
+    route_path, _, query = path.partition("?")
+    segments = route_path.split("/")
+    for at in range(FIXED_SEGMENTS.get(name, 0), len(segments)):
+        for segment in HOSTILE_SEGMENTS:
+            yield "/".join(segments[:at] + [segment] + segments[at + 1:]) + (f"?{query}" if query else ""), \
+                f"segment {at} as {segment[:20]!r}"
+    pairs = [pair.partition("=") for pair in query.split("&")] if query else []
+    for at, (key, _, _) in enumerate(pairs):
+        for value in HOSTILE_QUERY_VALUES:
+            hostile = "&".join(f"{k}={value if i == at else v}" for i, (k, _, v) in enumerate(pairs))
+            yield f"{route_path}?{hostile}", f"{key} as {value[:20]!r}"
+
+
 @pytest.mark.parametrize("name", [name for name in DIALECTS if name != "cognito"])
-def test_every_route_answers_hostile_path_segments_in_its_dialects_format(fuzz_server, tally, name):
+def test_every_route_answers_hostile_path_segments_and_query_values_in_its_dialects_format(fuzz_server, tally, name):
     dialect = DIALECTS[name]
     fuzz_server.reset()
     base, credentials = dialect.setup(fuzz_server.url)
     body = form_encoded(base) if dialect.form else encoded(base)
     sent = 0
     for i, (method, path, headers, error_format) in enumerate(dialect.routes):
-        route_path, _, query = path.partition("?")
-        segments = route_path.split("/")
-        for at in range(FIXED_SEGMENTS.get(name, 0), len(segments)):
-            for segment in HOSTILE_SEGMENTS:
-                sent += 1
-                if sent % SLICE == 0:
-                    hostile = "/".join(segments[:at] + [segment] + segments[at + 1:]) + (f"?{query}" if query else "")
-                    answer_format = error_format if name in FIXED_SEGMENTS else \
-                        (lambda r, own=error_format: own(r) or (r.status_code == 404 and control_error(r)))
-                    send(fuzz_server, tally, (method, hostile, headers, answer_format), body, dialect.content_type,
-                         credentials[i % len(credentials)], f"segment {at} as {segment[:20]!r}")
+        answer_format = error_format if name in FIXED_SEGMENTS else \
+            (lambda r, own=error_format: own(r) or (r.status_code == 404 and control_error(r)))
+        for hostile, label in hostile_paths(name, path):
+            sent += 1
+            if sent % SLICE == 0:
+                send(fuzz_server, tally, (method, hostile, headers, answer_format), body, dialect.content_type,
+                     credentials[i % len(credentials)], label)
     assert fuzz_server.healthy()
 
 
