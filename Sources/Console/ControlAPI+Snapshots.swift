@@ -18,7 +18,7 @@ extension ControlAPI {
             guard !name.isEmpty, name.count <= 128, !["save", "load"].contains(name) else {
                 throw ControlError.badRequest("name: 1-128 characters, not 'save' or 'load'")
             }
-            try emulator.takeSnapshot(named: name, faults: try body.bool("faults") ?? true)
+            try emulator.takeSnapshot(named: name, faults: try body.change("faults") ?? true)
             return ControlJSON.response(["name": .string(name)], status: .created)
         }
         group.get("download") { _, _ in
@@ -48,7 +48,7 @@ extension ControlAPI {
         group.post("save") { request, _ in
             let body = try await ControlRequest(request: request).body()
             let path = try body.string("path", required: true) ?? ""
-            let faults = try body.bool("faults") ?? true
+            let faults = try body.change("faults") ?? true
             try await Blocking.run { try emulator.saveSnapshot(to: path, faults: faults) }
             return ControlJSON.response(["saved": .string(path)])
         }

@@ -22,7 +22,7 @@ struct LoopbackTwin: Service, CustomStringConvertible {
 
     func run() async throws {
         // Waiting for the IPv4 port ends with the service group, if that listener never binds.
-        guard case let port?? = try? await cancelWhenGracefulShutdown({ await port.value }) else { return }
+        guard let port = await cancelWhenGracefulShutdown({ await port.value }) else { return }
         let twin = Application(
             responder: responder, server: server,
             configuration: .init(address: .hostname("::1", port: port), serverName: "Fauxth"), logger: logger)

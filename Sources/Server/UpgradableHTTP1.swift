@@ -52,6 +52,8 @@ final class UnparsableHeadAnswer: ChannelDuplexHandler, RemovableChannelHandler 
         headers.add(name: "Connection", value: "close")
         headers.add(name: "Content-Length", value: "0")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        // The context may only be used on its event loop, where the write completes.
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
     }
 }

@@ -75,7 +75,7 @@ extension Emulator {
         do {
             return try await goTrueSessionResponse(issued, userId: user.id, project: project, method: method, origin: origin)
         } catch {
-            try? revokeSessions(in: project.storeTenant, userId: user.id, .only(issued.session.id), reason: "hook_failed", origin: origin)
+            _ = try? revokeSessions(in: project.storeTenant, userId: user.id, .only(issued.session.id), reason: "hook_failed", origin: origin)
             throw error
         }
     }

@@ -90,6 +90,31 @@ import Testing
         }
     }
 
+    /// Fault rules go into a snapshot, named or saved to a file, unless the request says `"faults": false`. The
+    /// control API read the flag as false when absent, which left them out by default.
+    @Test func faultRulesGoIntoASnapshotUnlessLeftOut() async throws {
+        let harness = try Harness()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-faults-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await harness.run { client in
+            func rules() async throws -> [String] {
+                try await client.send(.get, "/_emu/v1/faults").json["rules"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+            }
+            _ = try await client.send(.post, "/_emu/v1/faults", json: ["id": "down", "match": ["dialect": "supabase"], "effect": ["type": "error", "error": "unavailable"]])
+            #expect(try await client.send(.post, "/_emu/v1/snapshots", json: ["name": "with"]).status == .created)
+            #expect(try await client.send(.post, "/_emu/v1/snapshots/save", json: ["path": .string(path)]).status == .ok)
+            #expect(try await client.send(.delete, "/_emu/v1/faults").status == .noContent)
+            #expect(try await client.send(.post, "/_emu/v1/snapshots", json: ["name": "without", "faults": false]).status == .created)
+            #expect(try await client.send(.post, "/_emu/v1/snapshots/with/restore").status == .ok)
+            #expect(try await rules() == ["down"])
+            try await client.send(.delete, "/_emu/v1/faults")
+            #expect(try await client.send(.post, "/_emu/v1/snapshots/load", json: ["path": .string(path)]).status == .ok)
+            #expect(try await rules() == ["down"])
+            #expect(try await client.send(.post, "/_emu/v1/snapshots/without/restore").status == .ok)
+            #expect(try await rules() == ["down"])
+        }
+    }
+
     @Test func snapshotFilesSaveAndLoadThroughTheAPI() async throws {
         let harness = try Harness()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-api-\(UUID().uuidString).sqlite").path
