@@ -88,7 +88,8 @@ enum Devices {
         guard key.count <= 55 else {
             throw CognitoError.invalid("1 validation error detected: Value at 'deviceKey' failed to satisfy constraint: Member must have length less than or equal to 55")
         }
-        guard key.wholeMatch(of: #/[\w-]+_[0-9a-f-]+/#) != nil else {
+        // `\w` as AWS's patterns mean it: ASCII only.
+        guard key.wholeMatch(of: #/[\w-]+_[0-9a-f-]+/#.asciiOnlyWordCharacters()) != nil else {
             throw CognitoError.invalid("1 validation error detected: Value '\(key)' at 'deviceKey' failed to satisfy constraint: "
                                        + "Member must satisfy regular expression pattern: [\\w-]+_[0-9a-f-]+")
         }

@@ -40,6 +40,11 @@ extension LambdaTriggers {
                                            + "constraint: Member must satisfy enum value set: [V1_0]")
             }
         }
+        if let key = config?["KMSKeyID"]?.stringValue, !(20...2048).contains(key.utf8.count) {
+            // The model's bounds; past 65,535 bytes the key's ARN no longer fits the encrypted code's header either.
+            throw CognitoError.invalid("1 validation error detected: Value '\(key.prefix(64))' at 'lambdaConfig.kMSKeyID' failed to satisfy "
+                                       + "constraint: Member must have length \(key.utf8.count < 20 ? "greater than or equal to 20" : "less than or equal to 2048")")
+        }
         if let key = config?["KMSKeyID"]?.stringValue, key.wholeMatch(of: kmsKeyPattern) == nil {
             throw CognitoError.invalid("1 validation error detected: Value '\(key)' at 'lambdaConfig.kMSKeyID' failed to satisfy constraint: "
                                        + "Member must satisfy regular expression pattern: \(kmsKeyPatternText)")
@@ -52,7 +57,8 @@ extension LambdaTriggers {
 
     /// The pattern the model gives `KMSKeyID`: a KMS key ARN.
     static let kmsKeyPatternText = #"arn:[\w+=/,.@-]+:[\w+=/,.@-]+:([\w+=/,.@-]*)?:[0-9]+:[\w+=/,.@-]+(:[\w+=/,.@-]+)?(:[\w+=/,.@-]+)?"#
-    nonisolated(unsafe) static let kmsKeyPattern = try! Regex(kmsKeyPatternText)
+    /// `\w` as AWS's (Java's) patterns mean it, ASCII letters, digits and `_`, not any script's word characters.
+    nonisolated(unsafe) static let kmsKeyPattern = try! Regex(kmsKeyPatternText).asciiOnlyWordCharacters()
 }
 
 extension CognitoDialect {

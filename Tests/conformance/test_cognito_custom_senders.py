@@ -197,6 +197,12 @@ def test_lambda_config_with_a_sender_needs_its_version_and_a_kms_key_arn(cognito
     error = cognito.fails("create_user_pool", PoolName="p",
                           LambdaConfig={"CustomEmailSender": {**email_sender, "LambdaVersion": "V2_0"}, "KMSKeyID": KEY})
     assert error["Message"].endswith("Member must satisfy enum value set: [V1_0]")
+    # The model's bounds (an ARN past 65,535 bytes also ended the process once a code was encrypted with it), and its
+    # \w in the pattern is ASCII, as AWS's patterns are.
+    error = cognito.fails("create_user_pool", PoolName="p", LambdaConfig={"CustomEmailSender": email_sender, "KMSKeyID": KEY + "x" * 70_000})
+    assert error["Message"].endswith("Member must have length less than or equal to 2048")
+    error = cognito.fails("create_user_pool", PoolName="p", LambdaConfig={"CustomEmailSender": email_sender, "KMSKeyID": KEY.replace("key/", "ké/")})
+    assert "Member must satisfy regular expression pattern" in error["Message"]
 
 
 def test_the_control_api_sets_a_sender_with_its_key(cognito, hook_server):
