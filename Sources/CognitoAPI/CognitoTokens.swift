@@ -213,7 +213,7 @@ enum CognitoTokens {
               claims["token_use"]?.stringValue == "access" else {
             throw CognitoError(.notAuthorized, "Invalid Access Token")
         }
-        if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 {
+        if emulator.clock.hasPassed(expiryOf: claims) {
             throw CognitoError(.notAuthorized, "Access Token has expired")
         }
         if requireAdminScope, !(claims["scope"]?.stringValue ?? "").split(separator: " ").contains(Substring(adminScope)) {

@@ -93,7 +93,7 @@ extension FirebaseCall {
               (claims["user_id"]?.stringValue).map({ $0 == uid }) ?? true else {
             throw FirebaseError(.invalidIDToken)
         }
-        if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 { throw FirebaseError(.invalidIDToken) }
+        if emulator.clock.hasPassed(expiryOf: claims) { throw FirebaseError(.invalidIDToken) }
         let scope = try self.scope(tokenTenant: claims["firebase"]?["tenant"]?.stringValue)
         guard let user = try emulator.user(in: scope.coreTenant, id: uid) else { throw FirebaseError(.userNotFound) }
         try emulator.checkCanSignIn(user, stage: .token, origin: origin)

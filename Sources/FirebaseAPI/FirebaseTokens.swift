@@ -117,7 +117,7 @@ enum FirebaseTokens {
               let sub = claims["sub"]?.stringValue, let tenant = claims["tenant"]?.stringValue else {
             throw FirebaseError(.invalidMFAPendingCredential)
         }
-        guard let exp = claims["exp"]?.intValue, Double(exp) > emulator.clock.now.timeIntervalSince1970 else {
+        guard !emulator.clock.hasPassed(expiryOf: claims, required: true) else {
             throw FirebaseError(.invalidMFAPendingCredential, "The MFA pending credential has expired.")
         }
         return (sub, tenant, claims["provider"]?.stringValue ?? "password")

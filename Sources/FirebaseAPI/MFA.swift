@@ -52,7 +52,7 @@ enum MFA {
             guard let sessionInfo = try totpInfo.string("sessionInfo"), let claims = try? JWS.verify(sessionInfo, keys: [key.verificationKey]).claims,
                   claims["sub"]?.stringValue == userId, let secret = claims["secret"]?.stringValue,
                   Base32.decode(secret) != nil else { throw FirebaseError(.invalidSessionInfo) }
-            guard let exp = claims["exp"]?.intValue, Double(exp) > call.emulator.clock.now.timeIntervalSince1970 else { throw FirebaseError(.sessionExpired) }
+            guard !call.emulator.clock.hasPassed(expiryOf: claims, required: true) else { throw FirebaseError(.sessionExpired) }
             _ = try call.emulator.enrollVerifiedTOTP(in: tenant, userId: userId, secret: secret, code: try totpInfo.string("verificationCode") ?? "",
                                                      friendlyName: name, maxFactors: maxFactors, origin: call.origin)
         } else {

@@ -117,7 +117,7 @@ enum Phone {
     private static func readProof(_ proof: String, call: FirebaseCall, phone: String?) throws -> String {
         let key = call.emulator.keyring.hmacKey("firebase-phone", generator: call.emulator.generator)
         guard let claims = try? JWS.verify(proof, keys: [key.verificationKey]).claims, let proven = claims["phone"]?.stringValue,
-              let exp = claims["exp"]?.intValue, Double(exp) > call.emulator.clock.now.timeIntervalSince1970,
+              !call.emulator.clock.hasPassed(expiryOf: claims, required: true),
               phone.map({ (try? Identifiers.phone($0)) == proven }) ?? true else {
             throw FirebaseError(.invalidTemporaryProof)
         }

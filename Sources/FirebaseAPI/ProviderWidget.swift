@@ -87,7 +87,7 @@ enum ProviderWidget {
     /// The provider came back: exchange its code for an ID token, or pass on its error.
     static func returned(_ call: FirebaseCall, state: String, params: [String: String]) async throws -> Response {
         guard let claims = try? JWS.verify(state, keys: [stateKey(call).verificationKey]).claims,
-              let exp = claims["exp"]?.intValue, Double(exp) > call.emulator.clock.now.timeIntervalSince1970 else {
+              !call.emulator.clock.hasPassed(expiryOf: claims, required: true) else {
             return picker(call).error("This sign-in expired or was not started here; start it again from the app.", status: .badRequest)
         }
         let widget = claims.compactMapValues(\.stringValue).filter { names.contains($0.key) }
@@ -277,7 +277,7 @@ extension ProviderWidget {
     /// gave; nil when `sessionId` is not one of those.
     static func idToken(_ call: FirebaseCall, code: String, sessionId: String, providerId: String) throws -> String? {
         guard let session = session(call, sessionId), let continueUri = session["continueUri"]?.stringValue else { return nil }
-        guard let exp = session["exp"]?.intValue, Double(exp) > call.emulator.clock.now.timeIntervalSince1970,
+        guard !call.emulator.clock.hasPassed(expiryOf: session, required: true),
               session["providerId"]?.stringValue == providerId, let providers = call.identityProviders,
               let fake = try fakeProvider(providerId, in: providers) else {
             throw FirebaseError(.invalidIDPResponse, "((The sessionId has expired or belongs to another provider.))")

@@ -179,7 +179,7 @@ public struct FakeIdentityProviders: Sendable {
         guard let claims = try? JWS.verify(token, keys: [try key(provider).verificationKey]).claims else {
             throw ProviderError.invalidToken("The token's signature does not verify with \(provider.name)'s keys")
         }
-        if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 {
+        if emulator.clock.hasPassed(expiryOf: claims) {
             throw ProviderError.invalidToken("The token has expired")
         }
         if let audiences, !audiences.isEmpty {

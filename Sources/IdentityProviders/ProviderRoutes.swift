@@ -218,7 +218,7 @@ extension FakeIdentityProviders {
         }
         guard let claims = try? JWS.verify(String(header.dropFirst(7)), keys: [try key(provider).verificationKey]).claims,
               claims["token_use"] == "access", let sub = claims["sub"]?.stringValue,
-              (claims["exp"]?.intValue).map({ Double($0) > emulator.clock.now.timeIntervalSince1970 }) ?? false else {
+              !emulator.clock.hasPassed(expiryOf: claims, required: true) else {
             throw ProviderError.invalidToken("Invalid or expired access token")
         }
         guard let account = try emulator.identityProviderAccount(provider.id, subOrEmail: sub) else { throw ProviderError.invalidToken("Unknown account") }

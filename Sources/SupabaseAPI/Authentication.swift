@@ -69,7 +69,7 @@ struct Authentication {
                 throw badJWT("\(error)")
             }
         }
-        if let exp = claims["exp"]?.intValue, Double(exp) <= emulator.clock.now.timeIntervalSince1970 {
+        if emulator.clock.hasPassed(expiryOf: claims) {
             throw badJWT("token has invalid claims: token is expired")
         }
         return claims

@@ -72,7 +72,7 @@ enum External {
         guard let state = params["state"], !state.isEmpty else {
             throw SupabaseError(status: .badRequest, code: .badOAuthCallback, message: "OAuth state parameter missing")
         }
-        let claims = try verifiedState(state, project: project, now: call.emulator.clock.now)
+        let claims = try verifiedState(state, project: project, clock: call.emulator.clock)
         let referrer = claims["referrer"]?.stringValue ?? project.config.siteURL
         let failure: (error: String, code: String?, description: String)
         if let error = params["error"], !error.isEmpty {
@@ -146,10 +146,10 @@ enum External {
         return params
     }
 
-    private static func verifiedState(_ state: String, project: SupabaseProject, now: Date) throws -> [String: JSON] {
+    private static func verifiedState(_ state: String, project: SupabaseProject, clock: EmulatorClock) throws -> [String: JSON] {
         let invalid = SupabaseError(status: .badRequest, code: .badOAuthState, message: "OAuth callback with invalid state")
         guard let claims = try? JWS.verify(state, keys: project.config.verificationKeys).claims else { throw invalid }
-        if let exp = claims["exp"]?.intValue, Double(exp) <= now.timeIntervalSince1970 { throw invalid }
+        if clock.hasPassed(expiryOf: claims) { throw invalid }
         guard let provider = claims["provider"]?.stringValue, !provider.isEmpty else {
             throw SupabaseError(status: .badRequest, code: .badOAuthState, message: "OAuth callback with invalid state (missing provider)")
         }

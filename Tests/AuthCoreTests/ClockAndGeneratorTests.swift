@@ -49,6 +49,20 @@ import Testing
         #expect(EmulatorClock.parse(text) == nil)
     }
 
+    /// Every dialect's token checks ask the clock whether `exp` has come: a token is good strictly before it, and one
+    /// without `exp` is good unless the caller requires one.
+    @Test func aTokensExpiryHasPassedFromItsSecondOn() {
+        let clock = EmulatorClock(frozenAt: Date(timeIntervalSince1970: 1_000))
+        #expect(!clock.hasPassed(expiryOf: ["exp": 1_001]))
+        #expect(clock.hasPassed(expiryOf: ["exp": 1_000]))
+        #expect(clock.hasPassed(expiryOf: ["exp": 999]))
+        #expect(!clock.hasPassed(expiryOf: [:]))
+        #expect(clock.hasPassed(expiryOf: [:], required: true))
+        #expect(clock.hasPassed(expiryOf: ["exp": "1001"], required: true))
+        clock.advance(by: -2)
+        #expect(!clock.hasPassed(expiryOf: ["exp": 1_000]))
+    }
+
     @Test func rfc3339RoundTripsWithMicroseconds() {
         let date = Date(timeIntervalSince1970: 1_767_225_600.123456)
         let text = RFC3339.string(from: date)

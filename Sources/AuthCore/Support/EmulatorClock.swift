@@ -43,6 +43,14 @@ public final class EmulatorClock: Sendable {
         }
     }
 
+    /// Whether a JWT's `exp` (seconds since 1970) has come on this clock: a token is good strictly before it (RFC 7519
+    /// §4.1.4), as GoTrue's, Identity Toolkit's and Cognito's checks have it. A token without one has not expired, unless
+    /// `required` (Fauxth's own short-lived tokens always carry one).
+    public func hasPassed(expiryOf claims: [String: JSON], required: Bool = false) -> Bool {
+        guard let exp = claims["exp"]?.intValue else { return required }
+        return Double(exp) <= now.timeIntervalSince1970
+    }
+
     /// The wall clock itself, ignoring any freeze or offset: for times another machine checks against
     /// its own clock (a webhook signature's timestamp). Injected like the rest, so a test can fix it.
     public var wallTime: Date { wallClock() }
