@@ -149,11 +149,14 @@ struct Admin {
         return user
     }
 
-    /// `ban_duration`: a Go duration from now, or `none` to lift a ban; nil when absent.
+    /// `ban_duration`: a Go duration from now, or `none` (or a zero duration) to lift a ban; nil when absent. GoTrue's
+    /// refusal quotes Go's own error.
     private func banChange(_ body: JSONBody) throws -> Date?? {
         guard let raw = try body.string("ban_duration"), !raw.isEmpty else { return nil }
         if raw == "none" { return .some(nil) }
-        guard let seconds = GoDuration.seconds(raw) else { throw SupabaseError.validation("invalid format for ban duration: \(raw)") }
-        return .some(emulator.clock.now.addingTimeInterval(seconds))
+        switch GoDuration.parse(raw) {
+        case .failure(let refusal): throw SupabaseError.validation("invalid format for ban duration: \(refusal.message)")
+        case .success(let seconds): return .some(seconds == 0 ? nil : emulator.clock.now.addingTimeInterval(seconds))
+        }
     }
 }

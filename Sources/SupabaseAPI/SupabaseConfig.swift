@@ -306,31 +306,6 @@ public struct SupabaseConfigError: Error, CustomStringConvertible {
     public var description: String { "\(variable) \(reason)" }
 }
 
-/// Go durations as GoTrue reads them (`60s`, `1m`, `1h30m`, `24h`): one or more ASCII numbers, each with an optional
-/// fraction and a unit. Read by hand: the regular expressions this replaced took a millisecond of every start-up to
-/// build, and their `\d` also took other scripts' digits, which `Double` then refused (a crash on `ban_duration: "١h"`).
-enum GoDuration {
-    private static let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-
-    static func seconds(_ text: String) -> TimeInterval? {
-        var rest = Substring(text), total = 0.0
-        repeat {
-            let whole = rest.prefix(while: \.isASCIIDigit)
-            guard !whole.isEmpty else { return nil }
-            var number = whole
-            rest = rest[whole.endIndex...]
-            if rest.first == ".", case let fraction = rest.dropFirst().prefix(while: \.isASCIIDigit), !fraction.isEmpty {
-                number = text[whole.startIndex..<fraction.endIndex]
-                rest = rest[fraction.endIndex...]
-            }
-            guard let unit = units.first(where: { rest.hasPrefix($0.suffix) }), let value = Double(number) else { return nil }
-            total += value * unit.seconds
-            rest = rest.dropFirst(unit.suffix.count)
-        } while !rest.isEmpty
-        return total
-    }
-}
-
 /// GoTrue's per-client request limiters (`api/apilimiter`).
 enum RequestLimit: String, Sendable, CaseIterable {
     case otp, verify, token, anonymous, passkey, sso, samlAssertion, clientRegistration

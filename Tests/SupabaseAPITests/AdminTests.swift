@@ -57,20 +57,27 @@ let serviceRole: HTTPFields = {
         }
     }
 
-    /// A ban's length is a Go duration of ASCII digits. Another script's digits were taken by the parser's `\d` and
-    /// then crashed the process; GoTrue refuses them, as Go's `time.ParseDuration` does.
-    @Test func aBanDurationInAnotherScriptsDigitsIsRefused() async throws {
+    /// A ban's length is read as Go's `time.ParseDuration` reads it, and refused in GoTrue's words around Go's. Another
+    /// script's digits (taken by a regular expression's `\d`, then refused by `Double`) and a number of 400 digits (an
+    /// infinite duration) each ended the process.
+    @Test func aBanDurationIsAGoDuration() async throws {
         let harness = try Harness(seed: project(users: [confirmedUser]))
         try await harness.run { client in
-            for duration in ["١h", "1٠m", "２４h"] {
+            let refusals = ["١h": #"time: invalid duration "\xd9\xa1h""#, "２４h": #"time: invalid duration "\xef\xbc\x92\xef\xbc\x94h""#,
+                            String(repeating: "9", count: 400) + "h": "time: invalid duration \"\(String(repeating: "9", count: 400))h\"",
+                            "24": #"time: missing unit in duration "24""#]
+            for (duration, refusal) in refusals {
                 let answer = try await client.send(.put, "/auth/v1/admin/users/\(confirmedUser.id!)", json: ["ban_duration": .string(duration)],
                                                    headers: serviceRole)
                 #expect(answer.status == .badRequest)
                 #expect(answer.json["code"] == "validation_failed")
-                #expect(answer.json["message"] == .string("invalid format for ban duration: \(duration)"))
+                #expect(answer.json["message"] == .string("invalid format for ban duration: \(refusal)"))
             }
             let banned = try await client.send(.put, "/auth/v1/admin/users/\(confirmedUser.id!)", json: ["ban_duration": "1h30m0.5s"], headers: serviceRole)
             #expect(banned.json["banned_until"] == .string(RFC3339.string(from: Harness.epoch.addingTimeInterval(5400.5))))
+            // A zero duration lifts the ban, as `none` does (GoTrue's `User.Ban` clears it).
+            let lifted = try await client.send(.put, "/auth/v1/admin/users/\(confirmedUser.id!)", json: ["ban_duration": "0s"], headers: serviceRole)
+            #expect(lifted.json["banned_until"] == nil || lifted.json["banned_until"] == .null)
         }
     }
 

@@ -142,7 +142,9 @@ NASTY_STRINGS = ["", " ", "\x00", "a\x00b", "\u202e", "\ud800", "\udfff", "😀"
                  "@", "a@", "@b", "a@b", "+", "+1", "+00000000000000000000", "0", "-1", "1e999", "NaN", "true", "null", "[]", "{}",
                  "2026-13-45T99:99:99Z", "-999999-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "eyJ.eyJ.x", "Bearer", "::", "/",
                  # Other scripts' digits, which a regular expression's \d takes and a number parser then refuses.
-                 "١h", "٣٠s", "١٢٣٤٥٦", "2026-01-01T00:00:00+٠٥:٠٠", "２０２６-01-01T00:00:00Z"]
+                 "١h", "٣٠s", "١٢٣٤٥٦", "2026-01-01T00:00:00+٠٥:٠٠", "２０２６-01-01T00:00:00Z",
+                 # A number no Double holds, with a unit (an infinite duration once).
+                 "9" * 400 + "h"]
 NUMBERS = [0, -1, 1, 2**31, -2**31 - 1, 2**63, -2**63 - 1, 2**64, 10**30, -10**30, 1e308, -1e308, 5e-324, 0.5, -0.0,
            float("nan"), float("inf"), float("-inf")]
 

@@ -95,3 +95,18 @@ def test_a_password_is_measured_in_bytes_and_over_72_is_refused_on_the_admin_api
     assert refused.value.status == 400
     assert refused.value.message == "Password cannot be longer than 72 characters"
     assert api.create_user({"email": "bytes@example.com", "password": "ééé", "email_confirm": True}).user.email == "bytes@example.com"
+
+
+def test_a_ban_duration_is_read_as_go_reads_it(fauxth):
+    # GoTrue passes ban_duration to Go's time.ParseDuration and quotes its error. A number of 400 digits (an infinite
+    # duration) and another script's digits each ended the process.
+    api = admin(fauxth)
+    user = api.create_user({"email": "banned@example.com", "password": "secret123", "email_confirm": True}).user
+    for duration, go_error in (("9" * 400 + "h", f'time: invalid duration "{"9" * 400}h"'),
+                               ("١h", r'time: invalid duration "\xd9\xa1h"'), ("24", 'time: missing unit in duration "24"')):
+        with pytest.raises(AuthApiError) as refused:
+            api.update_user_by_id(user.id, {"ban_duration": duration})
+        assert refused.value.status == 400
+        assert refused.value.message == f"invalid format for ban duration: {go_error}"
+    assert api.update_user_by_id(user.id, {"ban_duration": "-1h"}).user.banned_until is not None
+    assert api.update_user_by_id(user.id, {"ban_duration": "0"}).user.banned_until is None
