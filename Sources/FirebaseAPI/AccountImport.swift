@@ -92,7 +92,9 @@ struct AccountImport {
         if let claims = try info.string("customAttributes"), !claims.isEmpty {
             new.appMetadata = try Update.customClaims(claims, replacing: [:])
         }
-        if let created = try info.string("createdAt").flatMap(Double.init) { new.createdAt = Date(timeIntervalSince1970: created / 1000) }
+        if let created = try info.string("createdAt") {
+            new.createdAt = Date(timeIntervalSince1970: TimeInterval(try FirebaseBody.int64(created, field: "created_at")) / 1000)
+        }
         try password(info, into: &new)
         let providers = try info.array("providerUserInfo")
         new.identities = providers.compactMap(Self.identity)

@@ -98,7 +98,9 @@ enum FirebaseFieldRules: FieldRules {
     static func string(from value: JSON) -> String? {
         switch value {
         case .int(let i): String(i)
-        case .double(let d): d == d.rounded() ? String(Int(d)) : String(d)
+        // Whole numbers as digits (JavaScript's `String(5)`), within the range a Double holds every integer of; beyond
+        // it (1e300) as Swift writes a Double, never converted to `Int`, which traps past `Int.max`.
+        case .double(let d): d == d.rounded() && abs(d) < 9e15 ? String(Int(d)) : String(d)
         case .bool(let b): String(b)
         default: nil
         }
@@ -123,6 +125,16 @@ enum FirebaseFieldRules: FieldRules {
 
     static func wrongElement(of key: String, at index: Int, got value: JSON) -> any Error {
         FirebaseError.badBody("Invalid JSON payload received. /\(key)/\(index) should be string")
+    }
+}
+
+extension FirebaseBody {
+    /// An `int64` field, which Identity Toolkit takes as a string of digits (`validSince` in seconds, an import's
+    /// `createdAt` in milliseconds); anything else is Google's refusal of the value, not a number read loosely (a
+    /// `validSince` of `1e300` was kept, and ended the process at the next read of the user).
+    static func int64(_ text: String, field: String) throws -> Int64 {
+        guard let value = Int64(text) else { throw FirebaseError.badBody("Invalid value at '\(field)' (TYPE_INT64), \"\(text)\"") }
+        return value
     }
 }
 

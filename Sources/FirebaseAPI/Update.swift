@@ -113,9 +113,10 @@ enum Update {
     /// the sessions open now end.
     private static func applyValidSince(_ call: FirebaseCall, scope: FirebaseScope, user: User) throws -> Bool {
         guard let text = try call.body.string("validSince") else { return false }
-        guard let seconds = Double(text) else { throw FirebaseError(.invalidArgument, "validSince must be a number of seconds") }
+        let seconds = try FirebaseBody.int64(text, field: "valid_since")
+        let instant = Date(timeIntervalSince1970: TimeInterval(seconds))
+        try call.emulator.setTokensValidAfter(in: scope.coreTenant, userId: user.id, instant)
         try call.emulator.revokeSessions(in: scope.coreTenant, userId: user.id, .all, reason: "tokens_revoked", origin: call.origin)
-        try call.emulator.setTokensValidAfter(in: scope.coreTenant, userId: user.id, Date(timeIntervalSince1970: seconds))
         return true
     }
 

@@ -291,3 +291,14 @@ def test_the_emulator_can_wipe_the_projects_accounts(firebase):
     # The Supabase project on the same server keeps its users.
     assert requests.post(f"{firebase.url}/auth/v1/token?grant_type=password",
                          json={"email": "alice@example.com", "password": "password123"}).status_code == 200
+
+
+def test_numbers_no_integer_holds_are_refused_not_fatal(firebase):
+    # A JSON number where a string goes is read as its text; 1e300 was converted to an Int first, which ended the
+    # process. validSince is an int64 string: "1e300" was read as a Double, kept, and ended it at the next lookup.
+    weird = firebase.call("accounts:signInWithPassword", {"email": 1e300, "password": "x"})
+    assert weird.status_code == 400 and firebase_error(weird)
+    refused = firebase.admin("POST", "/accounts:update", json={"localId": "FAUXTHALICE00000000000000001", "validSince": "1e300"})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"] == "Invalid value at 'valid_since' (TYPE_INT64), \"1e300\""
+    assert firebase.admin("POST", "/accounts:lookup", json={"localId": ["FAUXTHALICE00000000000000001"]}).status_code == 200

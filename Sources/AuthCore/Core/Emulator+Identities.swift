@@ -116,6 +116,7 @@ extension Emulator {
 
     /// Sets `tokens_valid_after` directly (Firebase admin's `validSince`, and imports).
     public func setTokensValidAfter(in tenant: String, userId: String, _ instant: Date?) throws {
+        try Self.requireRepresentable(instant, "validSince")
         try db.withConnection { c in _ = try Accounts.set(c, tenant: tenant, id: userId, [.tokensValidAfter: SQLValue(instant)]) }
     }
 }
@@ -150,5 +151,15 @@ extension Emulator {
     /// Takes away a user's password and what derives from it, keeping the email.
     public func removePassword(in tenant: String, userId: String) throws {
         try db.withConnection { c in try Credentials.delete(c, tenant: tenant, userId: userId) }
+    }
+}
+
+extension Emulator {
+    /// A time a caller gives for a user to keep must fall in the years 0001-9999, as the clock's must: every vendor writes
+    /// times as seconds or milliseconds in an integer or as RFC 3339, and one far outside (`validSince` of 1e300) ended
+    /// the process at the next read of the user.
+    static func requireRepresentable(_ instant: Date?, _ field: String) throws {
+        guard let instant, !RFC3339.representable.contains(instant) else { return }
+        throw AuthError.invalidInput(field: field, reason: "must fall in the years 0001-9999")
     }
 }

@@ -20,6 +20,7 @@ extension Emulator {
                            event: EventType = .userCreated) throws -> User {
         let now = clock.now
         let id = new.id ?? newID()
+        try Self.requireRepresentable(new.createdAt, "createdAt")
         let email = try Identifiers.email(new.email)
         let phone = try Identifiers.phone(new.phone)
         let secret = new.passwordHash ?? new.password.map { passwordHasher.hash($0, generator: generator) }

@@ -338,7 +338,8 @@ public struct Row: Sendable {
     public func int(_ column: String) -> Int? {
         switch self[column] {
         case .int(let v): Int(v)
-        case .double(let v): Int(v)
+        // A REAL read as a whole number; one no Int holds (or not finite) is none, where converting it would trap.
+        case .double(let v): v.isFinite && abs(v) < 9.2e18 ? Int(v) : nil
         default: nil
         }
     }
