@@ -42,6 +42,16 @@ enum ClientAdmin {
         client["EnableTokenRevocation"] = client["EnableTokenRevocation"] ?? true
         client["PreventUserExistenceErrors"] = client["PreventUserExistenceErrors"] ?? "LEGACY"
         client["AuthSessionValidity"] = client["AuthSessionValidity"] ?? 3
+        // Token lifetimes, in their units: access and ID tokens from 5 minutes to a day, refresh tokens from an hour to
+        // ten years (a refresh validity of 0 is left as it is). Unchecked, an access token validity of 8e15 hours
+        // overflowed the token's `exp` and ended the process at the next sign-in.
+        let stated = CognitoClient(client)
+        let outOfRange = [CognitoClient.TokenKind.access, .id, .refresh].contains { kind in
+            !(kind == .refresh && client[kind.field]?.intValue == 0) && !kind.accepted.contains(stated.statedLifetime(kind))
+        }
+        guard !outOfRange else {
+            throw CognitoError.invalid("Invalid range for token validity.")
+        }
         return client
     }
 

@@ -148,13 +148,23 @@ struct CognitoClient: Sendable {
         return (rotation?["Feature"]?.stringValue == "ENABLED", Double(rotation?["RetryGracePeriodSeconds"]?.intValue ?? 0))
     }
 
-    /// A token lifetime in seconds. A client that sets no validity has Cognito's defaults (an hour for
-    /// access and ID tokens, 30 days for refresh tokens); a validity without `TokenValidityUnits` is in
-    /// hours for access and ID tokens and in days for refresh tokens.
-    func validity(_ key: String, unitKey: String, defaultSeconds: TimeInterval, givenUnit: String) -> TimeInterval {
-        guard let value = fields[key]?.intValue else { return defaultSeconds }
-        let unit = fields["TokenValidityUnits"]?[unitKey]?.stringValue ?? givenUnit
-        let seconds: Double = switch unit {
+    /// The tokens a client sets a lifetime for, with the field that sets it, its key in `TokenValidityUnits`, the
+    /// unit a validity without one is in, Cognito's default, and the range Cognito accepts.
+    enum TokenKind {
+        case access, id, refresh
+
+        var field: String { switch self { case .access: "AccessTokenValidity"; case .id: "IdTokenValidity"; case .refresh: "RefreshTokenValidity" } }
+        var unitKey: String { switch self { case .access: "AccessToken"; case .id: "IdToken"; case .refresh: "RefreshToken" } }
+        var defaultUnit: String { self == .refresh ? "days" : "hours" }
+        var defaultSeconds: TimeInterval { self == .refresh ? 30 * 86400 : 3600 }
+        /// From 5 minutes to a day; refresh tokens from an hour to ten years.
+        var accepted: ClosedRange<TimeInterval> { self == .refresh ? 3_600...315_360_000 : 300...86_400 }
+    }
+
+    /// A token lifetime in seconds as the client's fields state it, or Cognito's default when they set none.
+    func statedLifetime(_ kind: TokenKind) -> TimeInterval {
+        guard let value = fields[kind.field]?.intValue else { return kind.defaultSeconds }
+        let seconds: Double = switch fields["TokenValidityUnits"]?[kind.unitKey]?.stringValue ?? kind.defaultUnit {
         case "seconds": 1
         case "minutes": 60
         case "days": 86400
@@ -163,9 +173,14 @@ struct CognitoClient: Sendable {
         return Double(value) * seconds
     }
 
-    var accessTokenLifetime: TimeInterval { validity("AccessTokenValidity", unitKey: "AccessToken", defaultSeconds: 3600, givenUnit: "hours") }
-    var idTokenLifetime: TimeInterval { validity("IdTokenValidity", unitKey: "IdToken", defaultSeconds: 3600, givenUnit: "hours") }
-    var refreshTokenLifetime: TimeInterval { validity("RefreshTokenValidity", unitKey: "RefreshToken", defaultSeconds: 30 * 86400, givenUnit: "days") }
+    /// The lifetime tokens are given. CreateUserPoolClient and UpdateUserPoolClient refuse lifetimes out of Cognito's
+    /// ranges; a client written into a seed or a tenant made through the control API is not checked that way, so its
+    /// lifetime stays within ten years here, where a larger one overflowed a token's `exp`.
+    func lifetime(_ kind: TokenKind) -> TimeInterval { min(max(statedLifetime(kind), 0), 315_360_000) }
+
+    var accessTokenLifetime: TimeInterval { lifetime(.access) }
+    var idTokenLifetime: TimeInterval { lifetime(.id) }
+    var refreshTokenLifetime: TimeInterval { lifetime(.refresh) }
 
     private func strings(_ key: String) -> [String] { (fields[key]?.arrayValue ?? []).compactMap(\.stringValue) }
 

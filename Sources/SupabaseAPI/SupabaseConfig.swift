@@ -123,7 +123,7 @@ struct SupabaseConfig: Sendable {
         if !secret.isEmpty { verifiers.append(SigningKey.hmac(secret: secret.utf8, kid: env["GOTRUE_JWT_KEY_ID"]).verificationKey) }
         verifiers.append(signingKey.verificationKey)
         verificationKeys = verifiers
-        jwtExpiry = try Self.int(env, "GOTRUE_JWT_EXP", default: 3600)
+        jwtExpiry = try Self.seconds(env, "GOTRUE_JWT_EXP", default: 3600)
         jwtAudience = env["GOTRUE_JWT_AUD"] ?? "authenticated"
         jwtIssuer = env["GOTRUE_JWT_ISSUER"]
         adminRoles = (env["GOTRUE_JWT_ADMIN_ROLES"] ?? "service_role,supabase_admin").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -139,13 +139,13 @@ struct SupabaseConfig: Sendable {
         passwordPolicy = PasswordPolicy(
             minLength: try Self.int(env, "GOTRUE_PASSWORD_MIN_LENGTH", default: 6), maxLength: 72, unit: .utf8Bytes,
             requiredCharacterSets: (env["GOTRUE_PASSWORD_REQUIRED_CHARACTERS"] ?? "").split(separator: ":").map(String.init))
-        mailerOTPExpiry = TimeInterval(try Self.int(env, "GOTRUE_MAILER_OTP_EXP", default: 86400))
+        mailerOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_MAILER_OTP_EXP", default: 86400))
         mailerOTPLength = min(10, max(6, try Self.int(env, "GOTRUE_MAILER_OTP_LENGTH", default: 6)))
         smtpMaxFrequency = try Self.duration(env, "GOTRUE_SMTP_MAX_FREQUENCY", default: 60)
         senderAddress = env["GOTRUE_SMTP_ADMIN_EMAIL"] ?? "noreply@fauxth.local"
         phoneAutoconfirm = try Self.bool(env, "GOTRUE_SMS_AUTOCONFIRM", default: false)
         flowStateExpiry = try Self.duration(env, "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", default: 300)
-        smsOTPExpiry = TimeInterval(try Self.int(env, "GOTRUE_SMS_OTP_EXP", default: 60))
+        smsOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_SMS_OTP_EXP", default: 60))
         smsOTPLength = min(10, max(6, try Self.int(env, "GOTRUE_SMS_OTP_LENGTH", default: 6)))
         smsMaxFrequency = try Self.duration(env, "GOTRUE_SMS_MAX_FREQUENCY", default: 60)
         smsTemplate = env["GOTRUE_SMS_TEMPLATE"] ?? "Your code is {{ .Code }}"
@@ -204,7 +204,7 @@ struct SupabaseConfig: Sendable {
         let inactivity = try Self.duration(env, "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", default: 0)
         refreshPolicy = RefreshPolicy(
             rotationEnabled: try Self.bool(env, "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", default: true),
-            reuseInterval: TimeInterval(try Self.int(env, "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", default: 0)),
+            reuseInterval: TimeInterval(try Self.seconds(env, "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", default: 0)),
             timebox: timebox > 0 ? timebox : nil, inactivityTimeout: inactivity > 0 ? inactivity : nil,
             singlePerUser: try Self.bool(env, "GOTRUE_SESSIONS_SINGLE_PER_USER", default: false), endedSessionsForgetTokens: true)
     }
@@ -278,14 +278,34 @@ struct SupabaseConfig: Sendable {
         return n
     }
 
+    /// A whole number of seconds GoTrue multiplies into a Go duration (`GOTRUE_JWT_EXP`, the OTP expiries): at most Go's
+    /// longest, which the multiplication would overflow past. Unbounded, `GOTRUE_JWT_EXP` near `Int.max` overflowed the
+    /// token's `exp` and ended the process at the first sign-in of a project made at run time (`POST /_emu/v1/tenants`).
+    private static func seconds(_ env: [String: String], _ name: String, default value: Int) throws -> Int {
+        let seconds = try int(env, name, default: value)
+        guard TimeInterval(seconds) <= longestGoDuration else {
+            throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(seconds)")
+        }
+        return seconds
+    }
+
     private static func duration(_ env: [String: String], _ name: String, default value: TimeInterval) throws -> TimeInterval {
         guard let raw = env[name], !raw.isEmpty else { return value }
-        if let seconds = Double(raw) { return seconds }
+        if let seconds = Double(raw) {
+            // A plain number, which Fauxth reads as seconds where Go asks for a unit; within Go's range, like the rest.
+            guard seconds.isFinite, abs(seconds) <= longestGoDuration else {
+                throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(raw)")
+            }
+            return seconds
+        }
         guard let parsed = GoDuration.seconds(raw) else {
             throw SupabaseConfigError(variable: name, reason: "expected a duration such as 60s, got \(raw)")
         }
         return parsed
     }
+
+    /// 2^63-1 nanoseconds, in whole seconds.
+    private static let longestGoDuration: TimeInterval = 9_223_372_036
 }
 
 /// GoTrue's `OAuthServerConfiguration` (`conf/configuration.go`), with its defaults.

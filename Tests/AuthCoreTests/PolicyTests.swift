@@ -80,6 +80,10 @@ import Testing
             (["lockout": ["window": 60]], "policies.lockout.max_attempts"),
             (["lockout": ["max_attempts": 3, "durations": []]], "policies.lockout.durations"),
             (["lockout": ["max_attempts": 3, "durations": [60, -1]]], "policies.lockout.durations[1]"),
+            // Longer than 100 years: a lockout of 1e300 seconds ended the process when its Retry-After was written.
+            (["lockout": ["max_attempts": 3, "durations": [.double(1e300)]]], "policies.lockout.durations[0]"),
+            (["lockout": ["max_attempts": 3, "window": .double(4e9)]], "policies.lockout.window"),
+            (["rate_limits": ["resend_cooldown": .double(1e20)]], "policies.rate_limits.resend_cooldown"),
             (["lockout": ["max_attempts": 3, "error": "loud"]], "policies.lockout.error"),
             (["lockout": ["max_attempts": 3, "color": "red"]], "policies.lockout.color"),
             (["lockouts": [:]], "policies.lockouts"),

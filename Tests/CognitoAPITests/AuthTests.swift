@@ -23,6 +23,14 @@ import Testing
         #expect(try harness.emulator.sessions(in: seedPool, userId: aliceId).count == 1)
     }
 
+    /// A client written into a seed (or a tenant made through the control API) is not held to Cognito's ranges as
+    /// CreateUserPoolClient holds it; its lifetimes stay within ten years, where 8e15 hours overflowed the token's `exp`.
+    @Test func aSeededClientsLifetimeStaysWithinTenYears() async throws {
+        let harness = try Harness(seed: cognitoSeed(client: ["AccessTokenValidity": .int(8_000_000_000_000_000)]))
+        let reply = try await harness.run { client in try await client.passwordAuth("dave", clientId: testClient) }
+        #expect(reply.json["AuthenticationResult"]?["ExpiresIn"] == 315_360_000, "\(reply.json)")
+    }
+
     /// Sign-ins find their user among the core's kept users; every change to the user between two sign-ins shows in
     /// the second: an attribute in the ID token, a new password, a disabled user, a deleted one.
     @Test func aSignInSeesEveryChangeToTheUserSinceTheLast() async throws {

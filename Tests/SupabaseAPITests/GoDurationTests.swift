@@ -30,3 +30,19 @@ import Testing
         #expect(throws: SupabaseConfigError.self) { try SupabaseConfig(env: ["GOTRUE_SMTP_MAX_FREQUENCY": "٣s"]) }
     }
 }
+
+/// A project's seconds stay within Go's longest duration: `GOTRUE_JWT_EXP` near `Int.max` overflowed a token's `exp`,
+/// and a plain `1e300` where a duration goes was an infinite window.
+@Suite struct ProjectSecondsTests {
+    @Test(arguments: ["GOTRUE_JWT_EXP", "GOTRUE_MAILER_OTP_EXP", "GOTRUE_SMS_OTP_EXP", "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL"])
+    func wholeSecondsAreBounded(_ variable: String) throws {
+        #expect(throws: SupabaseConfigError.self) { try SupabaseConfig(env: [variable: String(Int.max)]) }
+        _ = try SupabaseConfig(env: [variable: "9223372036"])
+    }
+
+    @Test func plainNumbersForDurationsAreBounded() throws {
+        #expect(throws: SupabaseConfigError.self) { try SupabaseConfig(env: ["GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION": "1e300"]) }
+        #expect(throws: SupabaseConfigError.self) { try SupabaseConfig(env: ["GOTRUE_SMTP_MAX_FREQUENCY": "inf"]) }
+        #expect(try SupabaseConfig(env: ["GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION": "600"]).mfaChallengeExpiry == 600)
+    }
+}

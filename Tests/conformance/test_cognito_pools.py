@@ -107,6 +107,21 @@ def test_app_clients_are_created_with_or_without_a_secret_updated_and_deleted(co
     assert error["Code"] == "ResourceNotFoundException"
 
 
+def test_token_validities_are_held_to_cognitos_ranges(cognito):
+    # Access and ID tokens 5 minutes to a day, refresh tokens an hour to ten years, in the client's units. An access
+    # token validity of 8e15 hours once overflowed the next token's exp and ended the process.
+    pool_id = cognito.create_pool()
+    for extra in ({"AccessTokenValidity": 25}, {"IdTokenValidity": 4, "TokenValidityUnits": {"IdToken": "minutes"}},
+                  {"RefreshTokenValidity": 3651}, {"AccessTokenValidity": 8_000_000_000_000_000}):
+        error = cognito.fails("create_user_pool_client", UserPoolId=pool_id, ClientName="c", **extra)
+        assert (error["Code"], error["Message"]) == ("InvalidParameterException", "Invalid range for token validity."), extra
+    client = cognito.create_client(pool_id, AccessTokenValidity=5, IdTokenValidity=1440, RefreshTokenValidity=60,
+                                   TokenValidityUnits={"AccessToken": "minutes", "IdToken": "minutes", "RefreshToken": "minutes"})
+    error = cognito.fails("update_user_pool_client", UserPoolId=pool_id, ClientId=client["ClientId"], AccessTokenValidity=2,
+                          TokenValidityUnits={"AccessToken": "days"})
+    assert error["Message"] == "Invalid range for token validity."
+
+
 def test_groups_are_created_listed_updated_and_deleted_and_names_are_unique(cognito):
     pool_id = cognito.create_pool()
     group = cognito.idp.create_group(UserPoolId=pool_id, GroupName="editors", Description="Can edit", Precedence=5)["Group"]

@@ -122,7 +122,9 @@ public struct TenantPolicies: Sendable, Equatable {
         case nil: durations = [900]
         case .array(let items)?:
             durations = try items.enumerated().map { index, item in
-                guard let d = item.doubleValue, d > 0, d.isFinite else { throw invalid("\(field).durations[\(index)]", "must be seconds > 0") }
+                guard let d = item.doubleValue, d > 0, d <= longest else {
+                    throw invalid("\(field).durations[\(index)]", "must be seconds > 0, at most \(Int(longest)) (100 years)")
+                }
                 return d
             }
             guard !durations.isEmpty else { throw invalid("\(field).durations", "must list at least one duration") }
@@ -160,9 +162,16 @@ public struct TenantPolicies: Sendable, Equatable {
 
     private static func seconds(_ value: JSON?, field: String) throws -> TimeInterval? {
         guard let value else { return nil }
-        guard let s = value.doubleValue, s > 0, s.isFinite else { throw invalid(field, "must be a number of seconds > 0") }
+        guard let s = value.doubleValue, s > 0, s <= longest else {
+            throw invalid(field, "must be a number of seconds > 0, at most \(Int(longest)) (100 years)")
+        }
         return s
     }
+
+    /// The longest window, lockout or cooldown a policy may set. Without a bound, a lockout of 1e300 seconds ended the
+    /// process when its `Retry-After` was written as an integer, and its end would leave the years a time can be
+    /// written in.
+    static let longest: TimeInterval = 100 * 365 * 86_400
 
     private static func invalid(_ field: String, _ reason: String) -> AuthError { .invalidInput(field: field, reason: reason) }
 }
