@@ -98,7 +98,7 @@ enum GoDuration {
         var out = "\""
         for byte in bytes {
             if byte >= 0x80 || byte < 0x20 {
-                out += "\\x" + String(byte, radix: 16).leftPadded(to: 2)
+                out += String(format: "\\x%02x", byte)
             } else {
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out += "\\" }
                 out.unicodeScalars.append(Unicode.Scalar(byte))
@@ -106,8 +106,4 @@ enum GoDuration {
         }
         return out + "\""
     }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
