@@ -137,17 +137,17 @@ struct SupabaseConfig: Sendable {
         anonymousEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", default: false)
         // GoTrue counts a password's length in bytes, and refuses more than bcrypt's 72 on every path that sets one.
         passwordPolicy = PasswordPolicy(
-            minLength: try Self.int(env, "GOTRUE_PASSWORD_MIN_LENGTH", default: 6), maxLength: 72, unit: .utf8Bytes,
+            minLength: max(6, try Self.int(env, "GOTRUE_PASSWORD_MIN_LENGTH", default: 6)), maxLength: 72, unit: .utf8Bytes,
             requiredCharacterSets: (env["GOTRUE_PASSWORD_REQUIRED_CHARACTERS"] ?? "").split(separator: ":").map(String.init))
-        mailerOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_MAILER_OTP_EXP", default: 86400))
-        mailerOTPLength = min(10, max(6, try Self.int(env, "GOTRUE_MAILER_OTP_LENGTH", default: 6)))
-        smtpMaxFrequency = try Self.duration(env, "GOTRUE_SMTP_MAX_FREQUENCY", default: 60)
+        mailerOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_MAILER_OTP_EXP", default: 86400, zeroMeans: 86400))
+        mailerOTPLength = try Self.otpLength(env, "GOTRUE_MAILER_OTP_LENGTH")
+        smtpMaxFrequency = try Self.duration(env, "GOTRUE_SMTP_MAX_FREQUENCY", default: 60, zeroMeans: 60)
         senderAddress = env["GOTRUE_SMTP_ADMIN_EMAIL"] ?? "noreply@fauxth.local"
         phoneAutoconfirm = try Self.bool(env, "GOTRUE_SMS_AUTOCONFIRM", default: false)
-        flowStateExpiry = try Self.duration(env, "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", default: 300)
-        smsOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_SMS_OTP_EXP", default: 60))
-        smsOTPLength = min(10, max(6, try Self.int(env, "GOTRUE_SMS_OTP_LENGTH", default: 6)))
-        smsMaxFrequency = try Self.duration(env, "GOTRUE_SMS_MAX_FREQUENCY", default: 60)
+        flowStateExpiry = max(300, try Self.duration(env, "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", default: 300))
+        smsOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_SMS_OTP_EXP", default: 60, zeroMeans: 60))
+        smsOTPLength = try Self.otpLength(env, "GOTRUE_SMS_OTP_LENGTH")
+        smsMaxFrequency = try Self.duration(env, "GOTRUE_SMS_MAX_FREQUENCY", default: 60, zeroMeans: 60)
         smsTemplate = env["GOTRUE_SMS_TEMPLATE"] ?? "Your code is {{ .Code }}"
         smsTestOTP = try Self.testOTPs(env["GOTRUE_SMS_TEST_OTP"])
         passwordUpdateNeedsReauthentication = try Self.bool(env, "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", default: false)
@@ -156,19 +156,25 @@ struct SupabaseConfig: Sendable {
         mfaTOTPVerify = try Self.bool(env, "GOTRUE_MFA_TOTP_VERIFY_ENABLED", default: true)
         mfaPhoneEnroll = try Self.bool(env, "GOTRUE_MFA_PHONE_ENROLL_ENABLED", default: false)
         mfaPhoneVerify = try Self.bool(env, "GOTRUE_MFA_PHONE_VERIFY_ENABLED", default: false)
-        mfaPhoneMaxFrequency = try Self.duration(env, "GOTRUE_MFA_PHONE_MAX_FREQUENCY", default: 60)
-        mfaPhoneOTPLength = min(10, max(6, try Self.int(env, "GOTRUE_MFA_PHONE_OTP_LENGTH", default: 6)))
+        mfaPhoneMaxFrequency = try Self.duration(env, "GOTRUE_MFA_PHONE_MAX_FREQUENCY", default: 60, zeroMeans: 60)
+        mfaPhoneOTPLength = try Self.otpLength(env, "GOTRUE_MFA_PHONE_OTP_LENGTH")
         mfaPhoneTemplate = env["GOTRUE_MFA_PHONE_TEMPLATE"] ?? "Your code is {{ .Code }}"
         mfaMaxFactors = try Self.int(env, "GOTRUE_MFA_MAX_ENROLLED_FACTORS", default: 10)
-        mfaChallengeExpiry = try Self.duration(env, "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", default: 300)
+        // A float64 of seconds in GoTrue, not a duration, and never under its default.
+        mfaChallengeExpiry = max(300, try Self.floatSeconds(env, "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", default: 300))
         externalProviders = Dictionary(uniqueKeysWithValues: ExternalProvider.catalogue.keys.compactMap { name in
             ExternalProvider(name: name, env: env).map { (name, $0) }
         })
         manualLinkingEnabled = try Self.bool(env, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", default: false)
         iosBundleID = env["GOTRUE_EXTERNAL_IOS_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
         hooks = try AuthHook.bindings(env)
-        saml = SAMLConfig(enabled: try Self.bool(env, "GOTRUE_SAML_ENABLED", default: false),
-                          relayStateValidity: try Self.duration(env, "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD", default: 120),
+        let samlEnabled = try Self.bool(env, "GOTRUE_SAML_ENABLED", default: false)
+        let relayStateValidity = try Self.duration(env, "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD", default: 120, zeroMeans: 120)
+        // GoTrue checks the SAML settings only when SAML is on.
+        if samlEnabled, relayStateValidity < 0 {
+            throw SupabaseConfigError(variable: "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD", reason: "SAML RelayState validity period should be a positive duration")
+        }
+        saml = SAMLConfig(enabled: samlEnabled, relayStateValidity: relayStateValidity,
                           externalURL: env["GOTRUE_SAML_EXTERNAL_URL"].flatMap { $0.isEmpty ? nil : $0 })
         passkeyEnabled = try Self.bool(env, "GOTRUE_PASSKEY_ENABLED", default: false)
         maxPasskeysPerUser = try Self.int(env, "GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER", default: 10)
@@ -200,12 +206,11 @@ struct SupabaseConfig: Sendable {
             .samlAssertion: try Self.rateLimit(env, "GOTRUE_SAML_RATE_LIMIT_ASSERTION", default: RateLimit(count: 15, window: 300)),
             .clientRegistration: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER", default: RateLimit(count: 10, window: 300)),
         ]
-        let timebox = try Self.duration(env, "GOTRUE_SESSIONS_TIMEBOX", default: 0)
-        let inactivity = try Self.duration(env, "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", default: 0)
         refreshPolicy = RefreshPolicy(
             rotationEnabled: try Self.bool(env, "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", default: true),
             reuseInterval: TimeInterval(try Self.seconds(env, "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", default: 0)),
-            timebox: timebox > 0 ? timebox : nil, inactivityTimeout: inactivity > 0 ? inactivity : nil,
+            timebox: try Self.sessionLimit(env, "GOTRUE_SESSIONS_TIMEBOX", named: "session timebox"),
+            inactivityTimeout: try Self.sessionLimit(env, "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", named: "session inactivity timeout"),
             singlePerUser: try Self.bool(env, "GOTRUE_SESSIONS_SINGLE_PER_USER", default: false), endedSessionsForgetTokens: true)
     }
 
@@ -281,27 +286,51 @@ struct SupabaseConfig: Sendable {
     /// A whole number of seconds GoTrue multiplies into a Go duration (`GOTRUE_JWT_EXP`, the OTP expiries): at most Go's
     /// longest, which the multiplication would overflow past. Unbounded, `GOTRUE_JWT_EXP` near `Int.max` overflowed the
     /// token's `exp` and ended the process at the first sign-in of a project made at run time (`POST /_emu/v1/tenants`).
-    private static func seconds(_ env: [String: String], _ name: String, default value: Int) throws -> Int {
+    /// `zeroMeans`: what GoTrue's `ApplyDefaults` puts in place of a 0 (`GOTRUE_MAILER_OTP_EXP=0` is a day, not codes that
+    /// are dead on arrival).
+    private static func seconds(_ env: [String: String], _ name: String, default value: Int, zeroMeans zero: Int? = nil) throws -> Int {
         let seconds = try int(env, name, default: value)
         guard TimeInterval(seconds) <= longestGoDuration else {
             throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(seconds)")
         }
+        return seconds == 0 ? zero ?? 0 : seconds
+    }
+
+    /// A `time.Duration` of GoTrue's config, which `envconfig` reads with Go's `time.ParseDuration`: a unit is required
+    /// (`60s`, not `60`, which stops GoTrue at start-up with Go's "missing unit"). `zeroMeans` as in `seconds`.
+    private static func duration(_ env: [String: String], _ name: String, default value: TimeInterval, zeroMeans zero: TimeInterval? = nil) throws -> TimeInterval {
+        guard let raw = env[name], !raw.isEmpty else { return value }
+        switch GoDuration.parse(raw) {
+        case .success(let seconds): return seconds == 0 ? zero ?? 0 : seconds
+        case .failure(let refusal): throw SupabaseConfigError(variable: name, reason: "expected a Go duration such as 60s or 1m30s: \(refusal.message)")
+        }
+    }
+
+    /// A `float64` of seconds (`GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION`, a duration only in name): a unit is refused, as
+    /// Go's `strconv.ParseFloat` refuses it; within Go's longest duration, which GoTrue multiplies it into.
+    private static func floatSeconds(_ env: [String: String], _ name: String, default value: TimeInterval) throws -> TimeInterval {
+        guard let raw = env[name], !raw.isEmpty else { return value }
+        guard let seconds = Double(raw) else {
+            throw SupabaseConfigError(variable: name, reason: "expected a number of seconds such as 300 (no unit), got \(raw)")
+        }
+        guard seconds.isFinite, abs(seconds) <= longestGoDuration else {
+            throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(raw)")
+        }
         return seconds
     }
 
-    private static func duration(_ env: [String: String], _ name: String, default value: TimeInterval) throws -> TimeInterval {
-        guard let raw = env[name], !raw.isEmpty else { return value }
-        if let seconds = Double(raw) {
-            // A plain number, which Fauxth reads as seconds where Go asks for a unit; within Go's range, like the rest.
-            guard seconds.isFinite, abs(seconds) <= longestGoDuration else {
-                throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(raw)")
-            }
-            return seconds
-        }
-        guard let parsed = GoDuration.seconds(raw) else {
-            throw SupabaseConfigError(variable: name, reason: "expected a duration such as 60s, got \(raw)")
-        }
-        return parsed
+    /// An OTP's length: GoTrue puts 6 in place of one outside 6 to 10, rather than the nearest.
+    private static func otpLength(_ env: [String: String], _ name: String) throws -> Int {
+        let length = try int(env, name, default: 6)
+        return (6...10).contains(length) ? length : 6
+    }
+
+    /// `GOTRUE_SESSIONS_TIMEBOX` and `_INACTIVITY_TIMEOUT`: none when unset; when set, positive, or GoTrue refuses to start.
+    private static func sessionLimit(_ env: [String: String], _ name: String, named what: String) throws -> TimeInterval? {
+        guard let raw = env[name], !raw.isEmpty else { return nil }
+        let limit = try duration(env, name, default: 0)
+        guard limit > 0 else { throw SupabaseConfigError(variable: name, reason: "conf: \(what) duration must be positive when set, was \(raw)") }
+        return limit
     }
 
     /// 2^63-1 nanoseconds, in whole seconds.

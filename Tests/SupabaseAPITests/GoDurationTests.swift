@@ -1,3 +1,4 @@
+import AuthCore
 @testable import SupabaseAPI
 import Testing
 
@@ -26,8 +27,80 @@ import Testing
 
     @Test func aProjectsDurationVariablesAreRead() throws {
         #expect(try SupabaseConfig(env: ["GOTRUE_SMTP_MAX_FREQUENCY": "1m30s"]).smtpMaxFrequency == 90)
-        #expect(try SupabaseConfig(env: ["GOTRUE_SMTP_MAX_FREQUENCY": "45"]).smtpMaxFrequency == 45)
         #expect(throws: SupabaseConfigError.self) { try SupabaseConfig(env: ["GOTRUE_SMTP_MAX_FREQUENCY": "٣s"]) }
+    }
+
+    /// `envconfig` reads a `time.Duration` with `time.ParseDuration`, so a plain number stops GoTrue at start-up.
+    @Test(arguments: ["GOTRUE_SMTP_MAX_FREQUENCY", "GOTRUE_SMS_MAX_FREQUENCY", "GOTRUE_MFA_PHONE_MAX_FREQUENCY",
+                      "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD",
+                      "GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION", "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", "GOTRUE_SESSIONS_TIMEBOX",
+                      "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT"])
+    func aDurationNeedsAUnit(_ variable: String) throws {
+        do {
+            _ = try SupabaseConfig(env: [variable: "45"])
+            Issue.record("\(variable)=45 was accepted")
+        } catch let error as SupabaseConfigError {
+            #expect(error.variable == variable)
+            #expect(error.reason.hasSuffix(#"time: missing unit in duration "45""#))
+        }
+        _ = try SupabaseConfig(env: [variable: "45m"])
+    }
+}
+
+/// What GoTrue's `ApplyDefaults` and `Validate` make of a project's settings before it serves a request.
+@Suite struct GoTrueConfigDefaultsTests {
+    @Test func zeroMeansTheDefaultForFrequenciesAndExpiries() throws {
+        let config = try SupabaseConfig(env: ["GOTRUE_SMTP_MAX_FREQUENCY": "0", "GOTRUE_SMS_MAX_FREQUENCY": "0s", "GOTRUE_MFA_PHONE_MAX_FREQUENCY": "0",
+                                              "GOTRUE_MAILER_OTP_EXP": "0", "GOTRUE_SMS_OTP_EXP": "0", "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD": "0s"])
+        #expect(config.smtpMaxFrequency == 60)
+        #expect(config.smsMaxFrequency == 60)
+        #expect(config.mfaPhoneMaxFrequency == 60)
+        #expect(config.mailerOTPExpiry == 86400)
+        #expect(config.smsOTPExpiry == 60)
+        #expect(config.saml.relayStateValidity == 120)
+    }
+
+    @Test func floorsAreGoTruesDefaults() throws {
+        let low = try SupabaseConfig(env: ["GOTRUE_PASSWORD_MIN_LENGTH": "4", "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION": "60",
+                                           "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION": "1m"])
+        #expect(low.passwordPolicy.minLength == 6)
+        #expect(low.mfaChallengeExpiry == 300)
+        #expect(low.flowStateExpiry == 300)
+        let high = try SupabaseConfig(env: ["GOTRUE_PASSWORD_MIN_LENGTH": "12", "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION": "600.5",
+                                            "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION": "10m"])
+        #expect(high.passwordPolicy.minLength == 12)
+        #expect(high.mfaChallengeExpiry == 600.5)
+        #expect(high.flowStateExpiry == 600)
+    }
+
+    /// A float64 of seconds in GoTrue: Go's `strconv.ParseFloat` refuses a unit.
+    @Test func theMFAChallengeExpiryIsSecondsWithoutAUnit() {
+        #expect(throws: SupabaseConfigError.self) { try SupabaseConfig(env: ["GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION": "5m"]) }
+    }
+
+    @Test(arguments: [("4", 6), ("6", 6), ("8", 8), ("10", 10), ("11", 6), ("12", 6)])
+    func anOTPLengthOutsideSixToTenIsSix(_ text: String, _ length: Int) throws {
+        let config = try SupabaseConfig(env: ["GOTRUE_MAILER_OTP_LENGTH": text, "GOTRUE_SMS_OTP_LENGTH": text, "GOTRUE_MFA_PHONE_OTP_LENGTH": text])
+        #expect([config.mailerOTPLength, config.smsOTPLength, config.mfaPhoneOTPLength] == [length, length, length])
+    }
+
+    @Test(arguments: ["GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT"])
+    func aSessionLimitWhenSetIsPositive(_ variable: String) throws {
+        for text in ["0", "0s", "-1h"] {
+            #expect(throws: SupabaseConfigError.self) { try SupabaseConfig(env: [variable: text]) }
+        }
+        #expect(try SupabaseConfig(env: [:]).refreshPolicy.timebox == nil)
+        #expect(try SupabaseConfig(env: [:]).refreshPolicy.inactivityTimeout == nil)
+        let config = try SupabaseConfig(env: [variable: "90m"])
+        #expect([config.refreshPolicy.timebox, config.refreshPolicy.inactivityTimeout].contains(5400))
+    }
+
+    /// GoTrue validates the SAML settings only when SAML is on.
+    @Test func aNegativeRelayStateValidityIsRefusedWithSAMLOn() throws {
+        #expect(throws: SupabaseConfigError.self) {
+            try SupabaseConfig(env: ["GOTRUE_SAML_ENABLED": "true", "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD": "-1m"])
+        }
+        _ = try SupabaseConfig(env: ["GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD": "-1m"])
     }
 }
 
