@@ -133,6 +133,12 @@ public struct CognitoDialect: Sendable {
     }
 
     /// Checks a Cognito tenant's settings; throws what Fauxth cannot use.
+    /// A fresh pool id in Cognito's form (`us-east-1_` and nine letters and digits), for a pool made outside
+    /// `CreateUserPool` (the control API's `POST /tenants`).
+    public static func newPoolID(generator: Generator) -> String {
+        CognitoPool.newID(region: "us-east-1", generator: generator)
+    }
+
     public static func validate(_ tenant: Tenant) throws {
         guard tenant.id.wholeMatch(of: #/[a-z]{2}(-[a-z]+)+-[0-9]_[0-9A-Za-z]+/#) != nil else {
             throw CognitoSettingsError("a user pool id is <region>_<id>, such as us-east-1_AbCdEf123")

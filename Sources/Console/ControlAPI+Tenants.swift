@@ -12,14 +12,19 @@ extension ControlAPI {
         }
         group.post { request, _ in
             var body = try await ControlRequest(request: request).body()
-            // Without an id, a fresh one from the emulator's generator (reproducible under --deterministic): what a
-            // test helper asks for when each test wants a tenant of its own.
-            let id = try body.string("id") ?? "t-" + emulator.generator.string(12, alphabet: "0123456789abcdef")
             guard let dialect = Dialect(rawValue: try body.string("dialect", required: true) ?? "") else {
                 throw ControlError.badRequest("dialect: one of \(Dialect.allCases.map(\.rawValue).joined(separator: ", "))")
             }
+            // Without an id, a fresh one from the emulator's generator (reproducible under --deterministic): what a
+            // test helper asks for when each test wants a tenant of its own.
+            let id = try body.string("id") ?? newTenantID(dialect) ?? "t-" + emulator.generator.string(12, alphabet: "0123456789abcdef")
             let name = try body.string("name")
             for key in ["id", "dialect", "name", "users"] { body.removeValue(forKey: key) }
+            do {
+                try checkTenant(Tenant(id: id, dialect: dialect, name: name ?? id, settings: body, createdAt: emulator.clock.now))
+            } catch {
+                throw ControlError.badRequest("\(error)")
+            }
             let tenant = try emulator.createTenant(id: id, dialect: dialect, name: name, settings: body)
             return ControlJSON.response(ControlJSON.tenant(tenant, userCount: 0), status: .created)
         }

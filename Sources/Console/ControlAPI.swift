@@ -22,12 +22,23 @@ public struct ControlAPI: Sendable {
     /// a reset, restore or load answers after it, so a test that reads the database next finds it in step.
     let settled: @Sendable () async -> Void
 
+    /// `POST /tenants`: a fresh id in the vendor's own form for a dialect that has one (a Cognito pool's
+    /// `us-east-1_…`, which amazon-cognito-identity-js and Amplify refuse to do without), else nil for a `t-…` one.
+    let newTenantID: @Sendable (Dialect) -> String?
+    /// `POST /tenants`: the vendor's checks of a tenant's settings, as the seed's are checked at start-up, so a
+    /// setting the vendor refuses is a 400 here rather than a 500 at every request to the tenant.
+    let checkTenant: @Sendable (Tenant) throws -> Void
+
     public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON,
                 exportFirebase: @escaping @Sendable (String, String?) throws -> JSON = { _, _ in .null },
                 identityProviders: FakeIdentityProviders? = nil, deepLinkOpener: DeepLinkOpener? = nil,
-                settled: @escaping @Sendable () async -> Void = {}) {
+                settled: @escaping @Sendable () async -> Void = {},
+                newTenantID: @escaping @Sendable (Dialect) -> String? = { _ in nil },
+                checkTenant: @escaping @Sendable (Tenant) throws -> Void = { _ in }) {
         self.deepLinkOpener = deepLinkOpener
         self.settled = settled
+        self.newTenantID = newTenantID
+        self.checkTenant = checkTenant
         self.emulator = emulator
         self.info = info
         self.exportFirebase = exportFirebase

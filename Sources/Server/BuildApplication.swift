@@ -140,6 +140,10 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
     }, identityProviders: identityProviders, deepLinkOpener: options.deepLinkOpener, settled: {
         // A mirrored project's database takes the reset or restored users before the control API answers.
         await mirrorProgress?.wait(for: emulator.lastEventSequence, timeout: .seconds(10))
+    }, newTenantID: { dialect in
+        dialect == .cognito ? CognitoDialect.newPoolID(generator: emulator.generator) : nil
+    }, checkTenant: { tenant in
+        _ = try validateSettings(of: tenant)
     }).addRoutes(to: router.group("_emu/v1"))
     supabase.addRoutes(to: router.group("auth/v1")) { _ in defaultProject }
     // The rest of the Supabase stack, forwarded to the project's upstream: on the main port for the default project,
@@ -309,27 +313,32 @@ private func validateTenants(_ emulator: Emulator) throws -> [String] {
         do { _ = try emulator.policies(for: tenant) } catch {
             throw SeedError(file: "tenant \(tenant.id)", path: "policies", reason: "\(error)")
         }
-        switch tenant.dialect {
-        case .supabase:
-            do {
-                let unknown = try SupabaseDialect.validate(tenant)
-                if !unknown.isEmpty {
-                    warnings.append("tenant \(tenant.id): gotrue_env variables Fauxth does not use yet: \(unknown.joined(separator: ", "))")
-                }
-            } catch {
-                throw SeedError(file: "tenant \(tenant.id)", path: "gotrue_env", reason: "\(error)")
-            }
-        case .firebase:
-            do { try FirebaseDialect.validate(tenant) } catch {
-                throw SeedError(file: "tenant \(tenant.id)", path: "$", reason: "\(error)")
-            }
-        case .cognito:
-            do { try CognitoDialect.validate(tenant) } catch {
-                throw SeedError(file: "tenant \(tenant.id)", path: "$", reason: "\(error)")
-            }
-        }
+        warnings += try validateSettings(of: tenant)
     }
     return warnings
+}
+
+/// Checks a tenant's settings as its vendor would (the seed's at start-up, a control-API tenant before it is made);
+/// throws on a value the vendor refuses, naming where, and returns warnings (GoTrue variables Fauxth does not read).
+private func validateSettings(of tenant: Tenant) throws -> [String] {
+    switch tenant.dialect {
+    case .supabase:
+        do {
+            let unknown = try SupabaseDialect.validate(tenant)
+            return unknown.isEmpty ? [] : ["tenant \(tenant.id): gotrue_env variables Fauxth does not use yet: \(unknown.joined(separator: ", "))"]
+        } catch {
+            throw SeedError(file: "tenant \(tenant.id)", path: "gotrue_env", reason: "\(error)")
+        }
+    case .firebase:
+        do { try FirebaseDialect.validate(tenant) } catch {
+            throw SeedError(file: "tenant \(tenant.id)", path: "$", reason: "\(error)")
+        }
+    case .cognito:
+        do { try CognitoDialect.validate(tenant) } catch {
+            throw SeedError(file: "tenant \(tenant.id)", path: "$", reason: "\(error)")
+        }
+    }
+    return []
 }
 
 /// Opens each deep link as it is captured (`--open-deeplinks`), one at a time in capture order, as a phone

@@ -37,6 +37,36 @@ import Testing
         }
     }
 
+    /// A tenant's settings are checked as the seed's are at start-up: before, the control API made a project whose
+    /// `gotrue_env` GoTrue would refuse, and every request to it answered 500.
+    @Test func aTenantTheVendorWouldRefuseIsNotMade() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let refused = try await client.send(.post, "/_emu/v1/tenants", json: [
+                "id": "bad", "dialect": "supabase", "gotrue_env": ["GOTRUE_SMTP_MAX_FREQUENCY": "60"],
+            ])
+            #expect(refused.status == .badRequest)
+            let message = try #require(refused.json["error"]?["message"]?.stringValue)
+            #expect(message.contains("GOTRUE_SMTP_MAX_FREQUENCY") && message.contains("missing unit"))
+            #expect(try await client.send(.get, "/_emu/v1/tenants/bad").status == .notFound)
+            let pool = try await client.send(.post, "/_emu/v1/tenants", json: ["id": "pool-1", "dialect": "cognito"])
+            #expect(pool.status == .badRequest)
+            #expect(pool.json["error"]?["message"]?.stringValue?.contains("us-east-1_AbCdEf123") == true)
+        }
+    }
+
+    /// Without an id, a Cognito tenant gets a pool id in Cognito's form, which amazon-cognito-identity-js's
+    /// `CognitoUserPool` insists on (`/^[\w-]+_[0-9a-zA-Z]+$/`); other dialects get `t-` and twelve hex digits.
+    @Test func aTenantWithoutAnIdGetsOneInItsVendorsForm() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let pool = try #require(try await client.send(.post, "/_emu/v1/tenants", json: ["dialect": "cognito"]).json["id"]?.stringValue)
+            #expect(pool.wholeMatch(of: #/us-east-1_[0-9A-Za-z]{9}/#) != nil)
+            let project = try #require(try await client.send(.post, "/_emu/v1/tenants", json: ["dialect": "supabase"]).json["id"]?.stringValue)
+            #expect(project.wholeMatch(of: #/t-[0-9a-f]{12}/#) != nil)
+        }
+    }
+
     @Test func usersAreListedAcrossTenantsEachWithItsOwnIdentities() async throws {
         let harness = try Harness()
         try await harness.run { client in

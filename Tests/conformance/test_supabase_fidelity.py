@@ -1,5 +1,6 @@
 """GoTrue's answers where Fauxth used to differ, found with supabase-js and supabase-swift: each test sends
 what those clients send (or drives supabase-py) and checks GoTrue's own status, code and effect."""
+import json
 import time
 import urllib.parse
 import uuid
@@ -434,3 +435,38 @@ def test_the_refresh_token_of_a_deleted_user_is_not_found(fauxth):
     assert requests.delete(f"{fauxth.url}/auth/v1/admin/users/{ALICE}", headers=admin_headers()).status_code == 200
     response = auth_post(fauxth, "token", {"refresh_token": session["refresh_token"]}, grant_type="refresh_token")
     assert error(response, 400, "refresh_token_not_found") == "Invalid Refresh Token: Refresh Token Not Found"
+
+
+# GoTrue's configuration, read as GoTrue reads it
+
+
+def test_gotrue_settings_get_gotrues_defaults_and_floors(supabase_project):
+    # GoTrue's ApplyDefaults: an OTP length outside 6-10 is 6, and a 0 frequency is a minute between emails.
+    fauxth = supabase_project({"GOTRUE_MAILER_OTP_LENGTH": "12", "GOTRUE_SMTP_MAX_FREQUENCY": "0", "GOTRUE_MAILER_AUTOCONFIRM": "true"})
+    fauxth.control("POST", "/clock/freeze")
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    auth.sign_in_with_otp({"email": "otp-length@example.com"})
+    code = fauxth.wait_message("otp-length@example.com")["codes"][0]
+    assert len(code) == 6 and code.isdigit()
+    fauxth.control("POST", "/clock/advance", json={"seconds": 30})
+    with pytest.raises(AuthApiError) as refused:
+        auth.sign_in_with_otp({"email": "otp-length@example.com"})
+    assert refused.value.status == 429 and refused.value.code == "over_email_send_rate_limit"
+    fauxth.control("POST", "/clock/advance", json={"seconds": 31})
+    auth.sign_in_with_otp({"email": "otp-length@example.com"})
+
+
+def test_a_gotrue_setting_gotrue_would_not_start_with_is_refused(fauxth, start_fauxth, tmp_path):
+    # A duration without a unit: GoTrue stops at start-up ("missing unit"), and so does Fauxth, naming the variable.
+    seed = tmp_path / "unitless.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase",
+                                             "gotrue_env": {"GOTRUE_SMS_MAX_FREQUENCY": "60"}}]}))
+    refused = start_fauxth("--seed", str(seed), expect_ready=False)
+    assert refused.process.wait(timeout=30) != 0
+    refused.stop()
+    assert "GOTRUE_SMS_MAX_FREQUENCY" in refused.stderr and 'missing unit in duration "60"' in refused.stderr
+    # A project made at run time is checked the same way: a 400 naming it, and no project left behind.
+    made = fauxth.control("POST", "/tenants", json={"id": "unitless", "dialect": "supabase",
+                                                    "gotrue_env": {"GOTRUE_SESSIONS_TIMEBOX": "0s"}})
+    assert made.status_code == 400 and "GOTRUE_SESSIONS_TIMEBOX" in made.json()["error"]["message"]
+    assert fauxth.control("GET", "/tenants/unitless").status_code == 404

@@ -71,6 +71,8 @@ describe('a started server', () => {
     let id;
     await fauxth.withTenant('cognito', async (pool) => {
       id = pool.id;
+      // No id given: one in Cognito's form, which CognitoUserPool insists on.
+      assert.match(pool.id, /^us-east-1_[0-9A-Za-z]{9}$/);
       const user = await fauxth.createUser(pool.id, { email: 'pool@example.com', password: 'Secret123!' });
       assert.deepEqual((await fauxth.users(pool.id)).map((u) => u.id), [user.id]);
       assert.ok((await fauxth.users('default')).every((u) => u.email !== 'pool@example.com'));
