@@ -12,6 +12,7 @@ enum Admin {
         let users = try call.body.array("users")
         guard users.count <= 1000 else { throw FirebaseError(.invalidArgument, "A maximum of 1000 users can be imported at once.") }
         let hash = try PasswordImport(call.body)
+        try checkInt64s(users)
         try sanityCheck(users, call: call)
         var errors: [JSON] = []
         for (index, item) in users.enumerated() {
@@ -27,6 +28,25 @@ enum Admin {
         var answer: [String: JSON] = ["kind": "identitytoolkit#UploadAccountResponse"]
         if !errors.isEmpty { answer["error"] = .array(errors) }
         return .json(.object(answer))
+    }
+
+    /// The users' int64 fields as Google maps the request's JSON onto its messages, before any user is imported: a value
+    /// that is not one refuses the whole request, naming the user (`Invalid value at 'users[0].created_at' (TYPE_INT64),
+    /// "1e300"`), where a refusal of the import's own rules is reported for that user beside the others'.
+    private static func checkInt64s(_ users: [JSON]) throws {
+        for (index, user) in users.enumerated() {
+            for (key, field) in [("createdAt", "created_at"), ("lastLoginAt", "last_login_at"), ("validSince", "valid_since")] {
+                guard let value = user[key], value != .null else { continue }
+                let path = "users[\(index)].\(field)"
+                switch value {
+                case .string(let text): _ = try FirebaseBody.int64(text, field: path)
+                case .int: continue
+                case .double(let number) where number.rounded() == number && abs(number) < 9.2e18: continue
+                default:
+                    throw FirebaseError.badBody("Invalid value at '\(path)' (TYPE_INT64), \(value.serialized())")
+                }
+            }
+        }
     }
 
     /// With `sanityCheck`, duplicate emails or ids within the request refuse the whole batch.

@@ -302,3 +302,8 @@ def test_numbers_no_integer_holds_are_refused_not_fatal(firebase):
     assert refused.status_code == 400
     assert refused.json()["error"]["message"] == "Invalid value at 'valid_since' (TYPE_INT64), \"1e300\""
     assert firebase.admin("POST", "/accounts:lookup", json={"localId": ["FAUXTHALICE00000000000000001"]}).status_code == 200
+    # An import's int64s are mapped before anyone is imported: one bad value refuses the whole request, naming its user.
+    batch = firebase.admin("POST", "/accounts:batchCreate", json={"users": [{"localId": "importok"}, {"localId": "importbad", "createdAt": "1e300"}]})
+    assert batch.status_code == 400
+    assert batch.json()["error"]["message"] == "Invalid value at 'users[1].created_at' (TYPE_INT64), \"1e300\""
+    assert "users" not in firebase.admin("POST", "/accounts:lookup", json={"localId": ["importok"]}).json()
