@@ -132,13 +132,13 @@ public struct CognitoDialect: Sendable {
         return .json(["__type": .string(type), "message": .string(message)], status: status, headers: headers, contentType: "application/x-amz-json-1.1")
     }
 
-    /// Checks a Cognito tenant's settings; throws what Fauxth cannot use.
     /// A fresh pool id in Cognito's form (`us-east-1_` and nine letters and digits), for a pool made outside
     /// `CreateUserPool` (the control API's `POST /tenants`).
     public static func newPoolID(generator: Generator) -> String {
         CognitoPool.newID(region: "us-east-1", generator: generator)
     }
 
+    /// Checks a Cognito tenant's settings; throws what Fauxth cannot use.
     public static func validate(_ tenant: Tenant) throws {
         guard tenant.id.wholeMatch(of: #/[a-z]{2}(-[a-z]+)+-[0-9]_[0-9A-Za-z]+/#) != nil else {
             throw CognitoSettingsError("a user pool id is <region>_<id>, such as us-east-1_AbCdEf123")
