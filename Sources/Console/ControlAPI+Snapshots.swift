@@ -54,7 +54,7 @@ extension ControlAPI {
         }
         group.post("load") { request, _ in
             let path = try await ControlRequest(request: request).body().string("path", required: true) ?? ""
-            try await Blocking.run { try emulator.loadSnapshot(from: path) }
+            try await Blocking.run { try emulator.loadSnapshot(from: path, checkingTenants: checkTenant) }
             await settled()
             return ControlJSON.response(["loaded": .string(path)])
         }

@@ -25,8 +25,8 @@ public struct ControlAPI: Sendable {
     /// `POST /tenants`: a fresh id in the vendor's own form for a dialect that has one (a Cognito pool's
     /// `us-east-1_…`, which amazon-cognito-identity-js and Amplify refuse to do without), else nil for a `t-…` one.
     let newTenantID: @Sendable (Dialect) -> String?
-    /// `POST /tenants`: the vendor's checks of a tenant's settings, as the seed's are checked at start-up, so a
-    /// setting the vendor refuses is a 400 here rather than a 500 at every request to the tenant.
+    /// `POST /tenants` and `POST /snapshots/load`: the vendor's checks of a tenant's settings, as the seed's are checked
+    /// at start-up, so a setting the vendor refuses is refused here rather than a 500 at every request to the tenant.
     let checkTenant: @Sendable (Tenant) throws -> Void
 
     public init(emulator: Emulator, info: @escaping @Sendable (Request) -> JSON,

@@ -83,7 +83,8 @@ public struct ControlError: Error, Equatable {
         case let e as SnapshotError:
             switch e {
             case .notFound, .unknownName: failure = ControlError(.notFound, "snapshot_not_found", e.description)
-            case .unreadable, .newerSchema, .checksumMismatch: failure = ControlError(.unprocessableContent, "snapshot_invalid", e.description)
+            case .unreadable, .newerSchema, .checksumMismatch, .refusedTenant:
+                failure = ControlError(.unprocessableContent, "snapshot_invalid", e.description)
             case .writeFailed: failure = ControlError(.unprocessableContent, "snapshot_write_failed", e.description)
             }
         case let e as ProviderError:

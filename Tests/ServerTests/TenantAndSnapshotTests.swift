@@ -162,6 +162,29 @@ import Testing
         }
     }
 
+    /// A snapshot written by an older Fauxth may hold a project GoTrue would refuse (a duration without a unit, which
+    /// Fauxth once read as seconds). Loaded at run time it would answer 500 at every request to that project; it is
+    /// refused whole instead, naming the tenant and the setting, and the state stays as it was.
+    @Test func aSnapshotWithATenantItsVendorRefusesIsNotLoaded() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-refused-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let older = try Harness()
+        // The core alone makes it, as the control API did before it checked a tenant's settings.
+        try older.emulator.createTenant(id: "unitless", dialect: .supabase, settings: ["gotrue_env": ["GOTRUE_SMTP_MAX_FREQUENCY": "60"]])
+        try older.emulator.saveSnapshot(to: path)
+        let harness = try Harness()
+        try await harness.run { client in
+            try await client.send(.post, "/_emu/v1/tenants/default/users", json: ["email": "kept@example.com"])
+            let refused = try await client.send(.post, "/_emu/v1/snapshots/load", json: ["path": .string(path)])
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.json["error"]?["code"] == "snapshot_invalid")
+            let message = try #require(refused.json["error"]?["message"]?.stringValue)
+            #expect(message.contains("unitless") && message.contains("GOTRUE_SMTP_MAX_FREQUENCY"))
+            #expect(try await client.send(.get, "/_emu/v1/tenants/unitless").status == .notFound)
+            #expect(try await client.send(.get, "/_emu/v1/tenants/default/users?email=kept@example.com").json["users"]?.arrayValue?.count == 1)
+        }
+    }
+
     @Test func aSnapshotGivenAtStartIsLoaded() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-start-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }

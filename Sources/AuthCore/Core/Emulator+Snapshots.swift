@@ -50,10 +50,25 @@ extension Emulator {
     /// Replaces the state with the snapshot file at `path`. The file is only read; an unreadable,
     /// foreign or newer-schema file is refused and the live state is left as it was. Older schemas are
     /// migrated in memory.
-    public func loadSnapshot(from path: String) throws {
+    ///
+    /// `checkingTenants`: the vendors' checks of each tenant's settings (the server's, which knows the dialects),
+    /// made on the staged copy, so a snapshot with a tenant its vendor refuses (written by an older Fauxth that was
+    /// laxer) is refused whole rather than loaded to answer 500 at every request to that tenant. Its `policies` are
+    /// checked alike.
+    public func loadSnapshot(from path: String, checkingTenants check: ((Tenant) throws -> Void)? = nil) throws {
         do {
             // The staged database becomes the live one; the old state goes with it at the end of this scope.
             let staged = try stage(path)
+            if let check {
+                for tenant in try staged.withConnection({ try Tenants.all($0) }) {
+                    do {
+                        _ = try derivePolicies(for: tenant)
+                        try check(tenant)
+                    } catch {
+                        throw SnapshotError.refusedTenant(path, tenant: tenant.id, reason: "\(error)")
+                    }
+                }
+            }
             db.exchange(with: staged)
         }
         try continueEventNumbering()

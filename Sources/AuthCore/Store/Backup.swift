@@ -306,6 +306,8 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
     case unknownName(String)
     /// The file's checksum trailer does not match its content (or its own length).
     case checksumMismatch(String, String)
+    /// A tenant in the file has settings its vendor refuses (`Emulator.loadSnapshot(from:checkingTenants:)`).
+    case refusedTenant(String, tenant: String, reason: String)
 
     public var description: String {
         switch self {
@@ -316,6 +318,8 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
         case .writeFailed(let path, let why): "could not write snapshot \(path): \(why)"
         case .unknownName(let name): "no in-memory snapshot named \(name)"
         case .checksumMismatch(let path, let why): "snapshot \(path) is not a valid Fauxth snapshot (\(why)); it was left untouched"
+        case .refusedTenant(let path, let tenant, let why):
+            "snapshot \(path) has a tenant its vendor would refuse (\(tenant): \(why)); the state was left as it was"
         }
     }
 }
