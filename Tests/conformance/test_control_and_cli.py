@@ -5,6 +5,7 @@ import pathlib
 import re
 import signal
 import socket
+import sqlite3
 import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -99,6 +100,24 @@ def test_snapshots_round_trip_through_files(fauxth, tmp_path):
     refused = fauxth.control("POST", "/snapshots/load", json={"path": str(tmp_path / "junk.sqlite")})
     assert refused.status_code == 422
     assert (tmp_path / "junk.sqlite").read_bytes() == b"not a database"
+
+
+def test_a_snapshot_holding_a_project_gotrue_would_refuse_is_not_loaded(fauxth, tmp_path):
+    # What an older, laxer Fauxth could have saved: a project whose GOTRUE_SMTP_MAX_FREQUENCY has no unit. Made here by
+    # editing a saved file without its checksum trailer (such a file loads as one saved before checksums).
+    path = tmp_path / "older.sqlite"
+    assert fauxth.control("POST", "/snapshots/save", json={"path": str(path)}).status_code == 200
+    path.write_bytes(path.read_bytes()[:-48])
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("INSERT INTO tenants (id, dialect, name, settings, created_at) VALUES (?, 'supabase', ?, ?, 0)",
+                   ("unitless", "unitless", json.dumps({"gotrue_env": {"GOTRUE_SMTP_MAX_FREQUENCY": "60"}})))
+    sign_up(fauxth, "stays@example.com")
+    refused = fauxth.control("POST", "/snapshots/load", json={"path": str(path)})
+    assert refused.status_code == 422 and refused.json()["error"]["code"] == "snapshot_invalid"
+    assert "unitless" in refused.json()["error"]["message"] and "GOTRUE_SMTP_MAX_FREQUENCY" in refused.json()["error"]["message"]
+    # The running state is as it was.
+    assert fauxth.control("GET", "/tenants/unitless").status_code == 404
+    assert len(fauxth.control("GET", "/tenants/default/users", params={"email": "stays@example.com"}).json()["users"]) == 1
 
 
 def test_snapshot_flag_saves_on_sigterm_and_loads_on_start(start_fauxth, tmp_path):
