@@ -1,0 +1,105 @@
+import AuthCore
+import Foundation
+
+/// How GoTrue reads each kind of variable: `envconfig`'s parsers (Go's `time.ParseDuration` for a `time.Duration`,
+/// `strconv` for numbers) and the values `ApplyDefaults` and `Validate` put in place or refuse (`conf/configuration.go`).
+/// `SupabaseConfig.init` reads each variable through one of these.
+extension SupabaseConfig {
+    /// `N` (in the variable's own window, kept from the default) or `N/<Go duration>`.
+    static func rateLimit(_ env: [String: String], _ name: String, default value: RateLimit) throws -> RateLimit {
+        guard let raw = env[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return value }
+        let parts = raw.split(separator: "/", maxSplits: 1).map(String.init)
+        guard let count = Double(parts[0]), count >= 0 else {
+            throw SupabaseConfigError(variable: name, reason: "expected a number of requests, or N/duration, got \(raw)")
+        }
+        var window = value.window
+        if parts.count == 2 {
+            guard let parsed = GoDuration.seconds(parts[1]), parsed > 0 else {
+                throw SupabaseConfigError(variable: name, reason: "expected N/duration such as 10/1m, got \(raw)")
+            }
+            window = parsed
+        }
+        return RateLimit(count: Int(count), window: window)
+    }
+
+    /// `15551234567:123456,15557654321:654321`.
+    static func testOTPs(_ text: String?) throws -> [String: String] {
+        var map: [String: String] = [:]
+        for entry in (text ?? "").split(separator: ",") where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+            let parts = entry.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[1].isEmpty, parts[1].allSatisfy(\.isASCIIDigit) else {
+                throw SupabaseConfigError(variable: "GOTRUE_SMS_TEST_OTP", reason: "expected phone:code pairs separated by commas, got \(entry)")
+            }
+            map[parts[0].hasPrefix("+") ? String(parts[0].dropFirst()) : parts[0]] = parts[1]
+        }
+        return map
+    }
+
+    static func bool(_ env: [String: String], _ name: String, default value: Bool) throws -> Bool {
+        guard let raw = env[name], !raw.isEmpty else { return value }
+        switch raw.lowercased() {
+        case "true", "1", "t", "yes": return true
+        case "false", "0", "f", "no": return false
+        default: throw SupabaseConfigError(variable: name, reason: "expected true or false, got \(raw)")
+        }
+    }
+
+    static func int(_ env: [String: String], _ name: String, default value: Int) throws -> Int {
+        guard let raw = env[name], !raw.isEmpty else { return value }
+        guard let n = Int(raw), n >= 0 else { throw SupabaseConfigError(variable: name, reason: "expected a whole number, got \(raw)") }
+        return n
+    }
+
+    /// A whole number of seconds GoTrue multiplies into a Go duration (`GOTRUE_JWT_EXP`, the OTP expiries): at most Go's
+    /// longest, which the multiplication would overflow past. Unbounded, `GOTRUE_JWT_EXP` near `Int.max` overflowed the
+    /// token's `exp` and ended the process at the first sign-in of a project made at run time (`POST /_emu/v1/tenants`).
+    /// `zeroMeans`: what GoTrue's `ApplyDefaults` puts in place of a 0 (`GOTRUE_MAILER_OTP_EXP=0` is a day, not codes that
+    /// are dead on arrival).
+    static func seconds(_ env: [String: String], _ name: String, default value: Int, zeroMeans zero: Int? = nil) throws -> Int {
+        let seconds = try int(env, name, default: value)
+        guard TimeInterval(seconds) <= longestGoDuration else {
+            throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(seconds)")
+        }
+        return seconds == 0 ? zero ?? 0 : seconds
+    }
+
+    /// A `time.Duration` of GoTrue's config, which `envconfig` reads with Go's `time.ParseDuration`: a unit is required
+    /// (`60s`, not `60`, which stops GoTrue at start-up with Go's "missing unit"). `zeroMeans` as in `seconds`.
+    static func duration(_ env: [String: String], _ name: String, default value: TimeInterval, zeroMeans zero: TimeInterval? = nil) throws -> TimeInterval {
+        guard let raw = env[name], !raw.isEmpty else { return value }
+        switch GoDuration.parse(raw) {
+        case .success(let seconds): return seconds == 0 ? zero ?? 0 : seconds
+        case .failure(let refusal): throw SupabaseConfigError(variable: name, reason: "expected a Go duration such as 60s or 1m30s: \(refusal.message)")
+        }
+    }
+
+    /// A `float64` of seconds (`GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION`, a duration only in name): a unit is refused, as
+    /// Go's `strconv.ParseFloat` refuses it; within Go's longest duration, which GoTrue multiplies it into.
+    static func floatSeconds(_ env: [String: String], _ name: String, default value: TimeInterval) throws -> TimeInterval {
+        guard let raw = env[name], !raw.isEmpty else { return value }
+        guard let seconds = Double(raw) else {
+            throw SupabaseConfigError(variable: name, reason: "expected a number of seconds such as 300 (no unit), got \(raw)")
+        }
+        guard seconds.isFinite, abs(seconds) <= longestGoDuration else {
+            throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(raw)")
+        }
+        return seconds
+    }
+
+    /// An OTP's length: GoTrue puts 6 in place of one outside 6 to 10, rather than the nearest.
+    static func otpLength(_ env: [String: String], _ name: String) throws -> Int {
+        let length = try int(env, name, default: 6)
+        return (6...10).contains(length) ? length : 6
+    }
+
+    /// `GOTRUE_SESSIONS_TIMEBOX` and `_INACTIVITY_TIMEOUT`: none when unset; when set, positive, or GoTrue refuses to start.
+    static func sessionLimit(_ env: [String: String], _ name: String, named what: String) throws -> TimeInterval? {
+        guard let raw = env[name], !raw.isEmpty else { return nil }
+        let limit = try duration(env, name, default: 0)
+        guard limit > 0 else { throw SupabaseConfigError(variable: name, reason: "conf: \(what) duration must be positive when set, was \(raw)") }
+        return limit
+    }
+
+    /// 2^63-1 nanoseconds, in whole seconds.
+    static let longestGoDuration: TimeInterval = 9_223_372_036
+}
