@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: ["FauxthTesting", "Server", "AuthCore", "Console", "HTTPSupport", hummingbird,
-                           .product(name: "HummingbirdTesting", package: "hummingbird")],
+                           .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: settings
         ),
     ],

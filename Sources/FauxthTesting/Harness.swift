@@ -41,6 +41,9 @@ public struct Harness: Sendable {
 public struct Client: Sendable {
     let client: any TestClientProtocol
 
+    /// The port of a live test server (`run(.live)`), for tests that speak raw TCP; nil in process.
+    public var port: Int? { client.port }
+
     /// Sends a request; `json` becomes the body, or `raw` verbatim.
     @discardableResult
     public func send(_ method: HTTPRequest.Method, _ uri: String, json: JSON? = nil, raw: String? = nil,

@@ -158,7 +158,7 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
                        mount: { ProjectPrefix(request: $0)?.mount ?? "/auth/v1" })
     TwilioMessages(emulator: emulator).addRoutes(to: router)
 
-    let idleTimeout = TimeAmount.seconds(60)
+    let idleTimeout = options.idleTimeout
     // Every listener that serves Supabase paths takes WebSocket upgrades on them (Realtime), for the upstream.
     let upstreamSocket = SupabaseUpstreamSocket(upstream: upstream)
     let mainServer = upstreamSocket.server(idleTimeout: idleTimeout, route: SupabaseUpstreamSocket.mainPortRoute(defaultProject: defaultProject))

@@ -36,6 +36,9 @@ public struct FauxthOptions: Sendable {
     /// Opens every captured deep link in a simulator or through a command (`--open-deeplinks`), and lets the
     /// control API and the console open one on request; nil opens nothing.
     public var deepLinkOpener: DeepLinkOpener? = nil
+    /// How long a connection may sit idle between requests, or take to send a request's head, before it is closed
+    /// (a minute, as the gateways in front of the real services allow); tests shorten it.
+    public var idleTimeout: TimeAmount = .seconds(60)
 
     public init(host: String = "127.0.0.1", port: Int = 9099, seed: Seed = Seed(), clock: EmulatorClock = EmulatorClock(),
                 generator: Generator = Generator(), passwordHasher: PasswordHasher = PasswordHasher(),

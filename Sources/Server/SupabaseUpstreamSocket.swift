@@ -38,7 +38,7 @@ struct SupabaseUpstreamSocket: Sendable {
         return HTTPServerBuilder { responder in
             UpgradableHTTP1(base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) { request, _, logger in
                 shouldUpgrade(request, route: route, logger: logger)
-            })
+            }, idleTimeout: idleTimeout)
         }
     }
 

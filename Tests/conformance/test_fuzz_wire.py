@@ -13,7 +13,7 @@ import time
 import pytest
 import requests
 
-from conftest import COGNITO_CLIENT, FIREBASE_API_KEY, sized
+from conftest import COGNITO_CLIENT, FIREBASE_API_KEY, Fauxth, sized
 from fuzz_support import (ANON_KEY, MB, cognito_error, control_error, firebase_error, fuzz_server, rss_mb,  # noqa: F401
                           supabase_error, tally)
 
@@ -320,6 +320,22 @@ def test_clients_that_vanish_mid_request_leave_the_server_serving(fuzz_server, t
     while open_descriptors(fuzz_server.pid) > descriptors + 10 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert open_descriptors(fuzz_server.pid) <= descriptors + 10
+
+
+def test_clients_that_vanish_before_their_first_head_leave_nothing_on_stderr():
+    """Hummingbird's upgradable HTTP/1.1 channel logged each such connection as an error: a line on stderr per client
+    that left, which filled the pipe of a harness that read stderr only at the end, until the server blocked."""
+    server = Fauxth()
+    try:
+        for i in range(40):
+            with socket.create_connection(address(server), timeout=5) as sock:
+                sock.sendall(request("POST", SIGNUP, ["apikey: anon"])[: 5 + i])
+                if i % 2:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        assert requests.get(f"{server.url}/_emu/v1/health", timeout=10).status_code == 200
+    finally:
+        server.stop()
+    assert [line for line in server.stderr.splitlines() if " error " in line] == []
 
 
 def test_memory_stays_bounded_over_the_whole_fuzz_run(fuzz_server, tally, figures):

@@ -2,6 +2,7 @@
 dialects' own endpoints."""
 import datetime
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -46,6 +47,19 @@ def test_start_waits_for_ready_and_stop_ends_the_process():
         assert fauxth.info()["base_url"] == fauxth.url
         process = fauxth.process
     assert process.poll() is not None
+
+
+def test_a_server_that_writes_much_on_stderr_is_read_as_it_writes(tmp_path):
+    # 1.8 MB on stderr before the server starts: unread, the pipe fills at 64 KiB and the write (here the shell's,
+    # in a server its log's) blocks for ever, so no ready line comes.
+    binary = os.environ["FAUXTH_BIN"]
+    chatty = tmp_path / "chatty-fauxth"
+    chatty.write_text(f'#!/bin/sh\nyes "a line on stderr" | head -n 100000 >&2\nexec "{binary}" "$@"\n')
+    chatty.chmod(0o755)
+    with Fauxth.start("--clock", "frozen", binary=str(chatty), ready_timeout=20) as fauxth:
+        assert fauxth.health()["status"] == "ok"
+    assert fauxth.stderr.endswith("a line on stderr\n")
+    assert 200 * 1024 < len(fauxth.stderr) <= 256 * 1024, "its last 256 KiB are kept"
 
 
 def test_a_missing_binary_is_named(monkeypatch):

@@ -11,6 +11,7 @@ Standard library only, so it installs anywhere a test suite runs::
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import datetime
 import http.client
@@ -72,8 +73,10 @@ class Fauxth:
         self.process = process
         #: What a started server prints on stdout (the ready line, the event log), line by line.
         self.lines: "queue.Queue[str]" = queue.Queue()
-        #: What it wrote on stderr, once it has stopped.
+        #: What it wrote on stderr (its last 256 KiB), once it has stopped.
         self.stderr = ""
+        self._stderr_tail: "collections.deque[str]" = collections.deque()
+        self._stderr_thread: Optional[threading.Thread] = None
         # Each thread's kept-alive connection to the control API, and all of them, for `stop` to close.
         self._local = threading.local()
         self._connections: List[http.client.HTTPConnection] = []
@@ -99,6 +102,10 @@ class Fauxth:
                                    text=True, bufsize=1, env=env)
         Fauxth.__init__(self, "", process)
         threading.Thread(target=self._drain, daemon=True).start()
+        # Read as it comes, not only at the end: a pipe nobody reads fills at 64 KiB, and a server whose stderr write
+        # then blocks stops answering.
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
         if expect_ready:
             self.url = self._wait_ready(ready_timeout)
 
@@ -113,6 +120,15 @@ class Fauxth:
         assert self.process is not None and self.process.stdout is not None
         for line in self.process.stdout:
             self.lines.put(line.rstrip("\n"))
+
+    def _drain_stderr(self, keep: int = 256 * 1024) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        kept = 0
+        for line in self.process.stderr:
+            self._stderr_tail.append(line)
+            kept += len(line)
+            while kept > keep and len(self._stderr_tail) > 1:
+                kept -= len(self._stderr_tail.popleft())
 
     def _wait_ready(self, timeout: float) -> str:
         while True:
@@ -141,9 +157,11 @@ class Fauxth:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if self.process.stderr is not None and not self.process.stderr.closed:
-            self.stderr = self.process.stderr.read()
-            self.process.stderr.close()
+        if self._stderr_thread is not None:
+            self._stderr_thread.join(timeout=5)
+            self.stderr = "".join(self._stderr_tail)
+            if not self._stderr_thread.is_alive() and self.process.stderr is not None:
+                self.process.stderr.close()
         return self.process.returncode
 
     def __enter__(self) -> "Fauxth":
