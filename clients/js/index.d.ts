@@ -63,6 +63,7 @@ export class Fauxth {
   readonly process: unknown;
   /** What a started server printed on stdout, line by line. */
   readonly lines: string[];
+  /** What it wrote on stderr: its last 256 KiB. */
   readonly stderr: string;
 
   static start(options?: StartOptions): Promise<Fauxth>;

@@ -22,6 +22,9 @@ function asMessage(json) {
 
 const env = (name) => (typeof process !== 'undefined' ? process.env?.[name] : undefined);
 
+/** How much of a started server's stderr is kept: its end, where a crash's message is. */
+const STDERR_KEPT = 256 * 1024;
+
 export class Fauxth {
   /** @param {string} url the server's base URL; `process` when this object started it. */
   constructor(url, process = null) {
@@ -29,7 +32,7 @@ export class Fauxth {
     this.process = process;
     /** What a started server printed on stdout, line by line (the ready line, the event log). */
     this.lines = [];
-    /** What it wrote on stderr. */
+    /** What it wrote on stderr: its last 256 KiB. */
     this.stderr = '';
   }
 
@@ -44,7 +47,8 @@ export class Fauxth {
     const child = spawn(program, ['serve', '--port', '0', ...args], { env: childEnv ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const server = new this('', child);
     child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk) => { server.stderr += chunk; });
+    // Read as it comes (an unread pipe fills at 64 KiB and the server then blocks writing to it), the end kept.
+    child.stderr.on('data', (chunk) => { server.stderr = (server.stderr + chunk).slice(-STDERR_KEPT); });
     server.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
     const lines = readline.createInterface({ input: child.stdout });
     server.url = await new Promise((resolve, reject) => {

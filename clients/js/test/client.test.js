@@ -114,6 +114,20 @@ test('a missing binary is named', async () => {
   await assert.rejects(Fauxth.start({ binary: '/nonexistent/fauxth' }), /no fauxth binary at \/nonexistent\/fauxth/);
 });
 
+test('a server that writes much on stderr is read as it writes, its end kept', async () => {
+  // 1.8 MB on stderr before the server starts: unread, the shell's write would block and no ready line would come.
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const chatty = join(await mkdtemp(join(tmpdir(), 'fauxth-')), 'chatty-fauxth');
+  await writeFile(chatty, `#!/bin/sh\nyes "a line on stderr" | head -n 100000 >&2\nexec "${process.env.FAUXTH_BIN}" "$@"\n`, { mode: 0o755 });
+  const fauxth = await Fauxth.start({ binary: chatty, args: ['--clock', 'frozen'], readyTimeout: 20_000 });
+  assert.equal((await fauxth.health()).status, 'ok');
+  await fauxth.stop();
+  assert.ok(fauxth.stderr.endsWith('a line on stderr\n'));
+  assert.equal(fauxth.stderr.length, 256 * 1024);
+});
+
 test('stop ends the process it started', async () => {
   const fauxth = await Fauxth.start({ args: ['--log-format', 'json'] });
   assert.match(fauxth.url, /^http:\/\/127\.0\.0\.1:\d+$/);
