@@ -47,7 +47,7 @@ enum AuthHook: String, CaseIterable, Sendable {
         var bindings: [AuthHook: Binding] = [:]
         for hook in allCases {
             let prefix = "GOTRUE_HOOK_\(hook.variable)"
-            guard let enabled = env[prefix + "_ENABLED"], ["true", "1", "t", "yes"].contains(enabled.lowercased()) else { continue }
+            guard try SupabaseConfig.bool(env, prefix + "_ENABLED", default: false) else { continue }
             let uri = env[prefix + "_URI"] ?? ""
             let secrets = (env[prefix + "_SECRETS"] ?? "").split(separator: "|").map(String.init).filter { !$0.isEmpty }
             let binding = Binding(uri: uri, secrets: secrets)

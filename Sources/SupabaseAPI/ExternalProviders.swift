@@ -47,12 +47,13 @@ struct ExternalProvider: Sendable {
     /// The variable-name suffixes a provider reads; `isKnown` uses them to tell known variables apart.
     static let variables = ["ENABLED", "CLIENT_ID", "SECRET", "REDIRECT_URI", "URL"]
 
-    /// The provider `name` as configured in `env`; nil when GoTrue has no such provider.
-    init?(name: String, env: [String: String]) {
+    /// The provider `name` as configured in `env`; nil when GoTrue has no such provider. Refuses an `ENABLED` that GoTrue
+    /// would not start with.
+    init?(name: String, env: [String: String]) throws {
         guard let entry = Self.catalogue[name] else { return nil }
         let prefix = "GOTRUE_EXTERNAL_\(name.uppercased())_"
         self.name = name
-        enabled = ["true", "1", "t", "yes"].contains((env[prefix + "ENABLED"] ?? "").lowercased())
+        enabled = try SupabaseConfig.bool(env, prefix + "ENABLED", default: false)
         clientID = env[prefix + "CLIENT_ID"] ?? ""
         secret = env[prefix + "SECRET"] ?? ""
         redirectURI = env[prefix + "REDIRECT_URI"] ?? ""

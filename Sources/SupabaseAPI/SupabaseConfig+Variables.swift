@@ -5,9 +5,19 @@ import Foundation
 /// `strconv` for numbers) and the values `ApplyDefaults` and `Validate` put in place or refuse (`conf/configuration.go`).
 /// `SupabaseConfig.init` reads each variable through one of these.
 extension SupabaseConfig {
+    /// A variable's value, nil when it is not set. Set but empty is not unset: `envconfig` hands `""` to the field's
+    /// parser, and every parser but a string's refuses it (`strconv.ParseBool: parsing "": invalid syntax`), so GoTrue
+    /// stops at start-up. `refusal` is that parser's message.
+    static func value(_ env: [String: String], _ name: String, emptyRefusedBy refusal: String) throws -> String? {
+        guard let raw = env[name] else { return nil }
+        guard !raw.isEmpty else { throw SupabaseConfigError(variable: name, reason: "is set but empty, which GoTrue refuses (leave it out for its default): \(refusal)") }
+        return raw
+    }
+
     /// `N` (in the variable's own window, kept from the default) or `N/<Go duration>`.
     static func rateLimit(_ env: [String: String], _ name: String, default value: RateLimit) throws -> RateLimit {
-        guard let raw = env[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return value }
+        guard let raw = try Self.value(env, name, emptyRefusedBy: #"rate: value does not match rate syntax """#)?
+            .trimmingCharacters(in: .whitespaces) else { return value }
         let parts = raw.split(separator: "/", maxSplits: 1).map(String.init)
         guard let count = Double(parts[0]), count >= 0 else {
             throw SupabaseConfigError(variable: name, reason: "expected a number of requests, or N/duration, got \(raw)")
@@ -35,17 +45,19 @@ extension SupabaseConfig {
         return map
     }
 
+    /// Go's `strconv.ParseBool`, which is all GoTrue reads a `bool` with: `yes`, `on` or `tRuE` stop it at start-up.
     static func bool(_ env: [String: String], _ name: String, default value: Bool) throws -> Bool {
-        guard let raw = env[name], !raw.isEmpty else { return value }
-        switch raw.lowercased() {
-        case "true", "1", "t", "yes": return true
-        case "false", "0", "f", "no": return false
-        default: throw SupabaseConfigError(variable: name, reason: "expected true or false, got \(raw)")
+        let refusal = { (raw: String) in "strconv.ParseBool: parsing \"\(raw)\": invalid syntax" }
+        guard let raw = try Self.value(env, name, emptyRefusedBy: refusal("")) else { return value }
+        switch raw {
+        case "1", "t", "T", "TRUE", "true", "True": return true
+        case "0", "f", "F", "FALSE", "false", "False": return false
+        default: throw SupabaseConfigError(variable: name, reason: "expected true or false (1, t, T, TRUE, true, True or their opposites): \(refusal(raw))")
         }
     }
 
     static func int(_ env: [String: String], _ name: String, default value: Int) throws -> Int {
-        guard let raw = env[name], !raw.isEmpty else { return value }
+        guard let raw = try Self.value(env, name, emptyRefusedBy: #"strconv.ParseInt: parsing "": invalid syntax"#) else { return value }
         guard let n = Int(raw), n >= 0 else { throw SupabaseConfigError(variable: name, reason: "expected a whole number, got \(raw)") }
         return n
     }
@@ -66,7 +78,7 @@ extension SupabaseConfig {
     /// A `time.Duration` of GoTrue's config, which `envconfig` reads with Go's `time.ParseDuration`: a unit is required
     /// (`60s`, not `60`, which stops GoTrue at start-up with Go's "missing unit"). `zeroMeans` as in `seconds`.
     static func duration(_ env: [String: String], _ name: String, default value: TimeInterval, zeroMeans zero: TimeInterval? = nil) throws -> TimeInterval {
-        guard let raw = env[name], !raw.isEmpty else { return value }
+        guard let raw = try Self.value(env, name, emptyRefusedBy: #"time: invalid duration """#) else { return value }
         switch GoDuration.parse(raw) {
         case .success(let seconds): return seconds == 0 ? zero ?? 0 : seconds
         case .failure(let refusal): throw SupabaseConfigError(variable: name, reason: "expected a Go duration such as 60s or 1m30s: \(refusal.message)")
@@ -76,7 +88,7 @@ extension SupabaseConfig {
     /// A `float64` of seconds (`GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION`, a duration only in name): a unit is refused, as
     /// Go's `strconv.ParseFloat` refuses it; within Go's longest duration, which GoTrue multiplies it into.
     static func floatSeconds(_ env: [String: String], _ name: String, default value: TimeInterval) throws -> TimeInterval {
-        guard let raw = env[name], !raw.isEmpty else { return value }
+        guard let raw = try Self.value(env, name, emptyRefusedBy: #"strconv.ParseFloat: parsing "": invalid syntax"#) else { return value }
         guard let seconds = Double(raw) else {
             throw SupabaseConfigError(variable: name, reason: "expected a number of seconds such as 300 (no unit), got \(raw)")
         }
@@ -94,7 +106,7 @@ extension SupabaseConfig {
 
     /// `GOTRUE_SESSIONS_TIMEBOX` and `_INACTIVITY_TIMEOUT`: none when unset; when set, positive, or GoTrue refuses to start.
     static func sessionLimit(_ env: [String: String], _ name: String, named what: String) throws -> TimeInterval? {
-        guard let raw = env[name], !raw.isEmpty else { return nil }
+        guard let raw = try Self.value(env, name, emptyRefusedBy: #"time: invalid duration """#) else { return nil }
         let limit = try duration(env, name, default: 0)
         guard limit > 0 else { throw SupabaseConfigError(variable: name, reason: "conf: \(what) duration must be positive when set, was \(raw)") }
         return limit

@@ -162,8 +162,8 @@ struct SupabaseConfig: Sendable {
         mfaMaxFactors = try Self.int(env, "GOTRUE_MFA_MAX_ENROLLED_FACTORS", default: 10)
         // A float64 of seconds in GoTrue, not a duration, and never under its default.
         mfaChallengeExpiry = max(300, try Self.floatSeconds(env, "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", default: 300))
-        externalProviders = Dictionary(uniqueKeysWithValues: ExternalProvider.catalogue.keys.compactMap { name in
-            ExternalProvider(name: name, env: env).map { (name, $0) }
+        externalProviders = Dictionary(uniqueKeysWithValues: try ExternalProvider.catalogue.keys.compactMap { name in
+            try ExternalProvider(name: name, env: env).map { (name, $0) }
         })
         manualLinkingEnabled = try Self.bool(env, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", default: false)
         iosBundleID = env["GOTRUE_EXTERNAL_IOS_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }

@@ -470,3 +470,31 @@ def test_a_gotrue_setting_gotrue_would_not_start_with_is_refused(fauxth, start_f
                                                     "gotrue_env": {"GOTRUE_SESSIONS_TIMEBOX": "0s"}})
     assert made.status_code == 400 and "GOTRUE_SESSIONS_TIMEBOX" in made.json()["error"]["message"]
     assert fauxth.control("GET", "/tenants/unitless").status_code == 404
+
+
+def test_gotrue_booleans_are_gos_and_a_setting_set_to_nothing_is_not_unset(fauxth, start_fauxth, tmp_path):
+    # Go's strconv.ParseBool is all GoTrue reads a boolean with: "yes" stops it, for a provider's switch as for the rest.
+    for variable, value, words in (("GOTRUE_EXTERNAL_GOOGLE_ENABLED", "yes", 'strconv.ParseBool: parsing "yes": invalid syntax'),
+                                   ("GOTRUE_HOOK_SEND_EMAIL_ENABLED", "on", 'strconv.ParseBool: parsing "on": invalid syntax'),
+                                   ("GOTRUE_DISABLE_SIGNUP", "", 'strconv.ParseBool: parsing "": invalid syntax'),
+                                   ("GOTRUE_SMTP_MAX_FREQUENCY", "", 'time: invalid duration ""')):
+        made = fauxth.control("POST", "/tenants", json={"id": "go-values", "dialect": "supabase", "gotrue_env": {variable: value}})
+        assert made.status_code == 400, (variable, value)
+        message = made.json()["error"]["message"]
+        assert variable in message and words in message, message
+        assert fauxth.control("GET", "/tenants/go-values").status_code == 404
+    # An empty placeholder in a seed stops the process at start-up, as it stops GoTrue.
+    seed = tmp_path / "placeholder.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase",
+                                             "gotrue_env": {"GOTRUE_EXTERNAL_PHONE_ENABLED": ""}}]}))
+    refused = start_fauxth("--seed", str(seed), expect_ready=False)
+    assert refused.process.wait(timeout=30) != 0
+    refused.stop()
+    assert "GOTRUE_EXTERNAL_PHONE_ENABLED" in refused.stderr and "set but empty" in refused.stderr
+    # GoTrue's own spellings are taken: "True" turns the provider on.
+    made = fauxth.control("POST", "/tenants", json={"id": "go-values", "dialect": "supabase", "gotrue_env": {
+        "GOTRUE_EXTERNAL_GOOGLE_ENABLED": "True", "GOTRUE_EXTERNAL_GOOGLE_CLIENT_ID": "id", "GOTRUE_EXTERNAL_GOOGLE_SECRET": "s"}})
+    assert made.status_code == 201, made.text
+    settings = requests.get(f"{fauxth.url}/projects/go-values/auth/v1/settings", headers={"apikey": "anon"}, timeout=10).json()
+    assert settings["external"]["google"] is True
+    assert fauxth.control("DELETE", "/tenants/go-values").status_code in (200, 204)

@@ -1,0 +1,52 @@
+import Testing
+
+@testable import SupabaseAPI
+
+/// How `envconfig` hands GoTrue's variables to Go's parsers: a `bool` is `strconv.ParseBool` and nothing kinder, and a
+/// variable set to nothing is not unset (every parser but a string's refuses ""). GoTrue stops at start-up on either.
+@Suite struct GoTrueVariableTests {
+    static func refusal(_ env: [String: String]) -> SupabaseConfigError? {
+        do {
+            _ = try SupabaseConfig(env: env)
+            return nil
+        } catch {
+            return error as? SupabaseConfigError
+        }
+    }
+
+    @Test(arguments: ["1", "t", "T", "TRUE", "true", "True"])
+    func goTrueSpellingsOfTrue(_ value: String) throws {
+        #expect(try SupabaseConfig(env: ["GOTRUE_DISABLE_SIGNUP": value]).disableSignup)
+        #expect(try SupabaseConfig(env: ["GOTRUE_EXTERNAL_GOOGLE_ENABLED": value]).externalProviders["google"]?.enabled == true)
+    }
+
+    @Test(arguments: ["0", "f", "F", "FALSE", "false", "False"])
+    func goTrueSpellingsOfFalse(_ value: String) throws {
+        #expect(try !SupabaseConfig(env: ["GOTRUE_EXTERNAL_EMAIL_ENABLED": value]).emailEnabled)
+    }
+
+    /// Each of the three places a GoTrue boolean is read: the settings, a provider's switch, a hook's.
+    @Test(arguments: ["GOTRUE_DISABLE_SIGNUP", "GOTRUE_EXTERNAL_GOOGLE_ENABLED", "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED"],
+          ["yes", "no", "on", "tRuE", " true", ""])
+    func otherSpellingsStopGoTrue(_ variable: String, _ value: String) throws {
+        let error = try #require(Self.refusal([variable: value]), "\(variable)=\(value) was accepted")
+        #expect(error.variable == variable)
+        #expect(error.reason.hasSuffix("strconv.ParseBool: parsing \"\(value)\": invalid syntax"))
+    }
+
+    @Test(arguments: [("GOTRUE_MAILER_OTP_LENGTH", #"strconv.ParseInt: parsing "": invalid syntax"#),
+                      ("GOTRUE_JWT_EXP", #"strconv.ParseInt: parsing "": invalid syntax"#),
+                      ("GOTRUE_SMTP_MAX_FREQUENCY", #"time: invalid duration """#),
+                      ("GOTRUE_SESSIONS_TIMEBOX", #"time: invalid duration """#),
+                      ("GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", #"strconv.ParseFloat: parsing "": invalid syntax"#),
+                      ("GOTRUE_RATE_LIMIT_EMAIL_SENT", #"rate: value does not match rate syntax """#)])
+    func aTypedVariableSetToNothingStopsGoTrue(_ variable: String, _ parser: String) throws {
+        let error = try #require(Self.refusal([variable: ""]), "\(variable)= was accepted")
+        #expect(error.variable == variable)
+        #expect(error.reason == "is set but empty, which GoTrue refuses (leave it out for its default): \(parser)")
+    }
+
+    @Test func aStringVariableSetToNothingIsEmpty() throws {
+        #expect(try SupabaseConfig(env: ["GOTRUE_SITE_URL": ""]).siteURL == "")
+    }
+}
