@@ -456,15 +456,20 @@ def test_gotrue_settings_get_gotrues_defaults_and_floors(supabase_project):
     auth.sign_in_with_otp({"email": "otp-length@example.com"})
 
 
-def test_a_gotrue_setting_gotrue_would_not_start_with_is_refused(fauxth, start_fauxth, tmp_path):
-    # A duration without a unit: GoTrue stops at start-up ("missing unit"), and so does Fauxth, naming the variable.
-    seed = tmp_path / "unitless.json"
-    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase",
-                                             "gotrue_env": {"GOTRUE_SMS_MAX_FREQUENCY": "60"}}]}))
+def refused_at_start_up(start_fauxth, tmp_path, gotrue_env):
+    """Starts Fauxth with the default project's `gotrue_env` replaced, expects it to stop, and answers its stderr."""
+    seed = tmp_path / "refused.json"
+    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase", "gotrue_env": gotrue_env}]}))
     refused = start_fauxth("--seed", str(seed), expect_ready=False)
     assert refused.process.wait(timeout=30) != 0
     refused.stop()
-    assert "GOTRUE_SMS_MAX_FREQUENCY" in refused.stderr and 'missing unit in duration "60"' in refused.stderr
+    return refused.stderr
+
+
+def test_a_gotrue_setting_gotrue_would_not_start_with_is_refused(fauxth, start_fauxth, tmp_path):
+    # A duration without a unit: GoTrue stops at start-up ("missing unit"), and so does Fauxth, naming the variable.
+    stderr = refused_at_start_up(start_fauxth, tmp_path, {"GOTRUE_SMS_MAX_FREQUENCY": "60"})
+    assert "GOTRUE_SMS_MAX_FREQUENCY" in stderr and 'missing unit in duration "60"' in stderr
     # A project made at run time is checked the same way: a 400 naming it, and no project left behind.
     made = fauxth.control("POST", "/tenants", json={"id": "unitless", "dialect": "supabase",
                                                     "gotrue_env": {"GOTRUE_SESSIONS_TIMEBOX": "0s"}})
@@ -484,13 +489,8 @@ def test_gotrue_booleans_are_gos_and_a_setting_set_to_nothing_is_not_unset(fauxt
         assert variable in message and words in message, message
         assert fauxth.control("GET", "/tenants/go-values").status_code == 404
     # An empty placeholder in a seed stops the process at start-up, as it stops GoTrue.
-    seed = tmp_path / "placeholder.json"
-    seed.write_text(json.dumps({"tenants": [{"id": "default", "dialect": "supabase",
-                                             "gotrue_env": {"GOTRUE_EXTERNAL_PHONE_ENABLED": ""}}]}))
-    refused = start_fauxth("--seed", str(seed), expect_ready=False)
-    assert refused.process.wait(timeout=30) != 0
-    refused.stop()
-    assert "GOTRUE_EXTERNAL_PHONE_ENABLED" in refused.stderr and "set but empty" in refused.stderr
+    stderr = refused_at_start_up(start_fauxth, tmp_path, {"GOTRUE_EXTERNAL_PHONE_ENABLED": ""})
+    assert "GOTRUE_EXTERNAL_PHONE_ENABLED" in stderr and "set but empty" in stderr
     # GoTrue's own spellings are taken: "True" turns the provider on.
     made = fauxth.control("POST", "/tenants", json={"id": "go-values", "dialect": "supabase", "gotrue_env": {
         "GOTRUE_EXTERNAL_GOOGLE_ENABLED": "True", "GOTRUE_EXTERNAL_GOOGLE_CLIENT_ID": "id", "GOTRUE_EXTERNAL_GOOGLE_SECRET": "s"}})
