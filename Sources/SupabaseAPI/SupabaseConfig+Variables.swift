@@ -14,23 +14,36 @@ extension SupabaseConfig {
         return raw
     }
 
-    /// `N` (in the variable's own window, kept from the default) or `N/<Go duration>`.
-    static func rateLimit(_ env: [String: String], _ name: String, default value: RateLimit) throws -> RateLimit {
-        guard let raw = try Self.value(env, name, emptyRefusedBy: #"rate: value does not match rate syntax """#)?
-            .trimmingCharacters(in: .whitespaces) else { return value }
-        let parts = raw.split(separator: "/", maxSplits: 1).map(String.init)
-        guard let count = Double(parts[0]), count >= 0 else {
-            throw SupabaseConfigError(variable: name, reason: "expected a number of requests, or N/duration, got \(raw)")
+    /// GoTrue's request limits. `GOTRUE_RATE_LIMIT_EMAIL_SENT` and `_SMS_SENT` are a `Rate` (`rate.go`, `burst`): `N` an
+    /// hour, or `N/<Go duration>` with a whole N. The others are a `float64` of requests in the limit's own window, read
+    /// by `strconv.ParseFloat`, so `10/1m` stops GoTrue there. A count past anything a window could see (`1e300`,
+    /// `Inf`, which ended the process when made an `Int`) is no limit in practice, and is held to 2^52 as a `Rate`'s
+    /// own parser holds N.
+    static func rateLimit(_ env: [String: String], _ name: String, default value: RateLimit, burst: Bool = false) throws -> RateLimit {
+        let parseFloat = { (raw: String) in "strconv.ParseFloat: parsing \"\(raw)\": invalid syntax" }
+        let rateSyntax = { (raw: String) in "rate: value does not match rate syntax \"\(raw)\"" }
+        guard let raw = try Self.value(env, name, emptyRefusedBy: burst ? rateSyntax("") : parseFloat("")) else { return value }
+        if let count = Double(raw) {
+            // Not NaN, nor a negative count.
+            guard count >= 0 else { throw SupabaseConfigError(variable: name, reason: "expected a number of requests, 0 or more, got \(raw)") }
+            return RateLimit(count: Int(min(count, largestRateCount)), window: burst ? 3600 : value.window)
         }
-        var window = value.window
-        if parts.count == 2 {
-            guard let parsed = GoDuration.seconds(parts[1]), parsed > 0 else {
-                throw SupabaseConfigError(variable: name, reason: "expected N/duration such as 10/1m, got \(raw)")
-            }
-            window = parsed
+        guard burst else {
+            throw SupabaseConfigError(variable: name, reason: "expected a number of requests (N/duration is only for GOTRUE_RATE_LIMIT_EMAIL_SENT and _SMS_SENT): \(parseFloat(raw))")
         }
-        return RateLimit(count: Int(count), window: window)
+        let parts = raw.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 else { throw SupabaseConfigError(variable: name, reason: "expected N or N/duration such as 10/1m: \(rateSyntax(raw))") }
+        guard !parts[0].isEmpty, parts[0].allSatisfy(\.isASCIIDigit), let count = Int(parts[0]), Double(count) < largestRateCount else {
+            throw SupabaseConfigError(variable: name, reason: "expected a whole number of events before the /, got \(raw)")
+        }
+        guard let window = GoDuration.seconds(parts[1]), window > 0 else {
+            throw SupabaseConfigError(variable: name, reason: "expected N/duration such as 10/1m, got \(raw)")
+        }
+        return RateLimit(count: count, window: window)
     }
+
+    /// 2^52, the largest N GoTrue's `Rate` takes ("because the uint needs to fit in a float64").
+    static let largestRateCount = Double(1 << 52)
 
     /// `15551234567:123456,15557654321:654321`.
     static func testOTPs(_ text: String?) throws -> [String: String] {

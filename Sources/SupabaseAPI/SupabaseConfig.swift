@@ -192,8 +192,8 @@ struct SupabaseConfig: Sendable {
             authorizationPath: env["GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH"].flatMap { $0.isEmpty ? nil : $0 },
             authorizationTTL: try Self.duration(env, "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", default: 600),
             defaultScope: env["GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE"].flatMap { $0.isEmpty ? nil : $0 } ?? "email")
-        emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600))
-        smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600))
+        emailSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_EMAIL_SENT", default: RateLimit(count: 30, window: 3600), burst: true)
+        smsSentLimit = try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_SMS_SENT", default: RateLimit(count: 30, window: 3600), burst: true)
         rateLimitHeader = env["GOTRUE_RATE_LIMIT_HEADER"].flatMap { $0.isEmpty ? nil : $0 }
         requestLimits = [
             .otp: try Self.rateLimit(env, "GOTRUE_RATE_LIMIT_OTP", default: RateLimit(count: 30, window: 300)),

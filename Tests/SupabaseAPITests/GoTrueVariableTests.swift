@@ -1,3 +1,4 @@
+import AuthCore
 import Testing
 
 @testable import SupabaseAPI
@@ -39,11 +40,34 @@ import Testing
                       ("GOTRUE_SMTP_MAX_FREQUENCY", #"time: invalid duration """#),
                       ("GOTRUE_SESSIONS_TIMEBOX", #"time: invalid duration """#),
                       ("GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", #"strconv.ParseFloat: parsing "": invalid syntax"#),
-                      ("GOTRUE_RATE_LIMIT_EMAIL_SENT", #"rate: value does not match rate syntax """#)])
+                      ("GOTRUE_RATE_LIMIT_EMAIL_SENT", #"rate: value does not match rate syntax """#),
+                      ("GOTRUE_RATE_LIMIT_VERIFY", #"strconv.ParseFloat: parsing "": invalid syntax"#)])
     func aTypedVariableSetToNothingStopsGoTrue(_ variable: String, _ parser: String) throws {
         let error = try #require(Self.refusal([variable: ""]), "\(variable)= was accepted")
         #expect(error.variable == variable)
         #expect(error.reason == "is set but empty, which GoTrue refuses (leave it out for its default): \(parser)")
+    }
+
+    /// Only the two send limits are a `Rate` with `N/duration`; the others are a `float64`, which `10/1m` is not.
+    @Test func rateLimitsAreReadByTheirGoType() throws {
+        let sent = try SupabaseConfig(env: ["GOTRUE_RATE_LIMIT_EMAIL_SENT": "2/1h", "GOTRUE_RATE_LIMIT_SMS_SENT": "5"])
+        #expect(sent.emailSentLimit == RateLimit(count: 2, window: 3600))
+        #expect(sent.smsSentLimit == RateLimit(count: 5, window: 3600))
+        let verify = try #require(Self.refusal(["GOTRUE_RATE_LIMIT_VERIFY": "10/1m"]))
+        #expect(verify.variable == "GOTRUE_RATE_LIMIT_VERIFY")
+        #expect(verify.reason.hasSuffix(#"strconv.ParseFloat: parsing "10/1m": invalid syntax"#))
+        #expect(try SupabaseConfig(env: ["GOTRUE_RATE_LIMIT_VERIFY": "12.5"]).requestLimits[.verify] == RateLimit(count: 12, window: 300))
+        #expect(Self.refusal(["GOTRUE_RATE_LIMIT_EMAIL_SENT": "1.5/1h"])?.variable == "GOTRUE_RATE_LIMIT_EMAIL_SENT")
+        #expect(Self.refusal(["GOTRUE_RATE_LIMIT_EMAIL_SENT": "2/1h/1h"])?.variable == "GOTRUE_RATE_LIMIT_EMAIL_SENT")
+        #expect(Self.refusal(["GOTRUE_RATE_LIMIT_OTP": "NaN"])?.variable == "GOTRUE_RATE_LIMIT_OTP")
+        #expect(Self.refusal(["GOTRUE_RATE_LIMIT_OTP": "-1"])?.variable == "GOTRUE_RATE_LIMIT_OTP")
+    }
+
+    /// A count no `Int` holds ended the process when the project was made (a control API request could do it).
+    @Test(arguments: ["1e300", "Inf", "infinity"])
+    func aLimitPastAnyCountIsNoLimitInPractice(_ value: String) throws {
+        let limit = try #require(try SupabaseConfig(env: ["GOTRUE_RATE_LIMIT_VERIFY": value, "GOTRUE_RATE_LIMIT_EMAIL_SENT": value]).requestLimits[.verify])
+        #expect(limit == RateLimit(count: 1 << 52, window: 300))
     }
 
     @Test func aStringVariableSetToNothingIsEmpty() throws {

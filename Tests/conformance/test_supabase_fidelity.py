@@ -498,3 +498,21 @@ def test_gotrue_booleans_are_gos_and_a_setting_set_to_nothing_is_not_unset(fauxt
     settings = requests.get(f"{fauxth.url}/projects/go-values/auth/v1/settings", headers={"apikey": "anon"}, timeout=10).json()
     assert settings["external"]["google"] is True
     assert fauxth.control("DELETE", "/tenants/go-values").status_code in (200, 204)
+
+
+def test_a_rate_limit_is_read_by_its_go_type_and_a_huge_one_does_not_end_the_process(fauxth):
+    # A count no integer holds ended the process when the project was made; GoTrue takes it, as no limit in practice.
+    made = fauxth.control("POST", "/tenants", json={"id": "huge-limit", "dialect": "supabase",
+                                                    "gotrue_env": {"GOTRUE_RATE_LIMIT_VERIFY": "1e300"}})
+    assert made.status_code == 201, made.text
+    assert fauxth.control("GET", "/health").status_code == 200
+    assert fauxth.control("DELETE", "/tenants/huge-limit").status_code in (200, 204)
+    # Only the two send limits take N/duration: the others are a float64 in GoTrue, which "10/1m" is not.
+    made = fauxth.control("POST", "/tenants", json={"id": "burst-limit", "dialect": "supabase",
+                                                    "gotrue_env": {"GOTRUE_RATE_LIMIT_VERIFY": "10/1m"}})
+    assert made.status_code == 400
+    assert 'strconv.ParseFloat: parsing "10/1m": invalid syntax' in made.json()["error"]["message"]
+    made = fauxth.control("POST", "/tenants", json={"id": "burst-limit", "dialect": "supabase",
+                                                    "gotrue_env": {"GOTRUE_RATE_LIMIT_EMAIL_SENT": "10/1m"}})
+    assert made.status_code == 201, made.text
+    assert fauxth.control("DELETE", "/tenants/burst-limit").status_code in (200, 204)
