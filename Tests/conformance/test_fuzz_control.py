@@ -5,6 +5,7 @@ or a 4xx with the documented `{"error":{"code","message"}}`; never a 5xx, never 
 timeout=0, snapshot and export paths are kept inside a temporary directory, and the event stream is opened and
 dropped by a test of its own."""
 import pathlib
+import re
 
 import pytest
 import requests
@@ -92,4 +93,46 @@ def test_the_clock_cannot_be_moved_past_what_tokens_can_carry(fuzz_server, tally
                              json={"email": "alice@example.com", "password": "password123"})
     tally.saw(response, "sign-in after the refused advances")
     assert response.status_code == 200
+    assert fuzz_server.alive()
+
+
+def gotrue_variables():
+    """Every GoTrue variable Fauxth reads (`SupabaseConfig.knownVariables`, from the source, so a new one is covered
+    the day it is added), and a provider's and a hook's, which are read by prefix."""
+    source = (pathlib.Path(__file__).resolve().parents[2] / "Sources" / "SupabaseAPI" / "SupabaseConfig.swift").read_text()
+    listed = source[source.index("static let knownVariables"):]
+    names = set(re.findall(r'"((?:GOTRUE|API|DATABASE)_[A-Z0-9_]+)"', listed[:listed.index("]")]))
+    assert len(names) > 60, "SupabaseConfig.knownVariables was not found where this test looks for it"
+    return sorted(names) + ["GOTRUE_EXTERNAL_GOOGLE_ENABLED", "GOTRUE_EXTERNAL_GOOGLE_URL", "GOTRUE_HOOK_SEND_EMAIL_ENABLED",
+                            "GOTRUE_HOOK_SEND_EMAIL_URI"]
+
+
+# Numbers no integer or duration holds, their signs, NaN, empty and blank, a digit of another script, Go's longest
+# duration and one past it, a rate past 2^52, a NUL.
+GOTRUE_VALUES = sized(["1e300", "-inf", "nan", "", "-9223372036854775808", "\u0661", "2562048h", "9999999999999999/1s"],
+                      ["1e300", "-1e300", "inf", "-inf", "nan", "9223372036854775807", "-9223372036854775808",
+                       "99999999999999999999", "", " ", "\u0661", "0x10", "1e-300", "-1", "2562047h", "2562048h",
+                       "9223372036s", "1/0s", "9999999999999999/1s", "x" * 5000, "http://[::1", "%", "{{", "\x00"])
+
+
+def test_every_gotrue_variable_takes_hostile_values_without_a_5xx(fuzz_server, tally):
+    """Regression: a rate limit of 1e300 ended the process when the project was made (a Double too big for Int). Each
+    variable with each value makes a project (201) or is refused (400); one that is made is then used."""
+    control = f"{fuzz_server.url}/_emu/v1"
+    for name in gotrue_variables():
+        for value in GOTRUE_VALUES:
+            made = requests.post(f"{control}/tenants", json={"id": "fuzz-env", "dialect": "supabase", "gotrue_env": {name: value}},
+                                 timeout=10)
+            tally.saw(made, f"gotrue_env {name}={value[:20]!r}")
+            assert made.status_code in (201, 400), (name, value[:20], made.text[:300])
+            if made.status_code != 201:
+                assert control_error(made)
+                continue
+            auth = f"{fuzz_server.url}/projects/fuzz-env/auth/v1"
+            for used in (requests.get(f"{auth}/settings", headers={"apikey": "anon"}, timeout=10),
+                         requests.post(f"{auth}/signup", json={"email": "env@fuzz.test", "password": "secret123"},
+                                       headers={"apikey": "anon"}, timeout=10)):
+                tally.saw(used, f"{used.request.method} {used.request.url} with {name}={value[:20]!r}")
+                assert used.status_code < 500, (name, value[:20], used.text[:300])
+            assert requests.delete(f"{control}/tenants/fuzz-env", timeout=10).status_code in (200, 204)
     assert fuzz_server.alive()
