@@ -20,16 +20,16 @@ extension SupabaseConfig {
     /// `Inf`, which ended the process when made an `Int`) is no limit in practice, and is held to 2^52 as a `Rate`'s
     /// own parser holds N.
     static func rateLimit(_ env: [String: String], _ name: String, default value: RateLimit, burst: Bool = false) throws -> RateLimit {
-        let parseFloat = { (raw: String) in "strconv.ParseFloat: parsing \"\(raw)\": invalid syntax" }
         let rateSyntax = { (raw: String) in "rate: value does not match rate syntax \"\(raw)\"" }
-        guard let raw = try Self.value(env, name, emptyRefusedBy: burst ? rateSyntax("") : parseFloat("")) else { return value }
-        if let count = Double(raw) {
+        guard let raw = try Self.value(env, name, emptyRefusedBy: burst ? rateSyntax("") : parseFloatEmpty) else { return value }
+        switch GoNumber.parseFloat(raw) {
+        case .success(let count):
             // Not NaN, nor a negative count.
             guard count >= 0 else { throw SupabaseConfigError(variable: name, reason: "expected a number of requests, 0 or more, got \(raw)") }
             return RateLimit(count: Int(min(count, largestRateCount)), window: burst ? 3600 : value.window)
-        }
-        guard burst else {
-            throw SupabaseConfigError(variable: name, reason: "expected a number of requests (N/duration is only for GOTRUE_RATE_LIMIT_EMAIL_SENT and _SMS_SENT): \(parseFloat(raw))")
+        case .failure(let refusal) where !burst:
+            throw SupabaseConfigError(variable: name, reason: "expected a number of requests (N/duration is only for GOTRUE_RATE_LIMIT_EMAIL_SENT and _SMS_SENT): \(refusal.message)")
+        case .failure: break
         }
         let parts = raw.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 else { throw SupabaseConfigError(variable: name, reason: "expected N or N/duration such as 10/1m: \(rateSyntax(raw))") }
@@ -69,10 +69,18 @@ extension SupabaseConfig {
         }
     }
 
-    static func int(_ env: [String: String], _ name: String, default value: Int) throws -> Int {
-        guard let raw = try Self.value(env, name, emptyRefusedBy: #"strconv.ParseInt: parsing "": invalid syntax"#) else { return value }
-        guard let n = Int(raw), n >= 0 else { throw SupabaseConfigError(variable: name, reason: "expected a whole number, got \(raw)") }
-        return n
+    /// An `int` setting (with `unsigned`, a `uint`: no sign at all), read as `envconfig` reads it: Go's base-0 literal
+    /// syntax (`GoNumber`). `minimum`: what Fauxth refuses below, where GoTrue would run with a setting that cannot work
+    /// (a negative expiry or limit); nil where GoTrue's `ApplyDefaults` puts its default in place of a negative.
+    static func int(_ env: [String: String], _ name: String, default value: Int, unsigned: Bool = false, minimum: Int? = 0) throws -> Int {
+        let parser = unsigned ? "strconv.ParseUint" : "strconv.ParseInt"
+        guard let raw = try Self.value(env, name, emptyRefusedBy: "\(parser): parsing \"\": invalid syntax") else { return value }
+        switch GoNumber.parseInt(raw, unsigned: unsigned) {
+        case .success(let n):
+            if let minimum, n < minimum { throw SupabaseConfigError(variable: name, reason: "expected a whole number, \(minimum) or more, got \(raw)") }
+            return n
+        case .failure(let refusal): throw SupabaseConfigError(variable: name, reason: "expected a whole number: \(refusal.message)")
+        }
     }
 
     /// A whole number of seconds GoTrue multiplies into a Go duration (`GOTRUE_JWT_EXP`, the OTP expiries): at most Go's
@@ -80,8 +88,8 @@ extension SupabaseConfig {
     /// token's `exp` and ended the process at the first sign-in of a project made at run time (`POST /_emu/v1/tenants`).
     /// `zeroMeans`: what GoTrue's `ApplyDefaults` puts in place of a 0 (`GOTRUE_MAILER_OTP_EXP=0` is a day, not codes that
     /// are dead on arrival).
-    static func seconds(_ env: [String: String], _ name: String, default value: Int, zeroMeans zero: Int? = nil) throws -> Int {
-        let seconds = try int(env, name, default: value)
+    static func seconds(_ env: [String: String], _ name: String, default value: Int, unsigned: Bool = false, zeroMeans zero: Int? = nil) throws -> Int {
+        let seconds = try int(env, name, default: value, unsigned: unsigned)
         guard TimeInterval(seconds) <= longestGoDuration else {
             throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(seconds)")
         }
@@ -98,22 +106,39 @@ extension SupabaseConfig {
         }
     }
 
+    /// A `float64` setting, read by Go's `strconv.ParseFloat` (`GoNumber`); `expected` says what it holds.
+    static func float(_ env: [String: String], _ name: String, default value: Double, expected: String) throws -> Double {
+        guard let raw = try Self.value(env, name, emptyRefusedBy: parseFloatEmpty) else { return value }
+        switch GoNumber.parseFloat(raw) {
+        case .success(let number): return number
+        case .failure(let refusal): throw SupabaseConfigError(variable: name, reason: "expected \(expected): \(refusal.message)")
+        }
+    }
+
     /// A `float64` of seconds (`GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION`, a duration only in name): a unit is refused, as
     /// Go's `strconv.ParseFloat` refuses it; within Go's longest duration, which GoTrue multiplies it into.
     static func floatSeconds(_ env: [String: String], _ name: String, default value: TimeInterval) throws -> TimeInterval {
-        guard let raw = try Self.value(env, name, emptyRefusedBy: #"strconv.ParseFloat: parsing "": invalid syntax"#) else { return value }
-        guard let seconds = Double(raw) else {
-            throw SupabaseConfigError(variable: name, reason: "expected a number of seconds such as 300 (no unit), got \(raw)")
-        }
+        let seconds = try float(env, name, default: value, expected: "a number of seconds such as 300 (no unit)")
         guard seconds.isFinite, abs(seconds) <= longestGoDuration else {
-            throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(raw)")
+            throw SupabaseConfigError(variable: name, reason: "expected at most \(Int(longestGoDuration)) seconds (Go's longest duration), got \(env[name] ?? "")")
         }
         return seconds
     }
 
+    /// A `float64` count GoTrue compares whole (`GOTRUE_MFA_MAX_ENROLLED_FACTORS`, as `int(MaxEnrolledFactors)`): `2.5`
+    /// allows two. Past 2^52 it is no limit in practice and held there; NaN and negatives, which no count can reach
+    /// in any useful way, are refused.
+    static func wholeCount(_ env: [String: String], _ name: String, default value: Int) throws -> Int {
+        let count = try float(env, name, default: Double(value), expected: "a number")
+        guard count >= 0 else { throw SupabaseConfigError(variable: name, reason: "expected a number, 0 or more, got \(env[name] ?? "")") }
+        return Int(min(count, largestRateCount))
+    }
+
+    static let parseFloatEmpty = #"strconv.ParseFloat: parsing "": invalid syntax"#
+
     /// An OTP's length: GoTrue puts 6 in place of one outside 6 to 10, rather than the nearest.
     static func otpLength(_ env: [String: String], _ name: String) throws -> Int {
-        let length = try int(env, name, default: 6)
+        let length = try int(env, name, default: 6, minimum: nil)
         return (6...10).contains(length) ? length : 6
     }
 

@@ -137,15 +137,15 @@ struct SupabaseConfig: Sendable {
         anonymousEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", default: false)
         // GoTrue counts a password's length in bytes, and refuses more than bcrypt's 72 on every path that sets one.
         passwordPolicy = PasswordPolicy(
-            minLength: max(6, try Self.int(env, "GOTRUE_PASSWORD_MIN_LENGTH", default: 6)), maxLength: 72, unit: .utf8Bytes,
+            minLength: max(6, try Self.int(env, "GOTRUE_PASSWORD_MIN_LENGTH", default: 6, minimum: nil)), maxLength: 72, unit: .utf8Bytes,
             requiredCharacterSets: (env["GOTRUE_PASSWORD_REQUIRED_CHARACTERS"] ?? "").split(separator: ":").map(String.init))
-        mailerOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_MAILER_OTP_EXP", default: 86400, zeroMeans: 86400))
+        mailerOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_MAILER_OTP_EXP", default: 86400, unsigned: true, zeroMeans: 86400))
         mailerOTPLength = try Self.otpLength(env, "GOTRUE_MAILER_OTP_LENGTH")
         smtpMaxFrequency = try Self.duration(env, "GOTRUE_SMTP_MAX_FREQUENCY", default: 60, zeroMeans: 60)
         senderAddress = env["GOTRUE_SMTP_ADMIN_EMAIL"] ?? "noreply@fauxth.local"
         phoneAutoconfirm = try Self.bool(env, "GOTRUE_SMS_AUTOCONFIRM", default: false)
         flowStateExpiry = max(300, try Self.duration(env, "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", default: 300))
-        smsOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_SMS_OTP_EXP", default: 60, zeroMeans: 60))
+        smsOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_SMS_OTP_EXP", default: 60, unsigned: true, zeroMeans: 60))
         smsOTPLength = try Self.otpLength(env, "GOTRUE_SMS_OTP_LENGTH")
         smsMaxFrequency = try Self.duration(env, "GOTRUE_SMS_MAX_FREQUENCY", default: 60, zeroMeans: 60)
         smsTemplate = env["GOTRUE_SMS_TEMPLATE"] ?? "Your code is {{ .Code }}"
@@ -159,7 +159,7 @@ struct SupabaseConfig: Sendable {
         mfaPhoneMaxFrequency = try Self.duration(env, "GOTRUE_MFA_PHONE_MAX_FREQUENCY", default: 60, zeroMeans: 60)
         mfaPhoneOTPLength = try Self.otpLength(env, "GOTRUE_MFA_PHONE_OTP_LENGTH")
         mfaPhoneTemplate = env["GOTRUE_MFA_PHONE_TEMPLATE"] ?? "Your code is {{ .Code }}"
-        mfaMaxFactors = try Self.int(env, "GOTRUE_MFA_MAX_ENROLLED_FACTORS", default: 10)
+        mfaMaxFactors = try Self.wholeCount(env, "GOTRUE_MFA_MAX_ENROLLED_FACTORS", default: 10)
         // A float64 of seconds in GoTrue, not a duration, and never under its default.
         mfaChallengeExpiry = max(300, try Self.floatSeconds(env, "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", default: 300))
         externalProviders = Dictionary(uniqueKeysWithValues: try ExternalProvider.catalogue.keys.compactMap { name in

@@ -37,6 +37,8 @@ import Testing
 
     @Test(arguments: [("GOTRUE_MAILER_OTP_LENGTH", #"strconv.ParseInt: parsing "": invalid syntax"#),
                       ("GOTRUE_JWT_EXP", #"strconv.ParseInt: parsing "": invalid syntax"#),
+                      ("GOTRUE_SMS_OTP_EXP", #"strconv.ParseUint: parsing "": invalid syntax"#),
+                      ("GOTRUE_MFA_MAX_ENROLLED_FACTORS", #"strconv.ParseFloat: parsing "": invalid syntax"#),
                       ("GOTRUE_SMTP_MAX_FREQUENCY", #"time: invalid duration """#),
                       ("GOTRUE_SESSIONS_TIMEBOX", #"time: invalid duration """#),
                       ("GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", #"strconv.ParseFloat: parsing "": invalid syntax"#),

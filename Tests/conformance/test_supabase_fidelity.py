@@ -516,3 +516,18 @@ def test_a_rate_limit_is_read_by_its_go_type_and_a_huge_one_does_not_end_the_pro
                                                     "gotrue_env": {"GOTRUE_RATE_LIMIT_EMAIL_SENT": "10/1m"}})
     assert made.status_code == 201, made.text
     assert fauxth.control("DELETE", "/tenants/burst-limit").status_code in (200, 204)
+
+
+def test_gotrue_numbers_are_go_literals_so_a_leading_zero_is_octal(supabase_project):
+    # envconfig reads an int with strconv.ParseInt(s, 0, 64): GoTrue mints 384-second tokens from GOTRUE_JWT_EXP=0600.
+    fauxth = supabase_project({"GOTRUE_JWT_EXP": "0600", "GOTRUE_MAILER_AUTOCONFIRM": "true"})
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    session = auth.sign_up({"email": "octal@example.com", "password": "octal-password-1"}).session
+    assert session.expires_in == 384
+    claims = pyjwt.decode(session.access_token, options={"verify_signature": False})
+    assert claims["exp"] - claims["iat"] == 384
+    # A finite number past a float64 stops GoTrue at start-up; Fauxth answers 400 with Go's words.
+    made = fauxth.control("POST", "/tenants", json={"id": "too-large", "dialect": "supabase",
+                                                    "gotrue_env": {"GOTRUE_RATE_LIMIT_OTP": "1e400"}})
+    assert made.status_code == 400
+    assert 'strconv.ParseFloat: parsing "1e400": value out of range' in made.json()["error"]["message"]
