@@ -29,6 +29,9 @@ extension HostedUI {
         do {
             if let sealed = form["session"], !sealed.isEmpty {
                 let session = try ChallengeSession.open(sealed, clientId: a.client.id, emulator: emulator, replays: pools.replays)
+                if session.challenge == "MFA_SETUP" {
+                    return try await finishAuthenticatorSetup(session, code: form["code"] ?? "", a, flow: flow, csrf: csrf, origin: origin)
+                }
                 let responses = switch session.challenge {
                 case "NEW_PASSWORD_REQUIRED": ["NEW_PASSWORD": form["new_password"] ?? ""]
                 case "SMS_MFA": ["SMS_MFA_CODE": form["code"] ?? ""]
@@ -79,9 +82,17 @@ extension HostedUI {
             content.passkeyOptions = parameters["CREDENTIAL_REQUEST_OPTIONS"] ?? "{}"
             content.submitLabel = "Continue with passkey"
             return page(content, csrf: csrf)
-        case .challenge("MFA_SETUP", _, _):
-            return pages.error("This account must set up multi-factor authentication first. Fauxth's hosted UI cannot enrol an authenticator yet: "
-                               + "set it up through the API (AssociateSoftwareToken with the sign-in Session), then sign in here.", status: .ok)
+        case .challenge("MFA_SETUP", let parameters, let session):
+            // A pool that requires MFA of a user without any: the page enrols an authenticator app, as Cognito's does.
+            // Setting up a phone for SMS codes is not a page the hosted UI has.
+            guard parameters["MFAS_CAN_SETUP"]?.contains("SOFTWARE_TOKEN_MFA") == true else {
+                return pages.error("This account must set up multi-factor authentication first, and the only method this pool offers is SMS: "
+                                   + "give the user a verified phone_number, then sign in here.", status: .ok)
+            }
+            guard let user = try emulator.user(in: a.pool.id, id: session.userId) else { throw CognitoError.userDoesNotExist }
+            let (secret, next) = try SoftwareToken.associate(user, pool: a.pool, session: session, emulator: emulator, replays: pools.replays)
+            guard let next else { throw CognitoError.staleSession }
+            return page(try authenticatorSetup(user, secret: secret, sealed: try next.sealed(emulator), a, csrf: csrf), csrf: csrf)
         case .challenge(let name, let parameters, let session):
             return page(challengeContent(name, destination: parameters["CODE_DELIVERY_DESTINATION"], sealed: try session.sealed(emulator), a, csrf: csrf),
                         csrf: csrf)
@@ -126,6 +137,13 @@ extension HostedUI {
         default:
             if let sealed, !sealed.isEmpty,
                let session = try? ChallengeSession.open(sealed, clientId: a.client.id, emulator: emulator, replays: pools.replays) {
+                if session.challenge == "MFA_SETUP", let user = try emulator.user(in: a.pool.id, id: session.userId),
+                   let factor = try emulator.factors(in: a.pool.id, userId: user.id).last(where: { $0.kind == "totp" && !$0.verified }),
+                   let secret = factor.secret {
+                    var content = try authenticatorSetup(user, secret: secret, sealed: sealed, a, csrf: csrf)
+                    content.alert = error.message
+                    return page(content, csrf: csrf)
+                }
                 var content = challengeContent(session.challenge, destination: session.data["destination"]?.stringValue.map(CognitoUsers.masked),
                                                sealed: sealed, a, csrf: csrf)
                 content.alert = error.message

@@ -61,6 +61,8 @@ struct LoginPages: Sendable {
         var passkeyOptions = ""
         var passkeyCeremony = "get"
         var passkeyAction = "/login"
+        /// The authenticator set-up page's QR code (an SVG, drawn on the server: the pages run no script) and its key.
+        var authenticator: (qrCode: String, key: String)?
     }
 
     func render(_ content: Content, status: HTTPResponse.Status = .ok, cookies: [String] = []) -> Response {
@@ -79,6 +81,7 @@ struct LoginPages: Sendable {
         }.joined(separator: "\n      ")
         sections["federation"] = !content.federation.isEmpty && content.kind == .login
         sections["passkeysignin"] = content.passkeySignIn
+        sections["authenticator"] = content.authenticator != nil
         let federation = content.federation.map { "<a class=\"provider\" href=\"\(HTMLPage.escape($0.link))\">Continue with \(HTMLPage.escape($0.name))</a>" }
             .joined(separator: "\n      ")
         let values = ["title": content.heading, "heading": content.heading, "appName": content.appName, "notice": content.notice ?? "",
@@ -86,13 +89,14 @@ struct LoginPages: Sendable {
                       "username": content.username, "email": content.email, "usernameLabel": content.usernameLabel,
                       "session": content.session ?? "", "codeLabel": content.codeLabel, "submitLabel": content.submitLabel,
                       "class": content.kind == .error ? "error" : "", "options": content.passkeyOptions, "ceremony": content.passkeyCeremony,
-                      "passkeyAction": content.passkeyAction]
+                      "passkeyAction": content.passkeyAction, "authenticatorKey": content.authenticator?.key ?? ""]
         var headers = HTTPFields()
         for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
         // The passkey page runs its one inline script (the WebAuthn ceremony); no other page runs any.
         let policy = content.kind == .passkey
             ? "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'" : nil
-        return HTMLPage.response(HTMLPage.fill(template, values: values, markup: ["hidden": hidden, "providers": federation], sections: sections),
+        return HTMLPage.response(HTMLPage.fill(template, values: values, markup: ["hidden": hidden, "providers": federation,
+                                                                                  "qrCode": content.authenticator?.qrCode ?? ""], sections: sections),
                                  status: status, headers: headers,
                                  formsMayRedirect: true, contentSecurityPolicy: policy)
     }

@@ -25,15 +25,9 @@ enum SoftwareToken {
     /// A fresh secret (20 random bytes, base32) on a new unverified factor; unfinished set-ups go.
     static func associate(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, session) = try subject(call)
-        for factor in try call.emulator.factors(in: pool.id, userId: user.id) where factor.kind == "totp" && !factor.verified {
-            try call.emulator.deleteFactor(in: pool.id, userId: user.id, id: factor.id)
-        }
-        let factor = try call.emulator.enrollTOTP(in: pool.id, userId: user.id, friendlyName: nil, maxFactors: 10)
-        var answer: [String: JSON] = ["SecretCode": .string(factor.secret ?? "")]
-        if let session {
-            guard call.pools.replays.spend(session, now: call.emulator.clock.now) else { throw CognitoError.staleSession }
-            answer["Session"] = .string(try session.next("MFA_SETUP", data: ["factor": .string(factor.id)], emulator: call.emulator).sealed(call.emulator))
-        }
+        let (secret, next) = try associate(user, pool: pool, session: session, emulator: call.emulator, replays: call.pools.replays)
+        var answer: [String: JSON] = ["SecretCode": .string(secret)]
+        if let next { answer["Session"] = .string(try next.sealed(call.emulator)) }
         return .object(answer)
     }
 
@@ -41,26 +35,46 @@ enum SoftwareToken {
     /// a sign-in session it also turns TOTP on as the user's MFA, which the pool requires.
     static func verify(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, session) = try subject(call)
-        let code = try call.body.required("UserCode")
-        let factors = try call.emulator.factors(in: pool.id, userId: user.id).filter { $0.kind == "totp" }
+        let next = try verify(user, pool: pool, session: session, code: try call.body.required("UserCode"),
+                              friendlyName: try call.body.string("FriendlyDeviceName"), emulator: call.emulator, origin: call.origin,
+                              replays: call.pools.replays)
+        var answer: [String: JSON] = ["Status": "SUCCESS"]
+        if let next { answer["Session"] = .string(try next.sealed(call.emulator)) }
+        return .object(answer)
+    }
+
+    /// `AssociateSoftwareToken` for `user`, as the API and the hosted UI's set-up page both make it: the new secret, and
+    /// with an `MFA_SETUP` session (which it spends) the session that goes on, naming the factor.
+    static func associate(_ user: User, pool: CognitoPool, session: ChallengeSession?, emulator: Emulator,
+                          replays: SessionReplays) throws -> (secret: String, session: ChallengeSession?) {
+        for factor in try emulator.factors(in: pool.id, userId: user.id) where factor.kind == "totp" && !factor.verified {
+            try emulator.deleteFactor(in: pool.id, userId: user.id, id: factor.id)
+        }
+        let factor = try emulator.enrollTOTP(in: pool.id, userId: user.id, friendlyName: nil, maxFactors: 10)
+        guard let session else { return (factor.secret ?? "", nil) }
+        guard replays.spend(session, now: emulator.clock.now) else { throw CognitoError.staleSession }
+        return (factor.secret ?? "", try session.next("MFA_SETUP", data: ["factor": .string(factor.id)], emulator: emulator))
+    }
+
+    /// `VerifySoftwareToken` for `user`: a wrong code is `EnableSoftwareTokenMFAException` and spends nothing, so the
+    /// same page or session may try again. With an `MFA_SETUP` session, the session that finishes the sign-in.
+    static func verify(_ user: User, pool: CognitoPool, session: ChallengeSession?, code: String, friendlyName: String?,
+                       emulator: Emulator, origin: RequestOrigin, replays: SessionReplays) throws -> ChallengeSession? {
+        let factors = try emulator.factors(in: pool.id, userId: user.id).filter { $0.kind == "totp" }
         guard let factor = factors.last(where: { !$0.verified }) else {
             throw CognitoError(.softwareTokenMFANotFound, "Software Token MFA has not been associated with the user.")
         }
         do {
-            try call.emulator.verifyTOTP(in: pool.id, factor: factor, code: code, origin: call.origin)
+            try emulator.verifyTOTP(in: pool.id, factor: factor, code: code, origin: origin)
         } catch AuthError.mfaVerificationFailed {
             throw CognitoError(.enableSoftwareTokenMFA, "Code mismatch")
         }
-        let name = try call.body.string("FriendlyDeviceName")
-        _ = try call.emulator.markFactorVerified(in: pool.id, userId: user.id, id: factor.id, friendlyName: name?.isEmpty == false ? name : nil)
-        for old in factors where old.id != factor.id { try call.emulator.deleteFactor(in: pool.id, userId: user.id, id: old.id) }
-        var answer: [String: JSON] = ["Status": "SUCCESS"]
-        if let session {
-            guard call.pools.replays.spend(session, now: call.emulator.clock.now) else { throw CognitoError.staleSession }
-            try setMFA(user, method: "SOFTWARE_TOKEN_MFA", enabled: true, preferred: true, emulator: call.emulator)
-            answer["Session"] = .string(try session.next("MFA_SETUP", data: ["totp_verified": true], emulator: call.emulator).sealed(call.emulator))
-        }
-        return .object(answer)
+        _ = try emulator.markFactorVerified(in: pool.id, userId: user.id, id: factor.id, friendlyName: friendlyName?.isEmpty == false ? friendlyName : nil)
+        for old in factors where old.id != factor.id { try emulator.deleteFactor(in: pool.id, userId: user.id, id: old.id) }
+        guard let session else { return nil }
+        guard replays.spend(session, now: emulator.clock.now) else { throw CognitoError.staleSession }
+        try setMFA(user, method: "SOFTWARE_TOKEN_MFA", enabled: true, preferred: true, emulator: emulator)
+        return try session.next("MFA_SETUP", data: ["totp_verified": true], emulator: emulator)
     }
 
     /// `SetUserMFAPreference` and `AdminSetUserMFAPreference`: each of `SMSMfaSettings`,

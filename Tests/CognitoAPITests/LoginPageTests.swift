@@ -97,4 +97,37 @@ import Testing
             #expect(try claims(tokens.json["access_token"])["sub"] == .string(carolId))
         }
     }
+
+    @Test func aPoolThatRequiresMFAHasANewUserSetUpAnAuthenticatorOnThePage() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let configured = try await client.cognito("SetUserPoolMfaConfig", ["UserPoolId": .string(seedPool), "MfaConfiguration": "ON",
+                                                                               "SoftwareTokenMfaConfiguration": ["Enabled": true]])
+            #expect(configured.status == .ok)
+            let (csrf, cookies) = try await freshCSRF(client)
+            let page = try await client.form("/login", query + [("username", "alice@example.com"), ("password", password), ("_csrf", csrf)], cookies: cookies)
+            #expect(page.status == .ok && page.location == nil)
+            #expect(page.text.contains("Set up an authenticator app"))
+            #expect(page.text.contains("<svg"), "the QR code is drawn on the page")
+            let key = String(try #require(page.text.firstMatch(of: #/id="authenticator-key">([A-Z2-7]+)</#)).1)
+            let code = TOTP(secret: try #require(Base32.decode(key))).code(at: harness.emulator.clock.now)
+            let sealed = try session(page)
+            // A wrong code shows the same key again, and spends nothing.
+            let wrong = try await client.form("/login", query + [("session", sealed), ("code", code == "000000" ? "111111" : "000000"), ("_csrf", csrf)],
+                                              cookies: cookies)
+            #expect(wrong.status == .ok && wrong.location == nil)
+            #expect(wrong.text.contains("Code mismatch") && wrong.text.contains(key))
+            let done = try await client.form("/login", query + [("session", sealed), ("code", code), ("_csrf", csrf)], cookies: cookies)
+            let tokens = try await client.form("/oauth2/token", [("grant_type", "authorization_code"), ("client_id", seedClient),
+                                                                  ("code", try callbackCode(done)), ("redirect_uri", HostedUITests.callback)])
+            #expect(try claims(tokens.json["access_token"])["sub"] == .string(aliceId))
+            #expect(try await client.cognito("AdminGetUser", ["UserPoolId": .string(seedPool), "Username": "alice@example.com"])
+                .json["PreferredMfaSetting"] == "SOFTWARE_TOKEN_MFA")
+            // The set-up session is spent; the next sign-in asks the authenticator.
+            let replayed = try await client.form("/login", query + [("session", sealed), ("code", code), ("_csrf", csrf)], cookies: cookies)
+            #expect(replayed.location == nil)
+            let next = try await client.form("/login", query + [("username", "alice@example.com"), ("password", password), ("_csrf", csrf)], cookies: cookies)
+            #expect(next.text.contains("Enter the 6-digit code from your authenticator app."))
+        }
+    }
 }

@@ -12,6 +12,7 @@ from pycognito import Cognito
 from pycognito.exceptions import SoftwareTokenMFAChallengeException
 
 from conftest import COGNITO_PASSWORD, cognito_email
+from test_supabase_oauth_server import browser  # noqa: F401 (the headless Chromium fixture)
 
 SMS_CONFIG = {"SnsCallerArn": "arn:aws:iam::123456789012:role/fauxth-sms", "ExternalId": "fauxth"}
 
@@ -162,3 +163,60 @@ def test_an_mfa_required_pool_makes_a_new_user_set_up_totp_with_the_session(cogn
                                                    ChallengeResponses={"USERNAME": email, "SOFTWARE_TOKEN_MFA_CODE": totp_now(cognito, secret)})
     assert cognito.verify(tokens["AuthenticationResult"]["IdToken"], "id", pool_id, client_id)["email"] == email
     assert cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)["UserMFASettingList"] == ["SOFTWARE_TOKEN_MFA"]
+
+
+def test_chromium_sets_up_an_authenticator_on_the_hosted_ui_when_the_pool_requires_mfa(cognito, browser):  # noqa: F811
+    """A pool that requires MFA and a user without any: Cognito's hosted UI has them add an authenticator app (a QR code
+    and its key) and asks for its first code before it sends the browser back with an authorization code."""
+    import urllib.parse
+    import uuid
+
+    import requests
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from conftest import query
+
+    pool_id, _ = mfa_pool(cognito, mode="ON")
+    email = cognito.admin_user(pool_id, cognito_email("hosted-setup"))
+    callback = "http://localhost:3000/callback"
+    cognito.idp.create_user_pool_domain(UserPoolId=pool_id, Domain=f"mfa-{uuid.uuid4().hex[:8]}")
+    client_id = cognito.idp.create_user_pool_client(
+        UserPoolId=pool_id, ClientName="web", AllowedOAuthFlows=["code"], AllowedOAuthScopes=["openid", "email"],
+        AllowedOAuthFlowsUserPoolClient=True, CallbackURLs=[callback], SupportedIdentityProviders=["COGNITO"],
+        ExplicitAuthFlows=["ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"])["UserPoolClient"]["ClientId"]
+    freeze_behind(cognito)
+    wait = WebDriverWait(browser, 15)
+    sign_in = f"{cognito.url}/login?" + urllib.parse.urlencode({"client_id": client_id, "redirect_uri": callback, "response_type": "code",
+                                                                 "scope": "openid email"})
+    browser.get(sign_in)
+    wait.until(EC.presence_of_element_located((By.ID, "password")))
+    browser.find_element(By.ID, "username").send_keys(email)
+    browser.find_element(By.ID, "password").send_keys(COGNITO_PASSWORD)
+    browser.find_element(By.NAME, "signInSubmitButton").click()
+
+    key = wait.until(EC.presence_of_element_located((By.ID, "authenticator-key"))).text
+    assert "Set up an authenticator app" in browser.page_source
+    qr = browser.find_element(By.CSS_SELECTOR, ".qr svg")
+    assert qr.size["width"] >= 100 and qr.size["height"] >= 100
+    code = totp_now(cognito, key)
+    browser.find_element(By.ID, "code").send_keys(other_code(code))
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".alert")))
+    assert "Code mismatch" in browser.page_source and browser.find_element(By.ID, "authenticator-key").text == key
+    browser.find_element(By.ID, "code").send_keys(code)
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda driver: driver.current_url.startswith(callback) and "code=" in driver.current_url)
+    tokens = requests.post(f"{cognito.url}/oauth2/token", timeout=30, data={
+        "grant_type": "authorization_code", "client_id": client_id, "code": query(browser.current_url)["code"], "redirect_uri": callback}).json()
+    assert cognito.verify(tokens["id_token"], "id", pool_id=pool_id, client_id=client_id)["email"] == email
+    assert cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)["UserMFASettingList"] == ["SOFTWARE_TOKEN_MFA"]
+
+    # The API sees the same authenticator: the next sign-in asks for its code.
+    cognito.advance(30)
+    challenge = cognito.password_auth(email, client_id=client_id)
+    assert challenge["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
+    done = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="SOFTWARE_TOKEN_MFA", Session=challenge["Session"],
+                                                 ChallengeResponses={"USERNAME": email, "SOFTWARE_TOKEN_MFA_CODE": totp_now(cognito, key)})
+    assert done["AuthenticationResult"]["AccessToken"]
