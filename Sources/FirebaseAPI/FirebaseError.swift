@@ -101,6 +101,15 @@ struct FirebaseError: Error, Equatable {
         case invalidMFAPhoneNumber = "INVALID_MFA_PHONE_NUMBER"
         // Tenants
         case invalidTenantID = "INVALID_TENANT_ID"
+        // Provider configurations (`oauthIdpConfigs`, `inboundSamlConfigs`)
+        case configurationExists = "CONFIGURATION_EXISTS"
+        case configurationNotFound = "CONFIGURATION_NOT_FOUND"
+        case invalidConfig = "INVALID_CONFIG"
+        case missingIssuer = "MISSING_ISSUER"
+        case missingOAuthClientID = "MISSING_OAUTH_CLIENT_ID"
+        case missingSAMLRelyingPartyConfig = "MISSING_SAML_RELYING_PARTY_CONFIG"
+        /// A page token that names no page: the server's code, which the Admin SDKs call `invalid-page-token`.
+        case invalidPageSelection = "INVALID_PAGE_SELECTION"
         // Blocking functions
         case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
         case blockingFunctionErrorResponse = "BLOCKING_FUNCTION_ERROR_RESPONSE"

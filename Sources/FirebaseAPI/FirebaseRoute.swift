@@ -38,6 +38,16 @@ enum FirebaseOperation: String, CaseIterable, Sendable {
     case getTenant = "tenants.get"
     case updateTenant = "tenants.update"
     case deleteTenant = "tenants.delete"
+    case createOIDCConfig = "oauthIdpConfigs.create"
+    case listOIDCConfigs = "oauthIdpConfigs.list"
+    case getOIDCConfig = "oauthIdpConfigs.get"
+    case updateOIDCConfig = "oauthIdpConfigs.patch"
+    case deleteOIDCConfig = "oauthIdpConfigs.delete"
+    case createSAMLConfig = "inboundSamlConfigs.create"
+    case listSAMLConfigs = "inboundSamlConfigs.list"
+    case getSAMLConfig = "inboundSamlConfigs.get"
+    case updateSAMLConfig = "inboundSamlConfigs.patch"
+    case deleteSAMLConfig = "inboundSamlConfigs.delete"
     case refresh = "securetoken.refresh"
     case emulatorDeleteAccounts = "emulator.deleteAccounts"
     case emulatorGetConfig = "emulator.getConfig"
@@ -56,7 +66,8 @@ struct FirebaseRoute: Equatable {
     var operation: FirebaseOperation
     var project: String?
     var tenant: String?
-    /// A v2 tenant resource id (`/v2/projects/{p}/tenants/{t}`), distinct from the scope's tenant.
+    /// A v2 resource's id: a tenant's (`/v2/projects/{p}/tenants/{t}`, distinct from the scope's tenant) or a
+    /// provider configuration's (`…/oauthIdpConfigs/{id}`).
     var resource: String?
 
     /// The route for `method` and `path`, or nil for a path no Firebase API has.
@@ -100,6 +111,20 @@ struct FirebaseRoute: Equatable {
             route.operation = operation
             return route
         }
+        // v2 provider configurations, the project's or a tenant's: `projects/{p}[/tenants/{t}]/oauthIdpConfigs[/{id}]`.
+        if version == "v2", route.project != nil {
+            var scoped = rest[...]
+            if scoped.count >= 3, scoped.first == "tenants" {
+                route.tenant = scoped[scoped.startIndex + 1]
+                scoped = scoped.dropFirst(2)
+            }
+            if let (operation, resource) = providerConfig(method, Array(scoped)) {
+                route.operation = operation
+                route.resource = resource
+                return route
+            }
+            route.tenant = nil
+        }
         // v2 tenant resources: `projects/{p}/tenants/{t}`.
         if version == "v2", route.project != nil, rest.count == 2, rest[0] == "tenants" {
             let operations: [HTTPRequest.Method: FirebaseOperation] = [.get: .getTenant, .patch: .updateTenant, .delete: .deleteTenant]
@@ -109,6 +134,19 @@ struct FirebaseRoute: Equatable {
             return route
         }
         return nil
+    }
+
+    /// `oauthIdpConfigs` and `inboundSamlConfigs`: the collection (create, list) or one configuration by id.
+    private static func providerConfig(_ method: HTTPRequest.Method, _ rest: [String]) -> (FirebaseOperation, String?)? {
+        let operations: [String: [HTTPRequest.Method: FirebaseOperation]] = [
+            "oauthIdpConfigs": [.post: .createOIDCConfig, .get: .listOIDCConfigs],
+            "oauthIdpConfigs/": [.get: .getOIDCConfig, .patch: .updateOIDCConfig, .delete: .deleteOIDCConfig],
+            "inboundSamlConfigs": [.post: .createSAMLConfig, .get: .listSAMLConfigs],
+            "inboundSamlConfigs/": [.get: .getSAMLConfig, .patch: .updateSAMLConfig, .delete: .deleteSAMLConfig],
+        ]
+        guard let collection = rest.first, (1...2).contains(rest.count),
+              let operation = operations[collection + (rest.count == 2 ? "/" : "")]?[method] else { return nil }
+        return (operation, rest.count == 2 ? rest[1] : nil)
     }
 
     /// `version method rest` → operation, for identitytoolkit paths with the project and tenant taken out.

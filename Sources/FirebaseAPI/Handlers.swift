@@ -40,6 +40,11 @@ extension FirebaseDialect {
         case .getTenant: Tenants.get
         case .updateTenant: Tenants.update
         case .deleteTenant: Tenants.delete
+        case .createOIDCConfig, .createSAMLConfig: ProviderConfigs.create
+        case .listOIDCConfigs, .listSAMLConfigs: ProviderConfigs.list
+        case .getOIDCConfig, .getSAMLConfig: ProviderConfigs.get
+        case .updateOIDCConfig, .updateSAMLConfig: ProviderConfigs.update
+        case .deleteOIDCConfig, .deleteSAMLConfig: ProviderConfigs.delete
         case .refresh: SecureToken.refresh
         case .emulatorDeleteAccounts: EmulatorEndpoints.deleteAccounts
         case .emulatorOobCodes: EmulatorEndpoints.oobCodes

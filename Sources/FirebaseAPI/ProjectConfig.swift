@@ -32,17 +32,18 @@ enum ProjectConfig {
         if call.route.operation == .updateConfig { try call.requireOwner() }
         let project = try call.projectId()
         _ = try call.projects.scope(project: project, tenant: nil)
-        let tenant = try call.emulator.requireTenant(project)
-        var settings = tenant.settings
-        let current = settings["config"]?.objectValue ?? [:]
         let mask = call.request.uri.queryParameters.get("updateMask").map { $0.split(separator: ",").map(String.init) }
         let replaceAll = call.route.operation == .updateConfig && (mask?.isEmpty ?? true)
-        let config = replaceAll ? call.body.fields : merge(current, call.body.fields, mask: mask)
-        if let blocking = config["blockingFunctions"], let problem = BlockingFunctions.Config.problem(in: blocking) {
-            throw FirebaseError(.invalidBlockingFunction, problem)
+        try call.emulator.changeTenantSettings(project) { settings in
+            let current = settings["config"]?.objectValue ?? [:]
+            let config = replaceAll ? call.body.fields : merge(current, call.body.fields, mask: mask)
+            if let blocking = config["blockingFunctions"], let problem = BlockingFunctions.Config.problem(in: blocking) {
+                throw FirebaseError(.invalidBlockingFunction, problem)
+            }
+            var settings = settings
+            settings["config"] = .object(config)
+            return settings
         }
-        settings["config"] = .object(config)
-        try call.emulator.updateTenant(project, settings: settings)
         return try await get(call)
     }
 

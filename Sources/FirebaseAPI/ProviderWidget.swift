@@ -35,6 +35,12 @@ enum ProviderWidget {
             return picker(call).error("Missing one of appName / clientId / appId / apn / ibi query params.", status: .badRequest)
         }
         let scope = try self.scope(call, widget: widget)
+        do {
+            try ProviderConfigs.requireEnabled(providerId, in: scope, emulator: call.emulator)
+        } catch let error as FirebaseError {
+            // A provider the project turned off: the SDK gets the error the production handler hands it.
+            return try deliver(call, widget: widget, outcome: .refused(error))
+        }
         if let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers) {
             return try toProvider(call, fake: fake, widget: widget, scope: scope)
         }
@@ -148,7 +154,10 @@ enum ProviderWidget {
 
     enum Outcome {
         case signedIn(String)
+        /// The provider answered this OAuth error (`access_denied`…).
         case failed(String)
+        /// Identity Toolkit refused the sign-in; the SDK gets the error it names (`auth/operation-not-allowed`).
+        case refused(FirebaseError)
     }
 
     /// Hands the result to the SDK the way it waits for it: a deep link into the Android or iOS app, or
@@ -163,6 +172,10 @@ enum ProviderWidget {
         case .failed(let error):
             event["error"] = ["code": .string(error == "access_denied" ? "auth/user-cancelled" : "auth/internal-error"),
                               "message": .string("The identity provider answered \(error).")]
+        case .refused(let error):
+            // The JS SDK's own naming of a server code it has no entry for: lower case, hyphens.
+            event["error"] = ["code": .string("auth/" + error.code.rawValue.lowercased().replacingOccurrences(of: "_", with: "-")),
+                              "message": .string(error.detail ?? error.message)]
         }
         let isPopup = authType.lowercased().contains("popup")
         if !isPopup, let link = appLink(call, widget: widget, event: event) {
@@ -249,6 +262,7 @@ extension ProviderWidget {
 extension ProviderWidget {
     static func authUri(_ call: FirebaseCall, providerId: String) throws -> Response {
         let scope = try call.scope()
+        try ProviderConfigs.requireEnabled(providerId, in: scope, emulator: call.emulator)
         guard let continueUri = try call.body.string("continueUri"), !continueUri.isEmpty else { throw FirebaseError(.missingContinueURI) }
         guard let url = URLComponents(string: continueUri), url.scheme != nil else { throw FirebaseError(.invalidContinueURI) }
         guard let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers) else {

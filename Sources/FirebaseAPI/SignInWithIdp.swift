@@ -30,6 +30,7 @@ enum SignInWithIdp {
         let linking = try call.body.string("idToken").flatMap { $0.isEmpty ? nil : $0 }
         let caller = try linking.map { try call.caller(idToken: $0) }
         let scope = try caller?.scope ?? call.scope()
+        try ProviderConfigs.requireEnabled(assertion.provider, in: scope, emulator: call.emulator)
         var answer: [String: JSON]
         if let caller {
             answer = try await link(call, scope: scope, assertion: assertion, to: caller.user)

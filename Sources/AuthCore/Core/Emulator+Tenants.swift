@@ -81,6 +81,21 @@ extension Emulator {
         return try requireTenant(id)
     }
 
+    /// Changes a tenant's settings from what they are when the store is held: two changes made at once each see the
+    /// other's, where reading the tenant and then `updateTenant` would let the later write undo the earlier (two
+    /// provider configurations created together). `change` answers the new settings and may throw to change nothing.
+    @discardableResult
+    public func changeTenantSettings(_ id: String, _ change: ([String: JSON]) throws -> [String: JSON]) throws -> Tenant {
+        try db.withConnection { c in
+            guard var tenant = try Tenants.find(c, id: id) else { throw AuthError.tenantNotFound(id) }
+            tenant.settings = try change(tenant.settings)
+            _ = try derivePolicies(for: tenant)
+            try Tenants.update(c, id: id, name: tenant.name, settings: tenant.settings)
+        }
+        tenantsChanged()
+        return try requireTenant(id)
+    }
+
     /// Deletes every user of a tenant with what is attached to them; codes and the outbox stay, as the
     /// Firebase emulator's "clear accounts" leaves them.
     public func deleteAllUsers(in tenant: String) throws {
