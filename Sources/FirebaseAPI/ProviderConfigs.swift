@@ -57,9 +57,7 @@ enum ProviderConfigs {
     }
 
     static func get(_ call: FirebaseCall) async throws -> Response {
-        try call.requireOwner()
-        let kind = Kind(call.route.operation), (scope, project) = try self.scope(call)
-        let id = try providerId(call.route.resource, kind)
+        let (kind, scope, project, id) = try named(call)
         let config = try existing(id, in: entries(try call.emulator.requireTenant(scope).settings))
         return .json(resource(id, config, kind, project: project, tenant: call.route.tenant))
     }
@@ -67,9 +65,7 @@ enum ProviderConfigs {
     /// PATCH: the `updateMask` paths take the body's values (a path the body leaves out, or sets to null, is cleared);
     /// without a mask, every field the body has. The result must still be a whole configuration.
     static func update(_ call: FirebaseCall) async throws -> Response {
-        try call.requireOwner()
-        let kind = Kind(call.route.operation), (scope, project) = try self.scope(call)
-        let id = try providerId(call.route.resource, kind)
+        let (kind, scope, project, id) = try named(call)
         let mask = call.request.uri.queryParameters.get("updateMask").map { $0.split(separator: ",").map(String.init) }
         if let unknown = mask?.first(where: { !kind.editable.contains($0) }) {
             throw FirebaseError(.invalidConfig, "updateMask names a field that cannot be updated: \(unknown)")
@@ -77,7 +73,7 @@ enum ProviderConfigs {
         var updated: [String: JSON] = [:]
         try call.emulator.changeTenantSettings(scope) { settings in
             var stored = entries(settings)
-            guard let index = stored.firstIndex(where: { $0.id == id }) else { throw FirebaseError(.configurationNotFound, status: .notFound, googleStatus: "NOT_FOUND") }
+            guard let index = stored.firstIndex(where: { $0.id == id }) else { throw notFound }
             updated = try checked(tidied(ProjectConfig.merge(stored[index].config, call.body.fields, mask: mask), kind), kind)
             stored[index].config = updated
             return with(settings, stored)
@@ -86,12 +82,10 @@ enum ProviderConfigs {
     }
 
     static func delete(_ call: FirebaseCall) async throws -> Response {
-        try call.requireOwner()
-        let kind = Kind(call.route.operation), (scope, _) = try self.scope(call)
-        let id = try providerId(call.route.resource, kind)
+        let (_, scope, _, id) = try named(call)
         try call.emulator.changeTenantSettings(scope) { settings in
             let stored = entries(settings)
-            guard stored.contains(where: { $0.id == id }) else { throw FirebaseError(.configurationNotFound, status: .notFound, googleStatus: "NOT_FOUND") }
+            guard stored.contains(where: { $0.id == id }) else { throw notFound }
             return with(settings, stored.filter { $0.id != id })
         }
         return .json([:])
@@ -130,6 +124,16 @@ enum ProviderConfigs {
 
     // MARK: Reading and checking
 
+    static let notFound = FirebaseError(.configurationNotFound, status: .notFound, googleStatus: "NOT_FOUND")
+
+    /// What a request about one configuration names, once the caller is known to be the project's owner: its kind,
+    /// the core tenant that keeps it, the project and its id.
+    private static func named(_ call: FirebaseCall) throws -> (Kind, String, String, String) {
+        try call.requireOwner()
+        let kind = Kind(call.route.operation), (scope, project) = try self.scope(call)
+        return (kind, scope, project, try providerId(call.route.resource, kind))
+    }
+
     /// The core tenant the configurations live in (made as any request naming the project or tenant makes it), and
     /// the project.
     private static func scope(_ call: FirebaseCall) throws -> (String, String) {
@@ -160,7 +164,7 @@ enum ProviderConfigs {
     }
 
     private static func existing(_ id: String, in entries: [(id: String, config: [String: JSON])]) throws -> [String: JSON] {
-        guard let config = entries.first(where: { $0.id == id })?.config else { throw FirebaseError(.configurationNotFound, status: .notFound, googleStatus: "NOT_FOUND") }
+        guard let config = entries.first(where: { $0.id == id })?.config else { throw notFound }
         return config
     }
 

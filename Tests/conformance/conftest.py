@@ -242,6 +242,31 @@ def cognito_email(prefix):
     return f"{prefix}.{uuid.uuid4().hex[:10]}@example.com"
 
 
+def hosted_ui_client(cognito, pool_id, callback, flows=("ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH")):
+    """A hosted-UI domain for the pool and a code-flow app client with `callback`; answers the client id."""
+    import uuid
+    cognito.idp.create_user_pool_domain(UserPoolId=pool_id, Domain=f"ui-{uuid.uuid4().hex[:8]}")
+    return cognito.idp.create_user_pool_client(
+        UserPoolId=pool_id, ClientName="web", AllowedOAuthFlows=["code"], AllowedOAuthScopes=["openid", "email"],
+        AllowedOAuthFlowsUserPoolClient=True, CallbackURLs=[callback], SupportedIdentityProviders=["COGNITO"],
+        ExplicitAuthFlows=list(flows))["UserPoolClient"]["ClientId"]
+
+
+def hosted_ui_sign_in(browser, base, client_id, callback, username, password):
+    """Opens the hosted UI's /login in Chromium and submits the username and password; answers the login URL."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+    sign_in = f"{base}/login?" + urllib.parse.urlencode({"client_id": client_id, "redirect_uri": callback, "response_type": "code",
+                                                         "scope": "openid email"})
+    browser.get(sign_in)
+    WebDriverWait(browser, 15).until(EC.presence_of_element_located((By.ID, "password")))
+    browser.find_element(By.ID, "username").send_keys(username)
+    browser.find_element(By.ID, "password").send_keys(password)
+    browser.find_element(By.NAME, "signInSubmitButton").click()
+    return sign_in
+
+
 class CognitoIdp:
     """boto3's cognito-idp client pointed at fauxth, plus the pool/client/user set-up and token checks the Cognito
     conformance tests share."""

@@ -11,7 +11,7 @@ from botocore.exceptions import ClientError
 from pycognito import Cognito
 from pycognito.exceptions import SoftwareTokenMFAChallengeException
 
-from conftest import COGNITO_PASSWORD, cognito_email
+from conftest import COGNITO_PASSWORD, cognito_email, hosted_ui_client, hosted_ui_sign_in
 from test_supabase_oauth_server import browser  # noqa: F401 (the headless Chromium fixture)
 
 SMS_CONFIG = {"SnsCallerArn": "arn:aws:iam::123456789012:role/fauxth-sms", "ExternalId": "fauxth"}
@@ -168,9 +168,6 @@ def test_an_mfa_required_pool_makes_a_new_user_set_up_totp_with_the_session(cogn
 def test_chromium_sets_up_an_authenticator_on_the_hosted_ui_when_the_pool_requires_mfa(cognito, browser):  # noqa: F811
     """A pool that requires MFA and a user without any: Cognito's hosted UI has them add an authenticator app (a QR code
     and its key) and asks for its first code before it sends the browser back with an authorization code."""
-    import urllib.parse
-    import uuid
-
     import requests
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
@@ -181,20 +178,10 @@ def test_chromium_sets_up_an_authenticator_on_the_hosted_ui_when_the_pool_requir
     pool_id, _ = mfa_pool(cognito, mode="ON")
     email = cognito.admin_user(pool_id, cognito_email("hosted-setup"))
     callback = "http://localhost:3000/callback"
-    cognito.idp.create_user_pool_domain(UserPoolId=pool_id, Domain=f"mfa-{uuid.uuid4().hex[:8]}")
-    client_id = cognito.idp.create_user_pool_client(
-        UserPoolId=pool_id, ClientName="web", AllowedOAuthFlows=["code"], AllowedOAuthScopes=["openid", "email"],
-        AllowedOAuthFlowsUserPoolClient=True, CallbackURLs=[callback], SupportedIdentityProviders=["COGNITO"],
-        ExplicitAuthFlows=["ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"])["UserPoolClient"]["ClientId"]
+    client_id = hosted_ui_client(cognito, pool_id, callback)
     freeze_behind(cognito)
     wait = WebDriverWait(browser, 15)
-    sign_in = f"{cognito.url}/login?" + urllib.parse.urlencode({"client_id": client_id, "redirect_uri": callback, "response_type": "code",
-                                                                 "scope": "openid email"})
-    browser.get(sign_in)
-    wait.until(EC.presence_of_element_located((By.ID, "password")))
-    browser.find_element(By.ID, "username").send_keys(email)
-    browser.find_element(By.ID, "password").send_keys(COGNITO_PASSWORD)
-    browser.find_element(By.NAME, "signInSubmitButton").click()
+    hosted_ui_sign_in(browser, cognito.url, client_id, callback, email, COGNITO_PASSWORD)
 
     key = wait.until(EC.presence_of_element_located((By.ID, "authenticator-key"))).text
     assert "Set up an authenticator app" in browser.page_source

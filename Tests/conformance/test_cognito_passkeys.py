@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import COGNITO_PASSWORD, COGNITO_POLICY, cognito_email
+from conftest import COGNITO_PASSWORD, COGNITO_POLICY, cognito_email, hosted_ui_client, hosted_ui_sign_in
 from test_supabase_oauth_server import browser  # noqa: F401 (the headless Chromium fixture)
 
 RP_ID = "localhost"
@@ -115,7 +115,6 @@ def test_chromium_adds_a_passkey_on_the_hosted_ui_and_signs_in_with_it(cognito, 
     """The hosted UI's passkey pages with Chromium's own virtual authenticator (WebDriver's WebAuthn commands): sign in
     with the password, add a passkey at /passkeys/add, then sign in with only the username and the passkey."""
     import urllib.parse
-    import uuid
 
     import requests
     from selenium.webdriver.common.by import By
@@ -127,11 +126,7 @@ def test_chromium_adds_a_passkey_on_the_hosted_ui_and_signs_in_with_it(cognito, 
 
     pool_id, _, email, _ = passkey_pool(cognito)
     callback = "http://localhost:3000/callback"
-    cognito.idp.create_user_pool_domain(UserPoolId=pool_id, Domain=f"passkeys-{uuid.uuid4().hex[:8]}")
-    client_id = cognito.idp.create_user_pool_client(
-        UserPoolId=pool_id, ClientName="web", AllowedOAuthFlows=["code"], AllowedOAuthScopes=["openid", "email"],
-        AllowedOAuthFlowsUserPoolClient=True, CallbackURLs=[callback], SupportedIdentityProviders=["COGNITO"],
-        ExplicitAuthFlows=["ALLOW_USER_AUTH", "ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"])["UserPoolClient"]["ClientId"]
+    client_id = hosted_ui_client(cognito, pool_id, callback, flows=("ALLOW_USER_AUTH", "ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"))
     # WebAuthn needs a secure context and a domain for its RP id: the pool's RP id is localhost, so is the page's host.
     base = cognito.url.replace("127.0.0.1", "localhost")
     options = VirtualAuthenticatorOptions()
@@ -139,14 +134,7 @@ def test_chromium_adds_a_passkey_on_the_hosted_ui_and_signs_in_with_it(cognito, 
     options.has_resident_key = options.has_user_verification = options.is_user_verified = True
     browser.add_virtual_authenticator(options)
     wait = WebDriverWait(browser, 15)
-    sign_in = f"{base}/login?" + urllib.parse.urlencode({"client_id": client_id, "redirect_uri": callback, "response_type": "code",
-                                                         "scope": "openid email"})
-
-    browser.get(sign_in)
-    wait.until(EC.presence_of_element_located((By.ID, "password")))
-    browser.find_element(By.ID, "username").send_keys(email)
-    browser.find_element(By.ID, "password").send_keys(COGNITO_PASSWORD)
-    browser.find_element(By.NAME, "signInSubmitButton").click()
+    sign_in = hosted_ui_sign_in(browser, base, client_id, callback, email, COGNITO_PASSWORD)
     wait.until(lambda driver: driver.current_url.startswith(callback))
 
     browser.get(f"{base}/passkeys/add?" + urllib.parse.urlencode({"client_id": client_id, "redirect_uri": callback}))
