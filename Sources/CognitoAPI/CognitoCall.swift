@@ -14,24 +14,25 @@ final class CognitoPools: Sendable {
     let pendingDevices = PendingDeviceSignIns()
     /// Where Lambda ARNs are invoked (`--lambda-endpoint`), for pools that name no endpoint of their own.
     let lambdaEndpoint: String?
-    /// Pool resources (clients, groups, domains…) live in the pool's settings; changes to them are
-    /// read-modify-write, so they take turns.
-    private let writes = Mutex(())
 
     init(emulator: Emulator, lambdaEndpoint: String? = nil) {
         self.emulator = emulator
         self.lambdaEndpoint = lambdaEndpoint
     }
 
-    /// Changes a pool's settings in place.
+    /// Changes a pool's settings in place. Pool resources (clients, groups, domains…) live there; the core's
+    /// `changeTenantSettings` reads and writes them while holding the store, so two changes at once each see the other.
     @discardableResult
     func update<T>(_ poolId: String, _ change: (inout [String: JSON]) throws -> T) throws -> T {
-        try writes.withLock { _ in
-            var settings = try pool(poolId).settings
-            let result = try change(&settings)
-            try emulator.updateTenant(poolId, settings: settings)
-            return result
+        _ = try pool(poolId)
+        var result: T?
+        try emulator.changeTenantSettings(poolId) { current in
+            var settings = current
+            result = try change(&settings)
+            return settings
         }
+        guard let result else { throw CognitoError(.resourceNotFound, "User pool \(poolId) does not exist.") }
+        return result
     }
 
     func pool(_ id: String) throws -> CognitoPool {
