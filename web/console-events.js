@@ -9,7 +9,7 @@
     'user.signed_up', 'user.created', 'user.updated', 'user.deleted', 'identity.linked', 'identity.unlinked',
     'signin.succeeded', 'signin.failed', 'code.issued', 'code.used', 'token.refreshed', 'session.revoked',
     'message.sent', 'message.suppressed', 'deeplink.captured', 'deeplink.opened', 'redirect.rejected', 'tenant.created', 'tenant.deleted',
-    'clock.changed', 'snapshot.taken', 'snapshot.restored', 'emulator.reset', 'fault.fired', 'faults.changed', 'lockout.started', 'lockout.cleared', 'hook.called', 'mirror.failed',
+    'clock.changed', 'snapshot.taken', 'snapshot.restored', 'emulator.reset', 'fault.fired', 'faults.changed', 'lockout.started', 'lockout.cleared', 'hook.called', 'mirror.failed', 'import.finished',
   ];
   const QUICK = ['signin', 'signin.failed', 'lockout', 'fault', 'hook', 'code', 'message', 'user', 'session'];
 

@@ -45,6 +45,9 @@ enum CognitoAction: String, CaseIterable, Sendable {
     case adminLinkProviderForUser = "AdminLinkProviderForUser", listUsers = "ListUsers"
     case adminGetDevice = "AdminGetDevice", adminListDevices = "AdminListDevices", adminUpdateDeviceStatus = "AdminUpdateDeviceStatus"
     case adminForgetDevice = "AdminForgetDevice"
+    // User import jobs
+    case getCSVHeader = "GetCSVHeader", createUserImportJob = "CreateUserImportJob", startUserImportJob = "StartUserImportJob"
+    case describeUserImportJob = "DescribeUserImportJob", listUserImportJobs = "ListUserImportJobs", stopUserImportJob = "StopUserImportJob"
 
     /// The handler of each operation, one exhaustive switch: a new operation cannot be forgotten.
     var handler: @Sendable (CognitoCall) async throws -> JSON {
@@ -110,6 +113,12 @@ enum CognitoAction: String, CaseIterable, Sendable {
         case .completeWebAuthnRegistration: WebAuthnCredentials.complete
         case .listWebAuthnCredentials: WebAuthnCredentials.list
         case .deleteWebAuthnCredential: WebAuthnCredentials.delete
+        case .getCSVHeader: UserImport.header
+        case .createUserImportJob: UserImport.create
+        case .startUserImportJob: UserImport.start
+        case .describeUserImportJob: UserImport.describe
+        case .listUserImportJobs: UserImport.list
+        case .stopUserImportJob: UserImport.stop
         }
     }
 

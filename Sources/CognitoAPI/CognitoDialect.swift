@@ -54,6 +54,10 @@ public struct CognitoDialect: Sendable {
 
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.post("/") { request, context in try await dispatch(request, context: context) }
+        // A user import job's `PreSignedUrl`: this server stands in for S3.
+        router.put("_cognito/user-import/:pool/:job") { request, context in
+            try await UserImport.upload(request, pools: pools, pool: try context.parameters.require("pool"), job: try context.parameters.require("job"))
+        }
         addHostedUIRoutes(to: router)
     }
 

@@ -21,6 +21,7 @@ struct CognitoError: Error, Equatable {
         case userNotConfirmed = "UserNotConfirmedException"
         case passwordResetRequired = "PasswordResetRequiredException"
         case resourceNotFound = "ResourceNotFoundException"
+        case preconditionNotMet = "PreconditionNotMetException"
         case groupExists = "GroupExistsException"
         case duplicateProvider = "DuplicateProviderException"
         case invalidUserPoolConfiguration = "InvalidUserPoolConfigurationException"
@@ -61,6 +62,8 @@ struct CognitoError: Error, Equatable {
     }
 
     static func invalid(_ message: String) -> CognitoError { CognitoError(.invalidParameter, message) }
+    /// No period: clients match the words as AWS writes them.
+    static let resetRequired = CognitoError(.passwordResetRequired, "Password reset required for the user")
     static let incorrectCredentials = CognitoError(.notAuthorized, "Incorrect username or password.")
     static let userDoesNotExist = CognitoError(.userNotFound, "User does not exist.")
     static let invalidAccessToken = CognitoError(.notAuthorized, "Invalid Access Token")

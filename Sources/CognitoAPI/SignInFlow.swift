@@ -42,6 +42,12 @@ struct SignInFlow {
     func password(_ user: User?, _ password: String) async throws -> SignInStep {
         // An unknown name was recorded when it was looked up (`user(named:)`).
         guard let user else { throw CognitoError.incorrectCredentials }
+        // A user with no password to check (imported by a job, or migrated with a forgotten one) must choose one
+        // through ForgotPassword first, which Cognito says whatever password was tried, unless the client hides
+        // which users exist.
+        if !user.hasPassword, CognitoUsers.status(user) == "RESET_REQUIRED" {
+            throw client.preventUserExistenceErrors ? CognitoError.incorrectCredentials : CognitoError.resetRequired
+        }
         do {
             return try await afterFirstFactor(try emulator.authenticate(in: pool.id, user: user, password: password, origin: origin), method: "password")
         } catch AuthError.invalidCredentials {
@@ -124,7 +130,7 @@ struct SignInFlow {
         try emulator.checkCanSignIn(user, origin: origin)
         switch CognitoUsers.status(user) {
         case "UNCONFIRMED": throw CognitoError(.userNotConfirmed, "User is not confirmed.")
-        case "RESET_REQUIRED": throw CognitoError(.passwordResetRequired, "Password reset required for the user")
+        case "RESET_REQUIRED": throw CognitoError.resetRequired
         case "FORCE_CHANGE_PASSWORD":
             let days = pool.passwordPolicy["TemporaryPasswordValidityDays"]?.intValue ?? 7
             if let set = user.passwordUpdatedAt, now.timeIntervalSince(set) > Double(days) * 86400 {

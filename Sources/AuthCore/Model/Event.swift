@@ -39,6 +39,8 @@ public enum EventType: String, Sendable, Codable, CaseIterable {
     case hookCalled = "hook.called"
     /// A user could not be mirrored into a Supabase project's own database (`--supabase-db`).
     case mirrorFailed = "mirror.failed"
+    /// A Cognito user import job went through its file: the counts, and what each line came to (AWS's CloudWatch log).
+    case importFinished = "import.finished"
 }
 
 /// One entry of the audit trail.
