@@ -122,6 +122,17 @@ enum ProviderConfigs {
         }
     }
 
+    /// The fake provider an OIDC configuration's `issuer` names when the issuer is one on this server (`…/_emu/idp/<id>`):
+    /// the sign-in goes there, as Identity Platform goes to the configured issuer.
+    static func fakeProviderId(for providerId: String, in scope: FirebaseScope, emulator: Emulator) throws -> String? {
+        guard Kind.of(providerId: providerId) == .oidc, let tenant = try emulator.tenant(scope.coreTenant),
+              let issuer = entries(tenant.settings).first(where: { $0.id == providerId })?.config["issuer"]?.stringValue,
+              let path = URL(string: issuer)?.path else { return nil }
+        let parts = path.split(separator: "/")
+        guard parts.count == 3, parts[0] == "_emu", parts[1] == "idp" else { return nil }
+        return String(parts[2])
+    }
+
     // MARK: Reading and checking
 
     static let notFound = FirebaseError(.configurationNotFound, status: .notFound, googleStatus: "NOT_FOUND")

@@ -41,16 +41,22 @@ enum ProviderWidget {
             // A provider the project turned off: the SDK gets the error the production handler hands it.
             return try deliver(call, widget: widget, outcome: .refused(error))
         }
-        if let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers) {
+        if let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers, scope: scope, emulator: call.emulator) {
             return try toProvider(call, fake: fake, widget: widget, scope: scope)
         }
         if call.request.method == .post { return try await chosen(call, widget: widget, params: params, scope: scope, provider: providerId) }
         return try localPicker(call, widget: widget, scope: scope, provider: providerId)
     }
 
-    /// The fake provider standing in for a Firebase provider id: `google.com` and `apple.com` for Google
-    /// and Apple, `oidc.<id>` for a declared provider `<id>`, or one declared under the provider id itself.
-    static func fakeProvider(_ providerId: String, in providers: FakeIdentityProviders) throws -> FakeProvider? {
+    /// The fake provider standing in for a Firebase provider id: the one an OIDC configuration's `issuer` names on
+    /// this server, `google.com` and `apple.com` for Google and Apple, `oidc.<id>` for a declared provider `<id>`, or
+    /// one declared under the provider id itself.
+    static func fakeProvider(_ providerId: String, in providers: FakeIdentityProviders, scope: FirebaseScope,
+                             emulator: Emulator) throws -> FakeProvider? {
+        if let configured = try ProviderConfigs.fakeProviderId(for: providerId, in: scope, emulator: emulator),
+           let provider = try providers.provider(configured) {
+            return provider
+        }
         switch providerId {
         case "google.com": return try providers.provider("google")
         case "apple.com": return try providers.provider("apple")
@@ -99,10 +105,10 @@ enum ProviderWidget {
         let widget = claims.compactMapValues(\.stringValue).filter { names.contains($0.key) }
         let providerId = widget["providerId"]?.lowercased() ?? ""
         if let error = params["error"], !error.isEmpty { return try deliver(call, widget: widget, outcome: .failed(error)) }
-        guard let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers) else {
+        let scope = try self.scope(call, widget: widget)
+        guard let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers, scope: scope, emulator: call.emulator) else {
             return picker(call).error("No identity provider stands in for \(providerId).", status: .badRequest)
         }
-        let scope = try self.scope(call, widget: widget)
         let tokens: FakeIdentityProviders.Tokens
         do {
             tokens = try providers.exchange(fake.id, code: params["code"] ?? "", clientId: clientId(scope), redirectURI: callbackURL(call),
@@ -265,7 +271,7 @@ extension ProviderWidget {
         try ProviderConfigs.requireEnabled(providerId, in: scope, emulator: call.emulator)
         guard let continueUri = try call.body.string("continueUri"), !continueUri.isEmpty else { throw FirebaseError(.missingContinueURI) }
         guard let url = URLComponents(string: continueUri), url.scheme != nil else { throw FirebaseError(.invalidContinueURI) }
-        guard let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers) else {
+        guard let providers = call.identityProviders, let fake = try fakeProvider(providerId, in: providers, scope: scope, emulator: call.emulator) else {
             // As a provider the project has not enabled: a real one cannot be reached from here.
             throw FirebaseError(.operationNotAllowed).withMessage(
                 "No identity provider stands in for \(providerId): declare one (oidc.<id> or \(providerId)) to use createAuthUri with it.")
@@ -291,12 +297,12 @@ extension ProviderWidget {
     /// gave; nil when `sessionId` is not one of those.
     static func idToken(_ call: FirebaseCall, code: String, sessionId: String, providerId: String) throws -> String? {
         guard let session = session(call, sessionId), let continueUri = session["continueUri"]?.stringValue else { return nil }
+        let scope = try call.scope()
         guard !call.emulator.clock.hasPassed(expiryOf: session, required: true),
               session["providerId"]?.stringValue == providerId, let providers = call.identityProviders,
-              let fake = try fakeProvider(providerId, in: providers) else {
+              let fake = try fakeProvider(providerId, in: providers, scope: scope, emulator: call.emulator) else {
             throw FirebaseError(.invalidIDPResponse, "((The sessionId has expired or belongs to another provider.))")
         }
-        let scope = try call.scope()
         do {
             return try providers.exchange(fake.id, code: code, clientId: clientId(scope), redirectURI: continueUri, verifier: nil,
                                           baseURL: call.request.baseURL).idToken

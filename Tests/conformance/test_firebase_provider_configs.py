@@ -10,7 +10,7 @@ from firebase_admin import auth, exceptions, tenant_mgt
 
 from conftest import FIREBASE_PROJECT, firebase_error
 from test_firebase_admin import tenant_app  # noqa: F401 (firebase-admin pointed at fauxth for tenants)
-from test_firebase_idp import follow, handler, sign_in_with
+from test_firebase_idp import auth_event, follow, handler, sign_in_with
 
 CERTIFICATE = "-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----"
 
@@ -124,4 +124,20 @@ def test_a_configuration_that_is_not_enabled_turns_its_providers_sign_in_off(fir
     auth.update_oidc_provider_config(provider, enabled=True, app=firebase_app)
     signed_in = sign_in_with(firebase, "http://localhost", postBody=body)
     assert signed_in["providerId"] == provider and signed_in["email"] == "oidc@example.com"
+    auth.delete_oidc_provider_config(provider, app=firebase_app)
+
+
+def test_a_configurations_issuer_on_this_server_is_where_its_sign_in_goes(firebase, firebase_app):
+    # An OIDC configuration whose issuer is one of Fauxth's fake providers: the SDK's redirect goes there, as Identity
+    # Platform goes to the configured issuer, and the account picked there signs in under the configuration's id.
+    provider = unique("oidc")
+    auth.create_oidc_provider_config(provider, client_id="web-client", issuer=f"{firebase.url}/_emu/idp/google", enabled=True,
+                                     app=firebase_app)
+    started = handler(firebase.fauxth, providerId=provider, redirectUrl="http://localhost:3000/after")
+    assert started.status_code == 302 and "/_emu/idp/google/authorize?" in started.headers["Location"]
+    firebase.fauxth.control("POST", "/idp/google/next", json={"account": "alice@example.com"})
+    event = auth_event(follow(started))["event"]
+    assert event["error"] is None
+    signed_in = sign_in_with(firebase, event["urlResponse"], sessionId=event["sessionId"])
+    assert signed_in["providerId"] == provider and signed_in["email"] == "alice@example.com"
     auth.delete_oidc_provider_config(provider, app=firebase_app)
