@@ -139,9 +139,13 @@ enum UserImport {
             return s3Error("AccessDenied", "Access Denied")
         }
         guard !emulator.clock.hasPassed(expiryOf: claims, required: true) else { return s3Error("AccessDenied", "Request has expired") }
-        let body = try await request.body.collect(upTo: largestFile + 1)
-        guard body.readableBytes <= largestFile else {
+        let body: ByteBuffer
+        do {
+            body = try await request.bodyBytes(limit: largestFile)
+        } catch .tooLarge {
             return s3Error("EntityTooLarge", "Your proposed upload exceeds the maximum allowed size", status: .badRequest)
+        } catch {
+            return s3Error("IncompleteBody", "You did not provide the number of bytes specified by the Content-Length HTTP header", status: .badRequest)
         }
         let pool = try pools.pool(poolId)
         var found = try job(id, in: pool)

@@ -12,11 +12,15 @@ import Testing
     /// A job with `csv` uploaded to it, as AWS's guide uploads one; answers the job id.
     func uploadedJob(_ client: Client, _ csv: String) async throws -> String {
         let job = try await client.cognito("CreateUserImportJob", ["JobName": "import", "UserPoolId": .string(testPool), "CloudWatchLogsRoleArn": .string(Self.role)])
-        let url = try #require(job.json["UserImportJob"]?["PreSignedUrl"]?.stringValue)
-        let path = String(url[try #require(url.range(of: "/_cognito/"))!.lowerBound...])
-        let put = try await client.send(.put, path, bytes: Array(csv.utf8), headers: [HTTPField.Name("x-amz-server-side-encryption")!: "aws:kms"])
+        let put = try await client.send(.put, try uploadPath(job), bytes: Array(csv.utf8), headers: [HTTPField.Name("x-amz-server-side-encryption")!: "aws:kms"])
         #expect(put.status == .ok)
         return try #require(job.json["UserImportJob"]?["JobId"]?.stringValue)
+    }
+
+    /// The path of a created job's `PreSignedUrl`, to send to the harness.
+    func uploadPath(_ job: Reply) throws -> String {
+        let url = try #require(job.json["UserImportJob"]?["PreSignedUrl"]?.stringValue)
+        return String(url[try #require(url.range(of: "/_cognito/")).lowerBound...])
     }
 
     func header(_ client: Client) async throws -> [String] {
@@ -62,6 +66,12 @@ import Testing
             let forged = try await client.send(.put, "/_cognito/user-import/\(testPool)/\(id)?X-Amz-Security-Token=forged", bytes: Array("a".utf8),
                                                headers: [HTTPField.Name("x-amz-server-side-encryption")!: "aws:kms"])
             #expect(forged.status == .forbidden && forged.text.contains("AccessDenied"))
+            // A file past the 10 MB Fauxth takes is S3's EntityTooLarge, and the job keeps no file.
+            let huge = try await client.send(.put, try uploadPath(job), bytes: [UInt8](repeating: UInt8(ascii: "a"), count: (10 << 20) + 1),
+                                             headers: [HTTPField.Name("x-amz-server-side-encryption")!: "aws:kms"])
+            #expect(huge.status == .badRequest && huge.text.contains("EntityTooLarge"))
+            let start = try await client.cognito("StartUserImportJob", ["UserPoolId": .string(testPool), "JobId": .string(id)])
+            #expect(start.json["__type"] == "PreconditionNotMetException")
         }
     }
 }
