@@ -3,7 +3,6 @@ import Foundation
 import HTTPSupport
 import Hummingbird
 import NIOCore
-import Synchronization
 
 /// The user pools of the emulator, found by pool id or by one of their client ids.
 final class CognitoPools: Sendable {
@@ -20,19 +19,13 @@ final class CognitoPools: Sendable {
         self.lambdaEndpoint = lambdaEndpoint
     }
 
-    /// Changes a pool's settings in place. Pool resources (clients, groups, domains…) live there; the core's
-    /// `changeTenantSettings` reads and writes them while holding the store, so two changes at once each see the other.
+    /// Changes a pool's settings in place (and its name, if given). Pool resources (clients, groups, domains…) live
+    /// there; the core's `changeTenantSettings` reads and writes them while holding the store, so two changes at once
+    /// each see the other.
     @discardableResult
-    func update<T>(_ poolId: String, _ change: (inout [String: JSON]) throws -> T) throws -> T {
+    func update<T>(_ poolId: String, name: String? = nil, _ change: (inout [String: JSON]) throws -> T) throws -> T {
         _ = try pool(poolId)
-        var result: T?
-        try emulator.changeTenantSettings(poolId) { current in
-            var settings = current
-            result = try change(&settings)
-            return settings
-        }
-        guard let result else { throw CognitoError(.resourceNotFound, "User pool \(poolId) does not exist.") }
-        return result
+        return try emulator.changeTenantSettings(poolId, name: name, change)
     }
 
     func pool(_ id: String) throws -> CognitoPool {

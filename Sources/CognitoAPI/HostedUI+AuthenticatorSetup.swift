@@ -7,12 +7,13 @@ import Hummingbird
 /// same calls an app makes through the API (`AssociateSoftwareToken` and `VerifySoftwareToken` with the sign-in
 /// session, then `RespondToAuthChallenge`), through the functions those actions use.
 extension HostedUI {
-    /// The set-up page for `secret`, posting `sealed` (the session `AssociateSoftwareToken` answered) back with the code.
-    func authenticatorSetup(_ user: User, secret: String, sealed: String, _ a: Authorization, csrf: CSRF) throws -> LoginPages.Content {
-        guard let key = Base32.decode(secret) else { throw CognitoError.invalid("The authenticator key could not be read.") }
+    /// The set-up page for the unverified `factor`, posting `sealed` (the session `AssociateSoftwareToken` answered) back
+    /// with the code.
+    func authenticatorSetup(_ user: User, factor: Factor, sealed: String, _ a: Authorization, csrf: CSRF) throws -> LoginPages.Content {
+        guard let totp = factor.totp, let secret = factor.secret else { throw CognitoError.invalid("The authenticator key could not be read.") }
         // The label authenticator apps show: the pool's name and the user's name, as Cognito's QR codes carry them.
         let issuer = a.pool.tenant.name.isEmpty ? a.pool.id : a.pool.tenant.name
-        let uri = TOTP(secret: key).uri(issuer: issuer, account: CognitoUsers.username(user, pool: a.pool))
+        let uri = totp.uri(issuer: issuer, account: CognitoUsers.username(user, pool: a.pool))
         var content = self.content(.challenge, a, csrf: csrf.token)
         content.heading = "Set up an authenticator app"
         content.message = "This account needs multi-factor authentication. Scan the QR code with your authenticator app, or enter the key, "

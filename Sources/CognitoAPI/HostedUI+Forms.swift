@@ -90,9 +90,9 @@ extension HostedUI {
                                    + "give the user a verified phone_number, then sign in here.", status: .ok)
             }
             guard let user = try emulator.user(in: a.pool.id, id: session.userId) else { throw CognitoError.userDoesNotExist }
-            let (secret, next) = try SoftwareToken.associate(user, pool: a.pool, session: session, emulator: emulator, replays: pools.replays)
+            let (factor, next) = try SoftwareToken.associate(user, pool: a.pool, session: session, emulator: emulator, replays: pools.replays)
             guard let next else { throw CognitoError.staleSession }
-            return page(try authenticatorSetup(user, secret: secret, sealed: try next.sealed(emulator), a, csrf: csrf), csrf: csrf)
+            return page(try authenticatorSetup(user, factor: factor, sealed: try next.sealed(emulator), a, csrf: csrf), csrf: csrf)
         case .challenge(let name, let parameters, let session):
             return page(challengeContent(name, destination: parameters["CODE_DELIVERY_DESTINATION"], sealed: try session.sealed(emulator), a, csrf: csrf),
                         csrf: csrf)
@@ -138,9 +138,8 @@ extension HostedUI {
             if let sealed, !sealed.isEmpty,
                let session = try? ChallengeSession.open(sealed, clientId: a.client.id, emulator: emulator, replays: pools.replays) {
                 if session.challenge == "MFA_SETUP", let user = try emulator.user(in: a.pool.id, id: session.userId),
-                   let factor = try emulator.factors(in: a.pool.id, userId: user.id).last(where: { $0.kind == "totp" && !$0.verified }),
-                   let secret = factor.secret {
-                    var content = try authenticatorSetup(user, secret: secret, sealed: sealed, a, csrf: csrf)
+                   let factor = try emulator.factors(in: a.pool.id, userId: user.id).last(where: { $0.kind == "totp" && !$0.verified }) {
+                    var content = try authenticatorSetup(user, factor: factor, sealed: sealed, a, csrf: csrf)
                     content.alert = error.message
                     return page(content, csrf: csrf)
                 }

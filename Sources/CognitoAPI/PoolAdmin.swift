@@ -99,15 +99,12 @@ enum PoolAdmin {
         try checkMFAMode(call.body["MfaConfiguration"])
         try LambdaTriggers.check(call.body["LambdaConfig"])
         try Devices.checkConfiguration(call.body["DeviceConfiguration"])
-        try call.pools.update(poolId) { settings in
+        try call.pools.update(poolId, name: try call.body.string("PoolName")) { settings in
             var pool = (settings["pool"]?.objectValue ?? [:]).filter { !updatable.contains($0.key) }
             pool.merge(call.body.fields.filter { updatable.contains($0.key) }) { $1 }
             pool = withDefaults(pool)
             pool["LastModifiedDate"] = .double(call.emulator.clock.now.timeIntervalSince1970)
             settings["pool"] = .object(pool)
-        }
-        if let name = try call.body.string("PoolName") {
-            try call.emulator.updateTenant(poolId, name: name, settings: try call.pools.pool(poolId).settings)
         }
         return [:]
     }

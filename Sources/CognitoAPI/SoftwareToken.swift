@@ -25,8 +25,8 @@ enum SoftwareToken {
     /// A fresh secret (20 random bytes, base32) on a new unverified factor; unfinished set-ups go.
     static func associate(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, session) = try subject(call)
-        let (secret, next) = try associate(user, pool: pool, session: session, emulator: call.emulator, replays: call.pools.replays)
-        var answer: [String: JSON] = ["SecretCode": .string(secret)]
+        let (factor, next) = try associate(user, pool: pool, session: session, emulator: call.emulator, replays: call.pools.replays)
+        var answer: [String: JSON] = ["SecretCode": .string(factor.secret ?? "")]
         if let next { answer["Session"] = .string(try next.sealed(call.emulator)) }
         return .object(answer)
     }
@@ -43,17 +43,17 @@ enum SoftwareToken {
         return .object(answer)
     }
 
-    /// `AssociateSoftwareToken` for `user`, as the API and the hosted UI's set-up page both make it: the new secret, and
-    /// with an `MFA_SETUP` session (which it spends) the session that goes on, naming the factor.
+    /// `AssociateSoftwareToken` for `user`, as the API and the hosted UI's set-up page both make it: the new factor (its
+    /// secret unverified), and with an `MFA_SETUP` session (which it spends) the session that goes on, naming the factor.
     static func associate(_ user: User, pool: CognitoPool, session: ChallengeSession?, emulator: Emulator,
-                          replays: SessionReplays) throws -> (secret: String, session: ChallengeSession?) {
+                          replays: SessionReplays) throws -> (factor: Factor, session: ChallengeSession?) {
         for factor in try emulator.factors(in: pool.id, userId: user.id) where factor.kind == "totp" && !factor.verified {
             try emulator.deleteFactor(in: pool.id, userId: user.id, id: factor.id)
         }
         let factor = try emulator.enrollTOTP(in: pool.id, userId: user.id, friendlyName: nil, maxFactors: 10)
-        guard let session else { return (factor.secret ?? "", nil) }
+        guard let session else { return (factor, nil) }
         guard replays.spend(session, now: emulator.clock.now) else { throw CognitoError.staleSession }
-        return (factor.secret ?? "", try session.next("MFA_SETUP", data: ["factor": .string(factor.id)], emulator: emulator))
+        return (factor, try session.next("MFA_SETUP", data: ["factor": .string(factor.id)], emulator: emulator))
     }
 
     /// `VerifySoftwareToken` for `user`: a wrong code is `EnableSoftwareTokenMFAException` and spends nothing, so the

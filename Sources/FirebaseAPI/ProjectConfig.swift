@@ -40,9 +40,7 @@ enum ProjectConfig {
             if let blocking = config["blockingFunctions"], let problem = BlockingFunctions.Config.problem(in: blocking) {
                 throw FirebaseError(.invalidBlockingFunction, problem)
             }
-            var settings = settings
             settings["config"] = .object(config)
-            return settings
         }
         return try await get(call)
     }
@@ -130,14 +128,14 @@ enum Tenants {
     static func update(_ call: FirebaseCall) async throws -> Response {
         try call.requireOwner()
         let (project, tenant) = try existing(call)
-        let current = tenant.settings["tenant_config"]?.objectValue ?? [:]
         let mask = call.request.uri.queryParameters.get("updateMask").map { $0.split(separator: ",").map(String.init) } ?? []
         let patch = call.body.fields.filter { editable.contains($0.key) }
-        var settings = tenant.settings
-        // Without a mask the tenant is replaced: unset fields go back to production's defaults.
-        settings["tenant_config"] = .object(mask.isEmpty ? productionDefaults.merging(patch) { $1 } : ProjectConfig.merge(current, patch, mask: mask))
-        let updated = try call.emulator.updateTenant(tenant.id, name: patch["displayName"]?.stringValue, settings: settings)
-        return .json(resource(updated, project: project))
+        try call.emulator.changeTenantSettings(tenant.id, name: patch["displayName"]?.stringValue) { settings in
+            let current = settings["tenant_config"]?.objectValue ?? [:]
+            // Without a mask the tenant is replaced: unset fields go back to production's defaults.
+            settings["tenant_config"] = .object(mask.isEmpty ? productionDefaults.merging(patch) { $1 } : ProjectConfig.merge(current, patch, mask: mask))
+        }
+        return .json(resource(try call.emulator.requireTenant(tenant.id), project: project))
     }
 
     static func delete(_ call: FirebaseCall) async throws -> Response {

@@ -51,7 +51,7 @@ enum ProviderConfigs {
                 throw FirebaseError(.configurationExists, "A configuration already exists with the provided identifier.")
             }
             stored.append((id, config))
-            return with(settings, stored)
+            store(stored, in: &settings)
         }
         return .json(resource(id, config, kind, project: project, tenant: call.route.tenant))
     }
@@ -70,13 +70,12 @@ enum ProviderConfigs {
         if let unknown = mask?.first(where: { !kind.editable.contains($0) }) {
             throw FirebaseError(.invalidConfig, "updateMask names a field that cannot be updated: \(unknown)")
         }
-        var updated: [String: JSON] = [:]
-        try call.emulator.changeTenantSettings(scope) { settings in
+        let updated = try call.emulator.changeTenantSettings(scope) { settings in
             var stored = entries(settings)
             guard let index = stored.firstIndex(where: { $0.id == id }) else { throw notFound }
-            updated = try checked(tidied(ProjectConfig.merge(stored[index].config, call.body.fields, mask: mask), kind), kind)
-            stored[index].config = updated
-            return with(settings, stored)
+            stored[index].config = try checked(tidied(ProjectConfig.merge(stored[index].config, call.body.fields, mask: mask), kind), kind)
+            store(stored, in: &settings)
+            return stored[index].config
         }
         return .json(resource(id, updated, kind, project: project, tenant: call.route.tenant))
     }
@@ -86,7 +85,7 @@ enum ProviderConfigs {
         try call.emulator.changeTenantSettings(scope) { settings in
             let stored = entries(settings)
             guard stored.contains(where: { $0.id == id }) else { throw notFound }
-            return with(settings, stored.filter { $0.id != id })
+            store(stored.filter { $0.id != id }, in: &settings)
         }
         return .json([:])
     }
@@ -168,10 +167,8 @@ enum ProviderConfigs {
         }
     }
 
-    private static func with(_ settings: [String: JSON], _ entries: [(id: String, config: [String: JSON])]) -> [String: JSON] {
-        var settings = settings
+    private static func store(_ entries: [(id: String, config: [String: JSON])], in settings: inout [String: JSON]) {
         settings[settingsKey] = .array(entries.map { ["id": .string($0.id), "config": .object($0.config)] })
-        return settings
     }
 
     private static func existing(_ id: String, in entries: [(id: String, config: [String: JSON])]) throws -> [String: JSON] {
@@ -191,9 +188,7 @@ enum ProviderConfigs {
     /// A whole configuration, or the error Identity Platform names for what it lacks.
     private static func checked(_ config: [String: JSON], _ kind: Kind) throws -> [String: JSON] {
         var config = config
-        for key in ["displayName"] where config[key] != nil && config[key]?.stringValue == nil {
-            throw FirebaseError(.invalidConfig, "\(key) must be a string")
-        }
+        if let name = config["displayName"], name.stringValue == nil { throw FirebaseError(.invalidConfig, "displayName must be a string") }
         if let enabled = config["enabled"], enabled.boolValue == nil { throw FirebaseError(.invalidConfig, "enabled must be true or false") }
         switch kind {
         case .oidc:
@@ -223,10 +218,8 @@ enum ProviderConfigs {
         return config
     }
 
-    private static func isURL(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false else { return false }
-        return scheme == "https" || scheme == "http"
-    }
+    /// An http or https URL with a host, read as a browser would read it.
+    private static func isURL(_ text: String) -> Bool { RedirectURL(text)?.isWeb == true }
 
     /// The v2 resource: its `name`, then what is set (Identity Platform leaves out false and empty fields).
     static func resource(_ id: String, _ config: [String: JSON], _ kind: Kind, project: String, tenant: String?) -> JSON {

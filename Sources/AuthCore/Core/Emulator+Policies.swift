@@ -64,11 +64,8 @@ extension Emulator {
     /// answers the effective policies. Lockouts and counts already running keep running.
     @discardableResult
     public func setPolicies(in id: String, _ setting: JSON) throws -> TenantPolicies {
-        var tenant = try requireTenant(id)
-        tenant.settings["policies"] = setting.isNull ? nil : setting
-        let policies = try derivePolicies(for: tenant)
-        _ = try updateTenant(id, settings: tenant.settings)
-        return policies
+        try changeTenantSettings(id) { $0["policies"] = setting.isNull ? nil : setting }
+        return try policies(in: id)
     }
 
     // MARK: Rate limits

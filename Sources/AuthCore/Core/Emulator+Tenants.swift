@@ -73,27 +73,25 @@ extension Emulator {
     /// Replaces a tenant's name and settings (the vendor's configuration APIs).
     @discardableResult
     public func updateTenant(_ id: String, name: String? = nil, settings: [String: JSON]) throws -> Tenant {
-        var tenant = try requireTenant(id)
-        tenant.settings = settings
-        _ = try derivePolicies(for: tenant)
-        try db.withConnection { c in try Tenants.update(c, id: id, name: name ?? tenant.name, settings: settings) }
-        tenantsChanged()
+        try changeTenantSettings(id, name: name) { $0 = settings }
         return try requireTenant(id)
     }
 
-    /// Changes a tenant's settings from what they are when the store is held: two changes made at once each see the
-    /// other's, where reading the tenant and then `updateTenant` would let the later write undo the earlier (two
-    /// provider configurations created together). `change` answers the new settings and may throw to change nothing.
+    /// Changes a tenant's settings (and `name`, if given) from what they are when the store is held: two changes made at
+    /// once each see the other's, where reading the tenant and then writing it back would let the later write undo the
+    /// earlier (two provider configurations created together). `change` may throw to change nothing; its answer is
+    /// this call's.
     @discardableResult
-    public func changeTenantSettings(_ id: String, _ change: ([String: JSON]) throws -> [String: JSON]) throws -> Tenant {
-        try db.withConnection { c in
+    public func changeTenantSettings<T>(_ id: String, name: String? = nil, _ change: (inout [String: JSON]) throws -> T) throws -> T {
+        let result = try db.withConnection { c in
             guard var tenant = try Tenants.find(c, id: id) else { throw AuthError.tenantNotFound(id) }
-            tenant.settings = try change(tenant.settings)
+            let result = try change(&tenant.settings)
             _ = try derivePolicies(for: tenant)
-            try Tenants.update(c, id: id, name: tenant.name, settings: tenant.settings)
+            try Tenants.update(c, id: id, name: name ?? tenant.name, settings: tenant.settings)
+            return result
         }
         tenantsChanged()
-        return try requireTenant(id)
+        return result
     }
 
     /// Deletes every user of a tenant with what is attached to them; codes and the outbox stay, as the
