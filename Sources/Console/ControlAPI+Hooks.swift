@@ -16,14 +16,12 @@ extension ControlAPI {
             let point = try hookPoint(context, schema)
             let body = try await ControlRequest(request: request).body()
             guard body["uri"]?.stringValue?.isEmpty == false else { throw ControlError.badRequest("uri: required") }
-            let updated = try emulator.updateTenant(tenant.id, settings: try schema.write(tenant, point, .object(body)))
-            return ControlJSON.response(hooksAnswer(updated, schema))
+            return ControlJSON.response(hooksAnswer(try setHook(tenant, schema, point, .object(body)), schema))
         }
         group.delete(":tenant/hooks/:point") { _, context in
             let (tenant, schema) = try hookTenant(context)
             let point = try hookPoint(context, schema)
-            let updated = try emulator.updateTenant(tenant.id, settings: try schema.write(tenant, point, nil))
-            return ControlJSON.response(hooksAnswer(updated, schema))
+            return ControlJSON.response(hooksAnswer(try setHook(tenant, schema, point, nil), schema))
         }
     }
 
@@ -37,6 +35,17 @@ extension ControlAPI {
             }
             return ControlJSON.response(["event": event.map(ControlJSON.event) ?? .null])
         }
+    }
+
+    /// Sets or clears one point on the settings as they are when the store is held, so a change made meanwhile (another
+    /// hook, the vendor's own configuration API) is kept rather than written over with what `tenant` read.
+    private func setHook(_ tenant: Tenant, _ schema: HookSchema, _ point: String, _ hook: JSON?) throws -> Tenant {
+        try emulator.changeTenantSettings(tenant.id) { settings in
+            var current = tenant
+            current.settings = settings
+            settings = try schema.write(current, point, hook)
+        }
+        return try emulator.requireTenant(tenant.id)
     }
 
     private func hookTenant(_ context: some RequestContext) throws -> (Tenant, HookSchema) {

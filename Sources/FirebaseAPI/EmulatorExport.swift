@@ -21,9 +21,9 @@ extension FirebaseDialect {
         let projectId = project ?? projects.defaultProject
         let scope = try projects.scope(project: projectId, tenant: nil)
         if let config = try? Self.readJSON(authDirectory.appendingPathComponent("config.json")), case .object(let fields) = config {
-            var settings = try emulator.requireTenant(projectId).settings
-            settings["config"] = .object(ProjectConfig.merge(settings["config"]?.objectValue ?? [:], fields, mask: nil))
-            try emulator.updateTenant(projectId, settings: settings)
+            try emulator.changeTenantSettings(projectId) { settings in
+                settings["config"] = .object(ProjectConfig.merge(settings["config"]?.objectValue ?? [:], fields, mask: nil))
+            }
         }
         var count = 0
         let files = (try? FileManager.default.contentsOfDirectory(atPath: authDirectory.path)) ?? []

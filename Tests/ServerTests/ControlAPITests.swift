@@ -143,4 +143,25 @@ import Testing
             #expect(foreign.json["events"] == [])
         }
     }
+
+    /// Hooks set at once on one pool each keep the others': each is written into the settings as they are when the
+    /// store is held. Setting one by reading the tenant first and writing it back lost some of the others.
+    @Test func hooksSetAtOnceAreAllKept() async throws {
+        let harness = try Harness()
+        let points = ["PreSignUp", "CustomMessage", "PostConfirmation", "PreAuthentication", "PostAuthentication",
+                      "PreTokenGeneration", "UserMigration", "DefineAuthChallenge", "CreateAuthChallenge", "VerifyAuthChallengeResponse"]
+        let hooks = try await harness.run { client in
+            try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for point in points {
+                    group.addTask {
+                        try await client.send(.put, "/_emu/v1/tenants/us-east-1_fauxth001/hooks/\(point)",
+                                              json: ["uri": .string("arn:aws:lambda:us-east-1:000000000000:function:\(point)")]).status
+                    }
+                }
+                for try await status in group { #expect(status == .ok) }
+            }
+            return try await client.send(.get, "/_emu/v1/tenants/us-east-1_fauxth001/hooks").json["hooks"]
+        }
+        #expect(Set(hooks?.objectValue?.keys.map { $0 } ?? []) == Set(points))
+    }
 }
