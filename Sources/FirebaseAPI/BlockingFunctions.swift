@@ -55,10 +55,7 @@ enum BlockingFunctions {
             return nil
         }
 
-        static func isAbsolute(_ uri: String) -> Bool {
-            guard let url = URLComponents(string: uri), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()) else { return false }
-            return url.host?.isEmpty == false
-        }
+        static func isAbsolute(_ uri: String) -> Bool { RedirectURL.isWeb(uri) }
     }
 
     /// How the user is signing in, as the event tells the function.

@@ -89,7 +89,7 @@ extension FakeIdentityProviders {
         }
 
         init(acsURL: String, audience: String, inResponseTo: String?, relayState: String?, requestedFormat: String?) throws {
-            guard let url = URLComponents(string: acsURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            guard RedirectURL.isWeb(acsURL) else {
                 throw ProviderError.invalidRequest("The service provider's AssertionConsumerServiceURL must be an http(s) URL")
             }
             guard !audience.isEmpty else { throw ProviderError.invalidRequest("The request names no service provider (Issuer)") }

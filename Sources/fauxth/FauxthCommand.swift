@@ -121,10 +121,10 @@ struct Serve: AsyncParsableCommand {
                                   + "and read every captured code. Add --allow-remote to listen there anyway.")
         }
         if let smtpPort, !(0...65535).contains(smtpPort) { throw ValidationError("--smtp-port: expected 0-65535") }
-        if let lambdaEndpoint, URL(string: lambdaEndpoint)?.scheme.map({ $0 == "http" || $0 == "https" }) != true {
+        if let lambdaEndpoint, !RedirectURL.isWeb(lambdaEndpoint) {
             throw ValidationError("--lambda-endpoint: expected an http:// or https:// URL, got \(lambdaEndpoint)")
         }
-        if let supabaseUpstream, URL(string: supabaseUpstream)?.scheme.map({ $0 == "http" || $0 == "https" }) != true {
+        if let supabaseUpstream, !RedirectURL.isWeb(supabaseUpstream) {
             throw ValidationError("--supabase-upstream: expected an http:// or https:// URL (supabase start's API, e.g. http://127.0.0.1:54321), got \(supabaseUpstream)")
         }
         if let supabaseDB, URL(string: supabaseDB)?.scheme.map({ $0 == "postgres" || $0 == "postgresql" }) != true {

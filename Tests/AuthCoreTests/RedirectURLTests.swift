@@ -19,4 +19,14 @@ import Testing
         let app = try #require(RedirectURL("myapp://auth/callback?x=1"))
         #expect(app.scheme == "myapp" && !app.isWeb)
     }
+
+    /// The check for URLs Fauxth calls or sends a browser to (functions, upstreams, assertion consumers): the command
+    /// line took `http:127.0.0.1:3001`, which names no host, before it went through this.
+    @Test func aWebURLHasAWebSchemeAndAHost() {
+        for text in ["http://127.0.0.1:3001", "HTTPS://functions.example/beforeCreate", "https://[::1]:8443/acs"] { #expect(RedirectURL.isWeb(text)) }
+        for text in ["http:127.0.0.1:3001", "https:/functions.example", "ftp://files.example", "myapp://cb", "127.0.0.1:3001",
+                     "https://a.example\\@b.example/", ""] {
+            #expect(!RedirectURL.isWeb(text), "\(text)")
+        }
+    }
 }

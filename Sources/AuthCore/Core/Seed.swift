@@ -316,7 +316,7 @@ private struct SeedReader {
             guard let p = port.intValue, (1...65535).contains(p) else { throw fail("\(path).port", "expected a port number 1-65535") }
         }
         if let upstream = o["upstream"] {
-            guard let text = upstream.stringValue, let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            guard let text = upstream.stringValue, RedirectURL.isWeb(text) else {
                 throw fail("\(path).upstream", "expected an http:// or https:// URL (supabase start's API, e.g. http://127.0.0.1:54321)")
             }
         }

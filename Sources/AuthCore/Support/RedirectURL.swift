@@ -30,4 +30,8 @@ public struct RedirectURL: Sendable, Equatable {
 
     /// Whether this is an `http` or `https` URL.
     public var isWeb: Bool { scheme == "http" || scheme == "https" }
+
+    /// Whether `text` is an `http` or `https` URL with a host, read as a browser would: the one check for every URL
+    /// Fauxth is given to call or send a browser to (a function, an upstream, an assertion consumer).
+    public static func isWeb(_ text: String) -> Bool { RedirectURL(text)?.isWeb == true }
 }
