@@ -51,6 +51,8 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** Milliseconds to wait for the ready line. */
   readyTimeout?: number;
+  /** How many stdout lines `lines` keeps, the newest (10,000). */
+  linesKept?: number;
 }
 
 export type Json = any;
@@ -61,7 +63,7 @@ export class Fauxth {
   readonly controlUrl: string;
   /** The process `start` spawned; null for an attached server. */
   readonly process: unknown;
-  /** What a started server printed on stdout, line by line. */
+  /** What a started server printed on stdout, line by line: the newest `linesKept` (10,000 unless told). */
   readonly lines: string[];
   /** What it wrote on stderr: its last 256 KiB. */
   readonly stderr: string;

@@ -24,13 +24,16 @@ const env = (name) => (typeof process !== 'undefined' ? process.env?.[name] : un
 
 /** How much of a started server's stderr is kept: its end, where a crash's message is. */
 const STDERR_KEPT = 256 * 1024;
+/** How many of its stdout lines `lines` keeps, the newest, unless `start` is told otherwise: a long run's event log
+ * would otherwise grow the test process without end. */
+const LINES_KEPT = 10_000;
 
 export class Fauxth {
   /** @param {string} url the server's base URL; `process` when this object started it. */
   constructor(url, process = null) {
     this.url = String(url).replace(/\/+$/, '');
     this.process = process;
-    /** What a started server printed on stdout, line by line (the ready line, the event log). */
+    /** What a started server printed on stdout, line by line (the ready line, the event log): the newest `linesKept`. */
     this.lines = [];
     /** What it wrote on stderr: its last 256 KiB. */
     this.stderr = '';
@@ -38,9 +41,9 @@ export class Fauxth {
 
   /**
    * Starts `binary` (else $FAUXTH_BIN, else `fauxth` on PATH) as `serve --port 0 ...args` and waits for its ready line.
-   * @param {{binary?: string, args?: string[], env?: Record<string,string>, readyTimeout?: number}} [options]
+   * @param {{binary?: string, args?: string[], env?: Record<string,string>, readyTimeout?: number, linesKept?: number}} [options]
    */
-  static async start({ binary, args = [], env: childEnv, readyTimeout = 30_000 } = {}) {
+  static async start({ binary, args = [], env: childEnv, readyTimeout = 30_000, linesKept = LINES_KEPT } = {}) {
     const { spawn } = await import('node:child_process');
     const readline = await import('node:readline');
     const program = binary || env('FAUXTH_BIN') || 'fauxth';
@@ -62,6 +65,7 @@ export class Fauxth {
       child.once('exit', () => { clearTimeout(timer); reject(new Error(`fauxth exited before it was ready: ${server.stderr}`)); });
       lines.on('line', (line) => {
         server.lines.push(line);
+        if (server.lines.length > Math.max(1, linesKept)) server.lines.shift();
         if (line.startsWith('ready ')) { clearTimeout(timer); resolve(line.slice('ready '.length)); }
         else if (line.startsWith('{"kind":"ready"')) { clearTimeout(timer); resolve(JSON.parse(line).base_url); }
       });

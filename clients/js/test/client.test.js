@@ -128,6 +128,24 @@ test('a server that writes much on stderr is read as it writes, its end kept', a
   assert.equal(fauxth.stderr.length, 256 * 1024);
 });
 
+test('lines keeps the newest of the event log', async () => {
+  const fauxth = await Fauxth.start({ args: ['--clock', 'frozen'], linesKept: 3 });
+  try {
+    for (const name of 'abcdef') assert.equal((await signUp(fauxth, `${name}@example.com`)).status, 200);
+    await fauxth.waitForMessage({ to: 'f@example.com' });
+    const deadline = Date.now() + 10_000;
+    while (!fauxth.lines.some((line) => line.includes('f@example.com'))) {
+      assert.ok(Date.now() < deadline, fauxth.lines.join('\n'));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Six sign-ups log a dozen lines: the first ones went, the newest stayed.
+    assert.equal(fauxth.lines.length, 3);
+    assert.ok(!fauxth.lines.some((line) => line.includes('a@example.com')));
+  } finally {
+    await fauxth.stop();
+  }
+});
+
 test('stop ends the process it started', async () => {
   const fauxth = await Fauxth.start({ args: ['--log-format', 'json'] });
   assert.match(fauxth.url, /^http:\/\/127\.0\.0\.1:\d+$/);

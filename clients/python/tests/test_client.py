@@ -49,6 +49,21 @@ def test_start_waits_for_ready_and_stop_ends_the_process():
     assert process.poll() is not None
 
 
+def test_lines_keeps_the_newest_of_the_event_log():
+    with Fauxth.start("--clock", "frozen", lines_kept=3) as fauxth:
+        for name in "abcdef":
+            assert sign_up(fauxth, f"{name}@example.com")[0] == 200
+        fauxth.wait_for_message(to="f@example.com")
+        deadline = datetime.datetime.now() + datetime.timedelta(seconds=10)
+        while not any("f@example.com" in line for line in list(fauxth.lines.queue)):
+            assert datetime.datetime.now() < deadline, list(fauxth.lines.queue)
+            threading.Event().wait(0.05)
+        kept = list(fauxth.lines.queue)
+        # Six sign-ups log a dozen lines: the first ones went, the newest stayed.
+        assert len(kept) <= 3
+        assert not any("a@example.com" in line for line in kept)
+
+
 def test_a_server_that_writes_much_on_stderr_is_read_as_it_writes(tmp_path):
     # 1.8 MB on stderr before the server starts: unread, the pipe fills at 64 KiB and the write (here the shell's,
     # in a server its log's) blocks for ever, so no ready line comes.

@@ -25,6 +25,9 @@ import threading
 import urllib.parse
 from typing import Any, Dict, Iterator, List, Optional
 
+#: How many of a started server's stdout lines `Fauxth.lines` keeps untaken, unless `start` is told otherwise.
+LINES_KEPT = 10_000
+
 __all__ = ["Fauxth", "FauxthError", "Message"]
 
 
@@ -71,8 +74,10 @@ class Fauxth:
     def __init__(self, url: str, process: Optional[subprocess.Popen] = None):
         self.url = url.rstrip("/")
         self.process = process
-        #: What a started server prints on stdout (the ready line, the event log), line by line.
+        #: What a started server prints on stdout (the event log, after the ready line), line by line: the newest
+        #: `lines_kept` of those not yet taken, so a long run's log does not grow the test process without end.
         self.lines: "queue.Queue[str]" = queue.Queue()
+        self.lines_kept = LINES_KEPT
         #: What it wrote on stderr (its last 256 KiB), once it has stopped.
         self.stderr = ""
         self._stderr_tail: "collections.deque[str]" = collections.deque()
@@ -86,14 +91,16 @@ class Fauxth:
 
     @classmethod
     def start(cls, *args: str, binary: Optional[str] = None, env: Optional[Dict[str, str]] = None,
-              ready_timeout: float = 30, expect_ready: bool = True) -> "Fauxth":
+              ready_timeout: float = 30, expect_ready: bool = True, lines_kept: Optional[int] = None) -> "Fauxth":
         """Starts `binary` (else $FAUXTH_BIN, else `fauxth` on PATH) as `serve --port 0 ARGS` and waits for its
-        ready line. Extra arguments are Fauxth's flags (`--seed`, `--clock frozen`, `--deterministic 7`…)."""
+        ready line. Extra arguments are Fauxth's flags (`--seed`, `--clock frozen`, `--deterministic 7`…).
+        `lines_kept` bounds `lines` (10,000 unless given)."""
         server = cls.__new__(cls)
-        server._spawn(args, binary=binary, env=env, ready_timeout=ready_timeout, expect_ready=expect_ready)
+        server._spawn(args, binary=binary, env=env, ready_timeout=ready_timeout, expect_ready=expect_ready,
+                      lines_kept=lines_kept)
         return server
 
-    def _spawn(self, args, binary=None, env=None, ready_timeout=30.0, expect_ready=True) -> None:
+    def _spawn(self, args, binary=None, env=None, ready_timeout=30.0, expect_ready=True, lines_kept=None) -> None:
         """`start`'s work, on this object (a subclass that starts a server in its own __init__ calls it)."""
         program = binary or os.environ.get("FAUXTH_BIN") or shutil.which("fauxth")
         if not program:
@@ -101,6 +108,8 @@ class Fauxth:
         process = subprocess.Popen([program, "serve", "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True, bufsize=1, env=env)
         Fauxth.__init__(self, "", process)
+        if lines_kept is not None:
+            self.lines_kept = max(1, lines_kept)
         threading.Thread(target=self._drain, daemon=True).start()
         # Read as it comes, not only at the end: a pipe nobody reads fills at 64 KiB, and a server whose stderr write
         # then blocks stops answering.
@@ -120,6 +129,12 @@ class Fauxth:
         assert self.process is not None and self.process.stdout is not None
         for line in self.process.stdout:
             self.lines.put(line.rstrip("\n"))
+            # The oldest goes (once the ready line is read): a reader that wants every line takes them as they come.
+            while self.url and self.lines.qsize() > self.lines_kept:
+                try:
+                    self.lines.get_nowait()
+                except queue.Empty:
+                    break
 
     def _drain_stderr(self, keep: int = 256 * 1024) -> None:
         assert self.process is not None and self.process.stderr is not None
