@@ -34,13 +34,17 @@ public struct CognitoDialect: Sendable {
         return ["srp": CognitoSRP.credential(poolId: tenant.id, userId: srpUser, password: password, generator: generator)]
     }
 
-    /// Which addresses are one user's in a pool, for `EmulatorOptions.addressUniqueness`: those it signs in
-    /// with (`UsernameAttributes`) or makes aliases (`AliasAttributes`); in a plain username pool users may
-    /// share an email or a phone, as in Cognito.
+    /// Which addresses are one user's in a pool, for `EmulatorOptions.addressUniqueness`, as in Cognito: those it
+    /// signs in with (`UsernameAttributes`) whether verified or not; its aliases (`AliasAttributes`) once verified,
+    /// so users may share one unverified and confirming a second fails with `AliasExistsException` (or moves the
+    /// alias, with `ForceAliasCreation`); in a plain username pool users may share an email or a phone.
     public static let addressUniqueness: AddressUniqueness = { tenant in
         let pool = CognitoPool(tenant: tenant)
-        let signIn = Set(pool.usernameAttributes + pool.aliasAttributes)
-        return Set([signIn.contains("email") ? Channel.email : nil, signIn.contains("phone_number") ? Channel.sms : nil].compactMap { $0 })
+        func channels(_ attributes: [String]) -> Set<Channel> {
+            Set([attributes.contains("email") ? Channel.email : nil, attributes.contains("phone_number") ? Channel.sms : nil].compactMap { $0 })
+        }
+        let always = channels(pool.usernameAttributes)
+        return UniqueAddresses(always: always, whenVerified: channels(pool.aliasAttributes).subtracting(always))
     }
 
     /// Cognito's own protections as a pool's policies: the sign-in lockout every pool has, and a limit

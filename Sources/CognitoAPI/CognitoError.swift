@@ -66,6 +66,10 @@ struct CognitoError: Error, Equatable {
     static let resetRequired = CognitoError(.passwordResetRequired, "Password reset required for the user")
     static let incorrectCredentials = CognitoError(.notAuthorized, "Incorrect username or password.")
     static let userDoesNotExist = CognitoError(.userNotFound, "User does not exist.")
+    /// An email or phone another user has verified as an alias, in Cognito's words for it.
+    static func aliasTaken(_ channel: Channel) -> CognitoError {
+        CognitoError(.aliasExists, "An account with the \(channel == .email ? "email" : "phone_number") already exists.")
+    }
     static let invalidAccessToken = CognitoError(.notAuthorized, "Invalid Access Token")
     static let codeMismatch = CognitoError(.codeMismatch, "Invalid verification code provided, please try again.")
     static let expiredCode = CognitoError(.expiredCode, "Invalid code provided, please request a code again.")
@@ -81,8 +85,10 @@ struct CognitoError: Error, Equatable {
         // Cognito words every policy refusal "Password did not conform with policy: …" (CognitoMailer.checkPassword).
         case .weakPassword(let reasons, let message):
             self.init(.invalidPassword, "Password did not conform with policy: " + (reasons.first == "length" ? "Password not long enough" : message))
-        case .emailTaken: self.init(.aliasExists, "An account with the given email already exists.")
-        case .phoneTaken: self.init(.aliasExists, "An account with the given phone_number already exists.")
+        // An address another user has verified as an alias (`AdminUpdateUserAttributes`, `VerifyUserAttribute`, the
+        // confirmations); a sign-up's clash on what users sign in with is `UsernameExistsException` (SignUp.create).
+        case .emailTaken: self = .aliasTaken(.email)
+        case .phoneTaken: self = .aliasTaken(.sms)
         case .signupDisabled: self.init(.notAuthorized, "SignUp is not permitted for this user pool")
         case .providerDisabled: self.init(.notAuthorized, "This sign-in method is not enabled for this user pool")
         case .invalidCredentials: self = .incorrectCredentials

@@ -82,15 +82,18 @@ enum SignUp {
         return new
     }
 
-    /// Creates the user; a taken username or sign-in address is `UsernameExistsException`.
+    /// Creates the user; a taken username or sign-in address is `UsernameExistsException`, a verified address another
+    /// user has verified as an alias `AliasExistsException`.
     static func create(_ new: NewUser, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin, event: EventType) throws -> User {
         do {
             return try emulator.createUser(in: pool.id, new, origin: origin, event: event)
         } catch AuthError.invalidInput(field: "username", _) {
             throw CognitoError(.usernameExists, "User already exists")
         } catch AuthError.emailTaken {
+            guard pool.usernameAttributes.contains("email") else { throw CognitoError.aliasTaken(.email) }
             throw CognitoError(.usernameExists, "An account with the given email already exists.")
         } catch AuthError.phoneTaken {
+            guard pool.usernameAttributes.contains("phone_number") else { throw CognitoError.aliasTaken(.sms) }
             throw CognitoError(.usernameExists, "An account with the given phone_number already exists.")
         } catch AuthError.invalidEmail {
             throw CognitoError.invalid("Invalid email address format.")
@@ -111,7 +114,8 @@ enum SignUp {
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
         // A client that hides which users exist answers an unknown one as a wrong code.
         let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
-        try confirm(user, code: code, pool: pool, emulator: call.emulator, origin: call.origin)
+        try confirm(user, code: code, pool: pool, emulator: call.emulator, origin: call.origin,
+                    forcingAlias: try call.body.bool("ForceAliasCreation") ?? false)
         try await confirmed(user, triggers: call.triggers(pool), source: "PostConfirmation_ConfirmSignUp", clientId: client.id,
                             clientMetadata: call.clientMetadata)
         return [:]
@@ -124,19 +128,27 @@ enum SignUp {
         try await triggers.postConfirmation(source: source, user: user, clientId: clientId, clientMetadata: clientMetadata)
     }
 
-    /// Confirms an `UNCONFIRMED` user with the code sent to them.
-    static func confirm(_ user: User, code: String, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin) throws {
+    /// Confirms an `UNCONFIRMED` user with the code sent to them. The address it went to becomes verified: if another
+    /// user has it verified as an alias, that is `AliasExistsException`, unless `forcingAlias` moves it here.
+    static func confirm(_ user: User, code: String, pool: CognitoPool, emulator: Emulator, origin: RequestOrigin,
+                        forcingAlias: Bool = false) throws {
         guard CognitoUsers.status(user) == "UNCONFIRMED" else {
             throw CognitoError(.notAuthorized, "User cannot be confirmed. Current status is \(CognitoUsers.status(user))")
         }
         guard let destination = destination(user, pool: pool) else { throw CognitoError.expiredCode }
+        // Refused before the code is spent, so the app can ask the person and confirm again with ForceAliasCreation.
+        if !forcingAlias, try CognitoUsers.isAliasOfAnother(destination, user: user, pool: pool, emulator: emulator) {
+            throw CognitoError.aliasTaken(destination.contains("@") ? .email : .sms)
+        }
         try CognitoMailer(emulator: emulator, pool: pool).verify(.confirmSignUp, code: code, destination: destination, user: user, origin: origin)
-        try markConfirmed(user, verifying: destination, emulator: emulator, origin: origin)
+        try markConfirmed(user, verifying: destination, emulator: emulator, origin: origin, forcingAlias: forcingAlias)
     }
 
     /// `CONFIRMED`, and the address the code went to verified.
-    static func markConfirmed(_ user: User, verifying destination: String?, emulator: Emulator, origin: RequestOrigin) throws {
+    static func markConfirmed(_ user: User, verifying destination: String?, emulator: Emulator, origin: RequestOrigin,
+                              forcingAlias: Bool = false) throws {
         var changes = UserChanges(appMetadata: [CognitoUsers.statusKey: "CONFIRMED"])
+        changes.takeVerifiedAddresses = forcingAlias
         if let destination { if destination.contains("@") { changes.emailVerified = true } else { changes.phoneVerified = true } }
         try emulator.updateUser(in: user.tenant, id: user.id, changes, origin: origin)
     }

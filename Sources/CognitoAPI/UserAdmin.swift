@@ -40,6 +40,7 @@ enum UserAdmin {
             new.phoneVerified = decision.autoVerifyPhone && new.phone != nil
                 || attributes.contains { $0.name == "phone_number_verified" && CognitoUsers.isTrue($0.value) }
             new.appMetadata[CognitoUsers.statusKey] = "FORCE_CHANGE_PASSWORD"
+            new.takeVerifiedAddresses = try call.body.bool("ForceAliasCreation") ?? false
             user = try SignUp.create(new, pool: pool, emulator: call.emulator, origin: call.origin, event: .userCreated)
         }
         if action != "SUPPRESS" {

@@ -479,7 +479,7 @@ func snapshotFile(atSchema version: Int, _ fill: (borrowing Connection) throws -
             // The newest event trimmed away: its number was handed out all the same.
             try c.run("DELETE FROM events WHERE seq = 3")
         }
-        let emulator = try AddressUniquenessTests.emulator(unique: [])
+        let emulator = try AddressUniquenessTests.emulator(unique: UniqueAddresses())
         try emulator.loadSnapshot(from: path)
         #expect(emulator.db.withConnectionVersion() == Schema.version)
         let (eventIndexes, tokenIndexes, numbers) = try emulator.db.withConnection { c in
@@ -516,7 +516,7 @@ func snapshotFile(atSchema version: Int, _ fill: (borrowing Connection) throws -
                           [.text("u-\(n)"), .text("hash-\(n)"), .double(Double(n))])
             }
         }
-        let emulator = try AddressUniquenessTests.emulator(unique: [])
+        let emulator = try AddressUniquenessTests.emulator(unique: UniqueAddresses())
         try emulator.loadSnapshot(from: path)
         #expect(emulator.db.withConnectionVersion() == Schema.version)
         let (indexes, plan) = try emulator.db.withConnection { c in
@@ -549,7 +549,7 @@ func snapshotFile(atSchema version: Int, _ fill: (borrowing Connection) throws -
                 """)
         }
         #expect(Schema.version == 22)
-        let emulator = try AddressUniquenessTests.emulator(unique: [])
+        let emulator = try AddressUniquenessTests.emulator(unique: UniqueAddresses())
         try emulator.loadSnapshot(from: path)
         #expect(emulator.db.withConnectionVersion() == Schema.version)
         #expect(try emulator.user(in: "us-east-1_Old", .email("family@example.com"))?.username == "ann")

@@ -65,21 +65,53 @@ import Testing
         }
     }
 
-    /// Where the pool signs in with an address or makes it an alias, it stays one user's.
+    /// An address the pool signs in with stays one user's, verified or not.
     @Test func anAddressThePoolSignsInWithStaysUnique() async throws {
-        let aliases = try Harness(seed: cognitoSeed(pool: ["AliasAttributes": ["phone_number"]]))
-        try await aliases.run { client in
-            let phone = try await Self.signUp(client, "dave2", phone: "+15555550123")
-            #expect(phone.status == .ok, "no one else has that phone yet: \(phone.text)")
-            let taken = try await Self.signUp(client, "dave3", phone: "+15555550123")
-            #expect(taken.errorType == "UsernameExistsException")
-            let email = try await Self.signUp(client, "dave4", email: "dave@example.com")
-            #expect(email.status == .ok, "email is no alias in this pool: \(email.text)")
-        }
         let byEmail = try Harness()
         try await byEmail.run { client in
             let again = try await client.cognito("SignUp", ["ClientId": .string(seedClient), "Username": "alice@example.com", "Password": "password123"])
             #expect(again.json == ["__type": "UsernameExistsException", "message": "An account with the given email already exists."])
+        }
+    }
+
+    /// An alias is one user's once verified, as in Cognito: users sign up sharing it unverified; confirming a second
+    /// one is `AliasExistsException` (the code kept for a second try) unless `ForceAliasCreation` moves the alias,
+    /// and the first user's address stays, unverified, so the alias signs the second one in.
+    @Test func anAliasIsOneUsersOnceVerified() async throws {
+        let harness = try Harness(seed: cognitoSeed(pool: ["AliasAttributes": ["email"]], users: []))
+        try await harness.run { client in
+            func confirm(_ username: String, _ code: String, force: Bool? = nil) async throws -> Reply {
+                var body: [String: JSON] = ["ClientId": .string(testClient), "Username": .string(username), "ConfirmationCode": .string(code)]
+                body["ForceAliasCreation"] = force.map(JSON.bool)
+                return try await client.cognito("ConfirmSignUp", .object(body))
+            }
+            #expect(try await Self.signUp(client, "ann", email: "family@example.com").status == .ok)
+            #expect(try await confirm("ann", try latestCode(harness, to: "family@example.com")).status == .ok)
+            let ben = try await Self.signUp(client, "ben", email: "Family@example.com")
+            #expect(ben.status == .ok, "an unverified alias may be shared: \(ben.text)")
+            let benCode = try latestCode(harness, to: "Family@example.com")
+            let refused = try await confirm("ben", benCode)
+            #expect(refused.json == ["__type": "AliasExistsException", "message": "An account with the email already exists."])
+            #expect(try await client.passwordAuth("family@example.com", "password123", clientId: testClient).json["AuthenticationResult"] != nil)
+            #expect(try await confirm("ben", benCode, force: true).status == .ok)
+            // The alias moved: it signs ben in, and ann keeps the address unverified (her username still signs her in).
+            let tokens = try await client.signIn("family@example.com", clientId: testClient)
+            #expect(try claims(tokens["AccessToken"])["username"] == "ben")
+            let ann = try await client.cognito("AdminGetUser", ["UserPoolId": .string(testPool), "Username": "ann"])
+            let attributes = Dictionary(uniqueKeysWithValues: (ann.json["UserAttributes"]?.arrayValue ?? []).map { ($0["Name"]?.stringValue ?? "", $0["Value"]) })
+            #expect(attributes["email"] == "family@example.com" && attributes["email_verified"] == "false")
+            #expect(try await client.passwordAuth("ann", "password123", clientId: testClient).json["AuthenticationResult"] != nil)
+
+            // An administrator's verified alias: refused while another user has it verified, moved when forced.
+            var create: [String: JSON] = ["UserPoolId": .string(testPool), "Username": "cy", "MessageAction": "SUPPRESS",
+                                          "UserAttributes": [["Name": "email", "Value": "family@example.com"], ["Name": "email_verified", "Value": "true"]]]
+            #expect(try await client.cognito("AdminCreateUser", .object(create)).errorType == "AliasExistsException")
+            create["ForceAliasCreation"] = true
+            #expect(try await client.cognito("AdminCreateUser", .object(create)).status == .ok)
+            // And an update that verifies it, as the Python code that matches on the message does.
+            let update = try await client.cognito("AdminUpdateUserAttributes", ["UserPoolId": .string(testPool), "Username": "ann",
+                                                                               "UserAttributes": [["Name": "email_verified", "Value": "true"]]])
+            #expect(update.json == ["__type": "AliasExistsException", "message": "An account with the email already exists."])
         }
     }
 }

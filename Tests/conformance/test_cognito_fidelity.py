@@ -205,14 +205,30 @@ def test_users_of_a_username_pool_may_share_an_email_and_a_phone(cognito):
     assert sorted(u["Username"] for u in found) == ["ann", "ben"]
 
 
-def test_an_alias_or_sign_in_address_stays_one_users(cognito):
+def test_an_alias_is_one_users_once_verified(cognito):
+    """Cognito's aliases: users share an unverified email; confirming a second is AliasExistsException, with the code
+    still good for a second try with ForceAliasCreation, which moves the alias and leaves the first user's email
+    unverified. An address the pool signs in with (UsernameAttributes) stays one user's, verified or not."""
     pool_id = cognito.create_pool(username_attributes=(), AliasAttributes=["email"])
     client_id = cognito.create_client(pool_id)["ClientId"]
     cognito.idp.sign_up(ClientId=client_id, Username="ann", Password=COGNITO_PASSWORD,
                         UserAttributes=[{"Name": "email", "Value": "ann@example.com"}])
-    error = cognito.fails("sign_up", ClientId=client_id, Username="ann2", Password=COGNITO_PASSWORD,
-                          UserAttributes=[{"Name": "email", "Value": "ann@example.com"}])
-    assert error["Code"] == "UsernameExistsException"
+    cognito.idp.confirm_sign_up(ClientId=client_id, Username="ann", ConfirmationCode=cognito.code("ann@example.com", "verify_email"))
+    cognito.idp.sign_up(ClientId=client_id, Username="ann2", Password=COGNITO_PASSWORD,
+                        UserAttributes=[{"Name": "email", "Value": "ann@example.com"}])
+    code = cognito.code("ann@example.com", "verify_email")
+    error = cognito.fails("confirm_sign_up", ClientId=client_id, Username="ann2", ConfirmationCode=code)
+    assert (error["Code"], error["Message"]) == ("AliasExistsException", "An account with the email already exists.")
+    assert cognito.verify(cognito.tokens("ann@example.com", client_id=client_id)["AccessToken"], "access", pool_id=pool_id,
+                          client_id=client_id)["username"] == "ann"
+    cognito.idp.confirm_sign_up(ClientId=client_id, Username="ann2", ConfirmationCode=code, ForceAliasCreation=True)
+    assert cognito.verify(cognito.tokens("ann@example.com", client_id=client_id)["AccessToken"], "access", pool_id=pool_id,
+                          client_id=client_id)["username"] == "ann2"
+    ann = {a["Name"]: a["Value"] for a in cognito.idp.admin_get_user(UserPoolId=pool_id, Username="ann")["UserAttributes"]}
+    assert (ann["email"], ann["email_verified"]) == ("ann@example.com", "false")
+    error = cognito.fails("admin_update_user_attributes", UserPoolId=pool_id, Username="ann",
+                          UserAttributes=[{"Name": "email_verified", "Value": "true"}])
+    assert error["Code"] == "AliasExistsException"
     error = cognito.fails("sign_up", ClientId=COGNITO_CLIENT, Username="alice@example.com", Password=COGNITO_PASSWORD)
     assert error["Code"] == "UsernameExistsException"
 

@@ -18,7 +18,8 @@ extension Emulator {
                 if removed.provider == "phone" {
                     try Accounts.set(c, tenant: tenant, id: userId, [.phone: .null, .phoneVerifiedAt: .null, .updatedAt: SQLValue(now)])
                 } else if let (email, verified) = Self.emailAfterUnlink(current: user.email, remaining: remaining) {
-                    try Self.claimAddresses(c, tenant: tenant, userId: userId, email: email, phone: nil, unique: unique)
+                    try claimAddresses(c, tenant: tenant, userId: userId, email: email.map { AddressClaim($0, verified: verified) }, phone: nil,
+                                       unique: unique)
                     try Accounts.set(c, tenant: tenant, id: userId, [.email: SQLValue(email),
                                                                      .emailVerifiedAt: SQLValue(verified ? (user.emailVerifiedAt ?? now) : nil),
                                                                      .updatedAt: SQLValue(now)])

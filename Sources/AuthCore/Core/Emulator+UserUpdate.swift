@@ -17,6 +17,8 @@ public struct UserChanges: Sendable {
     public var disabled: Bool?
     /// `false` turns an anonymous user into a permanent one.
     public var isAnonymous: Bool?
+    /// A verified address another user has verified moves to this one rather than failing (`NewUser.takeVerifiedAddresses`).
+    public var takeVerifiedAddresses = false
 
     public init(email: String? = nil, phone: String? = nil, password: String? = nil, emailVerified: Bool? = nil,
                 phoneVerified: Bool? = nil, userMetadata: [String: JSON]? = nil, appMetadata: [String: JSON]? = nil,
@@ -44,9 +46,16 @@ extension Emulator {
         let unique = try uniqueAddresses(in: tenant)
         do {
             try db.transaction { c in
-                // Only an address the user takes is checked: one kept needs no claim.
-                try Self.claimAddresses(c, tenant: tenant, userId: id, email: email?.lowercased() == user.email?.lowercased() ? nil : email,
-                                        phone: phone == user.phone ? nil : phone, unique: unique)
+                // Only an address the user takes, or now has verified, is checked: one kept as it was needs no claim.
+                let emailClaim = email.flatMap { email in
+                    email.lowercased() == user.email?.lowercased() && (user.emailVerifiedAt != nil || emailVerifiedAt == nil)
+                        ? nil : AddressClaim(email, verified: emailVerifiedAt != nil)
+                }
+                let phoneClaim = phone.flatMap { phone in
+                    phone == user.phone && (user.phoneVerifiedAt != nil || phoneVerifiedAt == nil) ? nil : AddressClaim(phone, verified: phoneVerifiedAt != nil)
+                }
+                try claimAddresses(c, tenant: tenant, userId: id, email: emailClaim, phone: phoneClaim, unique: unique,
+                                   takingVerified: changes.takeVerifiedAddresses)
                 try Accounts.set(c, tenant: tenant, id: id, [
                     .email: SQLValue(email), .phone: SQLValue(phone), .emailVerifiedAt: SQLValue(emailVerifiedAt),
                     .phoneVerifiedAt: SQLValue(phoneVerifiedAt),
@@ -69,9 +78,9 @@ extension Emulator {
     }
 
     /// Records (or, with nil, clears) an email change waiting for confirmation; `emailTaken` if another
-    /// user has the address and the tenant keeps emails unique.
+    /// user has the address and the tenant keeps emails unique whether verified or not (a pending address is not).
     public func setPendingEmail(in tenant: String, userId: String, _ email: String?) throws {
-        if let email, try uniqueAddresses(in: tenant).contains(.email),
+        if let email, try uniqueAddresses(in: tenant).always.contains(.email),
            try users(in: tenant, having: .email(email)).contains(where: { $0.id != userId }) { throw AuthError.emailTaken }
         try setPending(.pendingEmail, email, in: tenant, userId: userId)
     }
@@ -79,7 +88,7 @@ extension Emulator {
     /// Records (or clears) a phone change waiting for its code; `phoneTaken` if another user has it and the
     /// tenant keeps phones unique.
     public func setPendingPhone(in tenant: String, userId: String, _ phone: String?) throws {
-        if let phone, try uniqueAddresses(in: tenant).contains(.sms),
+        if let phone, try uniqueAddresses(in: tenant).always.contains(.sms),
            try users(in: tenant, having: .phone(phone)).contains(where: { $0.id != userId }) { throw AuthError.phoneTaken }
         try setPending(.pendingPhone, phone, in: tenant, userId: userId)
     }

@@ -29,7 +29,9 @@ extension Emulator {
         do {
             try db.transaction { c in
                 // An SSO account may share its email with any other account (GoTrue's partial unique index).
-                try Self.claimAddresses(c, tenant: tenant, userId: id, email: new.isSSOUser ? nil : email, phone: phone, unique: unique)
+                try claimAddresses(c, tenant: tenant, userId: id, email: new.isSSOUser ? nil : email.map { AddressClaim($0, verified: new.emailVerified) },
+                                   phone: phone.map { AddressClaim($0, verified: new.phoneVerified) }, unique: unique,
+                                   takingVerified: new.takeVerifiedAddresses)
                 try Accounts.insert(c, tenant: tenant, id: id, [
                     .email: SQLValue(email), .phone: SQLValue(phone), .username: SQLValue(new.username),
                     .emailVerifiedAt: SQLValue(new.emailVerified && email != nil ? now : nil),
@@ -66,21 +68,36 @@ extension Emulator {
     }
 
     /// The addresses of `tenant` that one user at most may have: its dialect's rule, else both.
-    func uniqueAddresses(in tenant: String) throws -> Set<Channel> {
-        guard let row = try self.tenant(tenant), let rule = addressUniqueness[row.dialect] else { return [.email, .sms] }
+    func uniqueAddresses(in tenant: String) throws -> UniqueAddresses {
+        guard let row = try self.tenant(tenant), let rule = addressUniqueness[row.dialect] else { return .both }
         return rule(row)
     }
 
-    /// `emailTaken` or `phoneTaken` when another user of the tenant has an address that must be unique. Runs in
-    /// the transaction that writes the address (the store's one connection takes one at a time), so two writers
-    /// cannot both take it; nil addresses are not checked.
-    static func claimAddresses(_ c: borrowing Connection, tenant: String, userId: String, email: String?, phone: String?,
-                               unique: Set<Channel>) throws {
-        if unique.contains(.email), let email, try Accounts.isHeld(c, .email(email), in: tenant, byOtherThan: userId) {
-            throw AuthError.emailTaken
-        }
-        if unique.contains(.sms), let phone, try Accounts.isHeld(c, .phone(phone), in: tenant, byOtherThan: userId) {
-            throw AuthError.phoneTaken
+    /// An address a user takes or has verified, as `claimAddresses` checks it.
+    struct AddressClaim {
+        let value: String
+        let verified: Bool
+        init(_ value: String, verified: Bool) { self.value = value; self.verified = verified }
+    }
+
+    /// `emailTaken` or `phoneTaken` when another user of the tenant has an address that must be unique: any other
+    /// holder for an `always` address, another verified holder for a verified `whenVerified` one, whose verification
+    /// instead goes when `takingVerified` (Cognito's `ForceAliasCreation`: the alias moves to this user). Runs in the
+    /// transaction that writes the address (the store's one connection takes one at a time), so two writers cannot
+    /// both take it; nil claims are not checked.
+    func claimAddresses(_ c: borrowing Connection, tenant: String, userId: String, email: AddressClaim?, phone: AddressClaim?,
+                        unique: UniqueAddresses, takingVerified: Bool = false) throws {
+        for (channel, claim) in [(Channel.email, email), (.sms, phone)] {
+            guard let claim else { continue }
+            let identifier: Identifier = channel == .email ? .email(claim.value) : .phone(claim.value)
+            let taken = channel == .email ? AuthError.emailTaken : AuthError.phoneTaken
+            if unique.always.contains(channel), try Accounts.isHeld(c, identifier, in: tenant, byOtherThan: userId) { throw taken }
+            guard unique.whenVerified.contains(channel), claim.verified else { continue }
+            let holders = try Accounts.verifiedHolders(c, identifier, in: tenant, otherThan: userId)
+            if holders.isEmpty { continue }
+            guard takingVerified else { throw taken }
+            let column: Accounts.Column = channel == .email ? .emailVerifiedAt : .phoneVerifiedAt
+            for holder in holders { _ = try Accounts.set(c, tenant: tenant, id: holder, [column: .null, .updatedAt: SQLValue(clock.now)]) }
         }
     }
 

@@ -144,8 +144,9 @@ extension Emulator {
         let unique = try uniqueAddresses(in: tenant)
         do {
             try db.transaction { c in
-                try Self.claimAddresses(c, tenant: tenant, userId: userId, email: channel == .email ? value : nil,
-                                        phone: channel == .email ? nil : value, unique: unique)
+                let claim = AddressClaim(value, verified: true)
+                try claimAddresses(c, tenant: tenant, userId: userId, email: channel == .email ? claim : nil, phone: channel == .email ? nil : claim,
+                                   unique: unique)
                 if channel == .email {
                     try Accounts.set(c, tenant: tenant, id: userId, [.email: .text(value), .emailVerifiedAt: SQLValue(now), .pendingEmail: .null,
                                                                      .isAnonymous: SQLValue(false), .updatedAt: SQLValue(now)])

@@ -37,8 +37,24 @@ public struct EmulatorOptions: Sendable {
     }
 }
 
-/// The addresses of a tenant that one user at most may have: `.email`, `.sms` (the phone), both or neither.
-public typealias AddressUniqueness = @Sendable (Tenant) -> Set<Channel>
+/// Which addresses of a tenant one user at most may have (`.email`, `.sms` for the phone), and when.
+public struct UniqueAddresses: Sendable, Equatable {
+    /// One user's whether verified or not: what users sign in with.
+    public var always: Set<Channel>
+    /// One user's once verified, as Cognito's aliases are: any number of users may have the address unverified, and
+    /// verifying it for one fails while another has it verified, unless it moves (`takeVerifiedAddresses`).
+    public var whenVerified: Set<Channel>
+
+    public init(always: Set<Channel> = [], whenVerified: Set<Channel> = []) {
+        self.always = always; self.whenVerified = whenVerified
+    }
+
+    /// Both addresses always one user's: Supabase's and Firebase's rule, and the one without a dialect's.
+    public static let both = UniqueAddresses(always: [.email, .sms])
+}
+
+/// A tenant's `UniqueAddresses`.
+public typealias AddressUniqueness = @Sendable (Tenant) -> UniqueAddresses
 
 /// Derives credentials from a plaintext password for a user of a tenant: kind → secret.
 public typealias CredentialDeriver = @Sendable (_ tenant: Tenant, _ userId: String, _ username: String?, _ password: String,

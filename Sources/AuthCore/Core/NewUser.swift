@@ -26,6 +26,10 @@ public struct NewUser: Sendable {
     public var identities: [NewIdentity]
     /// An account a SAML provider made (GoTrue's `is_sso_user`): its email may be another account's too.
     public var isSSOUser = false
+    /// A verified address another user has verified, where the tenant keeps verified addresses to one user
+    /// (`UniqueAddresses.whenVerified`), moves to this one, unverified there, instead of failing (Cognito's
+    /// `ForceAliasCreation`).
+    public var takeVerifiedAddresses = false
 
     public init(id: String? = nil, email: String? = nil, phone: String? = nil, username: String? = nil, password: String? = nil,
                 passwordHash: String? = nil, emailVerified: Bool = false, phoneVerified: Bool = false, disabled: Bool = false,

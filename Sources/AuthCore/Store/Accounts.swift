@@ -123,6 +123,13 @@ enum Accounts {
     }
 
     /// Whether a user other than `userId` holds the address.
+    /// The users other than `userId` who have `identifier`'s email or phone verified.
+    static func verifiedHolders(_ c: borrowing Connection, _ identifier: Identifier, in tenant: String, otherThan userId: String) throws -> [String] {
+        let verified = if case .phone = identifier { "users.phone_verified_at IS NOT NULL" } else { "users.email_verified_at IS NOT NULL" }
+        let selection = having(identifier, in: tenant).and("users.id <> ? AND \(verified)", [.text(userId)])
+        return try c.query("SELECT users.id FROM users WHERE \(selection.sql)", selection.arguments).compactMap { $0.string("id") }
+    }
+
     static func isHeld(_ c: borrowing Connection, _ identifier: Identifier, in tenant: String, byOtherThan userId: String) throws -> Bool {
         let selection = having(identifier, in: tenant).and("users.id <> ?", [.text(userId)])
         return try c.first("SELECT users.id FROM users WHERE \(selection.sql) LIMIT 1", selection.arguments) != nil
