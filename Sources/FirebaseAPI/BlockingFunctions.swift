@@ -69,6 +69,9 @@ enum BlockingFunctions {
         /// The provider's tokens; only those `forwardInboundCredentials` names are sent.
         var oauthIdToken: String?
         var oauthAccessToken: String?
+        /// A SAML provider's `attributeStatements`, which also go into the session's ID tokens
+        /// (`firebase.sign_in_attributes`).
+        var signInAttributes: JSON?
 
         init(_ method: String, secondFactor: String? = nil, rawUserInfo: String? = nil, oauthIdToken: String? = nil, oauthAccessToken: String? = nil) {
             self.method = method; self.secondFactor = secondFactor; self.rawUserInfo = rawUserInfo
@@ -191,6 +194,7 @@ extension FirebaseCall {
             claims["sign_in_method"] = .string(method.method)
             claims["sign_in_second_factor"] = method.secondFactor.map(JSON.string)
             claims["raw_user_info"] = method.rawUserInfo.map(JSON.string)
+            claims["sign_in_attributes"] = method.signInAttributes.map { .string($0.serialized()) }
             let forward = scope.settings.blockingFunctions
             if forward.forwardIdToken { claims["oauth_id_token"] = method.oauthIdToken.map(JSON.string) }
             if forward.forwardAccessToken { claims["oauth_access_token"] = method.oauthAccessToken.map(JSON.string) }

@@ -52,6 +52,9 @@ extension FirebaseCall {
         }
         var user = user, sessionClaims: [String: JSON] = [:]
         if let method { (user, sessionClaims) = try await beforeSignIn(user, scope: scope, method) }
+        // Kept with the session under the reserved claim, which no function or custom token may set: every ID token of
+        // the session carries them (FirebaseTokens.idTokenClaims).
+        if let attributes = method?.signInAttributes { sessionClaims["firebase"] = ["sign_in_attributes": attributes] }
         let issued = try startSession(user, scope: scope, provider: provider, sessionClaims: sessionClaims)
         var answer = issued.fields
         answer["isNewUser"] = isNewUser.map(JSON.bool)

@@ -55,6 +55,8 @@ enum FirebaseTokens {
         if user.isAnonymous { claims["provider_id"] = "anonymous" }
         var firebase: [String: JSON] = ["identities": .object(identities(of: user)), "sign_in_provider": .string(signIn.provider)]
         firebase["tenant"] = scope.tenantId.map(JSON.string)
+        // A SAML sign-in's attributes, kept in the session's claims (FirebaseCall.signedIn).
+        firebase["sign_in_attributes"] = extraClaims["firebase"]?["sign_in_attributes"]
         if let second = signIn.secondFactor {
             firebase["sign_in_second_factor"] = .string(second.kind)
             firebase["second_factor_identifier"] = .string(second.enrollmentId)

@@ -174,7 +174,15 @@ enum ProviderWidget {
                                      "postBody": "", "tenantId": JSON(widget["tid"] ?? widget["tenantId"]), "urlResponse": .null, "error": .null]
         switch outcome {
         case .signedIn(let idToken):
-            event["urlResponse"] = .string("\(callbackURL(call))?\(FormBody.encode([("providerId", widget["providerId"] ?? ""), ("id_token", idToken)]))")
+            let providerId = widget["providerId"] ?? ""
+            var fields = [("providerId", providerId), ("id_token", idToken)]
+            // A SAML provider's answer also carries the emulator's fake assertion, whose subject is the account's email.
+            if providerId.lowercased().hasPrefix("saml.") {
+                let email = (try? SignInWithIdp.claims(in: idToken))??["email"]?.stringValue
+                let subject: JSON = email.map { ["nameId": .string($0)] } ?? [:]
+                fields.append(("SAMLResponse", JSON.object(["assertion": ["subject": subject]]).serialized()))
+            }
+            event["urlResponse"] = .string("\(callbackURL(call))?\(FormBody.encode(fields))")
         case .failed(let error):
             event["error"] = ["code": .string(error == "access_denied" ? "auth/user-cancelled" : "auth/internal-error"),
                               "message": .string("The identity provider answered \(error).")]

@@ -5,7 +5,9 @@ import Hummingbird
 
 /// `accounts:signInWithIdp` (`verifyAssertion`): a provider's credential, as the Firebase emulator takes it
 /// (an ID token, or else an access token, as plain JSON or a JWT whose signature is not checked, in
-/// `postBody` or the `requestUri`), matched to an account by the emulator's linking rules.
+/// `postBody` or the `requestUri`), matched to an account by the emulator's linking rules. A SAML provider
+/// (`saml.…`) sends its assertion beside the ID token as the emulator's fake `SAMLResponse`: JSON, not XML,
+/// `{"assertion": {"subject": {"nameId": …}, "attributeStatements": …}}`.
 enum SignInWithIdp {
     /// What the provider said about the account.
     struct Assertion {
@@ -17,6 +19,10 @@ enum SignInWithIdp {
         /// The credential's tokens as sent, echoed back as `oauthIdToken` and `oauthAccessToken`.
         var idToken: String?
         var accessToken: String?
+        /// A `SAMLResponse`'s `attributeStatements`: a SAML provider's `rawUserInfo`, and `firebase.sign_in_attributes`.
+        var samlAttributes: JSON?
+
+        var isSAML: Bool { provider.hasPrefix("saml.") }
 
         var identity: NewIdentity {
             var data = claims
@@ -44,7 +50,7 @@ enum SignInWithIdp {
         // The emulator always answers an access token, the one sent or a fake one (the JS SDK builds most
         // providers' credentials from it).
         answer["oauthAccessToken"] = .string(assertion.accessToken ?? "FirebaseAuthEmulatorFakeAccessToken_\(assertion.provider)")
-        answer["rawUserInfo"] = .string(JSON.object(rawUserInfo(assertion)).serialized())
+        answer["rawUserInfo"] = rawUserInfo(assertion).map(JSON.string)
         answer["email"] = answer["email"] ?? assertion.email.map(JSON.string)
         answer["emailVerified"] = .bool(assertion.emailVerified)
         for (field, claim) in [("displayName", "name"), ("fullName", "name"), ("firstName", "given_name"), ("lastName", "family_name"),
@@ -80,9 +86,34 @@ enum SignInWithIdp {
         guard let claims = try claims(in: idToken) ?? claims(in: accessToken), case .string(let subject)? = claims["sub"] else {
             throw unreadable(provider: provider, idToken: idToken, accessToken: accessToken, requestUri: requestUri)
         }
-        let verified = claims["email_verified"]?.boolValue ?? (claims["email_verified"]?.stringValue == "true")
-        return Assertion(provider: provider, subject: subject, email: claims["email"]?.stringValue, emailVerified: verified, claims: claims,
-                         idToken: idToken, accessToken: accessToken)
+        var verified = claims["email_verified"]?.boolValue ?? (claims["email_verified"]?.stringValue == "true")
+        var email = claims["email"]?.stringValue
+        let saml = try params["SAMLResponse"].flatMap { $0.isEmpty ? nil : try samlAssertion($0) }
+        if provider.hasPrefix("saml.") {
+            // The assertion's subject is the address when it is one; a SAML provider's address counts as verified.
+            if let nameId = saml?["subject"]?["nameId"]?.stringValue, (try? Identifiers.email(nameId)) != nil { email = nameId }
+            verified = true
+        }
+        return Assertion(provider: provider, subject: subject, email: email, emailVerified: verified, claims: claims,
+                         idToken: idToken, accessToken: accessToken, samlAttributes: saml?["attributeStatements"].flatMap { $0.isNull ? nil : $0 })
+    }
+
+    /// The fake `SAMLResponse`'s assertion, checked as the emulator checks it (which answers JSON it cannot parse with
+    /// a 500; Fauxth with its 400).
+    static func samlAssertion(_ text: String) throws -> JSON {
+        guard case .object(let response)? = try? JSON.parse(text: text) else {
+            throw FirebaseError(.invalidIDPResponse, "((SAMLResponse is not a JSON object: the Auth Emulator reads no SAML XML.))")
+        }
+        guard let assertion = response["assertion"], assertion.objectValue != nil else {
+            throw FirebaseError(.invalidIDPResponse, "((Missing assertion in SAMLResponse.))")
+        }
+        guard let subject = assertion["subject"], subject.objectValue != nil else {
+            throw FirebaseError(.invalidIDPResponse, "((Missing assertion.subject in SAMLResponse.))")
+        }
+        guard let nameId = subject["nameId"], !nameId.isNull, nameId != false, nameId != "" else {
+            throw FirebaseError(.invalidIDPResponse, "((Missing assertion.subject.nameId in SAMLResponse.))")
+        }
+        return assertion
     }
 
     /// A token's claims as the emulator reads a fake one: strict JSON when it starts with `{`, else a JWT's
@@ -188,8 +219,10 @@ enum SignInWithIdp {
 
     /// The sign-in as a blocking function's event describes it: the provider, its profile and its tokens.
     private static func blockingMethod(_ assertion: Assertion) -> BlockingFunctions.SignInMethod {
-        .init(assertion.provider, rawUserInfo: JSON.object(rawUserInfo(assertion)).serialized(), oauthIdToken: assertion.idToken,
-              oauthAccessToken: assertion.accessToken)
+        var method = BlockingFunctions.SignInMethod(assertion.provider, rawUserInfo: rawUserInfo(assertion), oauthIdToken: assertion.idToken,
+                                                    oauthAccessToken: assertion.accessToken)
+        method.signInAttributes = assertion.samlAttributes
+        return method
     }
 
     private static func profile(_ assertion: Assertion) -> [String: JSON] {
@@ -199,13 +232,15 @@ enum SignInWithIdp {
         return metadata
     }
 
-    /// `rawUserInfo`: the claims, and for Google its userinfo fields (`id`, `granted_scopes`).
-    private static func rawUserInfo(_ assertion: Assertion) -> [String: JSON] {
+    /// `rawUserInfo`: the claims, and for Google its userinfo fields (`id`, `granted_scopes`); a SAML provider's
+    /// attribute statements (none without a `SAMLResponse` that has them).
+    private static func rawUserInfo(_ assertion: Assertion) -> String? {
+        if assertion.isSAML { return assertion.samlAttributes?.serialized() }
         var info = assertion.claims
         if assertion.provider == "google.com" {
             info["id"] = .string(assertion.subject)
             info["granted_scopes"] = "openid https://www.googleapis.com/auth/userinfo.email https://www.googleapis.com/auth/userinfo.profile"
         }
-        return info
+        return JSON.object(info).serialized()
     }
 }

@@ -238,4 +238,39 @@ import Testing
             #expect(try harness.emulator.users(in: "p").isEmpty)
         }
     }
+
+    /// A SAML provider as the emulator takes one: the ID token, and the fake `SAMLResponse` (JSON) beside it, whose
+    /// subject is the email (verified) and whose attribute statements are the `rawUserInfo` and every ID token's
+    /// `firebase.sign_in_attributes`, refreshes included.
+    @Test func aSAMLProviderReadsTheEmulatorsFakeAssertion() async throws {
+        let harness = try Harness(seed: firebaseProject())
+        try await harness.run { client in
+            let attributes: JSON = ["name": "Jane Doe", "mail": "other@example.com"]
+            let response = JSON.object(["assertion": ["subject": ["nameId": "Jane@Example.com"], "attributeStatements": attributes]]).serialized()
+            func saml(_ response: String) async throws -> Reply {
+                try await client.send(.post, accounts("signInWithIdp"), json: [
+                    "requestUri": "http://localhost", "returnSecureToken": true, "returnIdpCredential": true,
+                    "postBody": .string(idpPostBody("saml.acme", ["sub": "s-1", "email": "claims@example.com", "name": "Jane"])
+                                        + "&SAMLResponse=" + response.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)])
+            }
+            let reply = try await saml(response)
+            #expect(reply.status == .ok, "\(reply.text)")
+            #expect(reply.json["email"] == "Jane@Example.com" && reply.json["emailVerified"] == true && reply.json["providerId"] == "saml.acme")
+            #expect(try JSON.parse(Array(try #require(reply.json["rawUserInfo"]?.stringValue).utf8)) == attributes)
+            let token = try claims(reply.json["idToken"])
+            #expect(token["firebase"]?["sign_in_provider"] == "saml.acme" && token["firebase"]?["sign_in_attributes"] == attributes)
+            #expect(token["email"] == "jane@example.com" && token["email_verified"] == true)
+            let refreshed = try await client.send(.post, tokenEndpoint, json: ["grant_type": "refresh_token",
+                                                                               "refresh_token": reply.json["refreshToken"] ?? .null])
+            #expect(try claims(refreshed.json["id_token"])["firebase"]?["sign_in_attributes"] == attributes)
+            // What the emulator checks of the assertion, in its words; an address it cannot be leaves the ID token's.
+            for (broken, missing) in [("{}", "assertion"), (#"{"assertion":{}}"#, "assertion.subject"),
+                                      (#"{"assertion":{"subject":{"nameId":""}}}"#, "assertion.subject.nameId")] {
+                #expect(errorMessage(try await saml(broken)) == "INVALID_IDP_RESPONSE : ((Missing \(missing) in SAMLResponse.))")
+            }
+            #expect(errorMessage(try await saml("<samlp:Response/>"))?.hasPrefix("INVALID_IDP_RESPONSE") == true)
+            let opaque = try await saml(#"{"assertion":{"subject":{"nameId":"a1b2"}}}"#)
+            #expect(opaque.json["email"] == "claims@example.com" && opaque.json["rawUserInfo"] == nil)
+        }
+    }
 }

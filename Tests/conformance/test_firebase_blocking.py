@@ -273,6 +273,18 @@ def test_idp_sign_up_forwards_the_providers_tokens_when_asked(firebase, hook_ser
     assert len(hook_server.calls_to("/beforeCreate")) == 1 and len(hook_server.calls_to("/beforeSignIn")) == 2
 
 
+def test_a_saml_sign_in_tells_the_functions_its_attributes(firebase, hook_server):
+    register(firebase, hook_server, "beforeCreate", "beforeSignIn")
+    attributes = {"department": "R&D", "role": "admin"}
+    saml_response = {"assertion": {"subject": {"nameId": "sam@example.com"}, "attributeStatements": attributes}}
+    post_body = urllib.parse.urlencode({"id_token": json.dumps({"sub": "s-9"}), "providerId": "saml.acme", "SAMLResponse": json.dumps(saml_response)})
+    firebase.ok("accounts:signInWithIdp", {"requestUri": "http://localhost", "postBody": post_body, "returnSecureToken": True})
+    for name in ("beforeCreate", "beforeSignIn"):
+        [call] = events_of(hook_server, name)
+        assert call["sign_in_method"] == "saml.acme"
+        assert json.loads(call["sign_in_attributes"]) == attributes and json.loads(call["raw_user_info"]) == attributes
+
+
 def test_the_event_jwt_carries_identity_platforms_fields(firebase, hook_server):
     register(firebase, hook_server, "beforeCreate")
     response = requests.post(f"{firebase.url}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": firebase.api_key},

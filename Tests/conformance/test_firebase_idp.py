@@ -139,6 +139,34 @@ def test_a_provider_with_no_fake_one_gets_the_emulators_picker(firebase):
     assert sign_in_with(firebase, auth_event(picked)["event"]["urlResponse"])["localId"] == first["localId"]
 
 
+def test_a_saml_provider_signs_in_through_the_emulators_picker_and_its_fake_assertion(firebase, firebase_app):
+    """SAMLAuthProvider through signInWithRedirect: the picker's answer carries the emulator's fake SAMLResponse (JSON,
+    its subject the email), which signInWithIdp reads as the emulator does; an assertion's attribute statements
+    (sent as the emulator's own tests send them) are the rawUserInfo and the ID token's firebase.sign_in_attributes."""
+    fauxth = firebase.fauxth
+    page = handler(fauxth, providerId="saml.acme", redirectUrl="http://localhost:3000/after")
+    assert page.status_code == 200 and "No saml.acme accounts yet" in page.text
+    form = next(f for f in Forms(page.text).forms if "email" in f["fields"])
+    made = requests.post(urllib.parse.urljoin(page.url, form["action"]), data={**form["fields"], "email": "sam@example.com"}, timeout=30)
+    url_response = auth_event(made)["event"]["urlResponse"]
+    assert json.loads(query(url_response)["SAMLResponse"]) == {"assertion": {"subject": {"nameId": "sam@example.com"}}}
+    signed_in = sign_in_with(firebase, url_response)
+    assert signed_in["providerId"] == "saml.acme" and signed_in["email"] == "sam@example.com" and signed_in["emailVerified"] is True
+    assert "rawUserInfo" not in signed_in
+    decoded = auth.verify_id_token(signed_in["idToken"], app=firebase_app)
+    assert decoded["firebase"]["sign_in_provider"] == "saml.acme" and "sign_in_attributes" not in decoded["firebase"]
+
+    attributes = {"name": "Jane Doe", "mail": "other@example.com"}
+    saml_response = {"assertion": {"subject": {"nameId": "jane@example.com"}, "attributeStatements": attributes}}
+    id_token = json.dumps({"sub": "jane-1", "email": "not-this@example.com"})
+    jane = sign_in_with(firebase, "http://localhost", postBody=f"providerId=saml.acme&id_token={id_token}&SAMLResponse={json.dumps(saml_response)}")
+    assert jane["email"] == "jane@example.com" and json.loads(jane["rawUserInfo"]) == attributes
+    assert auth.verify_id_token(jane["idToken"], app=firebase_app)["firebase"]["sign_in_attributes"] == attributes
+    missing = firebase.call("accounts:signInWithIdp", {"requestUri": "http://localhost", "returnSecureToken": True,
+                                                        "postBody": f"providerId=saml.acme&id_token={id_token}&SAMLResponse={{}}"})
+    assert firebase_error(missing) == "INVALID_IDP_RESPONSE : ((Missing assertion in SAMLResponse.))"
+
+
 def test_the_handler_refuses_what_the_sdk_never_sends(firebase):
     fauxth = firebase.fauxth
     missing = requests.get(f"{fauxth.url}/emulator/auth/handler", params={"apiKey": FIREBASE_API_KEY}, timeout=30)
