@@ -19,12 +19,21 @@ let sampleSeed = Seed(tenants: [
     Seed.TenantSeed(id: "other", dialect: .supabase, name: nil, settings: [:], users: []),
 ])
 
-/// A path in a fresh temporary directory.
+/// A path in a fresh temporary directory, inside this test process's own, which goes when the process ends: one left
+/// per test, the snapshots of every run piled up in /tmp (a gigabyte over a day of runs).
 func temporaryPath(_ name: String) -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-tests-\(UUID().uuidString)")
+    let directory = testRoot.appendingPathComponent(UUID().uuidString)
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory.appendingPathComponent(name).path
 }
+
+private let testRoot: URL = {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-tests-\(UUID().uuidString)")
+    atexit { removeTestRoot() }
+    return root
+}()
+
+private func removeTestRoot() { try? FileManager.default.removeItem(at: testRoot) }
 
 /// Runs `body` on another thread while the test holds `database`'s connection, having run `inside` on it first;
 /// answers what `body` answered if it finished while the store was still held, nil if it waited for the store
