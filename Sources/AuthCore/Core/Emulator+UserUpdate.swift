@@ -52,7 +52,8 @@ extension Emulator {
                         ? nil : AddressClaim(email, verified: emailVerifiedAt != nil)
                 }
                 let phoneClaim = phone.flatMap { phone in
-                    phone == user.phone && (user.phoneVerifiedAt != nil || phoneVerifiedAt == nil) ? nil : AddressClaim(phone, verified: phoneVerifiedAt != nil)
+                    phone == user.phone && (user.phoneVerifiedAt != nil || phoneVerifiedAt == nil)
+                        ? nil : AddressClaim(phone, verified: phoneVerifiedAt != nil)
                 }
                 try claimAddresses(c, tenant: tenant, userId: id, email: emailClaim, phone: phoneClaim, unique: unique,
                                    takingVerified: changes.takeVerifiedAddresses)
