@@ -65,8 +65,10 @@ enum SignInWithIdp {
     static func parse(_ call: FirebaseCall) throws -> Assertion {
         guard let requestUri = try call.body.string("requestUri"), !requestUri.isEmpty else { throw FirebaseError(.missingRequestURI) }
         guard let components = URLComponents(string: requestUri), components.scheme != nil else { throw FirebaseError(.invalidRequestURI) }
+        // The query read as a form, as the emulator's `URLSearchParams` reads it: a `+` is a space (the SDKs' own
+        // answers encode spaces as `%20`, but a hand-built `requestUri` may not).
         var params: [String: String] = [:]
-        for item in components.queryItems ?? [] { params[item.name] = item.value ?? "" }
+        for (key, value) in FirebaseBody.form(components.percentEncodedQuery ?? "") { params[key] = value.stringValue }
         for (key, value) in FirebaseBody.form(components.fragment ?? "") { params[key] = value.stringValue }
         for (key, value) in FirebaseBody.form(try call.body.string("postBody") ?? "") { params[key] = value.stringValue }
         let sessionId = try call.body.string("sessionId") ?? ""

@@ -271,6 +271,11 @@ import Testing
             #expect(errorMessage(try await saml("<samlp:Response/>"))?.hasPrefix("INVALID_IDP_RESPONSE") == true)
             let opaque = try await saml(#"{"assertion":{"subject":{"nameId":"a1b2"}}}"#)
             #expect(opaque.json["email"] == "claims@example.com" && opaque.json["rawUserInfo"] == nil)
+            // A `requestUri` built by hand, a space as `+`: read as the emulator's URLSearchParams reads it.
+            let plus = try await client.send(.post, accounts("signInWithIdp"), json: [
+                "returnSecureToken": true,
+                "requestUri": "http://localhost/?providerId=saml.acme&id_token=%7B%22sub%22:%22s-2%22,%22name%22:%22Jo+Ann%22%7D"])
+            #expect(plus.status == .ok && plus.json["displayName"] == "Jo Ann", "\(plus.text)")
         }
     }
 }
