@@ -79,22 +79,12 @@ enum CognitoUsers {
         if let user = try emulator.keptUser(in: tenant, .username(pool.caseSensitive ? name : name.lowercased())) { return user }
         if let user = try emulator.user(in: tenant, id: name) { return user }
         // An alias is the one user's who has it verified; others may have it unverified (CognitoDialect.addressUniqueness).
-        if pool.aliasAttributes.contains("email"),
-           let user = try emulator.users(in: tenant, having: .email(name)).first(where: { $0.emailVerifiedAt != nil }) { return user }
-        if pool.aliasAttributes.contains("phone_number"),
-           let user = try emulator.users(in: tenant, having: .phone(name)).first(where: { $0.phoneVerifiedAt != nil }) { return user }
+        if pool.aliasAttributes.contains("email"), let user = try emulator.verifiedHolder(in: tenant, .email(name)) { return user }
+        if pool.aliasAttributes.contains("phone_number"), let user = try emulator.verifiedHolder(in: tenant, .phone(name)) { return user }
         if pool.aliasAttributes.contains("preferred_username") {
             return try emulator.usersByID(in: tenant, limit: 1, matching: UserFilter(.userMetadata("preferred_username"), value: name)).first
         }
         return nil
-    }
-
-    /// Whether `address` (an email, or a phone) is an alias of the pool's that a user other than `user` has verified.
-    static func isAliasOfAnother(_ address: String, user: User, pool: CognitoPool, emulator: Emulator) throws -> Bool {
-        let email = address.contains("@")
-        guard pool.aliasAttributes.contains(email ? "email" : "phone_number") else { return false }
-        return try emulator.users(in: pool.id, having: email ? .email(address) : .phone(address))
-            .contains { $0.id != user.id && (email ? $0.emailVerifiedAt : $0.phoneVerifiedAt) != nil }
     }
 
     /// The same, or `UserNotFoundException` (or `hiding`, for a client that hides which users exist).

@@ -137,8 +137,10 @@ enum SignUp {
         }
         guard let destination = destination(user, pool: pool) else { throw CognitoError.expiredCode }
         // Refused before the code is spent, so the app can ask the person and confirm again with ForceAliasCreation.
-        if !forcingAlias, try CognitoUsers.isAliasOfAnother(destination, user: user, pool: pool, emulator: emulator) {
-            throw CognitoError.aliasTaken(destination.contains("@") ? .email : .sms)
+        let email = destination.contains("@")
+        if !forcingAlias, pool.aliasAttributes.contains(email ? "email" : "phone_number"),
+           try emulator.verifiedHolder(in: pool.id, email ? .email(destination) : .phone(destination), otherThan: user.id) != nil {
+            throw CognitoError.aliasTaken(email ? .email : .sms)
         }
         try CognitoMailer(emulator: emulator, pool: pool).verify(.confirmSignUp, code: code, destination: destination, user: user, origin: origin)
         try markConfirmed(user, verifying: destination, emulator: emulator, origin: origin, forcingAlias: forcingAlias)

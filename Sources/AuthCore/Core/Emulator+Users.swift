@@ -131,6 +131,14 @@ extension Emulator {
         try userAndPasswordHash(in: tenant, identifier)?.user
     }
 
+    /// The user who has `identifier`'s email or phone verified (other than `userId`): where the tenant keeps verified
+    /// addresses to one user (`UniqueAddresses.whenVerified`), the one the address belongs to among those who share it.
+    public func verifiedHolder(in tenant: String, _ identifier: Identifier, otherThan userId: String = "") throws -> User? {
+        try db.withConnection { c in
+            try Accounts.verifiedHolders(c, identifier, in: tenant, otherThan: userId).first.flatMap { try Accounts.user(c, tenant: tenant, id: $0) }
+        }
+    }
+
     /// Every user an email, phone or username belongs to, oldest first: several where the tenant lets
     /// users share an address.
     public func users(in tenant: String, having identifier: Identifier) throws -> [User] {
