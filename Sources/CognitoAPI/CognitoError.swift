@@ -66,6 +66,7 @@ struct CognitoError: Error, Equatable {
     static let resetRequired = CognitoError(.passwordResetRequired, "Password reset required for the user")
     static let incorrectCredentials = CognitoError(.notAuthorized, "Incorrect username or password.")
     static let userDoesNotExist = CognitoError(.userNotFound, "User does not exist.")
+    static let usernameTaken = CognitoError(.usernameExists, "User already exists")
     /// An email or phone another user has verified as an alias, in Cognito's words for it.
     static func aliasTaken(_ channel: Channel) -> CognitoError {
         CognitoError(.aliasExists, "An account with the \(channel == .email ? "email" : "phone_number") already exists.")

@@ -88,7 +88,7 @@ enum SignUp {
         do {
             return try emulator.createUser(in: pool.id, new, origin: origin, event: event)
         } catch AuthError.invalidInput(field: "username", _) {
-            throw CognitoError(.usernameExists, "User already exists")
+            throw CognitoError.usernameTaken
         } catch AuthError.emailTaken {
             guard pool.usernameAttributes.contains("email") else { throw CognitoError.aliasTaken(.email) }
             throw CognitoError(.usernameExists, "An account with the given email already exists.")

@@ -83,20 +83,22 @@ enum UserImport {
     static func start(_ call: CognitoCall) async throws -> JSON {
         let pool = try call.pool()
         let id = try call.body.required("JobId")
-        let found = try job(id, in: pool)
         let now = call.emulator.clock.now
-        guard described(found, now: now)["Status"] == "Created" else {
-            throw CognitoError(.preconditionNotMet, "The user import job \(id) has been started already or has expired.")
-        }
-        guard let csv = found["_csv"]?.stringValue else { throw CognitoError(.preconditionNotMet, "No csv file was uploaded for \(id)") }
-        guard !pool.autoVerifiedAttributes.isEmpty else {
-            throw CognitoError(.preconditionNotMet, "The user pool must verify email or phone_number automatically (AutoVerifiedAttributes) to import users.")
+        // Started (and its file taken) in one change of the pool's settings, so two starts at once import it once.
+        let (started, csv) = try changeJob(id, in: pool.id, pools: call.pools) { job -> ([String: JSON], String) in
+            guard described(job, now: now)["Status"] == "Created" else {
+                throw CognitoError(.preconditionNotMet, "The user import job \(id) has been started already or has expired.")
+            }
+            guard let csv = job["_csv"]?.stringValue else { throw CognitoError(.preconditionNotMet, "No csv file was uploaded for \(id)") }
+            guard !pool.autoVerifiedAttributes.isEmpty else {
+                throw CognitoError(.preconditionNotMet, "The user pool must verify email or phone_number automatically (AutoVerifiedAttributes) to import users.")
+            }
+            job["Status"] = "Pending"
+            job["StartDate"] = .double(now.timeIntervalSince1970)
+            job.removeValue(forKey: "_csv")
+            return (job, csv)
         }
         let outcome = try await UserImportFile(pool: pool, call: call).run(csv)
-        var started = found
-        started["Status"] = "Pending"
-        started["StartDate"] = .double(now.timeIntervalSince1970)
-        started.removeValue(forKey: "_csv")
         var finished = started
         finished["ImportedUsers"] = .int(outcome.imported)
         finished["SkippedUsers"] = .int(outcome.skipped)
@@ -105,7 +107,7 @@ enum UserImport {
         finished["CompletionDate"] = .double(now.timeIntervalSince1970)
         finished["CompletionMessage"] = .string(outcome.jobFailed ?? (finished["Status"] == "Succeeded"
             ? "Import Job Completed Successfully." : "Too many users have failed or been skipped during the import."))
-        try replace(finished, in: pool.id, call: call)
+        try changeJob(id, in: pool.id, pools: call.pools) { $0 = finished }
         call.emulator.record(.importFinished, tenant: pool.id, origin: call.origin, detail: [
             "job_id": .string(id), "status": finished["Status"] ?? .null, "imported": .int(outcome.imported), "skipped": .int(outcome.skipped),
             "failed": .int(outcome.failed), "log": .array(outcome.log.map(JSON.string))])
@@ -147,11 +149,12 @@ enum UserImport {
         } catch {
             return s3Error("IncompleteBody", "You did not provide the number of bytes specified by the Content-Length HTTP header", status: .badRequest)
         }
-        let pool = try pools.pool(poolId)
-        var found = try job(id, in: pool)
-        guard found["Status"] == "Created" else { return s3Error("AccessDenied", "Access Denied") }
-        found["_csv"] = .string(String(decoding: body.readableBytesView, as: UTF8.self))
-        try pools.update(poolId) { settings in settings[jobsKey] = .array(replaced(found, in: settings)) }
+        let taken = try changeJob(id, in: poolId, pools: pools) { job -> Bool in
+            guard job["Status"] == "Created" else { return false }
+            job["_csv"] = .string(String(decoding: body.readableBytesView, as: UTF8.self))
+            return true
+        }
+        guard taken else { return s3Error("AccessDenied", "Access Denied") }
         return Response(status: .ok, headers: [.eTag: "\"\(Insecure.MD5.hash(data: Array(body.readableBytesView)).hex)\""])
     }
 
@@ -171,12 +174,19 @@ enum UserImport {
         return job
     }
 
-    private static func replaced(_ job: [String: JSON], in settings: [String: JSON]) -> [JSON] {
-        (settings[jobsKey]?.arrayValue ?? []).map { $0["JobId"] == job["JobId"] ? .object(job) : $0 }
-    }
-
-    private static func replace(_ job: [String: JSON], in poolId: String, call: CognitoCall) throws {
-        try call.pools.update(poolId) { settings in settings[jobsKey] = .array(replaced(job, in: settings)) }
+    /// Changes job `id` as it is in the pool's settings while the store is held (`CognitoPools.update`): a start, an
+    /// upload or a finish made at once each sees the others'.
+    @discardableResult
+    private static func changeJob<T>(_ id: String, in poolId: String, pools: CognitoPools, _ change: (inout [String: JSON]) throws -> T) throws -> T {
+        try pools.update(poolId) { settings in
+            var jobs = (settings[jobsKey]?.arrayValue ?? []).compactMap(\.objectValue)
+            guard let index = jobs.firstIndex(where: { $0["JobId"]?.stringValue == id }) else {
+                throw CognitoError(.resourceNotFound, "The user import job \(id) does not exist.")
+            }
+            let result = try change(&jobs[index])
+            settings[jobsKey] = .array(jobs.map(JSON.object))
+            return result
+        }
     }
 
     /// The `UserImportJobType` AWS answers: what is set, without the file; a job left unstarted for a day `Expired`.

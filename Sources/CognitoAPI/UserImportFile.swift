@@ -112,7 +112,7 @@ struct UserImportFile {
         }
         do {
             _ = try SignUp.create(new, pool: pool, emulator: emulator, origin: call.origin, event: .userCreated)
-        } catch let error as CognitoError where error.kind == .usernameExists && error.message == "User already exists" {
+        } catch let error as CognitoError where error == .usernameTaken {
             return false
         }
         return true

@@ -30,7 +30,7 @@ extension FirebaseDialect {
             var blocking = config["blockingFunctions"]?.objectValue ?? [:]
             var triggers = blocking["triggers"]?.objectValue ?? [:]
             if let hook {
-                guard let uri = hook["uri"]?.stringValue, BlockingFunctions.Config.isAbsolute(uri) else {
+                guard let uri = hook["uri"]?.stringValue, RedirectURL.isWeb(uri) else {
                     throw AuthError.invalidInput(field: "uri", reason: "must be an absolute http(s) URI with a host")
                 }
                 triggers[point] = ["functionUri": .string(uri)]

@@ -48,14 +48,12 @@ enum BlockingFunctions {
             guard case .object(let triggers)? = json["triggers"] else { return nil }
             for (event, trigger) in triggers.sorted(by: { $0.key < $1.key }) {
                 guard Event(rawValue: event) != nil else { return "((Event type is invalid.))" }
-                guard let uri = trigger["functionUri"]?.stringValue, isAbsolute(uri) else {
+                guard let uri = trigger["functionUri"]?.stringValue, RedirectURL.isWeb(uri) else {
                     return "((Expected an absolute URI with valid scheme and host.))"
                 }
             }
             return nil
         }
-
-        static func isAbsolute(_ uri: String) -> Bool { RedirectURL.isWeb(uri) }
     }
 
     /// How the user is signing in, as the event tells the function.

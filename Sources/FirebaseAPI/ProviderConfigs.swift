@@ -2,6 +2,7 @@ import AuthCore
 import Foundation
 import HTTPSupport
 import Hummingbird
+import IdentityProviders
 
 /// Identity Platform's OIDC and SAML provider configurations (`/v2/projects/{p}[/tenants/{t}]/oauthIdpConfigs` and
 /// `…/inboundSamlConfigs`), as the Admin SDKs' `createProviderConfig`, `getProviderConfig`, `updateProviderConfig`,
@@ -125,11 +126,8 @@ enum ProviderConfigs {
     /// the sign-in goes there, as Identity Platform goes to the configured issuer.
     static func fakeProviderId(for providerId: String, in scope: FirebaseScope, emulator: Emulator) throws -> String? {
         guard Kind.of(providerId: providerId) == .oidc, let tenant = try emulator.tenant(scope.coreTenant),
-              let issuer = entries(tenant.settings).first(where: { $0.id == providerId })?.config["issuer"]?.stringValue,
-              let path = URL(string: issuer)?.path else { return nil }
-        let parts = path.split(separator: "/")
-        guard parts.count == 3, parts[0] == "_emu", parts[1] == "idp" else { return nil }
-        return String(parts[2])
+              let issuer = entries(tenant.settings).first(where: { $0.id == providerId })?.config["issuer"]?.stringValue else { return nil }
+        return FakeProvider.id(inBaseURL: issuer)
     }
 
     // MARK: Reading and checking
@@ -194,7 +192,7 @@ enum ProviderConfigs {
         case .oidc:
             guard let clientId = config["clientId"]?.stringValue, !clientId.isEmpty else { throw FirebaseError(.missingOAuthClientID) }
             guard let issuer = config["issuer"]?.stringValue, !issuer.isEmpty else { throw FirebaseError(.missingIssuer) }
-            guard isURL(issuer) else { throw FirebaseError(.invalidConfig, "issuer must be an http or https URL") }
+            guard RedirectURL.isWeb(issuer) else { throw FirebaseError(.invalidConfig, "issuer must be an http or https URL") }
             // One response type, the ID token unless the code is asked for; the code flow needs the client's secret.
             let responseType = config["responseType"]?.objectValue ?? [:]
             let code = responseType["code"]?.boolValue ?? false, idToken = responseType["idToken"]?.boolValue ?? !code
@@ -206,20 +204,17 @@ enum ProviderConfigs {
         case .saml:
             let idp = config["idpConfig"]?.objectValue ?? [:], sp = config["spConfig"]?.objectValue ?? [:]
             guard let entity = idp["idpEntityId"]?.stringValue, !entity.isEmpty else { throw FirebaseError(.invalidConfig, "idpConfig.idpEntityId is required") }
-            guard let sso = idp["ssoUrl"]?.stringValue, isURL(sso) else { throw FirebaseError(.invalidConfig, "idpConfig.ssoUrl must be an http or https URL") }
+            guard let sso = idp["ssoUrl"]?.stringValue, RedirectURL.isWeb(sso) else { throw FirebaseError(.invalidConfig, "idpConfig.ssoUrl must be an http or https URL") }
             let certificates = idp["idpCertificates"]?.arrayValue ?? []
             guard !certificates.isEmpty, certificates.allSatisfy({ $0["x509Certificate"]?.stringValue?.isEmpty == false }) else {
                 throw FirebaseError(.invalidConfig, "idpConfig.idpCertificates must hold at least one x509Certificate")
             }
-            guard sp["spEntityId"]?.stringValue?.isEmpty == false, let callback = sp["callbackUri"]?.stringValue, isURL(callback) else {
+            guard sp["spEntityId"]?.stringValue?.isEmpty == false, let callback = sp["callbackUri"]?.stringValue, RedirectURL.isWeb(callback) else {
                 throw FirebaseError(.missingSAMLRelyingPartyConfig)
             }
         }
         return config
     }
-
-    /// An http or https URL with a host, read as a browser would read it.
-    private static func isURL(_ text: String) -> Bool { RedirectURL(text)?.isWeb == true }
 
     /// The v2 resource: its `name`, then what is set (Identity Platform leaves out false and empty fields).
     static func resource(_ id: String, _ config: [String: JSON], _ kind: Kind, project: String, tenant: String?) -> JSON {

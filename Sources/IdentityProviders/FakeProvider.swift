@@ -34,6 +34,14 @@ public struct FakeProvider: Sendable {
     /// Where the provider's endpoints are on this server.
     public func baseURL(_ serverURL: String) -> String { "\(serverURL)/_emu/idp/\(id)" }
 
+    /// `{id}` of a `baseURL` (`…/_emu/idp/{id}`): the fake provider an issuer configured elsewhere names.
+    public static func id(inBaseURL url: String) -> String? {
+        guard let path = URL(string: url)?.path else { return nil }
+        let parts = path.split(separator: "/")
+        guard parts.count == 3, parts[0] == "_emu", parts[1] == "idp" else { return nil }
+        return String(parts[2])
+    }
+
     /// A subject as the provider writes them: Google's 21 digits, Apple's `000123.<32 hex>.0123`, a UUID.
     func newSubject(_ generator: Generator) -> String {
         switch kind {
