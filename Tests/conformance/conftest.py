@@ -2,7 +2,6 @@
 import json
 import os
 import pathlib
-import subprocess
 import sys
 import urllib.parse
 from html.parser import HTMLParser
@@ -79,6 +78,39 @@ def start_fauxth():
     yield start
     for instance in started:
         instance.stop()
+
+
+# --- Headless Chromium -------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def chromium_temp(tmp_path_factory):
+    """Chromium's temporary files in a folder of pytest's, which keeps only its last few runs: in /tmp, each quit
+    browser left a singleton-socket folder behind (about fifty a run)."""
+    return tmp_path_factory.mktemp("chromium")
+
+
+def start_chromium(temp, *arguments, capabilities=None):
+    """A headless Chromium driven through chromedriver, its temporary files under `temp`."""
+    import shutil
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", *arguments):
+        options.add_argument(argument)
+    for name, value in (capabilities or {}).items():
+        options.set_capability(name, value)
+    if shutil.which("chromium"):
+        options.binary_location = shutil.which("chromium")
+    # chromedriver and the browser it starts make their profile and socket folders in TMPDIR.
+    service = Service(shutil.which("chromedriver"), env={**os.environ, "TMPDIR": str(temp)})
+    return webdriver.Chrome(service=service, options=options)
+
+
+@pytest.fixture
+def browser(chromium_temp):
+    driver = start_chromium(chromium_temp)
+    yield driver
+    driver.quit()
 
 
 # --- HTML forms and URLs -----------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ from pycognito import Cognito
 from pycognito.exceptions import SoftwareTokenMFAChallengeException
 
 from conftest import COGNITO_PASSWORD, cognito_email, hosted_ui_client, hosted_ui_sign_in
-from test_supabase_oauth_server import browser  # noqa: F401 (the headless Chromium fixture)
 
 SMS_CONFIG = {"SnsCallerArn": "arn:aws:iam::123456789012:role/fauxth-sms", "ExternalId": "fauxth"}
 
@@ -165,7 +164,7 @@ def test_an_mfa_required_pool_makes_a_new_user_set_up_totp_with_the_session(cogn
     assert cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)["UserMFASettingList"] == ["SOFTWARE_TOKEN_MFA"]
 
 
-def test_chromium_sets_up_an_authenticator_on_the_hosted_ui_when_the_pool_requires_mfa(cognito, browser):  # noqa: F811
+def test_chromium_sets_up_an_authenticator_on_the_hosted_ui_when_the_pool_requires_mfa(cognito, browser):
     """A pool that requires MFA and a user without any: Cognito's hosted UI has them add an authenticator app (a QR code
     and its key) and asks for its first code before it sends the browser back with an authorization code."""
     import requests

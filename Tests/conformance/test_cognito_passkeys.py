@@ -3,10 +3,8 @@ ListWebAuthnCredentials, DeleteWebAuthnCredential, and USER_AUTH's WEB_AUTHN fir
 authenticator (the control API) plays the browser; the WebAuthn rules are the core's, shared with Supabase."""
 import json
 
-import pytest
 
 from conftest import COGNITO_PASSWORD, COGNITO_POLICY, cognito_email, hosted_ui_client, hosted_ui_sign_in
-from test_supabase_oauth_server import browser  # noqa: F401 (the headless Chromium fixture)
 
 RP_ID = "localhost"
 
@@ -111,7 +109,7 @@ def test_a_pool_without_web_authn_refuses_registration(cognito):
     assert cognito.fails("start_web_authn_registration", AccessToken=access)["Code"] == "WebAuthnNotEnabledException"
 
 
-def test_chromium_adds_a_passkey_on_the_hosted_ui_and_signs_in_with_it(cognito, browser):  # noqa: F811
+def test_chromium_adds_a_passkey_on_the_hosted_ui_and_signs_in_with_it(cognito, browser):
     """The hosted UI's passkey pages with Chromium's own virtual authenticator (WebDriver's WebAuthn commands): sign in
     with the password, add a passkey at /passkeys/add, then sign in with only the username and the passkey."""
     import urllib.parse

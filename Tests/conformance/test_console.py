@@ -1,26 +1,10 @@
 """The inbox page in a real headless Chromium against a running binary."""
-import shutil
 
 import pytest
 import requests
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
-
-
-@pytest.fixture
-def browser():
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
-        options.add_argument(argument)
-    chromium = shutil.which("chromium")
-    if chromium:
-        options.binary_location = chromium
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    yield driver
-    driver.quit()
 
 
 def test_a_new_message_appears_live_with_its_code(fauxth, browser):

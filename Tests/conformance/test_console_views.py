@@ -2,21 +2,16 @@
 against the emulator's state and the official SDKs, with a screenshot of every view in light and dark saved as an
 artifact (.build/console-screenshots/)."""
 import json
-import pathlib
-import shutil
-import urllib.parse
 
 import pytest
 import requests
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from supabase import create_client
 from supabase_auth.errors import AuthApiError, AuthError
 
-from conftest import ROOT, jwt_claims
+from conftest import ROOT, jwt_claims, start_chromium
 
 ANON_KEY = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9."
@@ -28,15 +23,9 @@ VIEWS = ["inbox", "deeplinks", "users", "sessions", "events", "faults", "clock",
 
 
 @pytest.fixture
-def browser():
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,860"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    chromium = shutil.which("chromium")
-    if chromium:
-        options.binary_location = chromium
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+def browser(chromium_temp):
+    """Chromium at a desktop size, failing the test if the console logged an error."""
+    driver = start_chromium(chromium_temp, "--window-size=1280,860", capabilities={"goog:loggingPrefs": {"browser": "ALL"}})
     yield driver
     errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
     driver.quit()

@@ -4,7 +4,6 @@ consent page by a form post, by headless Chromium, and through the control API."
 import base64
 import hashlib
 import secrets
-import shutil
 import urllib.parse
 
 import jwt
@@ -178,20 +177,6 @@ def test_the_consent_page_as_a_form(oauth_project):
     assert answer.status_code == 303
     code = query(answer.headers["Location"])["code"]
     assert exchange(fauxth, created.client_id, created.client_secret, code, verifier).status_code == 200
-
-
-@pytest.fixture
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
-        options.add_argument(argument)
-    if shutil.which("chromium"):
-        options.binary_location = shutil.which("chromium")
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    yield driver
-    driver.quit()
 
 
 def test_a_tester_clicks_approve_in_chromium(oauth_project, browser):

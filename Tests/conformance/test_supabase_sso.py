@@ -20,7 +20,6 @@ from supabase import ClientOptions, create_client
 
 from conftest import Forms, query
 from test_supabase_admin import SERVICE_ROLE_KEY
-from test_supabase_oauth_server import browser  # noqa: F401 (the headless Chromium fixture)
 from test_supabase_slice import ANON_KEY
 
 SITE = "http://localhost:3000"
@@ -163,7 +162,7 @@ def test_sign_in_with_sso_pkce_flow(sso):
     assert session.user.email == "sam@acme.test" and session.user.is_sso_user is True
 
 
-def test_a_tester_signs_in_on_the_idp_page_in_chromium(sso, browser):  # noqa: F811
+def test_a_tester_signs_in_on_the_idp_page_in_chromium(sso, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
