@@ -21,7 +21,10 @@ enum ClientAdmin {
         if try call.body.bool("GenerateSecret") == true { client["ClientSecret"] = .string(call.emulator.generator.lowerAlphanumeric(51)) }
         client["CreationDate"] = .double(now)
         let stored = client
-        try call.pools.update(poolId) { settings in settings["clients"] = .array((settings["clients"]?.arrayValue ?? []) + [.object(stored)]) }
+        try call.pools.update(poolId) { settings in
+            settings["clients"] = .array((settings["clients"]?.arrayValue ?? []) + [.object(stored)])
+            try PoolResources.checkIdPInitiatedClients(settings)
+        }
         return ["UserPoolClient": describeJSON(stored, poolId: poolId)]
     }
 
@@ -102,6 +105,7 @@ enum ClientAdmin {
             client["LastModifiedDate"] = .double(call.emulator.clock.now.timeIntervalSince1970)
             clients[index] = client
             settings["clients"] = .array(clients.map(JSON.object))
+            try PoolResources.checkIdPInitiatedClients(settings)
             return client
         }
         return ["UserPoolClient": describeJSON(updated, poolId: poolId)]

@@ -10,7 +10,9 @@ import IdentityProviders
 /// the IdP posts its Response to `/saml2/idpresponse`. The core checks it (signature by a certificate of the
 /// provider's metadata, audience, recipient, time window, `InResponseTo`, replay), and the assertion's NameID
 /// becomes a user named as Cognito names them (`<ProviderName>_<NameID>`), its attributes mapped by the
-/// provider's `AttributeMapping` (pool attribute → SAML attribute name).
+/// provider's `AttributeMapping` (pool attribute → SAML attribute name). A provider with `IDPInit` "true" also
+/// signs people in from the IdP's side (IdP-initiated): the answer comes unasked, with the authorization request's
+/// parameters as its `RelayState`.
 extension HostedUI {
     /// The service provider Cognito presents to every SAML IdP of a pool.
     static func samlAudience(_ pool: CognitoPool) -> String { "urn:amazon:cognito:sp:\(pool.id)" }
@@ -50,36 +52,74 @@ extension HostedUI {
         return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
     }
 
-    /// `POST /saml2/idpresponse`: the IdP's answer. A request that is unknown, expired or already answered is
-    /// a page for the person; anything wrong with the answer goes back to the app as an OAuth error.
+    /// How long after it was issued Cognito takes an IdP-initiated answer.
+    static let idpInitiatedMaxAge: TimeInterval = 360
+
+    /// `POST /saml2/idpresponse`: the IdP's answer to a request the hosted UI sent, which its `RelayState` names, or
+    /// an IdP-initiated sign-in, whose `RelayState` carries what `/oauth2/authorize` would have been given. A request
+    /// that is unknown, expired or already answered is a page for the person; anything wrong with the answer goes
+    /// back to the app as an OAuth error.
     func samlResponse(_ call: HostedUICall) async throws -> Response {
         let form = try call.form()
-        guard let relay = form["RelayState"], let pending = try emulator.takeSAMLRequest(id: relay),
-              pending.expiresAt > emulator.clock.now else {
-            return pages.error("This sign-in has expired or was already used. Start it again from the app.")
+        let relay = form["RelayState"] ?? ""
+        if !relay.isEmpty, let pending = try emulator.takeSAMLRequest(id: relay) {
+            guard pending.expiresAt > emulator.clock.now else { return pages.error(Self.spentSAMLRequest) }
+            let a: Authorization
+            do {
+                a = try validate(AuthorizeRequest(FormBody.decode(pending.data["query"]?.stringValue ?? "")), baseURL: call.request.baseURL)
+            } catch let refusal as Refusal {
+                return render(refusal)
+            }
+            guard a.pool.id == pending.tenant else { return render(Self.failure(a, "invalid_request", Self.noSuchProvider(pending.providerId))) }
+            return try await signIn(form, a, provider: pending.providerId, answering: pending.requestId, call)
+        }
+        // Not a request of ours: an IdP-initiated sign-in names its client, callback and provider as an authorization
+        // request does (AWS: "A RelayState parameter is required"). A bare token is a request spent or never made.
+        let oauth = AuthorizeRequest(FormBody.decode(relay))
+        guard oauth["client_id"] != nil else {
+            return pages.error(relay.isEmpty || relay.contains("=") ? Self.invalidSAMLAnswer : Self.spentSAMLRequest)
         }
         let a: Authorization
         do {
-            a = try validate(AuthorizeRequest(FormBody.decode(pending.data["query"]?.stringValue ?? "")), baseURL: call.request.baseURL)
+            a = try validate(oauth, baseURL: call.request.baseURL)
         } catch let refusal as Refusal {
             return render(refusal)
         }
+        guard let provider = a.identityProvider else { return render(Self.failure(a, "invalid_request", Self.invalidSAMLAnswer)) }
+        return try await signIn(form, a, provider: provider, answering: nil, call)
+    }
+
+    static let spentSAMLRequest = "This sign-in has expired or was already used. Start it again from the app."
+    /// What people saw when an IdP posted an answer Cognito could not place (an Okta tile without IdP-initiated
+    /// sign-in turned on, 2024 reports).
+    static let invalidSAMLAnswer = "Invalid samlResponse or relayState from identity provider"
+    static func noSuchProvider(_ name: String) -> String { "The identity provider \(name) does not exist in the user pool." }
+
+    /// The answer checked (for the request `answering`, or IdP-initiated when nil) and its NameID signed in.
+    private func signIn(_ form: [String: String], _ a: Authorization, provider providerName: String, answering requestId: String?,
+                        _ call: HostedUICall) async throws -> Response {
         func fail(_ error: String, _ description: String) -> Response { render(Self.failure(a, error, description)) }
-        guard a.pool.id == pending.tenant, let idp = identityProvider(named: pending.providerId, pool: a.pool) else {
-            return fail("invalid_request", "The identity provider \(pending.providerId) does not exist in the user pool.")
+        guard let idp = identityProvider(named: providerName, pool: a.pool), idp["ProviderType"]?.stringValue == "SAML" else {
+            return fail("invalid_request", Self.noSuchProvider(providerName))
+        }
+        // IdP-initiated answers only for a provider that allows them (`IDPInit`).
+        guard requestId != nil || idp["ProviderDetails"]?["IDPInit"]?.stringValue?.lowercased() == "true" else {
+            return fail("invalid_request", Self.invalidSAMLAnswer)
         }
         guard let encoded = form["SAMLResponse"], let xml = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters).map(Array.init) else {
-            return fail("invalid_request", "Invalid samlResponse or relayState from identity provider")
+            return fail("invalid_request", Self.invalidSAMLAnswer)
         }
         let assertion: SAMLAssertion
         do {
             let metadata = try samlMetadata(idp)
+            // An IdP-initiated answer must answer no request (no InResponseTo) and be at most six minutes old.
             assertion = try emulator.acceptSAMLResponse(in: a.pool.id, xml: xml, expecting: SAMLExpectation(
                 idpEntityID: metadata.entityID, trustedCertificates: metadata.signingCertificates, spEntityID: Self.samlAudience(a.pool),
-                acsURL: Self.samlACS(call.request.baseURL), inResponseTo: [pending.requestId], allowUnsolicited: false, now: emulator.clock.now))
+                acsURL: Self.samlACS(call.request.baseURL), inResponseTo: requestId.map { [$0] } ?? [], allowUnsolicited: requestId == nil,
+                maxAge: requestId == nil ? Self.idpInitiatedMaxAge : nil, now: emulator.clock.now))
         } catch let error as SAMLError {
             emulator.record(.signInFailed, tenant: a.pool.id, origin: call.origin, detail: [
-                "method": "saml", "provider": .string(pending.providerId), "reason": .string(error.reason),
+                "method": "saml", "provider": .string(providerName), "reason": .string(error.reason),
             ])
             return fail("invalid_request", "Invalid SAML response received: \(error.reason)")
         } catch let error as CognitoError {

@@ -47,6 +47,8 @@ enum PoolResources {
         var create, describe, update, list: CognitoAction
         var notFound: @Sendable (_ name: String) -> CognitoError
         var taken: @Sendable (_ name: String, _ poolId: String) -> CognitoError
+        /// A rule the pool's settings must keep after a create or an update.
+        var check: @Sendable (_ settings: [String: JSON]) throws -> Void = { _ in }
     }
 
     /// Resource servers: `Identifier`, `Name`, `Scopes`. A taken identifier is InvalidParameterException
@@ -63,7 +65,25 @@ enum PoolResources {
         settable: ["ProviderName", "ProviderType", "ProviderDetails", "AttributeMapping", "IdpIdentifiers"], paging: .identityProviders,
         create: .createIdentityProvider, describe: .describeIdentityProvider, update: .updateIdentityProvider, list: .listIdentityProviders,
         notFound: { CognitoError(.resourceNotFound, "Identity provider \($0) does not exist.") },
-        taken: { name, _ in CognitoError(.duplicateProvider, "IdentityProvider \(name) already exists.") })
+        taken: { name, _ in CognitoError(.duplicateProvider, "IdentityProvider \(name) already exists.") },
+        check: checkIdPInitiatedClients)
+
+    /// AWS: an app client that supports a SAML provider with IdP-initiated sign-in (`IDPInit`) can support only SAML
+    /// providers, not the pool's own users (`COGNITO`) nor a social or OIDC provider. Checked on what a change to a
+    /// client or a provider leaves; AWS documents the rule, not its message.
+    static func checkIdPInitiatedClients(_ settings: [String: JSON]) throws {
+        let providers = (settings["identity_providers"]?.arrayValue ?? []).compactMap(\.objectValue).filter { $0["ProviderType"]?.stringValue == "SAML" }
+        let saml = Set(providers.compactMap { $0["ProviderName"]?.stringValue })
+        let idpInitiated = Set(providers.filter { $0["ProviderDetails"]?["IDPInit"]?.stringValue?.lowercased() == "true" }.compactMap { $0["ProviderName"]?.stringValue })
+        for client in (settings["clients"]?.arrayValue ?? []).compactMap(\.objectValue) {
+            let supported = (client["SupportedIdentityProviders"]?.arrayValue ?? []).compactMap(\.stringValue)
+            guard let initiated = supported.first(where: idpInitiated.contains) else { continue }
+            let others = supported.filter { !saml.contains($0) }
+            guard others.isEmpty else {
+                throw CognitoError.invalid("App client \(client["ClientId"]?.stringValue ?? "") supports \(initiated), a SAML provider with IdP-initiated sign-in (IDPInit), so it can support only SAML providers, not \(others.joined(separator: ", ")).")
+            }
+        }
+    }
 
     static func resourceServer(_ call: CognitoCall) async throws -> JSON { try collection(call, resourceServers) }
 
@@ -139,6 +159,7 @@ enum PoolResources {
                 return [:]
             }
             settings[kind.key] = .array(items.map(JSON.object))
+            if call.action != kind.describe { try kind.check(settings) }
             item["UserPoolId"] = .string(poolId)
             return [kind.shape: .object(item)]
         }

@@ -107,6 +107,18 @@ struct SAMLResponseTests {
         Self.expectRefusal(.inResponseTo, "", try Self.builder().build(), Self.expectation { $0.allowUnsolicited = true; $0.inResponseTo = [] })
     }
 
+    /// A maximum age (Cognito's six minutes for IdP-initiated answers) counts from the Assertion's IssueInstant, with the
+    /// clock skew allowed, however long the Assertion itself says it is good for.
+    @Test func aMaximumAgeCountsFromIssueInstant() throws {
+        let xml = try Self.builder { $0.inResponseTo = nil; $0.notOnOrAfter = F.issued.addingTimeInterval(3_600) }.build()
+        func at(_ seconds: TimeInterval) -> SAMLExpectation {
+            Self.expectation { $0.allowUnsolicited = true; $0.inResponseTo = []; $0.maxAge = 360; $0.clockSkew = 0; $0.now = F.issued.addingTimeInterval(seconds) }
+        }
+        #expect(throws: Never.self) { try Self.validate(xml, at(359)) }
+        Self.expectRefusal(.expired, "issued at 2026-01-01T00:00:00Z, more than 360 s before now", xml, at(360))
+        #expect(throws: Never.self) { try Self.validate(xml, Self.expectation { $0.allowUnsolicited = true; $0.inResponseTo = []; $0.now = F.issued.addingTimeInterval(3_000) }) }
+    }
+
     @Test func failureStatusesCarryCodeAndMessage() throws {
         let xml = try Self.builder { $0.statusCode = SAMLStatusCode.authnFailed; $0.statusMessage = "wrong password" }.build()
         #expect(xml.contains(#"<samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Responder"><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:AuthnFailed">"#))

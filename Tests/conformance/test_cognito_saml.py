@@ -98,3 +98,55 @@ def test_create_identity_provider_checks_saml_metadata(cognito):
     metadata = requests.get(idp["metadata_url"], timeout=30).text
     cognito.idp.create_identity_provider(UserPoolId=COGNITO_POOL, ProviderName="Globex", ProviderType="SAML",
                                          ProviderDetails={"MetadataFile": metadata})
+
+
+def idp_initiated(cognito, idp, relay_state, account="acme-0001"):
+    """A sign-in started on the IdP's side (its app tile): the fake IdP's answer, posted unasked to /saml2/idpresponse
+    with `relay_state` as its RelayState; the answer and what was posted."""
+    page = requests.get(idp["metadata_url"].replace("/metadata", "/sso"), timeout=30, params={
+        "acs": f"{cognito.url}/saml2/idpresponse", "audience": f"urn:amazon:cognito:sp:{COGNITO_POOL}",
+        "RelayState": relay_state, "fauxth_account": account})
+    [posting] = Forms(page.text).forms
+    assert posting["action"] == f"{cognito.url}/saml2/idpresponse"
+    return requests.post(posting["action"], data=posting["fields"], allow_redirects=False, timeout=30), posting
+
+
+def test_idp_initiated_sign_in_is_for_providers_with_idpinit_on_clients_that_only_federate_with_saml(cognito):
+    idp = saml_provider(cognito)
+    details = {"MetadataURL": idp["metadata_url"], "IDPInit": "true"}
+    relay_state = urllib.parse.urlencode({"identity_provider": "AcmeSAML", "client_id": COGNITO_CLIENT, "redirect_uri": REDIRECT,
+                                          "response_type": "code", "scope": "openid email"})
+    # Before IDPInit, an unasked answer is refused, back to the app.
+    back, _ = idp_initiated(cognito, idp, relay_state)
+    assert back.status_code == 302 and back.headers["Location"].startswith(REDIRECT + "?"), back.text
+    assert query(back.headers["Location"])["error_description"] == "Invalid samlResponse or relayState from identity provider"
+    # The seed's client also signs the pool's own users in (COGNITO), which IdP-initiated sign-in rules out (AWS).
+    refused = cognito.fails("update_identity_provider", UserPoolId=COGNITO_POOL, ProviderName="AcmeSAML", ProviderDetails=details)
+    assert refused["Code"] == "InvalidParameterException" and "COGNITO" in refused["Message"]
+    client = cognito.idp.describe_user_pool_client(UserPoolId=COGNITO_POOL, ClientId=COGNITO_CLIENT)["UserPoolClient"]
+    kept = {k: client[k] for k in ("CallbackURLs", "AllowedOAuthFlows", "AllowedOAuthScopes", "AllowedOAuthFlowsUserPoolClient",
+                                   "ExplicitAuthFlows", "LogoutURLs") if k in client}
+    cognito.idp.update_user_pool_client(UserPoolId=COGNITO_POOL, ClientId=COGNITO_CLIENT, SupportedIdentityProviders=["AcmeSAML"], **kept)
+    cognito.idp.update_identity_provider(UserPoolId=COGNITO_POOL, ProviderName="AcmeSAML", ProviderDetails=details)
+    described = cognito.idp.describe_identity_provider(UserPoolId=COGNITO_POOL, ProviderName="AcmeSAML")["IdentityProvider"]
+    assert described["ProviderDetails"]["IDPInit"] == "true"
+    back_again = cognito.fails("update_user_pool_client", UserPoolId=COGNITO_POOL, ClientId=COGNITO_CLIENT,
+                               SupportedIdentityProviders=["AcmeSAML", "COGNITO"], **kept)
+    assert back_again["Code"] == "InvalidParameterException"
+
+    # Now the IdP's tile signs in: a code on the callback (no PKCE, as the app never asked), tokens for the federated user.
+    back, posting = idp_initiated(cognito, idp, relay_state + "&state=from-the-tile")
+    assert back.status_code == 302, back.text
+    location = back.headers["Location"]
+    assert location.startswith(REDIRECT + "?") and query(location)["state"] == "from-the-tile"
+    identity = cognito.verify(exchange(cognito, location, None)["id_token"], "id")
+    assert identity["cognito:username"] == "acmesaml_sam@acme.test" and identity["email"] == "sam@acme.test"
+    # The same assertion twice is a replay.
+    replay = requests.post(posting["action"], data=posting["fields"], allow_redirects=False, timeout=30)
+    assert "already used" in query(replay.headers["Location"])["error_description"]
+    # The RelayState is what /oauth2/authorize would check: a callback the client does not list is a page, never a redirect.
+    outside, _ = idp_initiated(cognito, idp, relay_state.replace(urllib.parse.quote_plus(REDIRECT), urllib.parse.quote_plus("https://evil.example/")))
+    assert outside.status_code == 400 and "redirect_mismatch" in outside.text
+    # No RelayState at all: AWS requires one.
+    bare, _ = idp_initiated(cognito, idp, "")
+    assert bare.status_code == 400 and "Invalid samlResponse or relayState" in bare.text

@@ -16,6 +16,9 @@ public struct SAMLExpectation: Sendable {
     public var inResponseTo: [String]
     /// Whether IdP-initiated sign-in (a Response answering no request) is accepted.
     public var allowUnsolicited: Bool
+    /// How long after its IssueInstant the Assertion is accepted, beside its own validity window; nil for no such
+    /// limit. Cognito gives IdP-initiated answers six minutes.
+    public var maxAge: TimeInterval?
     /// The emulator clock's now.
     public var now: Date
     /// Leeway for clocks that disagree, in seconds: 180 by default, as crewjam/saml (GoTrue's SAML
@@ -26,13 +29,15 @@ public struct SAMLExpectation: Sendable {
     public var requireSignedAssertion: Bool
 
     public init(idpEntityID: String, trustedCertificates: [[UInt8]], spEntityID: String, acsURL: String, inResponseTo: [String] = [],
-                allowUnsolicited: Bool = false, now: Date, clockSkew: TimeInterval = 180, requireSignedAssertion: Bool = true) {
+                allowUnsolicited: Bool = false, maxAge: TimeInterval? = nil, now: Date, clockSkew: TimeInterval = 180,
+                requireSignedAssertion: Bool = true) {
         self.idpEntityID = idpEntityID
         self.trustedCertificates = trustedCertificates
         self.spEntityID = spEntityID
         self.acsURL = acsURL
         self.inResponseTo = inResponseTo
         self.allowUnsolicited = allowUnsolicited
+        self.maxAge = maxAge
         self.now = now
         self.clockSkew = clockSkew
         self.requireSignedAssertion = requireSignedAssertion

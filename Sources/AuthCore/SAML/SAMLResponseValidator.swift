@@ -139,6 +139,12 @@ private struct ResponseCheck {
             throw SAMLError(.malformed, "the Assertion has no Issuer")
         }
         try checkIssuer(issuer, of: "Assertion")
+        if let maxAge = expectation.maxAge {
+            guard let issued = try time(assertion, "IssueInstant") else { throw SAMLError(.malformed, "the Assertion has no IssueInstant") }
+            guard issued.addingTimeInterval(maxAge) > earliest else {
+                throw SAMLError(.expired, "the Assertion was issued at \(SAMLTime.string(from: issued)), more than \(Int(maxAge)) s before now (\(SAMLTime.string(from: expectation.now)), \(Int(expectation.clockSkew)) s skew allowed)")
+            }
+        }
         guard let subject = assertion.firstChild(named: "Subject", namespace: SAMLNamespace.assertion) else {
             throw SAMLError(.malformed, "the Assertion has no Subject")
         }
