@@ -13,7 +13,7 @@ enum CognitoAction: String, CaseIterable, Sendable {
     case getUserAttributeVerificationCode = "GetUserAttributeVerificationCode", verifyUserAttribute = "VerifyUserAttribute"
     case globalSignOut = "GlobalSignOut", revokeToken = "RevokeToken", deleteUser = "DeleteUser"
     case associateSoftwareToken = "AssociateSoftwareToken", verifySoftwareToken = "VerifySoftwareToken"
-    case setUserMFAPreference = "SetUserMFAPreference"
+    case setUserMFAPreference = "SetUserMFAPreference", setUserSettings = "SetUserSettings", getUserAuthFactors = "GetUserAuthFactors"
     case confirmDevice = "ConfirmDevice", getDevice = "GetDevice", listDevices = "ListDevices", updateDeviceStatus = "UpdateDeviceStatus"
     case forgetDevice = "ForgetDevice"
     case startWebAuthnRegistration = "StartWebAuthnRegistration", completeWebAuthnRegistration = "CompleteWebAuthnRegistration"
@@ -45,6 +45,7 @@ enum CognitoAction: String, CaseIterable, Sendable {
     case adminLinkProviderForUser = "AdminLinkProviderForUser", listUsers = "ListUsers"
     case adminGetDevice = "AdminGetDevice", adminListDevices = "AdminListDevices", adminUpdateDeviceStatus = "AdminUpdateDeviceStatus"
     case adminForgetDevice = "AdminForgetDevice"
+    case adminSetUserSettings = "AdminSetUserSettings", adminGetUserAuthFactors = "AdminGetUserAuthFactors"
     // User import jobs
     case getCSVHeader = "GetCSVHeader", createUserImportJob = "CreateUserImportJob", startUserImportJob = "StartUserImportJob"
     case describeUserImportJob = "DescribeUserImportJob", listUserImportJobs = "ListUserImportJobs", stopUserImportJob = "StopUserImportJob"
@@ -76,6 +77,8 @@ enum CognitoAction: String, CaseIterable, Sendable {
         case .associateSoftwareToken: SoftwareToken.associate
         case .verifySoftwareToken: SoftwareToken.verify
         case .setUserMFAPreference, .adminSetUserMFAPreference: SoftwareToken.setPreference
+        case .setUserSettings, .adminSetUserSettings: UserAuthFactors.setSettings
+        case .getUserAuthFactors, .adminGetUserAuthFactors: UserAuthFactors.get
         case .createUserPool: PoolAdmin.create
         case .describeUserPool: PoolAdmin.describe
         case .updateUserPool: PoolAdmin.update

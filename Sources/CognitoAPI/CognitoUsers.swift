@@ -9,6 +9,9 @@ enum CognitoUsers {
     static let groupsKey = "cognito:groups"
     static let preferredMFAKey = "cognito:mfa_preferred"
     static let enabledMFAKey = "cognito:mfa_enabled"
+    /// SMS MFA turned on the legacy way (`SetUserSettings`): AWS shows it only as `MFAOptions`, not in
+    /// `UserMFASettingList` nor as `PreferredMfaSetting`, and sends SMS codes at sign-in all the same.
+    static let legacySMSMFAKey = "cognito:mfa_options_sms"
 
     /// The standard attributes Cognito knows besides the addresses.
     static let standardAttributes: Set = ["name", "given_name", "family_name", "middle_name", "nickname", "preferred_username", "profile",
@@ -42,6 +45,18 @@ enum CognitoUsers {
     static func groups(_ user: User) -> [String] { (user.appMetadata[groupsKey]?.arrayValue ?? []).compactMap(\.stringValue) }
     static func enabledMFA(_ user: User) -> [String] { (user.appMetadata[enabledMFAKey]?.arrayValue ?? []).compactMap(\.stringValue) }
     static func preferredMFA(_ user: User) -> String? { user.appMetadata[preferredMFAKey]?.stringValue }
+    static func legacySMSMFA(_ user: User) -> Bool { user.appMetadata[legacySMSMFAKey]?.boolValue ?? false }
+
+    /// `GetUser`'s and `AdminGetUser`'s `MFAOptions`: present while SMS MFA is on, either way it was turned on.
+    static func mfaOptions(_ user: User) -> JSON? {
+        guard legacySMSMFA(user) || enabledMFA(user).contains("SMS_MFA") else { return nil }
+        return [["DeliveryMedium": "SMS", "AttributeName": "phone_number"]]
+    }
+
+    /// Whether the user has an authenticator app set up (a verified TOTP factor).
+    static func hasSoftwareToken(_ user: User, pool: CognitoPool, emulator: Emulator) throws -> Bool {
+        try emulator.factors(in: pool.id, userId: user.id).contains { $0.kind == "totp" && $0.verified }
+    }
 
     /// `[{Name, Value}]`, optionally only the names in `only` (a client's `ReadAttributes`).
     static func attributes(_ user: User, only: [String]? = nil) -> [JSON] {

@@ -6,7 +6,10 @@ import Foundation
 extension SignInFlow {
     /// The first factors `USER_AUTH` offers: those the pool's sign-in policy allows that the user can
     /// use (a password needs one set; codes need an address).
-    func availableFirstFactors(_ user: User) -> [String] {
+    func availableFirstFactors(_ user: User) -> [String] { Self.firstFactors(user, pool: pool, emulator: emulator) }
+
+    /// The same, for a user outside a sign-in (`GetUserAuthFactors`).
+    static func firstFactors(_ user: User, pool: CognitoPool, emulator: Emulator) -> [String] {
         let allowed = pool.allowedFirstAuthFactors
         var available: [String] = []
         if allowed.contains("PASSWORD"), user.hasPassword { available += ["PASSWORD", "PASSWORD_SRP"] }

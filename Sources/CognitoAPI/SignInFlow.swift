@@ -151,10 +151,12 @@ struct SignInFlow {
         }
     }
 
-    /// The MFA methods the user has turned on that the pool allows and that can reach them.
+    /// The MFA methods the user has turned on (SMS the legacy way too) that the pool allows and that can reach them.
     func usableMFA(_ user: User) throws -> [String] {
-        let hasTOTP = try emulator.factors(in: pool.id, userId: user.id).contains { $0.kind == "totp" && $0.verified }
-        return CognitoUsers.enabledMFA(user).filter { method in
+        let hasTOTP = try CognitoUsers.hasSoftwareToken(user, pool: pool, emulator: emulator)
+        var enabled = CognitoUsers.enabledMFA(user)
+        if CognitoUsers.legacySMSMFA(user), !enabled.contains("SMS_MFA") { enabled.append("SMS_MFA") }
+        return enabled.filter { method in
             switch method {
             case "SOFTWARE_TOKEN_MFA": pool.softwareTokenMFAEnabled && hasTOTP
             case "SMS_MFA": pool.smsMFAEnabled && user.phone != nil

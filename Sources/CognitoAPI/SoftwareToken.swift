@@ -53,7 +53,7 @@ enum SoftwareToken {
         let factor = try emulator.enrollTOTP(in: pool.id, userId: user.id, friendlyName: nil, maxFactors: 10)
         guard let session else { return (factor, nil) }
         guard replays.spend(session, now: emulator.clock.now) else { throw CognitoError.staleSession }
-        return (factor, try session.next("MFA_SETUP", data: ["factor": .string(factor.id)], emulator: emulator))
+        return (factor, session.next("MFA_SETUP", data: ["factor": .string(factor.id)], emulator: emulator))
     }
 
     /// `VerifySoftwareToken` for `user`: a wrong code is `EnableSoftwareTokenMFAException` and spends nothing, so the
@@ -74,7 +74,7 @@ enum SoftwareToken {
         guard let session else { return nil }
         guard replays.spend(session, now: emulator.clock.now) else { throw CognitoError.staleSession }
         try setMFA(user, method: "SOFTWARE_TOKEN_MFA", enabled: true, preferred: true, emulator: emulator)
-        return try session.next("MFA_SETUP", data: ["totp_verified": true], emulator: emulator)
+        return session.next("MFA_SETUP", data: ["totp_verified": true], emulator: emulator)
     }
 
     /// `SetUserMFAPreference` and `AdminSetUserMFAPreference`: each of `SMSMfaSettings`,
@@ -96,7 +96,7 @@ enum SoftwareToken {
             if enabled || preferred {
                 switch method {
                 case "SOFTWARE_TOKEN_MFA":
-                    guard try call.emulator.factors(in: pool.id, userId: user.id).contains(where: { $0.kind == "totp" && $0.verified }) else {
+                    guard try CognitoUsers.hasSoftwareToken(user, pool: pool, emulator: call.emulator) else {
                         throw CognitoError.invalid("User has not verified software token mfa")
                     }
                 case "SMS_MFA":

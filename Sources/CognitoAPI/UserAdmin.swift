@@ -59,9 +59,7 @@ enum UserAdmin {
         let pool = try call.pool()
         let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
         var record = CognitoUsers.record(user, pool: pool, attributeKey: "UserAttributes")
-        if CognitoUsers.enabledMFA(user).contains("SMS_MFA") {
-            record["MFAOptions"] = [["DeliveryMedium": "SMS", "AttributeName": "phone_number"]]
-        }
+        record["MFAOptions"] = CognitoUsers.mfaOptions(user)
         return .object(record)
     }
 

@@ -9,9 +9,7 @@ enum UserSelf {
         let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
         let record = CognitoUsers.record(user, pool: pool, attributeKey: "UserAttributes")
         var answer = record.filter { ["Username", "UserAttributes", "UserMFASettingList", "PreferredMfaSetting"].contains($0.key) }
-        if CognitoUsers.enabledMFA(user).contains("SMS_MFA") {
-            answer["MFAOptions"] = [["DeliveryMedium": "SMS", "AttributeName": "phone_number"]]
-        }
+        answer["MFAOptions"] = CognitoUsers.mfaOptions(user)
         return .object(answer)
     }
 

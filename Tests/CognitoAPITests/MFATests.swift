@@ -154,6 +154,32 @@ import Testing
         }
     }
 
+    /// `SetUserSettings`' legacy SMS MFA shows only as `MFAOptions` (AWS's way), asks for a code at sign-in, and goes
+    /// with an empty list; the auth factors list what a `USER_AUTH` sign-in offers beside the MFA settings.
+    @Test func legacySMSSettingsAndTheUsersAuthFactors() async throws {
+        let harness = try Harness(seed: Self.mfaSeed())
+        try await harness.run { client in
+            let erin: JSON = ["UserPoolId": .string(testPool), "Username": "erin"]
+            let sms: JSON = [["DeliveryMedium": "SMS", "AttributeName": "phone_number"]]
+            let factors = try await client.cognito("AdminGetUserAuthFactors", erin)
+            #expect(factors.json == ["Username": "erin", "ConfiguredUserAuthFactors": ["PASSWORD"]])
+            #expect(try await client.cognito("AdminSetUserSettings", ["UserPoolId": .string(testPool), "Username": "erin", "MFAOptions": sms]).status == .ok)
+            let record = try await client.cognito("AdminGetUser", erin)
+            #expect(record.json["MFAOptions"] == sms && record.json["UserMFASettingList"] == nil && record.json["PreferredMfaSetting"] == nil)
+            #expect(try await client.passwordAuth("erin", clientId: testClient).json["ChallengeName"] == "SMS_MFA")
+            #expect(try await client.cognito("AdminSetUserSettings", ["UserPoolId": .string(testPool), "Username": "erin", "MFAOptions": []]).status == .ok)
+            #expect(try await client.cognito("AdminGetUser", erin).json["MFAOptions"] == nil)
+            #expect(try await client.passwordAuth("erin", clientId: testClient).json["AuthenticationResult"] != nil)
+            // dave has no phone for SMS codes.
+            let phoneless = try await client.cognito("AdminSetUserSettings", ["UserPoolId": .string(testPool), "Username": "dave", "MFAOptions": sms])
+            #expect(phoneless.errorType == "InvalidParameterException")
+
+            _ = try await setPreference(client, "erin", ["SMSMfaSettings": ["Enabled": true, "PreferredMfa": true]])
+            let set = try await client.cognito("AdminGetUserAuthFactors", erin)
+            #expect(set.json["UserMFASettingList"] == ["SMS_MFA"] && set.json["PreferredMfaSetting"] == "SMS_MFA")
+        }
+    }
+
     @Test func requiredMFASetsUpAnAuthenticatorThroughTheSession() async throws {
         let harness = try Harness(seed: Self.mfaSeed("ON", sms: false, email: false))
         try await harness.run { client in

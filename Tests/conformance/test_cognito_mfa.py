@@ -46,6 +46,9 @@ def test_totp_is_associated_verified_preferred_and_then_asked_for_at_sign_in(cog
     freeze_behind(cognito)
     access = cognito.tokens(email, client_id=client_id)["AccessToken"]
     assert "UserMFASettingList" not in cognito.idp.get_user(AccessToken=access)
+    factors = cognito.idp.get_user_auth_factors(AccessToken=access)
+    assert factors["ConfiguredUserAuthFactors"] == ["PASSWORD"]
+    assert "UserMFASettingList" not in factors and "PreferredMfaSetting" not in factors
 
     secret = cognito.idp.associate_software_token(AccessToken=access)["SecretCode"]
     assert re.fullmatch(r"[A-Z2-7]{16,}=*", secret)
@@ -61,6 +64,9 @@ def test_totp_is_associated_verified_preferred_and_then_asked_for_at_sign_in(cog
     user = cognito.idp.get_user(AccessToken=access)
     assert user["UserMFASettingList"] == ["SOFTWARE_TOKEN_MFA"]
     assert user["PreferredMfaSetting"] == "SOFTWARE_TOKEN_MFA"
+    factors = cognito.idp.admin_get_user_auth_factors(UserPoolId=pool_id, Username=email)
+    assert factors["ConfiguredUserAuthFactors"] == ["PASSWORD", "SOFTWARE_TOKEN"]
+    assert factors["UserMFASettingList"] == ["SOFTWARE_TOKEN_MFA"] and factors["PreferredMfaSetting"] == "SOFTWARE_TOKEN_MFA"
 
     cognito.advance(30)
     challenge = cognito.password_auth(email, client_id=client_id)
@@ -136,6 +142,32 @@ def test_sms_mfa_texts_a_code_that_answers_the_challenge(cognito):
     cognito.idp.admin_set_user_mfa_preference(UserPoolId=pool_id, Username=email, SMSMfaSettings={"Enabled": False, "PreferredMfa": False})
     assert not cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email).get("UserMFASettingList")
     assert cognito.password_auth(email, client_id=client_id)["AuthenticationResult"]["AccessToken"]
+
+
+def test_legacy_sms_settings_turn_sms_mfa_on_and_off_as_amazon_cognito_identity_js_sends_them(cognito):
+    """`SetUserSettings` is what amazon-cognito-identity-js's enableMFA and disableMFA send (and Amplify v5's enableSMS):
+    AWS then shows SMS MFA only as MFAOptions, and asks for an SMS code at sign-in all the same."""
+    pool_id, client_id = mfa_pool(cognito, sms=True)
+    email = cognito_email("legacy")
+    cognito.admin_user(pool_id, email, attributes={"phone_number": "+15555550143", "phone_number_verified": "true"})
+    access = cognito.tokens(email, client_id=client_id)["AccessToken"]
+    sms = [{"DeliveryMedium": "SMS", "AttributeName": "phone_number"}]
+    cognito.idp.set_user_settings(AccessToken=access, MFAOptions=sms)
+    user = cognito.idp.get_user(AccessToken=access)
+    assert user["MFAOptions"] == sms and "UserMFASettingList" not in user and "PreferredMfaSetting" not in user
+    challenge = cognito.password_auth(email, client_id=client_id)
+    assert challenge["ChallengeName"] == "SMS_MFA"
+    done = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="SMS_MFA", Session=challenge["Session"], ChallengeResponses={
+        "USERNAME": email, "SMS_MFA_CODE": cognito.code("+15555550143", "mfa")})
+    assert done["AuthenticationResult"]["AccessToken"]
+
+    cognito.idp.admin_set_user_settings(UserPoolId=pool_id, Username=email, MFAOptions=[])
+    assert "MFAOptions" not in cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)
+    assert cognito.password_auth(email, client_id=client_id)["AuthenticationResult"]["AccessToken"]
+    # SMS on phone_number is all AWS takes.
+    wrong = cognito.fails("admin_set_user_settings", UserPoolId=pool_id, Username=email,
+                          MFAOptions=[{"DeliveryMedium": "EMAIL", "AttributeName": "email"}])
+    assert wrong == {"Code": "InvalidParameterException", "Message": "Only phone_number attribute is currently supported as a MFA option."}
 
 
 def test_an_mfa_required_pool_makes_a_new_user_set_up_totp_with_the_session(cognito):
