@@ -1,13 +1,15 @@
 """Fault rules against the built binary: each dialect's official client meets the injected error and raises its own typed
 error; a reset connection, a hang and a truncated body seen by the client as such; a seeded probability rule repeating its
 sequence; a quota lifting when the emulator clock advances; scenarios loaded at start and again after a reset."""
+import re
+
 import botocore.exceptions
 import pytest
 import requests
 from supabase import create_client
 from supabase_auth.errors import AuthApiError, AuthRetryableError
 
-from conftest import COGNITO_CLIENT, FIREBASE_API_KEY, CognitoIdp, firebase_error
+from conftest import COGNITO_CLIENT, FIREBASE_API_KEY, ROOT, CognitoIdp, firebase_error
 
 ANON_KEY = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9."
@@ -132,6 +134,19 @@ def test_a_bad_rule_gets_a_control_api_error(fauxth):
             "cognito:InitiateAuth", "cognito:oauth2.token"} <= set(listed["operations"])
     assert {s["name"] for s in listed["scenarios"]} >= {"flaky-network", "sms-provider-down", "signup-rate-limited", "slow-token-refresh",
                                                        "service-down-five-minutes", "first-two-calls-fail"}
+
+
+def test_the_docs_name_every_operation_a_rule_can_match(fauxth):
+    """docs/faults-and-policies.md lists the operation names per dialect, in the order the API gives them."""
+    doc = (ROOT / "docs" / "faults-and-policies.md").read_text()
+    served = {}
+    for operation in fauxth.control("GET", "/faults/operations").json()["operations"]:
+        dialect, name = operation.split(":", 1)
+        served.setdefault(dialect, []).append(name)
+    assert set(served) == {"supabase", "firebase", "cognito"}
+    for dialect, names in served.items():
+        line = re.search(rf"^- `{dialect}:` (.*)$", doc, re.M)
+        assert line and re.findall(r"`([^`]+)`", line.group(1)) == names, f"the {dialect} line of docs/faults-and-policies.md"
 
 
 def test_a_scenario_loaded_at_start_comes_back_after_a_reset(start_fauxth):
