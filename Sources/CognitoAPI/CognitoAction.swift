@@ -30,7 +30,8 @@ enum CognitoAction: String, CaseIterable, Sendable {
     case updateResourceServer = "UpdateResourceServer", deleteResourceServer = "DeleteResourceServer", listResourceServers = "ListResourceServers"
     case createIdentityProvider = "CreateIdentityProvider", describeIdentityProvider = "DescribeIdentityProvider"
     case updateIdentityProvider = "UpdateIdentityProvider", deleteIdentityProvider = "DeleteIdentityProvider"
-    case listIdentityProviders = "ListIdentityProviders"
+    case listIdentityProviders = "ListIdentityProviders", getIdentityProviderByIdentifier = "GetIdentityProviderByIdentifier"
+    case tagResource = "TagResource", untagResource = "UntagResource", listTagsForResource = "ListTagsForResource"
     // Groups
     case createGroup = "CreateGroup", getGroup = "GetGroup", updateGroup = "UpdateGroup", deleteGroup = "DeleteGroup", listGroups = "ListGroups"
     case adminAddUserToGroup = "AdminAddUserToGroup", adminRemoveUserFromGroup = "AdminRemoveUserFromGroup"
@@ -97,6 +98,8 @@ enum CognitoAction: String, CaseIterable, Sendable {
             PoolResources.resourceServer
         case .createIdentityProvider, .describeIdentityProvider, .updateIdentityProvider, .deleteIdentityProvider, .listIdentityProviders:
             PoolResources.identityProvider
+        case .getIdentityProviderByIdentifier: PoolResources.identityProviderByIdentifier
+        case .tagResource, .untagResource, .listTagsForResource: PoolTags.handle
         case .createGroup, .getGroup, .updateGroup, .deleteGroup, .listGroups: Groups.manage
         case .adminAddUserToGroup, .adminRemoveUserFromGroup, .adminListGroupsForUser, .listUsersInGroup: Groups.membership
         case .adminCreateUser: UserAdmin.create

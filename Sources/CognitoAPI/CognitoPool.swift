@@ -80,6 +80,10 @@ struct CognitoPool: Sendable {
     var groups: [[String: JSON]] { (settings["groups"]?.arrayValue ?? []).compactMap(\.objectValue) }
     var resourceServers: [[String: JSON]] { (settings["resource_servers"]?.arrayValue ?? []).compactMap(\.objectValue) }
     var identityProviders: [[String: JSON]] { (settings["identity_providers"]?.arrayValue ?? []).compactMap(\.objectValue) }
+    /// The identity provider with `identifier` among its `IdpIdentifiers`.
+    func identityProvider(identifier: String) -> [String: JSON]? {
+        identityProviders.first { ($0["IdpIdentifiers"]?.arrayValue ?? []).contains(.string(identifier)) }
+    }
     var domain: String? { settings["domain"]?.stringValue }
 
     func client(_ id: String) -> CognitoClient? { clients.first { $0.id == id } }

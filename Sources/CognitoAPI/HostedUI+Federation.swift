@@ -16,7 +16,7 @@ extension HostedUI {
     /// The pool's identity provider a request names by `identity_provider` or `idp_identifier`.
     func identityProvider(named name: String, pool: CognitoPool) -> [String: JSON]? {
         pool.identityProviders.first { $0["ProviderName"]?.stringValue == name }
-            ?? pool.identityProviders.first { ($0["IdpIdentifiers"]?.arrayValue ?? []).contains(.string(name)) }
+            ?? pool.identityProvider(identifier: name)
     }
 
     /// The fake provider standing in for a pool identity provider: Google's and Apple's types map to

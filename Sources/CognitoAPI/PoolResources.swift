@@ -92,6 +92,18 @@ enum PoolResources {
         return try collection(call, identityProviders)
     }
 
+    /// `GetIdentityProviderByIdentifier`: the provider that has `IdpIdentifier` among its `IdpIdentifiers`, as
+    /// `/oauth2/authorize`'s `idp_identifier` finds it.
+    static func identityProviderByIdentifier(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let identifier = try call.body.required("IdpIdentifier")
+        guard var idp = pool.identityProvider(identifier: identifier) else {
+            throw CognitoError(.resourceNotFound, "Identity provider with identifier \(identifier) does not exist.")
+        }
+        idp["UserPoolId"] = .string(pool.id)
+        return ["IdentityProvider": .object(idp)]
+    }
+
     /// A SAML provider's `ProviderDetails` name its metadata, which must be readable: a `MetadataFile` is
     /// parsed now, as Cognito parses it; a `MetadataURL` must be HTTPS, or one of Fauxth's fake SAML
     /// identity providers (read at sign-in, since nothing else can be fetched offline).

@@ -172,6 +172,34 @@ def test_resource_servers_are_created_with_their_scopes(cognito):
     assert missing["Code"] == "ResourceNotFoundException"
 
 
+def test_a_pool_is_tagged_by_its_arn_as_infrastructure_tools_do(cognito):
+    pool = cognito.idp.create_user_pool(PoolName="tagged", AutoVerifiedAttributes=["email"], UserPoolTags={"team": "auth"})["UserPool"]
+    arn = pool["Arn"]
+    assert cognito.idp.list_tags_for_resource(ResourceArn=arn)["Tags"] == {"team": "auth"}
+    cognito.idp.tag_resource(ResourceArn=arn, Tags={"env": "test", "fauxth:fixed_code": "123456"})
+    cognito.idp.untag_resource(ResourceArn=arn, TagKeys=["team"])
+    assert cognito.idp.list_tags_for_resource(ResourceArn=arn)["Tags"] == {"env": "test", "fauxth:fixed_code": "123456"}
+    assert cognito.idp.describe_user_pool(UserPoolId=pool["Id"])["UserPool"]["UserPoolTags"] == {"env": "test", "fauxth:fixed_code": "123456"}
+    # The fixed-code tag works as if the pool had been created with it: a sign-up's code is 123456.
+    client_id = cognito.create_client(pool["Id"])["ClientId"]
+    cognito.idp.sign_up(ClientId=client_id, Username="tagged@example.com", Password="Passw0rd!x",
+                        UserAttributes=[{"Name": "email", "Value": "tagged@example.com"}])
+    assert cognito.code("tagged@example.com") == "123456"
+    assert cognito.fails("list_tags_for_resource", ResourceArn=arn.replace(pool["Id"], "us-east-1_nosuchone"))["Code"] == "ResourceNotFoundException"
+    assert cognito.fails("tag_resource", ResourceArn="arn:aws:s3:::bucket-not-a-pool", Tags={"a": "b"})["Code"] == "InvalidParameterException"
+
+
+def test_an_identity_provider_is_found_by_one_of_its_identifiers(cognito):
+    cognito.idp.create_identity_provider(UserPoolId=COGNITO_POOL, ProviderName="ExampleCorp", ProviderType="OIDC",
+                                         ProviderDetails={"client_id": "corp", "client_secret": "s", "authorize_scopes": "openid",
+                                                          "oidc_issuer": "https://idp.example.com", "attributes_request_method": "GET"},
+                                         IdpIdentifiers=["examplecorp", "example.com"])
+    found = cognito.idp.get_identity_provider_by_identifier(UserPoolId=COGNITO_POOL, IdpIdentifier="example.com")["IdentityProvider"]
+    assert found["ProviderName"] == "ExampleCorp" and found["UserPoolId"] == COGNITO_POOL
+    missing = cognito.fails("get_identity_provider_by_identifier", UserPoolId=COGNITO_POOL, IdpIdentifier="globex")
+    assert missing["Code"] == "ResourceNotFoundException"
+
+
 def test_an_unknown_pool_is_a_resource_not_found_error(cognito):
     for operation, params in [("describe_user_pool", {}), ("list_users", {}), ("list_groups", {}),
                               ("admin_get_user", {"Username": "alice@example.com"})]:
