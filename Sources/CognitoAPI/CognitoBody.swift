@@ -38,12 +38,18 @@ extension CognitoBody {
         }
     }
 
+    /// AWS's validation error for a member the operation cannot do without, which it names in camel case.
+    static func missing(_ key: String) -> CognitoError {
+        CognitoError.invalid("1 validation error detected: Value null at '\(member(key))' failed to satisfy constraint: Member must not be null")
+    }
+
+    /// A member's name as AWS's validation messages write it (`MFAOptions` is `mFAOptions`).
+    static func member(_ key: String) -> String { key.prefix(1).lowercased() + key.dropFirst() }
+
     /// A member the operation cannot do without; AWS's validation message names it.
     func required(_ key: String) throws -> String {
-        let member = key.prefix(1).lowercased() + key.dropFirst()
-        guard let value = try string(key) else {
-            throw CognitoError.invalid("1 validation error detected: Value null at '\(member)' failed to satisfy constraint: Member must not be null")
-        }
+        let member = Self.member(key)
+        guard let value = try string(key) else { throw Self.missing(key) }
         guard !value.isEmpty else {
             throw CognitoError.invalid("1 validation error detected: Value '' at '\(member)' failed to satisfy constraint: Member must have length greater than or equal to 1")
         }

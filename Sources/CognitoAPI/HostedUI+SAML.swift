@@ -62,28 +62,28 @@ extension HostedUI {
     func samlResponse(_ call: HostedUICall) async throws -> Response {
         let form = try call.form()
         let relay = form["RelayState"] ?? ""
-        if !relay.isEmpty, let pending = try emulator.takeSAMLRequest(id: relay) {
-            guard pending.expiresAt > emulator.clock.now else { return pages.error(Self.spentSAMLRequest) }
-            let a: Authorization
-            do {
-                a = try validate(AuthorizeRequest(FormBody.decode(pending.data["query"]?.stringValue ?? "")), baseURL: call.request.baseURL)
-            } catch let refusal as Refusal {
-                return render(refusal)
+        // The authorization request behind the answer, and the request it answers (none: IdP-initiated).
+        let query: String, pending: SAMLPendingRequest?
+        if !relay.isEmpty, let found = try emulator.takeSAMLRequest(id: relay) {
+            guard found.expiresAt > emulator.clock.now else { return pages.error(Self.spentSAMLRequest) }
+            (query, pending) = (found.data["query"]?.stringValue ?? "", found)
+        } else {
+            // An IdP-initiated sign-in names its client, callback and provider as an authorization request does (AWS:
+            // "A RelayState parameter is required"). A bare token is a request spent or never made.
+            guard AuthorizeRequest(FormBody.decode(relay))["client_id"] != nil else {
+                return pages.error(relay.isEmpty || relay.contains("=") ? Self.invalidSAMLAnswer : Self.spentSAMLRequest)
             }
-            guard a.pool.id == pending.tenant else { return render(Self.failure(a, "invalid_request", Self.noSuchProvider(pending.providerId))) }
-            return try await signIn(form, a, provider: pending.providerId, answering: pending.requestId, call)
-        }
-        // Not a request of ours: an IdP-initiated sign-in names its client, callback and provider as an authorization
-        // request does (AWS: "A RelayState parameter is required"). A bare token is a request spent or never made.
-        let oauth = AuthorizeRequest(FormBody.decode(relay))
-        guard oauth["client_id"] != nil else {
-            return pages.error(relay.isEmpty || relay.contains("=") ? Self.invalidSAMLAnswer : Self.spentSAMLRequest)
+            (query, pending) = (relay, nil)
         }
         let a: Authorization
         do {
-            a = try validate(oauth, baseURL: call.request.baseURL)
+            a = try validate(AuthorizeRequest(FormBody.decode(query)), baseURL: call.request.baseURL)
         } catch let refusal as Refusal {
             return render(refusal)
+        }
+        if let pending {
+            guard a.pool.id == pending.tenant else { return render(Self.failure(a, "invalid_request", Self.noSuchProvider(pending.providerId))) }
+            return try await signIn(form, a, provider: pending.providerId, answering: pending.requestId, call)
         }
         guard let provider = a.identityProvider else { return render(Self.failure(a, "invalid_request", Self.invalidSAMLAnswer)) }
         return try await signIn(form, a, provider: provider, answering: nil, call)

@@ -38,7 +38,7 @@ struct Paging {
     init(_ call: CognitoCall, _ rule: Rule, scope: String) throws {
         self.rule = rule
         self.scope = scope
-        let member = rule.sizeKey.prefix(1).lowercased() + rule.sizeKey.dropFirst()
+        let member = CognitoBody.member(rule.sizeKey)
         let given = try call.body.int(rule.sizeKey)
         if let given, !rule.bounds.contains(given) {
             let bound = given < rule.bounds.lowerBound ? "greater than or equal to \(rule.bounds.lowerBound)"
@@ -46,7 +46,7 @@ struct Paging {
             throw CognitoError.invalid("1 validation error detected: Value '\(given)' at '\(member)' failed to satisfy constraint: Member must have value \(bound)")
         }
         if given == nil, rule.sizeRequired {
-            throw CognitoError.invalid("1 validation error detected: Value null at '\(member)' failed to satisfy constraint: Member must not be null")
+            throw CognitoBody.missing(rule.sizeKey)
         }
         // A size of 0 (which the model allows for some operations) asks for the usual page.
         size = given.flatMap { $0 == 0 ? nil : $0 } ?? rule.defaultSize

@@ -13,9 +13,7 @@ enum PoolTags {
         case .listTagsForResource:
             return ["Tags": try call.pools.pool(poolId).pool["UserPoolTags"] ?? [:]]
         case .tagResource:
-            guard let tags = try call.body.object("Tags") else {
-                throw CognitoError.invalid("1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null")
-            }
+            guard let tags = try call.body.object("Tags") else { throw CognitoBody.missing("Tags") }
             for (key, value) in tags {
                 guard (1...128).contains(key.count), let text = value.stringValue, text.count <= 256 else {
                     throw CognitoError.invalid("A tag's key must have 1 to 128 characters and its value a string of at most 256.")

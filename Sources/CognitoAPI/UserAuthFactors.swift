@@ -39,9 +39,7 @@ enum UserAuthFactors {
     /// SMS as the only medium and `phone_number` as the only attribute; its refusal of another attribute is the one
     /// observed (2016), the others are ours.
     static func setSettings(_ call: CognitoCall) async throws -> JSON {
-        guard let options = try call.body.array("MFAOptions") else {
-            throw CognitoError.invalid("1 validation error detected: Value null at 'mFAOptions' failed to satisfy constraint: Member must not be null")
-        }
+        guard let options = try call.body.array("MFAOptions") else { throw CognitoBody.missing("MFAOptions") }
         let (_, user) = try user(call)
         for option in options {
             guard option["AttributeName"]?.stringValue == "phone_number" else {

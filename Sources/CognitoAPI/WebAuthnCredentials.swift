@@ -20,9 +20,7 @@ enum WebAuthnCredentials {
 
     static func complete(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
-        guard let credential = call.body["Credential"], credential.objectValue != nil else {
-            throw CognitoError.invalid("1 validation error detected: Value null at 'credential' failed to satisfy constraint: Member must not be null")
-        }
+        guard let credential = call.body["Credential"], credential.objectValue != nil else { throw CognitoBody.missing("Credential") }
         try finishRegistration(user, pool: pool, credential: credential, emulator: call.emulator, origin: call.origin)
         return [:]
     }
