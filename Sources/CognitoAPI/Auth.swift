@@ -124,14 +124,17 @@ enum Auth {
     }
 
     /// The session an answer continues: the `Session` given (for the SRP verifiers, the secret block that
-    /// is one), or for a `DEVICE_SRP_AUTH` sent without one, the sign-in its device is waiting in.
+    /// is one), or for a `DEVICE_SRP_AUTH` sent without its own, the sign-in its device is waiting in. AWS reads no
+    /// session there: pycognito sends none, and amazon-cognito-identity-js, after an MFA code, sends the MFA step's,
+    /// which that step spent.
     static func challengeSession(_ call: CognitoCall, name: String, responses: [String: String], pool: CognitoPool,
                                  client: CognitoClient) throws -> ChallengeSession {
         let given = try call.body.string("Session")
         let sealed = name == "PASSWORD_VERIFIER" || name == "DEVICE_PASSWORD_VERIFIER" ? (responses["PASSWORD_CLAIM_SECRET_BLOCK"] ?? given) : given
-        if name == "DEVICE_SRP_AUTH", sealed?.isEmpty ?? true, let device = responses["DEVICE_KEY"],
+        if name == "DEVICE_SRP_AUTH", let device = responses["DEVICE_KEY"],
            let waiting = call.pools.pendingDevices.waiting(poolId: pool.id, clientId: client.id, deviceKey: device, now: call.emulator.clock.now) {
-            return waiting
+            let own = sealed.flatMap { try? ChallengeSession.open($0, clientId: client.id, emulator: call.emulator, replays: call.pools.replays) }
+            return own.flatMap { $0.challenge == "DEVICE_SRP_AUTH" && $0.poolId == pool.id ? $0 : nil } ?? waiting
         }
         guard sealed?.isEmpty == false else { throw CognitoError.invalid("Missing required parameter Session") }
         let session = try ChallengeSession.open(sealed, clientId: client.id, emulator: call.emulator, replays: call.pools.replays)

@@ -34,6 +34,13 @@ extension SignInFlow {
         return try emulator.device(in: pool.id, key: deviceKey, userId: user.id)
     }
 
+    /// A `DEVICE_KEY` the user has no device under (unknown, another user's, forgotten) is refused once the password
+    /// is through, as AWS refuses it: amazon-cognito-identity-js and Amplify then drop the key and sign in again.
+    func checkNamedDevice(_ user: User) throws {
+        guard pool.tracksDevices, let deviceKey, !deviceKey.isEmpty else { return }
+        guard try emulator.device(in: pool.id, key: deviceKey, userId: user.id) != nil else { throw CognitoError.deviceDoesNotExist }
+    }
+
     /// Whether the device stands in for MFA: a remembered one, in a pool whose `ChallengeRequiredOnNewDevice`
     /// says so (AWS: "a remembered device can sign in with device authentication instead of SMS and TOTP").
     func deviceStandsInForMFA(_ user: User) throws -> Bool {

@@ -147,6 +147,7 @@ struct SignInFlow {
                 "requiredAttributes": JSON.array(missingRequiredAttributes(user).map { .string("userAttributes.\($0)") }).serialized(),
             ], session: session)
         default:
+            try checkNamedDevice(user)
             return try await mfa(user, firstFactor: method)
         }
     }
@@ -202,8 +203,13 @@ struct SignInFlow {
             let session = next(previous, user: user, challenge: name, firstFactor: firstFactor, data: ["destination": .string(destination)])
             return .challenge(name, parameters: codeDelivery(destination), session: session)
         default:
+            // AWS names the authenticator as VerifySoftwareToken was told it (amazon-cognito-identity-js hands these
+            // to totpRequired; Amplify Android shows the name).
+            var parameters = ["USER_ID_FOR_SRP": CognitoUsers.username(user, pool: pool)]
+            let factor = try emulator.factors(in: pool.id, userId: user.id).last { $0.kind == "totp" && $0.verified }
+            parameters["FRIENDLY_DEVICE_NAME"] = factor?.friendlyName
             let session = next(previous, user: user, challenge: "SOFTWARE_TOKEN_MFA", firstFactor: firstFactor)
-            return .challenge("SOFTWARE_TOKEN_MFA", parameters: [:], session: session)
+            return .challenge("SOFTWARE_TOKEN_MFA", parameters: parameters, session: session)
         }
     }
 

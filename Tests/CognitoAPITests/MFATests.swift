@@ -55,6 +55,7 @@ import Testing
             let challenged = try await client.passwordAuth("dave", clientId: testClient)
             #expect(challenged.json["ChallengeName"] == "SOFTWARE_TOKEN_MFA")
             #expect(challenged.json["AuthenticationResult"] == nil)
+            #expect(challenged.json["ChallengeParameters"] == ["FRIENDLY_DEVICE_NAME": "phone", "USER_ID_FOR_SRP": "dave"])
             let session = challenged.json["Session"]
             // The code VerifySoftwareToken took cannot sign in too.
             let reused = try await client.respond("SOFTWARE_TOKEN_MFA", session: session, ["USERNAME": "dave", "SOFTWARE_TOKEN_MFA_CODE": .string(try totp(secret, harness))],
