@@ -53,9 +53,9 @@ enum CognitoUsers {
         return [["DeliveryMedium": "SMS", "AttributeName": "phone_number"]]
     }
 
-    /// Whether the user has an authenticator app set up (a verified TOTP factor).
-    static func hasSoftwareToken(_ user: User, pool: CognitoPool, emulator: Emulator) throws -> Bool {
-        try emulator.factors(in: pool.id, userId: user.id).contains { $0.kind == "totp" && $0.verified }
+    /// The user's authenticator app: their newest verified TOTP factor, if any.
+    static func softwareToken(_ user: User, pool: CognitoPool, emulator: Emulator) throws -> Factor? {
+        try emulator.factors(in: pool.id, userId: user.id).last { $0.kind == "totp" && $0.verified }
     }
 
     /// `[{Name, Value}]`, optionally only the names in `only` (a client's `ReadAttributes`).

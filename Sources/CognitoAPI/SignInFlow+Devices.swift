@@ -28,17 +28,13 @@ struct DeviceBinding: Sendable {
 /// instead of tokens, the device standing in for MFA when it is remembered and the pool lets it; any
 /// other sign-in in a pool that tracks devices is given a new device key.
 extension SignInFlow {
-    /// The device `DEVICE_KEY` names, when it is one the user registered in a pool that tracks devices.
+    /// The device `DEVICE_KEY` names in a pool that tracks devices; nil when none is named. A key the user has no
+    /// device under (unknown, another user's, forgotten) is refused, as AWS refuses it once the password is through:
+    /// amazon-cognito-identity-js and Amplify then drop the key and sign in again.
     func trackedDevice(of user: User) throws -> Device? {
         guard pool.tracksDevices, let deviceKey, !deviceKey.isEmpty else { return nil }
-        return try emulator.device(in: pool.id, key: deviceKey, userId: user.id)
-    }
-
-    /// A `DEVICE_KEY` the user has no device under (unknown, another user's, forgotten) is refused once the password
-    /// is through, as AWS refuses it: amazon-cognito-identity-js and Amplify then drop the key and sign in again.
-    func checkNamedDevice(_ user: User) throws {
-        guard pool.tracksDevices, let deviceKey, !deviceKey.isEmpty else { return }
-        guard try emulator.device(in: pool.id, key: deviceKey, userId: user.id) != nil else { throw CognitoError.deviceDoesNotExist }
+        guard let device = try emulator.device(in: pool.id, key: deviceKey, userId: user.id) else { throw CognitoError.deviceDoesNotExist }
+        return device
     }
 
     /// Whether the device stands in for MFA: a remembered one, in a pool whose `ChallengeRequiredOnNewDevice`

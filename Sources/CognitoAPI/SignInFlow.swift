@@ -147,14 +147,15 @@ struct SignInFlow {
                 "requiredAttributes": JSON.array(missingRequiredAttributes(user).map { .string("userAttributes.\($0)") }).serialized(),
             ], session: session)
         default:
-            try checkNamedDevice(user)
+            // A DEVICE_KEY the user has no device under is refused here, once the password is through.
+            _ = try trackedDevice(of: user)
             return try await mfa(user, firstFactor: method)
         }
     }
 
     /// The MFA methods the user has turned on (SMS the legacy way too) that the pool allows and that can reach them.
     func usableMFA(_ user: User) throws -> [String] {
-        let hasTOTP = try CognitoUsers.hasSoftwareToken(user, pool: pool, emulator: emulator)
+        let hasTOTP = try CognitoUsers.softwareToken(user, pool: pool, emulator: emulator) != nil
         var enabled = CognitoUsers.enabledMFA(user)
         if CognitoUsers.legacySMSMFA(user), !enabled.contains("SMS_MFA") { enabled.append("SMS_MFA") }
         return enabled.filter { method in
@@ -206,8 +207,7 @@ struct SignInFlow {
             // AWS names the authenticator as VerifySoftwareToken was told it (amazon-cognito-identity-js hands these
             // to totpRequired; Amplify Android shows the name).
             var parameters = ["USER_ID_FOR_SRP": CognitoUsers.username(user, pool: pool)]
-            let factor = try emulator.factors(in: pool.id, userId: user.id).last { $0.kind == "totp" && $0.verified }
-            parameters["FRIENDLY_DEVICE_NAME"] = factor?.friendlyName
+            parameters["FRIENDLY_DEVICE_NAME"] = try CognitoUsers.softwareToken(user, pool: pool, emulator: emulator)?.friendlyName
             let session = next(previous, user: user, challenge: "SOFTWARE_TOKEN_MFA", firstFactor: firstFactor)
             return .challenge("SOFTWARE_TOKEN_MFA", parameters: parameters, session: session)
         }
@@ -267,7 +267,7 @@ struct SignInFlow {
             return try await afterFirstFactorWithoutMFA(user)
         case "SOFTWARE_TOKEN_MFA":
             let code = try required("SOFTWARE_TOKEN_MFA_CODE")
-            guard let factor = try emulator.factors(in: pool.id, userId: user.id).last(where: { $0.kind == "totp" && $0.verified }) else {
+            guard let factor = try CognitoUsers.softwareToken(user, pool: pool, emulator: emulator) else {
                 throw CognitoError(.softwareTokenMFANotFound, "Software Token MFA has not been set up for the user.")
             }
             do {

@@ -96,7 +96,7 @@ enum SoftwareToken {
             if enabled || preferred {
                 switch method {
                 case "SOFTWARE_TOKEN_MFA":
-                    guard try CognitoUsers.hasSoftwareToken(user, pool: pool, emulator: call.emulator) else {
+                    guard try CognitoUsers.softwareToken(user, pool: pool, emulator: call.emulator) != nil else {
                         throw CognitoError.invalid("User has not verified software token mfa")
                     }
                 case "SMS_MFA":

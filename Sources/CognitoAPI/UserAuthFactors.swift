@@ -24,7 +24,7 @@ enum UserAuthFactors {
     static func get(_ call: CognitoCall) async throws -> JSON {
         let (pool, user) = try user(call)
         var factors = SignInFlow.firstFactors(user, pool: pool, emulator: call.emulator).filter { $0 != "PASSWORD_SRP" }
-        if pool.softwareTokenMFAEnabled, try CognitoUsers.hasSoftwareToken(user, pool: pool, emulator: call.emulator) {
+        if pool.softwareTokenMFAEnabled, try CognitoUsers.softwareToken(user, pool: pool, emulator: call.emulator) != nil {
             factors.append("SOFTWARE_TOKEN")
         }
         var answer: [String: JSON] = ["Username": .string(CognitoUsers.username(user, pool: pool)),
