@@ -7,7 +7,8 @@ import Hummingbird
 /// `tokens/service.go`).
 package enum GoTrueJSON {
     /// GoTrue's `User`: `email` and `phone` always present (`""` when absent), phones without `+`,
-    /// `confirmed_at` the earlier of the two confirmations, optional timestamps left out when unset.
+    /// `confirmed_at` the earlier of the two confirmations, optional timestamps left out when unset, and no
+    /// `is_sso_user` (GoTrue's model keeps it out of its JSON; an SSO account shows as its `sso:` provider).
     static func user(_ user: User, config: SupabaseConfig, factors: [Factor] = []) -> JSON {
         JSONObjectBuilder.object { Self.user(user, config: config, factors: factors, into: &$0) }
     }
@@ -32,7 +33,6 @@ package enum GoTrueJSON {
         o.objects("identities", user.identities) { Self.identity($1, into: &$0) }
         o.member("invited_at", ifPresent: user.invitedAt.map(time))
         o.member("is_anonymous", .bool(user.isAnonymous))
-        o.member("is_sso_user", .bool(user.isSSOUser))
         o.member("last_sign_in_at", ifPresent: user.lastSignInAt.map(time))
         o.member("new_email", ifPresent: user.pendingEmail.map(JSON.string))
         o.member("new_phone", ifPresent: user.pendingPhone.map { .string(phone($0)) })

@@ -180,10 +180,11 @@ extension SupabaseError {
                           message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
             }
         case .sendCooldown(let channel, let retryAfter):
-            // GoTrue's per-user `*_MAX_FREQUENCY` check (`validateSentWithinFrequencyLimit`).
+            // GoTrue's per-user `*_MAX_FREQUENCY` check (`validateSentWithinFrequencyLimit`), whose message counts the
+            // whole seconds left (`generateFrequencyLimitErrorMessage` divides the duration: 0.6 s left is "0 seconds").
             let seconds = max(1, Int(retryAfter.rounded(.up)))
             self.init(status: .tooManyRequests, code: channel == .email ? .overEmailSendRateLimit : .overSMSSendRateLimit,
-                      message: "For security purposes, you can only request this after \(seconds) seconds.", retryAfter: seconds)
+                      message: "For security purposes, you can only request this after \(Int(retryAfter)) seconds.", retryAfter: seconds)
         case .refreshTokenNotFound:
             self.init(status: .badRequest, code: .refreshTokenNotFound, message: "Invalid Refresh Token: Refresh Token Not Found")
         case .refreshTokenReused:

@@ -85,6 +85,9 @@ import Testing
     @Test func limitsSayWhenToTryAgain() {
         #expect(SupabaseError(.sendCooldown(.sms, retryAfter: 0.2)).retryAfter == 1)
         #expect(SupabaseError(.sendCooldown(.sms, retryAfter: 0.2)).code == .overSMSSendRateLimit)
+        // GoTrue's message counts whole seconds left, the header rounds up.
+        #expect(SupabaseError(.sendCooldown(.email, retryAfter: 59.7)).message == "For security purposes, you can only request this after 59 seconds.")
+        #expect(SupabaseError(.sendCooldown(.email, retryAfter: 59.7)).retryAfter == 60)
         #expect(SupabaseError(.rateLimited(retryAfter: 59.1)).retryAfter == 60)
     }
 }

@@ -30,7 +30,7 @@ import Testing
             let written = JSONObjectWriter.bytes { GoTrueJSON.user(user, config: config, factors: factors, into: &$0) }
             #expect(written == json.serializedBytes())
         }
-        #expect(GoTrueJSON.user(user, config: config, factors: factors).objectValue?.count == 22)
+        #expect(GoTrueJSON.user(user, config: config, factors: factors).objectValue?.count == 21, "every member GoTrue writes, and no is_sso_user")
     }
 
     @Test func theGrantsAnswerIsItsJSONSerialized() async throws {

@@ -135,7 +135,9 @@ def test_sign_in_with_sso_implicit_flow(sso):
     claims = jwt.decode(session["access_token"], options={"verify_signature": False})
     assert claims["email"] == "sam@acme.test" and claims["amr"][0]["method"] == "sso/saml"
     user = client(fauxth).get_user(session["access_token"]).user
-    assert user.is_sso_user is True
+    # GoTrue's user JSON has no is_sso_user (its model's `json:"-"`); the account shows as its sso: provider.
+    raw = requests.get(f"{fauxth.url}/auth/v1/user", timeout=30, headers={"apikey": ANON_KEY, "Authorization": f"Bearer {session['access_token']}"})
+    assert raw.status_code == 200 and "is_sso_user" not in raw.json()
     [identity] = user.identities
     # /sso asks for a persistent NameID, so the subject is the IdP's stable id, not the email.
     assert identity.provider == f"sso:{fauxth.provider['id']}" and identity.id == "acme-0001"
@@ -145,7 +147,7 @@ def test_sign_in_with_sso_implicit_flow(sso):
     assert user.app_metadata["provider"] == f"sso:{fauxth.provider['id']}"
     # The SSO account is its own: the ordinary account with the same email still signs in with its password.
     ordinary = client(fauxth).sign_in_with_password({"email": "sam@acme.test", "password": "ordinary-pass-1"}).user
-    assert ordinary.id != user.id and ordinary.is_sso_user is False
+    assert ordinary.id != user.id and ordinary.app_metadata["provider"] == "email"
     # A second sign-in finds the same SSO account.
     browser, posting = sign_in(fauxth)
     assert client(fauxth).get_user(fragment(to_acs(browser, posting))["access_token"]).user.id == user.id
@@ -159,7 +161,7 @@ def test_sign_in_with_sso_pkce_flow(sso):
     location = to_acs(browser, idp_answer(browser, started.url))
     assert location.startswith(APP + "?code=")
     session = auth.exchange_code_for_session({"auth_code": query(location)["code"], "redirect_to": APP}).session
-    assert session.user.email == "sam@acme.test" and session.user.is_sso_user is True
+    assert session.user.email == "sam@acme.test" and session.user.app_metadata["provider"] == f"sso:{sso.provider['id']}"
 
 
 def test_a_tester_signs_in_on_the_idp_page_in_chromium(sso, browser):
