@@ -119,6 +119,13 @@ enum CognitoUsers {
             "UserCreateDate": .double(user.createdAt.timeIntervalSince1970), "UserLastModifiedDate": .double(user.updatedAt.timeIntervalSince1970),
             "Enabled": .bool(!user.disabled), "UserStatus": .string(status(user)),
         ]
+        o.merge(mfaSettings(user)) { $1 }
+        return o
+    }
+
+    /// `UserMFASettingList` and `PreferredMfaSetting`, each left out when unset.
+    static func mfaSettings(_ user: User) -> [String: JSON] {
+        var o: [String: JSON] = [:]
         let mfa = enabledMFA(user)
         if !mfa.isEmpty { o["UserMFASettingList"] = .array(mfa.map(JSON.string)) }
         o["PreferredMfaSetting"] = preferredMFA(user).map(JSON.string)

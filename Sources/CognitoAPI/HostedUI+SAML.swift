@@ -103,7 +103,7 @@ extension HostedUI {
             return fail("invalid_request", Self.noSuchProvider(providerName))
         }
         // IdP-initiated answers only for a provider that allows them (`IDPInit`).
-        guard requestId != nil || idp["ProviderDetails"]?["IDPInit"]?.stringValue?.lowercased() == "true" else {
+        guard requestId != nil || PoolResources.allowsIdPInitiated(idp) else {
             return fail("invalid_request", Self.invalidSAMLAnswer)
         }
         guard let encoded = form["SAMLResponse"], let xml = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters).map(Array.init) else {

@@ -68,13 +68,16 @@ enum PoolResources {
         taken: { name, _ in CognitoError(.duplicateProvider, "IdentityProvider \(name) already exists.") },
         check: checkIdPInitiatedClients)
 
+    /// Whether a SAML provider takes IdP-initiated sign-in: `ProviderDetails.IDPInit` "true".
+    static func allowsIdPInitiated(_ idp: [String: JSON]) -> Bool { idp["ProviderDetails"]?["IDPInit"]?.stringValue?.lowercased() == "true" }
+
     /// AWS: an app client that supports a SAML provider with IdP-initiated sign-in (`IDPInit`) can support only SAML
     /// providers, not the pool's own users (`COGNITO`) nor a social or OIDC provider. Checked on what a change to a
     /// client or a provider leaves; AWS documents the rule, not its message.
     static func checkIdPInitiatedClients(_ settings: [String: JSON]) throws {
         let providers = (settings["identity_providers"]?.arrayValue ?? []).compactMap(\.objectValue).filter { $0["ProviderType"]?.stringValue == "SAML" }
         let saml = Set(providers.compactMap { $0["ProviderName"]?.stringValue })
-        let idpInitiated = Set(providers.filter { $0["ProviderDetails"]?["IDPInit"]?.stringValue?.lowercased() == "true" }.compactMap { $0["ProviderName"]?.stringValue })
+        let idpInitiated = Set(providers.filter(allowsIdPInitiated).compactMap { $0["ProviderName"]?.stringValue })
         for client in (settings["clients"]?.arrayValue ?? []).compactMap(\.objectValue) {
             let supported = (client["SupportedIdentityProviders"]?.arrayValue ?? []).compactMap(\.stringValue)
             guard let initiated = supported.first(where: idpInitiated.contains) else { continue }

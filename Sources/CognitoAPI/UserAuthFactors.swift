@@ -27,11 +27,9 @@ enum UserAuthFactors {
         if pool.softwareTokenMFAEnabled, try CognitoUsers.softwareToken(user, pool: pool, emulator: call.emulator) != nil {
             factors.append("SOFTWARE_TOKEN")
         }
-        var answer: [String: JSON] = ["Username": .string(CognitoUsers.username(user, pool: pool)),
-                                      "ConfiguredUserAuthFactors": .array(factors.map(JSON.string))]
-        let record = CognitoUsers.record(user, pool: pool)
-        answer["UserMFASettingList"] = record["UserMFASettingList"]
-        answer["PreferredMfaSetting"] = record["PreferredMfaSetting"]
+        var answer = CognitoUsers.mfaSettings(user)
+        answer["Username"] = .string(CognitoUsers.username(user, pool: pool))
+        answer["ConfiguredUserAuthFactors"] = .array(factors.map(JSON.string))
         return .object(answer)
     }
 
