@@ -118,15 +118,19 @@ struct SupabaseDatabaseMirror: Service, CustomStringConvertible {
         let pendingPhone = user.pendingPhone.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 } ?? ""
         try await connection.query("""
             INSERT INTO auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at,
-                confirmation_sent_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, phone,
+                confirmation_sent_at, recovery_sent_at, email_change_sent_at, phone_change_sent_at, reauthentication_sent_at,
+                last_sign_in_at, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, phone,
                 phone_confirmed_at, email_change, phone_change, banned_until, is_sso_user, is_anonymous)
             VALUES (\(Self.instanceID)::uuid, \(user.id)::uuid, 'authenticated', 'authenticated', \(user.email), \(encrypted),
-                \(user.emailVerifiedAt), \(user.invitedAt), \(user.verificationSentAt), \(user.lastSignInAt), \(appMetadata)::jsonb,
+                \(user.emailVerifiedAt), \(user.invitedAt), \(user.sentAt[.verification]), \(user.sentAt[.recovery]),
+                \(user.sentAt[.emailChange]), \(user.sentAt[.phoneChange]), \(user.sentAt[.reauthentication]), \(user.lastSignInAt), \(appMetadata)::jsonb,
                 \(userMetadata)::jsonb, \(user.createdAt), \(user.updatedAt), \(phone), \(user.phoneVerifiedAt), \(user.pendingEmail ?? ""),
                 \(pendingPhone), \(user.bannedUntil), \(user.isSSOUser), \(user.isAnonymous))
             ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email, encrypted_password = EXCLUDED.encrypted_password,
                 email_confirmed_at = EXCLUDED.email_confirmed_at, invited_at = EXCLUDED.invited_at,
-                confirmation_sent_at = EXCLUDED.confirmation_sent_at, last_sign_in_at = EXCLUDED.last_sign_in_at,
+                confirmation_sent_at = EXCLUDED.confirmation_sent_at, recovery_sent_at = EXCLUDED.recovery_sent_at,
+                email_change_sent_at = EXCLUDED.email_change_sent_at, phone_change_sent_at = EXCLUDED.phone_change_sent_at,
+                reauthentication_sent_at = EXCLUDED.reauthentication_sent_at, last_sign_in_at = EXCLUDED.last_sign_in_at,
                 raw_app_meta_data = EXCLUDED.raw_app_meta_data, raw_user_meta_data = EXCLUDED.raw_user_meta_data,
                 updated_at = EXCLUDED.updated_at, phone = EXCLUDED.phone, phone_confirmed_at = EXCLUDED.phone_confirmed_at,
                 email_change = EXCLUDED.email_change, phone_change = EXCLUDED.phone_change, banned_until = EXCLUDED.banned_until,

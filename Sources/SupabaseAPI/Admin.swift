@@ -113,7 +113,7 @@ struct Admin {
         return GoTrueJSON.user(try findUser(call), config: project.config)
     }
 
-    /// `PUT /admin/users/{id}`: a password set here ends all the user's sessions.
+    /// `PUT /admin/users/{id}`: a password set here ends all the user's sessions and retires the codes sent before it.
     func update(_ call: Call) async throws -> JSON {
         let (origin, tenant) = (call.origin, call.tenant)
         let body = try call.body()
@@ -122,10 +122,11 @@ struct Admin {
         let password = try body.string("password")
         if let password { try project.config.passwordPolicy.check(password) }
         let email = try body.string("email").flatMap { $0.isEmpty ? nil : $0 }.map(Validation.email)
-        let changes = UserChanges(
+        var changes = UserChanges(
             email: email, phone: try body.string("phone"), password: password,
             emailVerified: body.fields["email_confirm"]?.boolValue, phoneVerified: body.fields["phone_confirm"]?.boolValue,
             userMetadata: try body.object("user_metadata"), appMetadata: try body.object("app_metadata"), bannedUntil: try banChange(body))
+        changes.passwordRetiresCodes = true
         let user = try emulator.updateUser(in: tenant, id: id, changes, origin: origin)
         if password != nil { try emulator.revokeSessions(in: tenant, userId: id, .all, reason: "password_changed_by_admin", origin: origin) }
         return GoTrueJSON.user(user, config: project.config)

@@ -42,6 +42,8 @@ struct GenerateLink {
             throw SupabaseError.validation("Invalid email action link type requested: \(type)")
         }
         let prepared = try call.mailer(project).prepare(kind, for: user, address: address, redirectTo: redirect, origin: origin)
+        // Stamped though nothing is sent, as GoTrue's `adminGenerateLink` does.
+        try emulator.markSent(kind.sentMessage, in: tenant, userId: user.id)
         if kind == .invite { try emulator.markInvited(in: tenant, userId: user.id) }
         var json = GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: project.config).objectValue ?? [:]
         json["action_link"] = .string(prepared.link)

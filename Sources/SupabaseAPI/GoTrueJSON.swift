@@ -9,16 +9,17 @@ package enum GoTrueJSON {
     /// GoTrue's `User`: `email` and `phone` always present (`""` when absent), phones without `+`,
     /// `confirmed_at` the earlier of the two confirmations, optional timestamps left out when unset, and no
     /// `is_sso_user` (GoTrue's model keeps it out of its JSON; an SSO account shows as its `sso:` provider).
-    static func user(_ user: User, config: SupabaseConfig, factors: [Factor] = []) -> JSON {
-        JSONObjectBuilder.object { Self.user(user, config: config, factors: factors, into: &$0) }
+    /// - Parameter role: the `role` member, the user's own by default (`signUpExisting`'s made-up user has none).
+    static func user(_ user: User, config: SupabaseConfig, factors: [Factor] = [], role: String? = nil) -> JSON {
+        JSONObjectBuilder.object { Self.user(user, config: config, factors: factors, role: role, into: &$0) }
     }
 
     /// `user(_:config:factors:)`'s members, in key order (see `JSONObjectSink`).
-    static func user<Sink: JSONObjectSink>(_ user: User, config: SupabaseConfig, factors: [Factor], into o: inout Sink) {
+    static func user<Sink: JSONObjectSink>(_ user: User, config: SupabaseConfig, factors: [Factor], role: String? = nil, into o: inout Sink) {
         o.member("app_metadata", .object(appMetadata(user)))
         o.member("aud", .string(config.jwtAudience))
         o.member("banned_until", ifPresent: user.bannedUntil.map(time))
-        o.member("confirmation_sent_at", ifPresent: user.verificationSentAt.map(time))
+        o.member("confirmation_sent_at", ifPresent: user.sentAt[.verification].map(time))
         let confirmed = switch (user.emailVerifiedAt, user.phoneVerifiedAt) {
         case let (email?, phone?): min(email, phone)
         case let (email, phone): email ?? phone
@@ -26,6 +27,7 @@ package enum GoTrueJSON {
         o.member("confirmed_at", ifPresent: confirmed.map(time))
         o.member("created_at", time(user.createdAt))
         o.member("email", .string(user.email ?? ""))
+        o.member("email_change_sent_at", ifPresent: user.sentAt[.emailChange].map(time))
         o.member("email_confirmed_at", ifPresent: user.emailVerifiedAt.map(time))
         // GoTrue eager-loads factors and leaves the key out when there are none.
         if !factors.isEmpty { o.objects("factors", factors) { Self.factor($1, into: &$0) } }
@@ -37,8 +39,11 @@ package enum GoTrueJSON {
         o.member("new_email", ifPresent: user.pendingEmail.map(JSON.string))
         o.member("new_phone", ifPresent: user.pendingPhone.map { .string(phone($0)) })
         o.member("phone", .string(phone(user.phone)))
+        o.member("phone_change_sent_at", ifPresent: user.sentAt[.phoneChange].map(time))
         o.member("phone_confirmed_at", ifPresent: user.phoneVerifiedAt.map(time))
-        o.member("role", .string(role(of: user)))
+        o.member("reauthentication_sent_at", ifPresent: user.sentAt[.reauthentication].map(time))
+        o.member("recovery_sent_at", ifPresent: user.sentAt[.recovery].map(time))
+        o.member("role", .string(role ?? Self.role(of: user)))
         o.member("updated_at", time(user.updatedAt))
         o.member("user_metadata", .object(user.userMetadata))
     }

@@ -39,6 +39,17 @@ struct Mailer {
             }
         }
 
+        /// The stamp the email sets on the user (GoTrue's `mail.go`: an invitation stamps `confirmation_sent_at`, a
+        /// magic link `recovery_sent_at`).
+        var sentMessage: SentMessage {
+            switch self {
+            case .confirmation, .invite: .verification
+            case .magicLink, .recovery: .recovery
+            case .emailChange: .emailChange
+            case .reauthentication: .reauthentication
+            }
+        }
+
         var purpose: MessagePurpose {
             switch self {
             case .confirmation: .verifyEmail
@@ -94,26 +105,25 @@ struct Mailer {
         let (code, link) = (prepared.code, prepared.link)
         let handedTo = try await handToHook(kind, user: user, code: code, redirectTo: redirectTo, origin: origin)
         let t = kind.template
+        let text: String, html: String
         if kind == .reauthentication {
             // GoTrue's reauthentication email carries the code only: it is typed into the app as `nonce`.
-            try emulator.deliver(OutgoingMessage(
-                tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: t.subject,
-                text: "\(t.heading)\n\nEnter the code: \(code.code)\n", html: "<h2>\(t.heading)</h2>\n\n<p>Enter the code: \(code.code)</p>",
-                purpose: kind.purpose, codes: [code.code], handedTo: handedTo), userId: user.id)
-            return
-        }
-        let html = """
-            <h2>\(t.heading)</h2>
+            text = "\(t.heading)\n\nEnter the code: \(code.code)\n"
+            html = "<h2>\(t.heading)</h2>\n\n<p>Enter the code: \(code.code)</p>"
+        } else {
+            text = "\(t.heading)\n\n\(t.lead)\n\(link)\n\nAlternatively, enter the code: \(code.code)\n"
+            html = """
+                <h2>\(t.heading)</h2>
 
-            <p>\(t.lead)</p>
-            <p><a href="\(escape(link))">\(t.action)</a></p>
-            <p>Alternatively, enter the code: \(code.code)</p>
-            """
-        let text = "\(t.heading)\n\n\(t.lead)\n\(link)\n\nAlternatively, enter the code: \(code.code)\n"
+                <p>\(t.lead)</p>
+                <p><a href="\(escape(link))">\(t.action)</a></p>
+                <p>Alternatively, enter the code: \(code.code)</p>
+                """
+        }
         try emulator.deliver(OutgoingMessage(
             tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: t.subject,
             text: text, html: html, purpose: kind.purpose, codes: [code.code], handedTo: handedTo), userId: user.id)
-        if kind == .confirmation { try emulator.markVerificationSent(in: user.tenant, userId: user.id) }
+        try emulator.markSent(kind.sentMessage, in: user.tenant, userId: user.id)
     }
 
     /// Calls the send email hook with GoTrue's `email_data` when it is on; answers what the outbox says

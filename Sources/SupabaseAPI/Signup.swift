@@ -35,7 +35,7 @@ struct Signup {
                             redirect: Redirects.target(for: request, project: project, emulator: emulator), origin: origin, challenge: challenge)
 
         if let existing = try emulator.user(in: tenant, signup.identifier) {
-            return try await signUpExisting(existing, signup, project: project, sender: sender)
+            return try await signUpExisting(existing, signup, data: data, project: project, sender: sender)
         }
         let verified = signup.autoconfirm ? signup.verifiedFlag : nil
         var metadata = data
@@ -73,22 +73,28 @@ struct Signup {
     /// GoTrue never reveals that an address is taken when confirmations are on: a confirmed user gets a
     /// made-up user back (new id, no identities); an unconfirmed one gets the confirmation again,
     /// subject to the send cooldown. With autoconfirm on it answers `user_already_exists`.
-    private func signUpExisting(_ user: User, _ signup: Confirmation, project: SupabaseProject, sender: Sender) async throws -> JSON {
+    private func signUpExisting(_ user: User, _ signup: Confirmation, data: [String: JSON], project: SupabaseProject,
+                                sender: Sender) async throws -> JSON {
         let config = project.config
         let confirmed = signup.phone == nil ? user.emailVerifiedAt != nil : user.phoneVerifiedAt != nil
         if confirmed {
             if signup.autoconfirm {
                 throw SupabaseError(status: .unprocessableContent, code: .userAlreadyExists, message: "User already registered")
             }
+            // GoTrue's `sanitizeUser`, field by field: what it resets, and what it keeps of the real user (the other
+            // `*_sent_at` stamps, `new_phone`, `invited_at`, a ban), as it does.
             let now = emulator.clock.now
+            let provider = signup.phone == nil ? "email" : "phone"
             var decoy = user
             decoy.id = emulator.generator.uuid()
             decoy.identities = []
-            decoy.emailVerifiedAt = nil
-            decoy.phoneVerifiedAt = nil
-            decoy.createdAt = now; decoy.updatedAt = now; decoy.verificationSentAt = now; decoy.lastSignInAt = nil
-            decoy.userMetadata = [:]; decoy.appMetadata = [:]
-            return GoTrueJSON.user(decoy, config: config)
+            decoy.emailVerifiedAt = nil; decoy.phoneVerifiedAt = nil; decoy.lastSignInAt = nil; decoy.pendingEmail = nil
+            decoy.createdAt = now; decoy.updatedAt = now
+            decoy.sentAt[.verification] = now; decoy.sentAt[.emailChange] = nil
+            decoy.userMetadata = data
+            decoy.appMetadata = ["provider": .string(provider), "providers": [.string(provider)]]
+            if signup.phone == nil { decoy.phone = nil } else { decoy.email = nil }
+            return GoTrueJSON.user(decoy, config: config, role: "")
         }
         try sender.checkFrequency(for: user, signup)
         try await sender.sendConfirmation(to: user, signup)

@@ -27,7 +27,13 @@ struct SmsSender {
             tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: text, purpose: purpose, codes: [code.code],
             suppressedReason: testCode == nil ? nil : "GOTRUE_SMS_TEST_OTP: test numbers get their fixed code and no SMS", handedTo: handedTo),
             userId: user.id)
-        if user.phoneVerifiedAt == nil { try emulator.markVerificationSent(in: user.tenant, userId: user.id) }
+        // GoTrue's `sendPhoneConfirmation`: a sign-in code stamps `confirmation_sent_at` too, verified number or not.
+        let sent: SentMessage = switch purpose {
+        case .phoneChange: .phoneChange
+        case .reauthentication: .reauthentication
+        default: .verification
+        }
+        try emulator.markSent(sent, in: user.tenant, userId: user.id)
         return testCode == nil ? message.id : "test-otp"
     }
 

@@ -4,7 +4,8 @@ import HTTPSupport
 import Hummingbird
 
 /// `PUT /user` (`internal/api/user.go` `UserUpdate`): the signed-in user changes their data or
-/// password. A new password ends the user's other sessions, as GoTrue's `UpdatePassword` does.
+/// password. A new password ends the user's other sessions and retires the codes sent before it, as GoTrue's
+/// `UpdatePassword` does.
 struct UpdateUser {
     let emulator: Emulator
     let projects: SupabaseProjects
@@ -46,8 +47,9 @@ struct UpdateUser {
             }
             try checkReauthentication(caller, nonce: try body.string("nonce"), call: call, project: project)
         }
-        let updated = try emulator.updateUser(in: call.tenant, id: user.id, UserChanges(password: password, userMetadata: try body.object("data")),
-                                              origin: call.origin)
+        var changes = UserChanges(password: password, userMetadata: try body.object("data"))
+        changes.passwordRetiresCodes = true
+        let updated = try emulator.updateUser(in: call.tenant, id: user.id, changes, origin: call.origin)
         if password != nil {
             try emulator.revokeSessions(in: call.tenant, userId: user.id, .allExcept(caller.session.id), reason: "password_changed", origin: call.origin)
         }

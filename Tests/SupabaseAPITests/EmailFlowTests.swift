@@ -76,6 +76,59 @@ import Testing
         }
     }
 
+    /// GoTrue's `*_sent_at`: each message stamps its own, and a new password (`UpdatePassword`) retires every code sent
+    /// before it and clears them all.
+    @Test func eachMessageStampsWhenItWentAndANewPasswordRetiresTheirCodes() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        let stamp: @Sendable (Double) -> JSON = { seconds in JSON.string(RFC3339.string(from: Harness.epoch.addingTimeInterval(seconds))) }
+        try await harness.run { client in
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            try await client.send(.post, "/auth/v1/recover", json: ["email": "done@example.com"])
+            harness.emulator.clock.advance(by: 61)
+            let changing = try await client.send(.put, "/auth/v1/user", json: ["email": "new@example.com"], headers: bearer(session))
+            harness.emulator.clock.advance(by: 61)
+            try await client.send(.get, "/auth/v1/reauthenticate", headers: bearer(session))
+            let user = try await client.send(.get, "/auth/v1/user", headers: bearer(session)).json
+            #expect(changing.json["email_change_sent_at"] == stamp(61))
+            #expect(user["recovery_sent_at"] == stamp(0))
+            #expect(user["email_change_sent_at"] == stamp(61))
+            #expect(user["reauthentication_sent_at"] == stamp(122))
+            #expect(user["confirmation_sent_at"] == nil)
+
+            let codes: @Sendable (MessagePurpose) throws -> [String] = { purpose in try harness.emulator.messages().filter { $0.purpose == purpose }.map { $0.codes[0] } }
+            let live: @Sendable (MessagePurpose) throws -> [String] = { purpose in try harness.emulator.liveCodeTargets(in: "p", userId: confirmedUser.id!, purpose: purpose).sorted() }
+            let recovery = try #require(try codes(.resetPassword).first)
+            #expect(try live(.emailChange) == ["done@example.com", "new@example.com"])
+            #expect(try live(.reauthentication) == ["done@example.com"])
+            let updated = try await client.send(.put, "/auth/v1/user", json: ["password": "another-secret"], headers: bearer(session))
+            #expect(updated.status == .ok)
+            for key in ["confirmation_sent_at", "recovery_sent_at", "email_change_sent_at", "phone_change_sent_at", "reauthentication_sent_at"] {
+                #expect(updated.json[key] == nil, "\(key)")
+            }
+            #expect(updated.json["new_email"] == "new@example.com")
+            let stale = try await client.send(.post, "/auth/v1/verify", json: ["type": "recovery", "email": "done@example.com", "token": .string(recovery)])
+            #expect(stale.status == .forbidden)
+            #expect(stale.json["error_code"] == "otp_expired")
+            #expect(try live(.emailChange).isEmpty)
+            #expect(try live(.reauthentication).isEmpty)
+            // The admin's new password does the same.
+            harness.emulator.clock.advance(by: 61)
+            try await client.send(.post, "/auth/v1/recover", json: ["email": "done@example.com"])
+            let fresh = try #require(try codes(.resetPassword).first)
+            #expect(try live(.resetPassword) == ["done@example.com"])
+            let admin = try await client.send(.put, "/auth/v1/admin/users/\(confirmedUser.id!)", json: ["password": "third-secret"], headers: serviceRole)
+            #expect(admin.json["recovery_sent_at"] == nil)
+            let retired = try await client.send(.post, "/auth/v1/verify", json: ["type": "recovery", "email": "done@example.com", "token": .string(fresh)])
+            #expect(retired.status == .forbidden)
+            // A code sent after the change works.
+            harness.emulator.clock.advance(by: 61)
+            try await client.send(.post, "/auth/v1/recover", json: ["email": "done@example.com"])
+            let after = try await client.send(.post, "/auth/v1/verify", json: ["type": "recovery", "email": "done@example.com",
+                                                                                "token": .string(try #require(try codes(.resetPassword).first))])
+            #expect(after.status == .ok)
+        }
+    }
+
     @Test func onlyTheNewestCodeWorks() async throws {
         let harness = try Harness(seed: project(users: [confirmedUser]))
         try await harness.run { client in

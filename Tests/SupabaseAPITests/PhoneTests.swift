@@ -83,6 +83,7 @@ import Testing
             let updated = try await client.send(.put, "/auth/v1/user", json: ["phone": "+15550107777"], headers: bearer(session))
             #expect(updated.json["phone"] == "")
             #expect(updated.json["new_phone"] == "15550107777")
+            #expect(updated.json["phone_change_sent_at"] == .string(RFC3339.string(from: Harness.epoch)))
             let sms = try #require(try harness.emulator.messages(MessageFilter(to: "+15550107777")).first)
             #expect(sms.purpose == .phoneChange)
             let verified = try await client.send(.post, "/auth/v1/verify", json: ["type": "phone_change", "phone": "+15550107777", "token": .string(sms.codes[0])])

@@ -12,7 +12,7 @@ import Testing
     @Test func aUserWithEveryFieldIsTheSameTextFromEitherSink() throws {
         let at = Date(timeIntervalSince1970: 1_700_000_000)
         var user = User(tenant: "p", id: "u", email: "a@example.com", phone: "+15550100", emailVerifiedAt: at, phoneVerifiedAt: at.addingTimeInterval(-5),
-                        bannedUntil: at, userMetadata: ["name": "Ann"], appMetadata: ["role": "admin", "plan": "pro"], verificationSentAt: at,
+                        bannedUntil: at, userMetadata: ["name": "Ann"], appMetadata: ["role": "admin", "plan": "pro"], sentAt: [.verification: at],
                         createdAt: at, updatedAt: at, lastSignInAt: at,
                         identities: [Identity(id: "i", userId: "u", provider: "email", subject: "u", email: "a@example.com",
                                               data: ["email": "a@example.com", "phone": "+1"], createdAt: at, updatedAt: at, lastSignInAt: at)])

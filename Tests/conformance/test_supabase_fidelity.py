@@ -531,3 +531,40 @@ def test_gotrue_numbers_are_go_literals_so_a_leading_zero_is_octal(supabase_proj
                                                     "gotrue_env": {"GOTRUE_RATE_LIMIT_OTP": "1e400"}})
     assert made.status_code == 400
     assert 'strconv.ParseFloat: parsing "1e400": value out of range' in made.json()["error"]["message"]
+
+
+# When each message went out, and what a new password retires
+
+
+def test_each_message_stamps_when_it_went_and_a_new_password_retires_the_codes_sent_before_it(fauxth):
+    """GoTrue's `*_sent_at` (mail.go) in the user supabase-py reads, and its `UpdatePassword`: the recovery, email change
+    and reauthentication codes sent before a new password stop working, and the stamps are cleared."""
+    fauxth.freeze()
+    client = create_client(fauxth.url, ANON_KEY)
+    client.auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"})
+    client.auth.reset_password_for_email("alice@example.com")
+    fauxth.advance(61)
+    client.auth.update_user({"email": "alice.moved@example.com"})
+    fauxth.advance(61)
+    client.auth.reauthenticate()
+    user = client.auth.get_user().user
+    assert user.confirmation_sent_at is None
+    assert (user.email_change_sent_at - user.recovery_sent_at).total_seconds() == 61
+    token = client.auth.get_session().access_token
+    raw = requests.get(f"{fauxth.url}/auth/v1/user", headers=headers(token)).json()
+    assert raw["reauthentication_sent_at"] > raw["email_change_sent_at"]
+    recovery = fauxth.wait_message("alice@example.com", purpose="reset_password")["codes"][0]
+    new_address = fauxth.wait_message("alice.moved@example.com", purpose="email_change")["codes"][0]
+
+    updated = client.auth.update_user({"password": "a-new-password"}).user
+    assert (updated.recovery_sent_at, updated.email_change_sent_at, updated.confirmation_sent_at) == (None, None, None)
+    assert updated.new_email == "alice.moved@example.com"
+    assert error(auth_post(fauxth, "verify", {"type": "recovery", "email": "alice@example.com", "token": recovery}), 403, "otp_expired")
+    assert error(auth_post(fauxth, "verify", {"type": "email_change", "email": "alice.moved@example.com", "token": new_address}),
+                 403, "otp_expired")
+    # A code sent after the change works: the email change sent again confirms.
+    fauxth.advance(61)
+    assert auth_post(fauxth, "resend", {"type": "email_change", "email": "alice@example.com"}).status_code == 200
+    resent = fauxth.wait_message("alice.moved@example.com", purpose="email_change")["codes"][0]
+    verified = auth_post(fauxth, "verify", {"type": "email_change", "email": "alice.moved@example.com", "token": resent})
+    assert verified.status_code == 200, verified.text

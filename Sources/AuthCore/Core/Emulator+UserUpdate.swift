@@ -19,6 +19,9 @@ public struct UserChanges: Sendable {
     public var isAnonymous: Bool?
     /// A verified address another user has verified moves to this one rather than failing (`NewUser.takeVerifiedAddresses`).
     public var takeVerifiedAddresses = false
+    /// A new password also retires the user's unused codes (but MFA challenges') and forgets when their messages went
+    /// out, in the same transaction: GoTrue's `UpdatePassword`, so a link sent before the change stops working.
+    public var passwordRetiresCodes = false
 
     public init(email: String? = nil, phone: String? = nil, password: String? = nil, emailVerified: Bool? = nil,
                 phoneVerified: Bool? = nil, userMetadata: [String: JSON]? = nil, appMetadata: [String: JSON]? = nil,
@@ -66,6 +69,11 @@ extension Emulator {
                     .isAnonymous: SQLValue(changes.isAnonymous ?? user.isAnonymous), .updatedAt: SQLValue(now),
                 ])
                 if let secret { try Self.storePassword(c, tenant: tenant, userId: id, hash: secret, derived: derived, at: now) }
+                if secret != nil, changes.passwordRetiresCodes {
+                    try Codes.retire(c, tenant: tenant, userId: id, except: .mfa, at: now)
+                    try Accounts.set(c, tenant: tenant, id: id, [.verificationSentAt: .null, .recoverySentAt: .null, .emailChangeSentAt: .null,
+                                                                 .phoneChangeSentAt: .null, .reauthenticationSentAt: .null])
+                }
                 try syncIdentities(c, tenant: tenant, userId: id, email: email, phone: phone, at: now)
             }
         } catch let error as SQLiteError where error.isConstraintViolation {

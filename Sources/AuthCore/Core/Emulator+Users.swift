@@ -210,9 +210,9 @@ extension Emulator {
         record(.userDeleted, tenant: tenant, userId: id, origin: origin)
     }
 
-    /// Stamps when the last verification message went out (GoTrue's `confirmation_sent_at`).
-    public func markVerificationSent(in tenant: String, userId: String) throws {
-        _ = try db.withConnection { c in try Accounts.set(c, tenant: tenant, id: userId, [.verificationSentAt: SQLValue(clock.now)]) }
+    /// Stamps when the last message of a kind went out (GoTrue's `confirmation_sent_at`, `recovery_sent_at`…).
+    public func markSent(_ message: SentMessage, in tenant: String, userId: String) throws {
+        _ = try db.withConnection { c in try Accounts.set(c, tenant: tenant, id: userId, [Accounts.Column(message): SQLValue(clock.now)]) }
     }
 
     /// Stamps an invitation (GoTrue's `invited_at`, set each time one is sent).

@@ -16,8 +16,8 @@ public struct User: Sendable, Equatable {
     public var userMetadata: [String: JSON]
     /// Server-controlled data (Supabase `app_metadata`, Firebase custom claims).
     public var appMetadata: [String: JSON]
-    /// When the last verification message (confirmation email or SMS) went out.
-    public var verificationSentAt: Date?
+    /// When the last message of each kind that carries a code went out (GoTrue's `*_sent_at`).
+    public var sentAt: [SentMessage: Date]
     public var createdAt: Date
     public var updatedAt: Date
     public var lastSignInAt: Date?
@@ -41,16 +41,28 @@ public struct User: Sendable, Equatable {
     public init(tenant: String, id: String, email: String? = nil, phone: String? = nil, username: String? = nil,
                 emailVerifiedAt: Date? = nil, phoneVerifiedAt: Date? = nil, disabled: Bool = false, bannedUntil: Date? = nil,
                 isAnonymous: Bool = false, userMetadata: [String: JSON] = [:], appMetadata: [String: JSON] = [:],
-                verificationSentAt: Date? = nil, createdAt: Date, updatedAt: Date, lastSignInAt: Date? = nil, identities: [Identity] = []) {
+                sentAt: [SentMessage: Date] = [:], createdAt: Date, updatedAt: Date, lastSignInAt: Date? = nil, identities: [Identity] = []) {
         self.tenant = tenant; self.id = id; self.email = email; self.phone = phone; self.username = username
         self.emailVerifiedAt = emailVerifiedAt; self.phoneVerifiedAt = phoneVerifiedAt; self.disabled = disabled
         self.bannedUntil = bannedUntil; self.isAnonymous = isAnonymous; self.userMetadata = userMetadata
-        self.appMetadata = appMetadata; self.verificationSentAt = verificationSentAt; self.createdAt = createdAt
+        self.appMetadata = appMetadata; self.sentAt = sentAt; self.createdAt = createdAt
         self.updatedAt = updatedAt; self.lastSignInAt = lastSignInAt; self.identities = identities
     }
 
     /// Whether the user is banned at `now`.
     public func isBanned(at now: Date) -> Bool { bannedUntil.map { $0 > now } ?? false }
+}
+
+/// The messages with a code whose last sending an account remembers, each in a column of its own as GoTrue keeps
+/// them (`confirmation_sent_at`, `recovery_sent_at`…). The dialect that shows them stamps them as it sends.
+public enum SentMessage: String, Sendable, CaseIterable {
+    /// A confirmation of the user's email or phone (GoTrue's `confirmation_sent_at`).
+    case verification = "verification_sent_at"
+    /// A recovery or magic link to an existing user.
+    case recovery = "recovery_sent_at"
+    case emailChange = "email_change_sent_at"
+    case phoneChange = "phone_change_sent_at"
+    case reauthentication = "reauthentication_sent_at"
 }
 
 /// A way to sign in linked to a user: a password on an email or phone, or an identity provider account.

@@ -157,7 +157,12 @@ enum Accounts {
         case userMetadata = "user_metadata", appMetadata = "app_metadata"
         case disabled, bannedUntil = "banned_until", isAnonymous = "is_anonymous", isSSOUser = "is_sso_user"
         case createdAt = "created_at", updatedAt = "updated_at"
-        case lastSignInAt = "last_sign_in_at", tokensValidAfter = "tokens_valid_after", verificationSentAt = "verification_sent_at", invitedAt = "invited_at"
+        case lastSignInAt = "last_sign_in_at", tokensValidAfter = "tokens_valid_after", invitedAt = "invited_at"
+        case verificationSentAt = "verification_sent_at", recoverySentAt = "recovery_sent_at", emailChangeSentAt = "email_change_sent_at"
+        case phoneChangeSentAt = "phone_change_sent_at", reauthenticationSentAt = "reauthentication_sent_at"
+
+        /// The column that stamps `message`.
+        init(_ message: SentMessage) { self.init(rawValue: message.rawValue)! }
     }
 
     /// Inserts a user's row with `values` (the rest take their defaults).
@@ -218,7 +223,8 @@ extension User {
             emailVerifiedAt: row.date("email_verified_at"), phoneVerifiedAt: row.date("phone_verified_at"),
             disabled: row.bool("disabled"), bannedUntil: row.date("banned_until"), isAnonymous: row.bool("is_anonymous"),
             userMetadata: row.json("user_metadata").objectValue ?? [:], appMetadata: row.json("app_metadata").objectValue ?? [:],
-            verificationSentAt: row.date("verification_sent_at"), createdAt: row.date("created_at") ?? .distantPast,
+            sentAt: SentMessage.allCases.reduce(into: [:]) { stamps, message in stamps[message] = row.date(message.rawValue) },
+            createdAt: row.date("created_at") ?? .distantPast,
             updatedAt: row.date("updated_at") ?? .distantPast, lastSignInAt: row.date("last_sign_in_at"), identities: identities)
         pendingEmail = row.string("pending_email")
         pendingPhone = row.string("pending_phone")

@@ -13,6 +13,12 @@ enum Codes {
             """, [SQLValue(now), .text(tenant), .text(purpose.rawValue), .text(target), SQLValue(userId), SQLValue(userId)])
     }
 
+    /// Retires every unused code issued to a user but those of `kept` (`codes_user` finds them).
+    static func retire(_ c: borrowing Connection, tenant: String, userId: String, except kept: MessagePurpose, at now: Date) throws {
+        try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND user_id = ? AND purpose != ? AND used_at IS NULL",
+                  [SQLValue(now), .text(tenant), .text(userId), .text(kept.rawValue)])
+    }
+
     static func insert(_ c: borrowing Connection, _ record: CodeRecord, tenant: String) throws {
         try c.run("""
             INSERT INTO codes (tenant, id, user_id, purpose, channel, target, value_hash, link_token, created_at, expires_at)

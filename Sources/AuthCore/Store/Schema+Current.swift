@@ -17,6 +17,7 @@ extension Schema {
             user_metadata TEXT NOT NULL DEFAULT '{}', app_metadata TEXT NOT NULL DEFAULT '{}',
             verification_sent_at REAL, created_at REAL NOT NULL, updated_at REAL NOT NULL, last_sign_in_at REAL,
             pending_email TEXT, pending_phone TEXT, tokens_valid_after REAL, invited_at REAL, is_sso_user INTEGER NOT NULL DEFAULT 0,
+            recovery_sent_at REAL, email_change_sent_at REAL, phone_change_sent_at REAL, reauthentication_sent_at REAL,
             PRIMARY KEY (tenant, id));
         CREATE UNIQUE INDEX users_username ON users (tenant, username) WHERE username IS NOT NULL;
         CREATE INDEX users_email ON users (tenant, email COLLATE NOCASE) WHERE email IS NOT NULL;

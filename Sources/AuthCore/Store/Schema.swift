@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 22
+    static let version = 23
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -294,6 +294,14 @@ enum Schema {
         // that do name the tenant, and they check it after.
         """
         DROP INDEX codes_link;
+        """,
+        // 23: when each kind of message with a code last went to the user, as GoTrue keeps it beside
+        // `confirmation_sent_at` (this table's `verification_sent_at`) and shows it in the user.
+        """
+        ALTER TABLE users ADD COLUMN recovery_sent_at REAL;
+        ALTER TABLE users ADD COLUMN email_change_sent_at REAL;
+        ALTER TABLE users ADD COLUMN phone_change_sent_at REAL;
+        ALTER TABLE users ADD COLUMN reauthentication_sent_at REAL;
         """,
     ]
 
