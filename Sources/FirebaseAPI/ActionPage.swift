@@ -70,18 +70,21 @@ enum ActionPage {
                 return try done(call, scope: scope, title: type == .verifyEmail ? "Email verified" : "Email updated", message: message,
                                 email: user.email, userId: user.id, continueURL: continueURL, json: wantsJSON, redirect: true)
             case .emailSignIn:
-                let record = try actions.live(code)
                 guard let continueURL else {
+                    let record = try actions.live(code)
                     return call.pages.render(.init(title: "Finish signing in in the app",
                                                    message: "The app completes the sign-in of \(record.target) with signInWithEmailLink and this link.",
                                                    detail: "oobCode: \(code)"))
                 }
+                // Handed to the app whether the code still works or not, as the emulator's page and Firebase's hosted one
+                // do: the app's `signInWithEmailLink` finds out (`auth/invalid-action-code`), and shows its own answer.
+                let record = try? actions.live(code)
                 // The app gets the link's parameters on its own URL, as the emulator hands them over.
                 var components = URLComponents(string: continueURL) ?? URLComponents()
                 let copied = ["mode", "oobCode", "apiKey", "lang", "tenantId"].compactMap { key in params[key].map { URLQueryItem(name: key, value: $0) } }
                 components.queryItems = (components.queryItems ?? []) + copied
                 let location = components.string ?? continueURL
-                try call.emulator.captureIfAppLink(location, tenant: scope.coreTenant, source: "firebase-action", userId: record.userId)
+                try call.emulator.captureIfAppLink(location, tenant: scope.coreTenant, source: "firebase-action", userId: record?.userId)
                 return Response(status: .seeOther, headers: [.location: location])
             }
         } catch let error as FirebaseError where [.invalidOOBCode, .expiredOOBCode, .userNotFound, .userDisabled, .weakPassword].contains(error.code) {

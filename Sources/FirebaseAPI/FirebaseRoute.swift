@@ -26,6 +26,9 @@ enum FirebaseOperation: String, CaseIterable, Sendable {
     case createSessionCookie = "projects.createSessionCookie"
     case getProjects = "projects.get"
     case recaptchaParams = "recaptchaParams.get"
+    case recaptchaConfig = "recaptchaConfig.get"
+    case passwordPolicy = "passwordPolicy.get"
+    case revokeToken = "accounts.revokeToken"
     case mfaEnrollmentStart = "mfaEnrollment.start"
     case mfaEnrollmentFinalize = "mfaEnrollment.finalize"
     case mfaEnrollmentWithdraw = "mfaEnrollment.withdraw"
@@ -171,6 +174,9 @@ struct FirebaseRoute: Equatable {
                                   ("mfaSignIn:finalize", .mfaSignInFinalize)] {
             table["v2 POST accounts/\(name)"] = operation
         }
+        table["v2 GET recaptchaConfig"] = .recaptchaConfig
+        table["v2 GET passwordPolicy"] = .passwordPolicy
+        table["v2 POST accounts:revokeToken"] = .revokeToken
         table["v2 GET config"] = .getConfig
         table["v2 PATCH config"] = .updateConfig
         table["v2 POST tenants"] = .createTenant

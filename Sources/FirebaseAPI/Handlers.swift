@@ -28,6 +28,9 @@ extension FirebaseDialect {
         case .createSessionCookie: Admin.createSessionCookie
         case .getProjects: Lookup.projects
         case .recaptchaParams: Lookup.recaptchaParams
+        case .recaptchaConfig: Lookup.recaptchaConfig
+        case .passwordPolicy: SignUp.passwordPolicy
+        case .revokeToken: SignInWithIdp.revokeToken
         case .mfaEnrollmentStart: MFA.startEnrollment
         case .mfaEnrollmentFinalize: MFA.finalizeEnrollment
         case .mfaEnrollmentWithdraw: MFA.withdraw

@@ -95,6 +95,17 @@ enum Lookup {
         return .json(["projectId": "12345", "authorizedDomains": .array(domains.map(JSON.string))])
     }
 
+    /// `GET /v2/recaptchaConfig`, which the JS SDK asks before email and phone flows: reCAPTCHA Enterprise off for
+    /// every provider, as for a project that never turned it on, so the SDK goes on without it (and the phone flow
+    /// with the app's own verifier, which `recaptchaParams` fakes out). The SDK refuses an answer without a key
+    /// (`RecaptchaConfig`), so one in Google's form stands in; with enforcement off nothing loads it.
+    static func recaptchaConfig(_ call: FirebaseCall) async throws -> Response {
+        let project = try call.projectId()
+        let providers = ["EMAIL_PASSWORD_PROVIDER", "PHONE_PROVIDER"]
+        return .json(["recaptchaKey": .string("projects/\(project)/keys/fauxth-recaptcha-off"),
+                      "recaptchaEnforcementState": .array(providers.map { ["provider": .string($0), "enforcementState": "OFF"] })])
+    }
+
     static func recaptchaParams(_ call: FirebaseCall) async throws -> Response {
         .json(["kind": "identitytoolkit#GetRecaptchaParamResponse",
                "recaptchaStoken": "This-is-a-fake-token__Dont-send-this-to-the-Recaptcha-service__The-Auth-Emulator-does-not-support-reCAPTCHA",

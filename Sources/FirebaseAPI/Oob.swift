@@ -97,15 +97,29 @@ enum Oob {
         }
     }
 
-    /// Without `newPassword`: what the code is for, the code left unused. With it: a password reset
-    /// (or the matching action) is applied, the email counts as verified and older tokens stop working.
+    /// Without `newPassword`: what the code is for, the code left unused (the JS SDK's `checkActionCode`). With it: a
+    /// password reset (or the matching action) is applied, the email counts as verified and older tokens stop working.
     static func resetPassword(_ call: FirebaseCall) async throws -> Response {
         guard let oobCode = try call.body.string("oobCode"), !oobCode.isEmpty else { throw FirebaseError(.missingOOBCode) }
         let scope = try call.scope()
         let record = try OobActions(call: call, scope: scope).live(oobCode)
         guard let type = OobType(purpose: record.purpose) else { throw FirebaseError(.invalidOOBCode) }
         var answer: [String: JSON] = ["kind": "identitytoolkit#ResetPasswordResponse", "requestType": .string(type.rawValue)]
-        if type != .emailSignIn { answer["email"] = .string(record.target) }
+        // The address the code works on, and the other one of a change: for VERIFY_AND_CHANGE_EMAIL the account's
+        // address and the new one in `newEmail`, which the SDK requires (`checkActionCode`); for RECOVER_EMAIL the
+        // address it restores, and the account's current one in `newEmail` (the SDK's `previousEmail`).
+        let current = try record.userId.flatMap { try call.emulator.user(in: scope.coreTenant, id: $0) }?.email
+        switch type {
+        case .emailSignIn: break
+        case .verifyAndChangeEmail:
+            answer["email"] = current.map(JSON.string)
+            answer["newEmail"] = .string(record.target)
+        case .recoverEmail:
+            answer["email"] = .string(record.target)
+            if let current, current != record.target { answer["newEmail"] = .string(current) }
+        case .passwordReset, .verifyEmail:
+            answer["email"] = .string(record.target)
+        }
         guard let newPassword = try call.body.string("newPassword") else { return .json(.object(answer)) }
         guard type == .passwordReset else { throw FirebaseError(.invalidOOBCode) }
         let user = try OobActions(call: call, scope: scope).resetPassword(oobCode, newPassword: newPassword)

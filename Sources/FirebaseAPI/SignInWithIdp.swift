@@ -31,6 +31,16 @@ enum SignInWithIdp {
         }
     }
 
+    /// `POST /v2/accounts:revokeToken` (the JS SDK's `revokeAccessToken`, which apps call when a user deletes an account
+    /// that signed in with Apple): Identity Platform hands the token back to the provider to revoke. The fake providers
+    /// keep no grant to revoke, so this checks what Fauxth can (a signed-in caller, a token to revoke) and answers `{}`.
+    static func revokeToken(_ call: FirebaseCall) async throws -> Response {
+        _ = try call.caller(idToken: try call.body.string("idToken"))
+        guard let token = try call.body.string("token"), !token.isEmpty else { throw FirebaseError(.invalidArgument, "token is required") }
+        guard try call.body.string("providerId")?.isEmpty == false else { throw FirebaseError(.invalidProviderID) }
+        return .json([:])
+    }
+
     static func handle(_ call: FirebaseCall) async throws -> Response {
         let assertion = try parse(call)
         let linking = try call.body.string("idToken").flatMap { $0.isEmpty ? nil : $0 }

@@ -100,11 +100,26 @@ enum SignUp {
 
     /// Identity Toolkit's only built-in rule: at least six characters (or the project's minimum).
     static func checkPassword(_ password: String, scope: FirebaseScope) throws {
-        // The emulator counts as JavaScript does (`password.length`): UTF-16 code units, so an emoji is two.
-        let rules = PasswordPolicy(minLength: max(6, scope.settings.passwordMinLength), unit: .utf16)
+        let rules = passwordRules(scope)
         guard rules.shortfalls(password).isEmpty else {
             throw FirebaseError(.weakPassword, "Password should be at least \(rules.minLength) characters")
         }
+    }
+
+    /// The emulator counts as JavaScript does (`password.length`): UTF-16 code units, so an emoji is two.
+    static func passwordRules(_ scope: FirebaseScope) -> PasswordPolicy {
+        PasswordPolicy(minLength: max(6, scope.settings.passwordMinLength), unit: .utf16)
+    }
+
+    /// `GET /v2/passwordPolicy` (the JS SDK's `validatePassword`): the rule `checkPassword` applies, as Identity
+    /// Platform describes a project without a password policy of its own (enforcement `OFF`: the minimum is the
+    /// built-in `WEAK_PASSWORD` rule, not a policy's `PASSWORD_DOES_NOT_MEET_REQUIREMENTS`). Schema 1 is the one the
+    /// SDK reads. Google's emulator does not serve it (501), so the SDK's call failed there.
+    static func passwordPolicy(_ call: FirebaseCall) async throws -> Response {
+        let tenant = call.request.uri.queryParameters.get("tenantId").flatMap { $0.isEmpty ? nil : String($0) }
+        let scope = try call.projects.scope(project: try call.projectId(), tenant: tenant)
+        return .json(["customStrengthOptions": ["minPasswordLength": .int(passwordRules(scope).minLength)], "enforcementState": "OFF",
+                      "forceUpgradeOnSignin": false, "schemaVersion": 1])
     }
 
     /// A `localId` as Identity Toolkit makes them: 28 letters and digits.

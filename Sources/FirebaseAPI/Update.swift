@@ -54,8 +54,11 @@ enum Update {
     private static func profileChanges(_ call: FirebaseCall, user: User, scope: FirebaseScope) throws -> UserChanges {
         let body = call.body
         var metadata: [String: JSON] = [:]
-        if let name = try body.string("displayName") { metadata["displayName"] = .string(name) }
-        if let photo = try body.string("photoUrl") { metadata["photoUrl"] = .string(photo) }
+        // A null clears the field as `deleteAttribute` does: the JS SDK's `updateProfile({displayName: null})` sends it,
+        // and Identity Toolkit clears the name (Google's emulator refuses it instead; firebase-tools #6424).
+        for field in ["displayName", "photoUrl"] {
+            if body.fields[field]?.isNull == true { metadata[field] = .null } else if let value = try body.string(field) { metadata[field] = .string(value) }
+        }
         var changes = UserChanges()
         for attribute in try body.strings("deleteAttribute") {
             switch attribute {

@@ -140,6 +140,11 @@ import Testing
             #expect(try claims(signedIn.json["idToken"])["email_verified"] == true)
             let reused = try await client.send(.post, accounts("signInWithEmailLink"), json: ["email": "link@example.com", "oobCode": .string(code)])
             #expect(errorMessage(reused) == "INVALID_OOB_CODE")
+            // The link still hands the used code to the app, which finds out itself, as the emulator's page does.
+            let opened = try await client.send(.get, try pathAndQuery(try #require(message.links.first)))
+            #expect(opened.status == .seeOther)
+            #expect(opened.headers[.location]?.hasPrefix("http://localhost/finish?") == true)
+            #expect(queryItems(opened.headers[.location] ?? "")["oobCode"] == code)
 
             let user = try await client.send(.post, accounts("lookup"), json: ["idToken": signedIn.json["idToken"]!]).json["users"]?[0]
             #expect(user?["emailVerified"] == true)

@@ -132,4 +132,17 @@ import Testing
         }
         #expect(reply.status == .ok)
     }
+
+    /// The JS SDK's `validatePassword` reads the rule sign-up applies, the project's minimum, from `/v2/passwordPolicy`.
+    @Test func thePasswordPolicyIsTheMinimumSignUpApplies() async throws {
+        let harness = try Harness(seed: firebaseProject(["password_min_length": 8]))
+        try await harness.run { client in
+            let policy = try await client.send(.get, "/identitytoolkit.googleapis.com/v2/passwordPolicy?key=k")
+            #expect(policy.status == .ok)
+            #expect(policy.json["customStrengthOptions"] == ["minPasswordLength": 8])
+            #expect(policy.json["schemaVersion"] == 1)
+            let short = try await client.send(.post, accounts("signUp"), json: ["email": "s@example.com", "password": "seven77"])
+            #expect(errorMessage(short) == "WEAK_PASSWORD : Password should be at least 8 characters")
+        }
+    }
 }

@@ -7,6 +7,7 @@ import subprocess
 import threading
 import urllib.parse
 
+import requests
 from firebase_admin import auth
 
 from conftest import BINARY, FIREBASE_PROJECT, firebase_error, jwt_claims
@@ -175,3 +176,62 @@ def test_the_banner_prints_only_keys_that_reach_their_project(tmp_path):
     as_default = project_lines(banner("--seed", str(seed), "--firebase-project", "keyless"), "keyless")
     [key_line] = [line for line in as_default if line.startswith("FIREBASE_API_KEY=")]
     assert key_line.split("=", 1)[1] not in ("fake-api-key", "shop-key")
+
+
+# --- found with the Firebase JS SDK: checkActionCode, a profile cleared with null, the v2 endpoints it calls -----------
+
+
+def oob_code(link):
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["oobCode"][0]
+
+
+def test_check_action_code_names_both_addresses_of_an_email_change(firebase):
+    """checkActionCode (accounts:resetPassword with the oobCode alone) asserts `newEmail` for VERIFY_AND_CHANGE_EMAIL and
+    takes `email` as the previous address; for RECOVER_EMAIL, `newEmail` is the address the account has now."""
+    user = firebase.sign_up("before@example.com")
+    firebase.ok("accounts:sendOobCode", {"requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": user["idToken"],
+                                         "newEmail": "after@example.com"})
+    _, link = firebase.email("after@example.com", "email_change")
+    checked = firebase.ok("accounts:resetPassword", {"oobCode": oob_code(link)})
+    assert (checked["requestType"], checked["email"], checked["newEmail"]) == (
+        "VERIFY_AND_CHANGE_EMAIL", "before@example.com", "after@example.com")
+    firebase.ok("accounts:update", {"oobCode": oob_code(link)})
+    _, recover = firebase.email("before@example.com", "recover_email")
+    undo = firebase.ok("accounts:resetPassword", {"oobCode": oob_code(recover)})
+    assert (undo["requestType"], undo["email"], undo["newEmail"]) == ("RECOVER_EMAIL", "before@example.com", "after@example.com")
+    # A reset's code names its address alone.
+    firebase.ok("accounts:sendOobCode", {"requestType": "PASSWORD_RESET", "email": "after@example.com"})
+    _, reset = firebase.email("after@example.com", "reset_password")
+    assert "newEmail" not in firebase.ok("accounts:resetPassword", {"oobCode": oob_code(reset)})
+
+
+def test_update_profile_with_null_clears_the_name_and_photo(firebase):
+    """updateProfile(user, {displayName: null, photoURL: null}) sends the nulls; Identity Toolkit clears both."""
+    user = firebase.sign_up("named@example.com")
+    firebase.ok("accounts:update", {"idToken": user["idToken"], "displayName": "Ann", "photoUrl": "https://example.com/a.png"})
+    kept = firebase.ok("accounts:update", {"idToken": user["idToken"], "displayName": "Ann B", "returnSecureToken": True})
+    assert (kept["displayName"], kept["photoUrl"]) == ("Ann B", "https://example.com/a.png")
+    cleared = firebase.ok("accounts:update", {"idToken": user["idToken"], "displayName": None, "photoUrl": None, "returnSecureToken": True})
+    assert "displayName" not in cleared and "photoUrl" not in cleared
+    looked_up = firebase.lookup(user["idToken"])
+    assert "displayName" not in looked_up and "photoUrl" not in looked_up
+
+
+def test_the_v2_endpoints_the_js_sdk_calls_answer(firebase):
+    """validatePassword's policy, the reCAPTCHA Enterprise configuration asked before email and phone flows, and
+    revokeAccessToken: each was a 404 (`auth/not-found` in the SDK)."""
+    policy = requests.get(f"{firebase.url}/identitytoolkit.googleapis.com/v2/passwordPolicy", params={"key": firebase.api_key}, timeout=30)
+    assert policy.status_code == 200, policy.text
+    assert policy.json() == {"customStrengthOptions": {"minPasswordLength": 6}, "enforcementState": "OFF",
+                             "forceUpgradeOnSignin": False, "schemaVersion": 1}
+    recaptcha = requests.get(f"{firebase.url}/identitytoolkit.googleapis.com/v2/recaptchaConfig",
+                             params={"key": firebase.api_key, "clientType": "CLIENT_TYPE_WEB", "version": "RECAPTCHA_ENTERPRISE"}, timeout=30)
+    assert recaptcha.status_code == 200, recaptcha.text
+    assert recaptcha.json()["recaptchaKey"].startswith(f"projects/{firebase.project}/keys/")
+    assert {s["enforcementState"] for s in recaptcha.json()["recaptchaEnforcementState"]} == {"OFF"}
+    user = firebase.sign_up("apple@example.com")
+    revoke = {"providerId": "apple.com", "tokenType": "ACCESS_TOKEN", "token": "apple-access-token"}
+    assert firebase.ok("accounts:revokeToken", {**revoke, "idToken": user["idToken"]}, version="v2") == {}
+    assert firebase_error(firebase.call("accounts:revokeToken", {**revoke, "idToken": "not-a-token"}, version="v2")) == "INVALID_ID_TOKEN"
+    assert firebase_error(firebase.call("accounts:revokeToken", {**revoke, "token": "", "idToken": user["idToken"]}, version="v2")).startswith(
+        "INVALID_ARGUMENT")
