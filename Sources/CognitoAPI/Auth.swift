@@ -60,7 +60,11 @@ enum Auth {
             guard let srpA = parameters["SRP_A"], !srpA.isEmpty else { throw CognitoError.invalid("Missing required parameter SRP_A") }
             step = try await flow.startSRP(user, srpA: srpA)
         case "USER_AUTH":
-            step = try await flow.choiceBased(user, parameters: parameters)
+            if let sealed = try call.body.string("Session"), !sealed.isEmpty {
+                step = try flow.signUpSession(sealed, user: user)
+            } else {
+                step = try await flow.choiceBased(user, name: name, parameters: parameters)
+            }
         default:
             guard let password = parameters["PASSWORD"], !password.isEmpty else { throw CognitoError.invalid("Missing required parameter PASSWORD") }
             step = try await flow.password(user, password)

@@ -54,6 +54,9 @@ struct CognitoPool: Sendable {
         return factors.isEmpty ? ["PASSWORD"] : factors
     }
 
+    /// The first factors that need no password: a code by email or SMS.
+    var passwordlessFactors: [String] { allowedFirstAuthFactors.filter { $0 == "EMAIL_OTP" || $0 == "SMS_OTP" } }
+
     /// Device tracking is on once the pool's `DeviceConfiguration` gives either member, true or false ("When you
     /// provide a value for any property of DeviceConfiguration, you activate the device remembering").
     var tracksDevices: Bool {

@@ -46,9 +46,26 @@ extension SignInFlow {
         return .signedIn(user, firstFactor: "webauthn", mfa: nil)
     }
 
+    /// The challenge name a sign-up's `Session` carries (`SignUp.signUpSession`).
+    static let signUpChallenge = "SIGN_UP"
+
+    /// `USER_AUTH` with the `Session` of a sign-up: the user it confirmed, signed in once with no further factor, if they
+    /// have never signed in (InitiateAuth's `Session`: "only valid for users who have confirmed their sign-up and are
+    /// signing in for the first time"; the MFA guide: "issues tokens, even if your user pool requires MFA").
+    func signUpSession(_ sealed: String, user: User?) throws -> SignInStep {
+        let session = try ChallengeSession.open(sealed, clientId: client.id, emulator: emulator, replays: pools.replays)
+        guard session.challenge == Self.signUpChallenge, session.poolId == pool.id, session.data["confirmed"] == true,
+              let user, user.id == session.userId, CognitoUsers.status(user) == "CONFIRMED", user.lastSignInAt == nil else {
+            throw CognitoError(.notAuthorized, "Invalid session for the user.")
+        }
+        guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
+        try emulator.checkCanSignIn(user, origin: origin)
+        return .signedIn(user, firstFactor: session.firstFactor, mfa: nil)
+    }
+
     /// `USER_AUTH`: straight to the `PREFERRED_CHALLENGE` when it is available, else `SELECT_CHALLENGE`.
-    func choiceBased(_ user: User?, parameters: [String: String]) async throws -> SignInStep {
-        guard let user else { throw CognitoError.incorrectCredentials }
+    func choiceBased(_ user: User?, name: String, parameters: [String: String]) async throws -> SignInStep {
+        guard let user else { return try await unknownUser(name, parameters: parameters) }
         let available = availableFirstFactors(user)
         switch parameters["PREFERRED_CHALLENGE"] {
         case "PASSWORD"? where available.contains("PASSWORD"):
@@ -65,6 +82,34 @@ extension SignInFlow {
             guard !available.isEmpty else { throw CognitoError.invalid("No sign-in method of the pool's policy is available for the user.") }
             let session = newSession(userId: user.id, challenge: "SELECT_CHALLENGE", firstFactor: "password")
             return .challenge("SELECT_CHALLENGE", parameters: [:], session: session)
+        }
+    }
+
+    /// `USER_AUTH` for a name no user has, where the client hides which users exist: not the other flows' generic failure
+    /// but a challenge the pool allows, as a user would get ("randomly selecting from the challenge types your user pool
+    /// allows", the developer guide's user existence page). The preferred one when the pool offers it, else a code
+    /// factor picked by the emulator's generator; its destination is the name when it is an address of that kind. No
+    /// answer passes it: a code fails as a wrong one, an SRP proof as a wrong password. Passkeys are left out (there is
+    /// no credential to ask for).
+    func unknownUser(_ name: String, parameters: [String: String]) async throws -> SignInStep {
+        let allowed = pool.allowedFirstAuthFactors
+        var choice = parameters["PREFERRED_CHALLENGE"].flatMap { allowed.contains($0 == "PASSWORD_SRP" ? "PASSWORD" : $0) ? $0 : nil }
+        if choice == nil || choice == "WEB_AUTHN" {
+            let codes = pool.passwordlessFactors
+            choice = codes.isEmpty ? (parameters["SRP_A"] == nil ? "PASSWORD" : "PASSWORD_SRP")
+                : codes[emulator.generator.int(in: 0...codes.count - 1)]
+        }
+        switch choice {
+        case "PASSWORD_SRP"?:
+            guard let srpA = parameters["SRP_A"] else { throw CognitoError.invalid("Missing required parameter SRP_A") }
+            return try await startSRP(nil, srpA: srpA)
+        case let otp? where otp == "EMAIL_OTP" || otp == "SMS_OTP":
+            let email = otp == "EMAIL_OTP"
+            let destination = (email ? name.contains("@") : name.hasPrefix("+")) ? name : (email ? "user@example.com" : "+15550100000")
+            let session = newSession(userId: "", challenge: otp, firstFactor: "otp", data: ["ghost": true, "passwordless": true])
+            return .challenge(otp, parameters: codeDelivery(destination), session: session)
+        default:
+            throw CognitoError.incorrectCredentials
         }
     }
 }

@@ -221,6 +221,11 @@ struct SignInFlow {
         guard session.challenge == name else {
             throw CognitoError.invalid("The challenge \(name) does not match the session, which is for \(session.challenge).")
         }
+        // An unknown user's stand-in code challenge (`unknownUser`): no code passes it, and it fails as a wrong one does.
+        if session.data["ghost"] == true, name == "EMAIL_OTP" || name == "SMS_OTP" {
+            pools.replays.fail(session, now: now)
+            throw CognitoError(.codeMismatch, "Invalid code or auth state for the user.")
+        }
         guard let user = try emulator.user(in: pool.id, id: session.userId) else { throw CognitoError.userDoesNotExist }
         func spend() throws {
             guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
@@ -359,7 +364,7 @@ struct SignInFlow {
             ?? newSession(userId: user.id, challenge: challenge, firstFactor: firstFactor, data: data)
     }
 
-    private func codeDelivery(_ destination: String) -> [String: String] {
+    func codeDelivery(_ destination: String) -> [String: String] {
         ["CODE_DELIVERY_DELIVERY_MEDIUM": destination.contains("@") ? "EMAIL" : "SMS", "CODE_DELIVERY_DESTINATION": CognitoUsers.masked(destination)]
     }
 

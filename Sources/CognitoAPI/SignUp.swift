@@ -7,14 +7,32 @@ enum SignUp {
     static func signUp(_ call: CognitoCall) async throws -> JSON {
         let (pool, client) = try call.poolAndClient()
         guard !pool.adminCreateUserOnly else { throw CognitoError(.notAuthorized, "SignUp is not permitted for this user pool") }
-        let username = try call.body.required("Username"), password = try call.body.required("Password")
+        let username = try call.body.required("Username")
+        // Left out (or blank) only where a passwordless sign-in is open to the client: the pool's first factors offer
+        // an email or SMS code and the client allows `USER_AUTH` (SignUp's `Password`, and the developer guide's
+        // "passwordless sign-in is active in your user pool and app client").
+        let password = try call.body.string("Password").flatMap { $0.isEmpty ? nil : $0 }
+        if password == nil, !client.allows("ALLOW_USER_AUTH") || pool.passwordlessFactors.isEmpty { throw CognitoBody.missing("Password") }
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
         let registered = try await register(username: username, password: password, attributes: try call.body.attributes("UserAttributes"),
                                             validationData: try call.body.attributes("ValidationData"), triggers: call.triggers(pool),
                                             cause: call.cause("SignUp", client: client.id))
         var answer: [String: JSON] = ["UserConfirmed": .bool(registered.confirmed), "UserSub": .string(registered.user.id)]
         answer["CodeDeliveryDetails"] = registered.delivery
+        answer["Session"] = try signUpSession(registered.user, confirmed: registered.confirmed, client: client, call: call)
         return .object(answer)
+    }
+
+    /// The `Session` SignUp and ConfirmSignUp answer a client that allows `USER_AUTH`: `InitiateAuth` `USER_AUTH` with it
+    /// signs the confirmed user in once, without another code or MFA, the confirmation code having been their proof ("sign
+    /// in a user directly from the sign-up process"; `SignInFlow.signUpSession`). SignUp's does so only for a user a pre
+    /// sign-up function confirmed at once, which is when Amplify's auto sign-in sends it; otherwise ConfirmSignUp's does.
+    static func signUpSession(_ user: User, confirmed: Bool, client: CognitoClient, call: CognitoCall) throws -> JSON? {
+        guard client.allows("ALLOW_USER_AUTH") else { return nil }
+        let session = ChallengeSession(poolId: user.tenant, clientId: client.id, userId: user.id, challenge: SignInFlow.signUpChallenge,
+                                       firstFactor: "otp", data: ["confirmed": .bool(confirmed)], lifetime: client.authSessionValidity,
+                                       emulator: call.emulator)
+        return .string(try session.sealed(call.emulator))
     }
 
     /// What a sign-up did: the user, whether a pre sign-up function confirmed them at once, and where the
@@ -28,11 +46,16 @@ enum SignUp {
     /// A sign-up, from the API or the hosted UI's page: the request is checked before the pre sign-up
     /// function is asked about it; a user it confirms is told to the post confirmation function, any other
     /// is sent a code.
-    static func register(username: String, password: String, attributes: [(name: String, value: String)],
+    static func register(username: String, password: String?, attributes: [(name: String, value: String)],
                          validationData: [(name: String, value: String)], triggers: LambdaTriggers, cause: CognitoMailer.Cause) async throws -> Registration {
         let pool = triggers.pool
-        try CognitoMailer.checkPassword(password, pool: pool)
-        _ = try newUser(username: username, attributes: attributes, pool: pool, emulator: triggers.emulator)
+        if let password { try CognitoMailer.checkPassword(password, pool: pool) }
+        let new = try newUser(username: username, attributes: attributes, pool: pool, emulator: triggers.emulator)
+        // A user without a password signs in with a code, so they must give an address one of the pool's code factors uses.
+        if password == nil, !(pool.passwordlessFactors.contains("EMAIL_OTP") && new.email != nil),
+           !(pool.passwordlessFactors.contains("SMS_OTP") && new.phone != nil) {
+            throw CognitoError.invalid("A user without a password needs an email address or phone number the pool's passwordless sign-in can use.")
+        }
         let decision = try await triggers.preSignUp(source: "PreSignUp_SignUp", userName: username, clientId: cause.clientId, attributes: attributes,
                                                     validationData: validationData, clientMetadata: cause.clientMetadata)
         let user = try createUnconfirmed(username: username, password: password, attributes: attributes, pool: pool, decision: decision,
@@ -49,10 +72,10 @@ enum SignUp {
 
     /// The signed-up user: `UNCONFIRMED`, unless a pre sign-up function confirmed them (and verified their
     /// addresses).
-    static func createUnconfirmed(username: String, password: String, attributes: [(name: String, value: String)], pool: CognitoPool,
+    static func createUnconfirmed(username: String, password: String?, attributes: [(name: String, value: String)], pool: CognitoPool,
                                   decision: LambdaTriggers.SignUpDecision = LambdaTriggers.SignUpDecision(), emulator: Emulator,
                                   origin: RequestOrigin) throws -> User {
-        try CognitoMailer.checkPassword(password, pool: pool)
+        if let password { try CognitoMailer.checkPassword(password, pool: pool) }
         var new = try newUser(username: username, attributes: attributes, pool: pool, emulator: emulator)
         new.password = password
         new.appMetadata[CognitoUsers.statusKey] = decision.autoConfirmUser ? "CONFIRMED" : "UNCONFIRMED"
@@ -114,11 +137,20 @@ enum SignUp {
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
         // A client that hides which users exist answers an unknown one as a wrong code.
         let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
+        // SignUp's session, when sent, must be this user's sign-up through this client (Amplify sends none).
+        if let given = try call.body.string("Session"), !given.isEmpty {
+            let session = try ChallengeSession.open(given, clientId: client.id, emulator: call.emulator, replays: call.pools.replays)
+            guard session.challenge == SignInFlow.signUpChallenge, session.poolId == pool.id, session.userId == user.id else {
+                throw CognitoError(.notAuthorized, "Invalid session for the user.")
+            }
+        }
         try confirm(user, code: code, pool: pool, emulator: call.emulator, origin: call.origin,
                     forcingAlias: try call.body.bool("ForceAliasCreation") ?? false)
         try await confirmed(user, triggers: call.triggers(pool), source: "PostConfirmation_ConfirmSignUp", clientId: client.id,
                             clientMetadata: call.clientMetadata)
-        return [:]
+        var answer: [String: JSON] = [:]
+        answer["Session"] = try signUpSession(user, confirmed: true, client: client, call: call)
+        return .object(answer)
     }
 
     /// The post confirmation function told of `user` (as now confirmed) by `source`

@@ -67,7 +67,7 @@ enum SoftwareToken {
         do {
             try emulator.verifyTOTP(in: pool.id, factor: factor, code: code, origin: origin)
         } catch AuthError.mfaVerificationFailed {
-            throw CognitoError(.enableSoftwareTokenMFA, "Code mismatch")
+            throw CognitoError(.enableSoftwareTokenMFA, "Code mismatch and fail enable Software Token MFA")
         }
         _ = try emulator.markFactorVerified(in: pool.id, userId: user.id, id: factor.id, friendlyName: friendlyName?.isEmpty == false ? friendlyName : nil)
         for old in factors where old.id != factor.id { try emulator.deleteFactor(in: pool.id, userId: user.id, id: old.id) }

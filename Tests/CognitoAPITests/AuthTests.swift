@@ -164,6 +164,32 @@ import Testing
         }
     }
 
+    /// A client that hides which users exist answers `USER_AUTH` for an unknown name with a challenge, as for a user (AWS's
+    /// user existence page), that no answer passes; no message goes out.
+    @Test func userAuthForAnUnknownNameIsAChallengeNoCodePasses() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let started = try await client.cognito("InitiateAuth", ["ClientId": .string(seedClient), "AuthFlow": "USER_AUTH",
+                                                                    "AuthParameters": ["USERNAME": "ghost@example.com", "PREFERRED_CHALLENGE": "EMAIL_OTP"]])
+            #expect(started.json["ChallengeName"] == "EMAIL_OTP")
+            #expect(started.json["ChallengeParameters"] == ["CODE_DELIVERY_DELIVERY_MEDIUM": "EMAIL", "CODE_DELIVERY_DESTINATION": "g***@e***"])
+            for code in ["000000", "123456"] {
+                let answer = try await client.respond("EMAIL_OTP", session: started.json["Session"], ["USERNAME": "ghost@example.com", "EMAIL_OTP_CODE": .string(code)])
+                #expect(answer.json == ["__type": "CodeMismatchException", "message": "Invalid code or auth state for the user."])
+            }
+            // Without a preference, one of the pool's code factors.
+            let unasked = try await client.cognito("InitiateAuth", ["ClientId": .string(seedClient), "AuthFlow": "USER_AUTH",
+                                                                    "AuthParameters": ["USERNAME": "ghost@example.com"]])
+            #expect(["EMAIL_OTP", "SMS_OTP"].contains(unasked.json["ChallengeName"]?.stringValue ?? ""), "\(unasked.text)")
+            // A password is wrong as for anyone.
+            let password = try await client.cognito("InitiateAuth", ["ClientId": .string(seedClient), "AuthFlow": "USER_AUTH",
+                                                                     "AuthParameters": ["USERNAME": "ghost@example.com", "PREFERRED_CHALLENGE": "PASSWORD",
+                                                                                        "PASSWORD": "whatever1"]])
+            #expect(password.json["message"] == "Incorrect username or password.")
+            #expect(try harness.emulator.messages().isEmpty)
+        }
+    }
+
     @Test func userAuthWithoutAPreferenceOffersTheUsersChoices() async throws {
         let harness = try Harness()
         try await harness.run { client in

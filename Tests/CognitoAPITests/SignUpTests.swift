@@ -21,6 +21,55 @@ import Testing
         try await client.cognito("AdminGetUser", ["UserPoolId": .string(pool), "Username": .string(username)]).json["UserStatus"]
     }
 
+    /// A pool whose first factors include an emailed code takes a sign-up without a password, and the session ConfirmSignUp
+    /// answers signs the user in once through `USER_AUTH`, with no other factor: Amplify's passwordless sign-up with auto
+    /// sign-in.
+    @Test func aPasswordlessSignUpsSessionSignsTheConfirmedUserInOnce() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let signedUp = try await client.cognito("SignUp", ["ClientId": .string(seedClient), "Username": "quiet@example.com",
+                                                               "UserAttributes": [["Name": "email", "Value": "quiet@example.com"]]])
+            #expect(signedUp.status == .ok)
+            #expect(signedUp.json["UserConfirmed"] == false)
+            let early = try await client.cognito("InitiateAuth", ["ClientId": .string(seedClient), "AuthFlow": "USER_AUTH", "Session": signedUp.json["Session"]!,
+                                                                  "AuthParameters": ["USERNAME": "quiet@example.com"]])
+            #expect(early.json == ["__type": "NotAuthorizedException", "message": "Invalid session for the user."])
+            let confirmed = try await client.cognito("ConfirmSignUp", ["ClientId": .string(seedClient), "Username": "quiet@example.com",
+                                                                       "ConfirmationCode": .string(try latestCode(harness, to: "quiet@example.com")),
+                                                                       "Session": signedUp.json["Session"]!])
+            let session = try #require(confirmed.json["Session"])
+            let start = { @Sendable in
+                try await client.cognito("InitiateAuth", ["ClientId": .string(seedClient), "AuthFlow": "USER_AUTH", "Session": session,
+                                                          "AuthParameters": ["USERNAME": "quiet@example.com"]])
+            }
+            let signedIn = try await start()
+            #expect(signedIn.json["AuthenticationResult"]?["AccessToken"] != nil, "\(signedIn.text)")
+            #expect(try await start().json["__type"] == "NotAuthorizedException")
+            // No password to sign in with: a password attempt fails as a wrong one, and USER_AUTH offers the code only.
+            #expect(try await client.passwordAuth("quiet@example.com").json["message"] == "Incorrect username or password.")
+            let choice = try await client.cognito("InitiateAuth", ["ClientId": .string(seedClient), "AuthFlow": "USER_AUTH",
+                                                                   "AuthParameters": ["USERNAME": "quiet@example.com"]])
+            #expect(choice.json["AvailableChallenges"] == ["EMAIL_OTP"])
+        }
+    }
+
+    @Test func aPasswordIsNeededUnlessTheClientCanSignInWithACode() async throws {
+        let harness = try Harness(seed: cognitoSeed(client: ["ExplicitAuthFlows": ["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]],
+                                                    extraClients: [["ClientId": "passwordless00000000000001", "ClientName": "codes",
+                                                                    "ExplicitAuthFlows": ["ALLOW_USER_AUTH"]]]))
+        try await harness.run { client in
+            let body: (String) -> JSON = { clientId in
+                ["ClientId": .string(clientId), "Username": "quiet", "UserAttributes": [["Name": "email", "Value": "quiet@example.com"]]]
+            }
+            let noUserAuth = try await client.cognito("SignUp", body(testClient))
+            #expect(noUserAuth.json["message"] == "1 validation error detected: Value null at 'password' failed to satisfy constraint: Member must not be null")
+            // The pool's first factors are a password only.
+            let noCodes = try await client.cognito("SignUp", body("passwordless00000000000001"))
+            #expect(noCodes.json["__type"] == "InvalidParameterException")
+            #expect(try harness.emulator.users(in: testPool).map(\.username) == ["dave"])
+        }
+    }
+
     @Test func signUpMakesAnUnconfirmedUserAndEmailsACode() async throws {
         let harness = try Harness()
         try await harness.run { client in
@@ -47,7 +96,8 @@ import Testing
             let code = try latestCode(harness, to: "new@example.com")
             let confirmed = try await confirm(client, "new@example.com", code)
             #expect(confirmed.status == .ok)
-            #expect(confirmed.json == [:])
+            // The client allows USER_AUTH, so the answer carries the session that signs the user in (below).
+            #expect(confirmed.json.objectValue?.keys.sorted() == ["Session"])
             #expect(try await status(client, "new@example.com") == "CONFIRMED")
             let user = try await client.cognito("AdminGetUser", ["UserPoolId": .string(seedPool), "Username": "new@example.com"])
             #expect(user.json["UserAttributes"]?.arrayValue?.contains(["Name": "email_verified", "Value": "true"]) == true)

@@ -57,7 +57,8 @@ def test_totp_is_associated_verified_preferred_and_then_asked_for_at_sign_in(cog
     assert early["Code"] == "InvalidParameterException"
     right = totp_now(cognito, secret)
     wrong = cognito.fails("verify_software_token", AccessToken=access, UserCode=other_code(right))
-    assert wrong["Code"] == "EnableSoftwareTokenMFAException"
+    # AWS's words, without a full stop (amplify-ui's end-to-end features match on them).
+    assert (wrong["Code"], wrong["Message"]) == ("EnableSoftwareTokenMFAException", "Code mismatch and fail enable Software Token MFA")
     verified = cognito.idp.verify_software_token(AccessToken=access, UserCode=right, FriendlyDeviceName="Pixel")
     assert verified["Status"] == "SUCCESS"
     cognito.idp.set_user_mfa_preference(AccessToken=access, SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True})

@@ -247,3 +247,38 @@ def test_delete_user_removes_the_account(cognito):
     assert cognito.fails("get_user", AccessToken=access)["Code"] in ("NotAuthorizedException", "UserNotFoundException")
     # The address is free again.
     assert sign_up(cognito, email)["UserConfirmed"] is False
+
+
+def test_a_passwordless_sign_up_and_its_confirmation_session_sign_the_user_in_once(cognito):
+    """Amplify's passwordless sign-up with auto sign-in, through boto3: SignUp without a password (the seeded pool's first
+    factors include an emailed code, its client allows USER_AUTH), ConfirmSignUp's `Session`, and InitiateAuth USER_AUTH
+    with it answering tokens with no code or password asked, once."""
+    email = cognito_email("passwordless")
+    signed_up = cognito.idp.sign_up(ClientId=COGNITO_CLIENT, Username=email, UserAttributes=[{"Name": "email", "Value": email}])
+    assert signed_up["UserConfirmed"] is False and signed_up["Session"]
+    confirmed = cognito.idp.confirm_sign_up(ClientId=COGNITO_CLIENT, Username=email, ConfirmationCode=cognito.code(email, "verify_email"),
+                                            Session=signed_up["Session"])
+
+    def start():
+        return cognito.idp.initiate_auth(ClientId=COGNITO_CLIENT, AuthFlow="USER_AUTH", Session=confirmed["Session"],
+                                         AuthParameters={"USERNAME": email})
+    tokens = start()["AuthenticationResult"]
+    assert cognito.idp.get_user(AccessToken=tokens["AccessToken"])["Username"] == signed_up["UserSub"]
+    assert cognito.fails("initiate_auth", ClientId=COGNITO_CLIENT, AuthFlow="USER_AUTH", Session=confirmed["Session"],
+                         AuthParameters={"USERNAME": email})["Code"] == "NotAuthorizedException"
+    # No password was set: USER_AUTH offers the emailed code alone.
+    offered = cognito.idp.initiate_auth(ClientId=COGNITO_CLIENT, AuthFlow="USER_AUTH", AuthParameters={"USERNAME": email})
+    assert offered["AvailableChallenges"] == ["EMAIL_OTP"]
+
+
+def test_user_auth_for_an_unknown_name_is_a_challenge_like_a_users(cognito):
+    """With PreventUserExistenceErrors, USER_AUTH answers an unknown name with a challenge the pool allows (AWS's user
+    existence page), which no code passes, and sends nothing."""
+    started = cognito.idp.initiate_auth(ClientId=COGNITO_CLIENT, AuthFlow="USER_AUTH",
+                                        AuthParameters={"USERNAME": "nobody@example.com", "PREFERRED_CHALLENGE": "EMAIL_OTP"})
+    assert started["ChallengeName"] == "EMAIL_OTP"
+    assert started["ChallengeParameters"] == {"CODE_DELIVERY_DELIVERY_MEDIUM": "EMAIL", "CODE_DELIVERY_DESTINATION": "n***@e***"}
+    wrong = cognito.fails("respond_to_auth_challenge", ClientId=COGNITO_CLIENT, ChallengeName="EMAIL_OTP", Session=started["Session"],
+                          ChallengeResponses={"USERNAME": "nobody@example.com", "EMAIL_OTP_CODE": "123456"})
+    assert (wrong["Code"], wrong["Message"]) == ("CodeMismatchException", "Invalid code or auth state for the user.")
+    assert cognito.messages("nobody@example.com") == []
