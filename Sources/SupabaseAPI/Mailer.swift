@@ -161,14 +161,7 @@ struct Mailer {
     /// (GoTrue's per-user `*_sent_at` check; recovery and magic links share one clock, as there). The
     /// core's cooldown refuses it and keeps it in the outbox as suppressed.
     func checkFrequency(_ kind: Kind, for user: User, address: String? = nil) throws {
-        let purposes: [MessagePurpose] = switch kind {
-        case .confirmation: [.verifyEmail]
-        case .invite: [.invite]
-        case .emailChange: [.emailChange]
-        case .reauthentication: [.reauthentication]
-        case .magicLink, .recovery: [.magicLink, .resetPassword]
-        }
-        try emulator.checkCooldown(SendCooldown(window: project.config.smtpMaxFrequency, per: .user(purposes: purposes), source: "GOTRUE_SMTP_MAX_FREQUENCY"),
+        try emulator.checkCooldown(SendCooldown(window: project.config.smtpMaxFrequency, per: .user(kind.sentMessage), source: "GOTRUE_SMTP_MAX_FREQUENCY"),
                                    for: OutgoingMessage(tenant: user.tenant, channel: .email, to: address ?? user.email ?? "",
                                                         from: project.config.senderAddress, subject: kind.template.subject, text: "",
                                                         purpose: kind.purpose),

@@ -27,13 +27,7 @@ struct SmsSender {
             tenant: user.tenant, channel: .sms, to: phone, from: "Fauxth SMS", text: text, purpose: purpose, codes: [code.code],
             suppressedReason: testCode == nil ? nil : "GOTRUE_SMS_TEST_OTP: test numbers get their fixed code and no SMS", handedTo: handedTo),
             userId: user.id)
-        // GoTrue's `sendPhoneConfirmation`: a sign-in code stamps `confirmation_sent_at` too, verified number or not.
-        let sent: SentMessage = switch purpose {
-        case .phoneChange: .phoneChange
-        case .reauthentication: .reauthentication
-        default: .verification
-        }
-        try emulator.markSent(sent, in: user.tenant, userId: user.id)
+        try emulator.markSent(Self.stamp(purpose), in: user.tenant, userId: user.id)
         return testCode == nil ? message.id : "test-otp"
     }
 
@@ -76,10 +70,20 @@ struct SmsSender {
                                userId: user.id, perRecipient: false)
     }
 
+    /// The stamp a text of `purpose` sets and its cooldown reads (GoTrue's `sendPhoneConfirmation`): a sign-in code
+    /// stamps `confirmation_sent_at` too, verified number or not.
+    static func stamp(_ purpose: MessagePurpose) -> SentMessage {
+        switch purpose {
+        case .phoneChange: .phoneChange
+        case .reauthentication: .reauthentication
+        default: .verification
+        }
+    }
+
     /// GoTrue's per-user SMS cooldown (`GOTRUE_SMS_MAX_FREQUENCY`), one clock per kind of text (its
     /// `sendPhoneConfirmation` reads the stamp of the kind it sends), through the core's cooldown.
     func checkFrequency(for user: User, address: String? = nil, purpose: MessagePurpose = .otp) throws {
-        try emulator.checkCooldown(SendCooldown(window: project.config.smsMaxFrequency, per: .user(purposes: [purpose]), source: "GOTRUE_SMS_MAX_FREQUENCY"),
+        try emulator.checkCooldown(SendCooldown(window: project.config.smsMaxFrequency, per: .user(Self.stamp(purpose)), source: "GOTRUE_SMS_MAX_FREQUENCY"),
                                    for: OutgoingMessage(tenant: user.tenant, channel: .sms, to: address ?? user.phone ?? "", from: "Fauxth SMS", text: "",
                                                         purpose: purpose),
                                    userId: user.id)

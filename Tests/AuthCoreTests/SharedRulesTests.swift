@@ -162,20 +162,45 @@ import Testing
 
     // MARK: Send cooldowns
 
-    @Test func aCooldownReadsTheLastCodeAndKeepsTheRefusedMessage() throws {
+    @Test func aCooldownReadsTheUsersStampAndKeepsTheRefusedMessage() throws {
         let emulator = try makeEmulator()
-        let cooldown = SendCooldown(window: 60, per: .user(purposes: [.magicLink, .resetPassword]), source: "GOTRUE_SMTP_MAX_FREQUENCY")
+        let cooldown = SendCooldown(window: 60, per: .user(.recovery), source: "GOTRUE_SMTP_MAX_FREQUENCY")
         let message = OutgoingMessage(tenant: "proj", channel: .email, to: "alice@example.com", from: "x@y.z", subject: "Reset", text: "",
                                       purpose: .resetPassword)
         try emulator.checkCooldown(cooldown, for: message, userId: "u-alice")
-        _ = try emulator.issueCode(in: "proj", CodeRequest(userId: "u-alice", purpose: .magicLink, channel: .email, target: "alice@example.com",
-                                                           lifetime: 3600))
+        try emulator.markSent(.recovery, in: "proj", userId: "u-alice")
         emulator.clock.advance(by: 20)
         #expect(throws: AuthError.sendCooldown(.email, retryAfter: 40)) { try emulator.checkCooldown(cooldown, for: message, userId: "u-alice") }
+        // Another kind's stamp is another clock.
+        try emulator.checkCooldown(SendCooldown(window: 60, per: .user(.emailChange), source: "GOTRUE_SMTP_MAX_FREQUENCY"), for: message,
+                                   userId: "u-alice")
         let kept = try #require(try emulator.messages(MessageFilter(list: ListFilter(tenant: "proj"))).first)
         #expect(kept.status == .suppressed && kept.reason?.hasPrefix("GOTRUE_SMTP_MAX_FREQUENCY") == true)
         emulator.clock.advance(by: 40)
         try emulator.checkCooldown(cooldown, for: message, userId: "u-alice")
+    }
+
+    /// GoTrue's `UpdatePassword`: a new password clears the stamps, so their cooldowns end with them, and retires the
+    /// user's unused codes but MFA challenges'.
+    @Test func aPasswordThatRetiresCodesEndsTheirCooldowns() throws {
+        let emulator = try makeEmulator()
+        let cooldown = SendCooldown(window: 60, per: .user(.recovery), source: "GOTRUE_SMTP_MAX_FREQUENCY")
+        let message = OutgoingMessage(tenant: "proj", channel: .email, to: "alice@example.com", from: "x@y.z", text: "", purpose: .resetPassword)
+        for purpose in [MessagePurpose.resetPassword, .mfa] {
+            _ = try emulator.issueCode(in: "proj", CodeRequest(userId: "u-alice", purpose: purpose, channel: .email, target: "alice@example.com",
+                                                               lifetime: 3600))
+        }
+        try emulator.markSent(.recovery, in: "proj", userId: "u-alice")
+        var keeping = UserChanges(password: "another-pw")
+        try emulator.updateUser(in: "proj", id: "u-alice", keeping)
+        #expect(try emulator.requireUser(in: "proj", id: "u-alice").sentAt == [.recovery: emulator.clock.now])
+        #expect(throws: AuthError.self) { try emulator.checkCooldown(cooldown, for: message, userId: "u-alice") }
+        keeping.passwordRetiresCodes = true
+        try emulator.updateUser(in: "proj", id: "u-alice", keeping)
+        #expect(try emulator.requireUser(in: "proj", id: "u-alice").sentAt.isEmpty)
+        try emulator.checkCooldown(cooldown, for: message, userId: "u-alice")
+        #expect(try emulator.liveCodeTargets(in: "proj", userId: "u-alice", purpose: .resetPassword).isEmpty)
+        #expect(try emulator.liveCodeTargets(in: "proj", userId: "u-alice", purpose: .mfa) == ["alice@example.com"])
     }
 
     @Test func aRecipientCooldownCountsPerNumberAndFlow() throws {

@@ -56,13 +56,6 @@ extension Emulator {
 }
 
 extension Emulator {
-    /// When the last code of one of `purposes` was issued to a user: what per-user send cooldowns read.
-    func lastCodeIssued(in tenant: String, userId: String, purposes: [MessagePurpose]) throws -> Date? {
-        try db.withConnection { c in try Codes.lastIssued(c, tenant: tenant, userId: userId, purposes: purposes) }
-    }
-}
-
-extension Emulator {
     /// The targets of a user's codes of `purpose` that are still usable at the emulator's now.
     public func liveCodeTargets(in tenant: String, userId: String, purpose: MessagePurpose) throws -> [String] {
         try db.withConnection { c in try Codes.liveTargets(c, tenant: tenant, userId: userId, purpose: purpose, at: clock.now) }

@@ -20,10 +20,11 @@ public struct SendCooldown: Sendable, Equatable {
     public var source: String
 
     public enum Per: Sendable, Equatable {
-        /// The user's last code of these purposes, read from the codes issued, so the wait holds across a
-        /// restart or a snapshot, as GoTrue reads its `*_sent_at` stamps (`GOTRUE_SMTP_MAX_FREQUENCY`,
-        /// `GOTRUE_SMS_MAX_FREQUENCY`; its recovery and magic-link emails share one clock).
-        case user(purposes: [MessagePurpose])
+        /// The user's stamp of this kind of message (`User.sentAt`), as GoTrue reads its `*_sent_at`
+        /// (`GOTRUE_SMTP_MAX_FREQUENCY`, `GOTRUE_SMS_MAX_FREQUENCY`; its recovery and magic-link emails share
+        /// one). It is kept with the account, so the wait holds across a restart or a snapshot, and a new password,
+        /// which clears the stamps (`UserChanges.passwordRetiresCodes`), ends it, as in GoTrue.
+        case user(SentMessage)
         /// The recipient's last message of this flow (Firebase's `phone_resend_interval`, per number),
         /// on the core's rate windows.
         case recipient(flow: String)
@@ -86,8 +87,8 @@ extension Emulator {
         guard cooldown.window > 0 else { return }
         let wait: TimeInterval
         switch cooldown.per {
-        case .user(let purposes):
-            guard let userId, let last = try lastCodeIssued(in: message.tenant, userId: userId, purposes: purposes) else { return }
+        case .user(let kind):
+            guard let userId, let last = try user(in: message.tenant, id: userId)?.sentAt[kind] else { return }
             wait = cooldown.window - clock.now.timeIntervalSince(last)
             guard wait > 0 else { return }
         case .recipient(let flow):

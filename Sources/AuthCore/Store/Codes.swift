@@ -68,12 +68,6 @@ enum Codes {
                     [.text(tenant), .text(userId), .text(purpose.rawValue), SQLValue(now)]).compactMap { $0.string("target") }
     }
 
-    /// When a user's last code of one of `purposes` was issued.
-    static func lastIssued(_ c: borrowing Connection, tenant: String, userId: String, purposes: [MessagePurpose]) throws -> Date? {
-        try c.first("SELECT MAX(created_at) AS last FROM codes WHERE tenant = ? AND user_id = ? AND purpose IN \(list(purposes))",
-                    [.text(tenant), .text(userId)] + purposes.map { .text($0.rawValue) })?.date("last")
-    }
-
     static func markUsed(_ c: borrowing Connection, tenant: String, id: String, at now: Date) throws {
         try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(id)])
     }
