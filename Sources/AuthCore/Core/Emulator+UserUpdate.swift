@@ -71,8 +71,7 @@ extension Emulator {
                 if let secret { try Self.storePassword(c, tenant: tenant, userId: id, hash: secret, derived: derived, at: now) }
                 if secret != nil, changes.passwordRetiresCodes {
                     try Codes.retire(c, tenant: tenant, userId: id, except: .mfa, at: now)
-                    try Accounts.set(c, tenant: tenant, id: id, [.verificationSentAt: .null, .recoverySentAt: .null, .emailChangeSentAt: .null,
-                                                                 .phoneChangeSentAt: .null, .reauthenticationSentAt: .null])
+                    try Accounts.clearSentStamps(c, tenant: tenant, id: id)
                 }
                 try syncIdentities(c, tenant: tenant, userId: id, email: email, phone: phone, at: now)
             }

@@ -180,6 +180,13 @@ enum Accounts {
         return try c.run("UPDATE users SET \(assignments) WHERE tenant = ? AND id = ?", values.map(\.value) + [.text(tenant), .text(id)]) == 1
     }
 
+    /// Clears every `SentMessage` stamp of a user, whatever kinds there are.
+    static func clearSentStamps(_ c: borrowing Connection, tenant: String, id: String) throws {
+        try c.run("UPDATE users SET \(clearedStamps) WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)])
+    }
+
+    private static let clearedStamps = SentMessage.allCases.map { "\($0.rawValue) = NULL" }.joined(separator: ", ")
+
     /// Stamps a sign-in on the user and its identities; false when there is no such user.
     static func stampSignIn(_ c: borrowing Connection, tenant: String, userId: String, at now: Date) throws -> Bool {
         // The text written out rather than built by `set`: every sign-in's journal runs it.
