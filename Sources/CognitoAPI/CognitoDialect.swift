@@ -98,6 +98,20 @@ public struct CognitoDialect: Sendable {
             if target.hasPrefix("TrentService.") {
                 return Self.answer(try KMSKeys.perform(String(target.dropFirst("TrentService.".count)), body: try body.get()), requestId: requestId)
             }
+            if target.hasPrefix(IdentityPoolAction.targetPrefix) {
+                let name = String(target.dropFirst(IdentityPoolAction.targetPrefix.count))
+                guard let action = IdentityPoolAction(rawValue: name) else {
+                    throw CognitoError(.unknownOperation, "Operation \(name) is not supported by Fauxth's Cognito identity pools")
+                }
+                let call = IdentityPoolCall(body: try body.get(), emulator: emulator, pools: pools, requestId: requestId)
+                do {
+                    return Self.answer(try action.handler(call), requestId: requestId)
+                } catch let error as CognitoError where error.kind == .invalidParameter && error.message.hasPrefix("1 validation error detected") {
+                    // Where the user pools answer a request the model refuses with InvalidParameterException, the
+                    // identity pools answer ValidationException.
+                    throw CognitoError(.validation, error.message)
+                }
+            }
             guard target.hasPrefix(prefix) else {
                 throw CognitoError(.unknownOperation, target.isEmpty ? "Missing X-Amz-Target header" : "Unknown target \(target)")
             }
@@ -157,6 +171,10 @@ public struct CognitoDialect: Sendable {
         if let port = tenant.settings["hosted_ui_port"], !(port.intValue.map { (1...65535).contains($0) } ?? false) {
             throw CognitoSettingsError("hosted_ui_port must be a port number 1-65535")
         }
+        for item in tenant.settings["identity_pools"]?.arrayValue ?? [] {
+            guard let id = item["IdentityPoolId"]?.stringValue, (try? IdentityPool.checkedId(id)) != nil, item["IdentityPoolName"]?.stringValue != nil
+            else { throw CognitoSettingsError("every identity pool needs an IdentityPoolId (<region>:<uuid>) and an IdentityPoolName") }
+        }
     }
 
     /// What a developer sets to point an SDK at a pool.
@@ -168,6 +186,10 @@ public struct CognitoDialect: Sendable {
                      "AWS_DEFAULT_REGION": pool.region, "AWS_ACCESS_KEY_ID": "fauxth", "AWS_SECRET_ACCESS_KEY": "fauxth"]
         hints["COGNITO_CLIENT_ID"] = pool.clients.first?.id
         if pool.domain != nil { hints["COGNITO_HOSTED_UI_URL"] = hostedUIURL ?? baseURL }
+        if let identityPool = tenant.settings["identity_pools"]?.arrayValue?.first?["IdentityPoolId"]?.stringValue {
+            hints["COGNITO_IDENTITY_POOL_ID"] = identityPool
+            hints["AWS_ENDPOINT_URL_COGNITO_IDENTITY"] = baseURL
+        }
         return hints
     }
 }

@@ -51,6 +51,9 @@ struct CognitoError: Error, Equatable {
         case webAuthnCredentialNotSupported = "WebAuthnCredentialNotSupportedException"
         case webAuthnNotEnabled = "WebAuthnNotEnabledException"
         case webAuthnConfigurationMissing = "WebAuthnConfigurationMissingException"
+        // Identity pools (cognito-identity)
+        case invalidIdentityPoolConfiguration = "InvalidIdentityPoolConfigurationException"
+        case validation = "ValidationException"
     }
 
     var kind: Kind

@@ -12,6 +12,7 @@ extension CognitoDialect {
     public static let errorCodes = Set(CognitoError.Kind.allCases.map(\.rawValue))
 
     public static let faultOperations: [String] = CognitoAction.allCases.map { "cognito:" + $0.rawValue }
+        + IdentityPoolAction.allCases.map { "cognito:" + $0.rawValue }
         + HostedUI.routes.map { "cognito:" + $0.operation }
         + LambdaTriggers.points.map { HookRequest.operation(.cognito, $0) }
 

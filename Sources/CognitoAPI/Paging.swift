@@ -24,6 +24,8 @@ struct Paging {
         static let devices = Rule(sizeKey: "Limit", bounds: 0...60, defaultSize: 60, tokenKey: "PaginationToken")
         static let webAuthnCredentials = Rule(sizeKey: "MaxResults", bounds: 1...20, defaultSize: 20)
         static let userPools = Rule(sizeKey: "MaxResults", bounds: 1...60, defaultSize: 60, sizeRequired: true)
+        /// `ListIdentityPools` and `ListIdentities` (cognito-identity): `MaxResults` required, 1 to 60.
+        static let identityPools = Rule(sizeKey: "MaxResults", bounds: 1...60, defaultSize: 60, sizeRequired: true)
     }
 
     let rule: Rule
@@ -36,10 +38,15 @@ struct Paging {
 
     /// Reads the page size and token of `call`; `scope` names the listing (a token from another is refused).
     init(_ call: CognitoCall, _ rule: Rule, scope: String) throws {
+        try self.init(call.body, rule, scope: scope, requestId: call.requestId)
+    }
+
+    /// Reads the page size and token of a request's `body` (`requestId` is the answer's, which a refused token names).
+    init(_ body: CognitoBody, _ rule: Rule, scope: String, requestId: String) throws {
         self.rule = rule
         self.scope = scope
         let member = CognitoBody.member(rule.sizeKey)
-        let given = try call.body.int(rule.sizeKey)
+        let given = try body.int(rule.sizeKey)
         if let given, !rule.bounds.contains(given) {
             let bound = given < rule.bounds.lowerBound ? "greater than or equal to \(rule.bounds.lowerBound)"
                 : "less than or equal to \(rule.bounds.upperBound)"
@@ -50,7 +57,7 @@ struct Paging {
         }
         // A size of 0 (which the model allows for some operations) asks for the usual page.
         size = given.flatMap { $0 == 0 ? nil : $0 } ?? rule.defaultSize
-        after = try (try call.body.string(rule.tokenKey)).map { try Self.key(in: $0, scope: scope, requestId: call.requestId) }
+        after = try (try body.string(rule.tokenKey)).map { try Self.key(in: $0, scope: scope, requestId: requestId) }
     }
 
     /// The token for the page after the item with `key`.

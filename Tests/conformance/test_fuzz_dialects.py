@@ -171,6 +171,14 @@ COGNITO_FORM = {"client_id": COGNITO_CLIENT, "grant_type": "authorization_code",
                 "username": "alice@example.com", "password": "password123", "code_verifier": "v" * 43, "token": "x",
                 "refresh_token": "x", "_csrf": "x", "confirmation_code": "123456", "email": "a@example.com"}
 
+IDENTITY_POOL = "us-east-1:00000000-0000-4000-8000-00000000f001"
+IDENTITY_POOL_ACTIONS = ["GetId", "GetCredentialsForIdentity", "CreateIdentityPool", "DescribeIdentityPool", "UpdateIdentityPool",
+                         "DeleteIdentityPool", "ListIdentityPools", "SetIdentityPoolRoles", "GetIdentityPoolRoles", "ListIdentities",
+                         "DescribeIdentity", "DeleteIdentities", "GetOpenIdToken", ""]
+IDENTITY_POOL_FIELDS = ["IdentityPoolId", "IdentityId", "Logins", "IdentityPoolName", "AllowUnauthenticatedIdentities", "AllowClassicFlow",
+                        "CognitoIdentityProviders", "SupportedLoginProviders", "IdentityPoolTags", "Roles", "RoleMappings", "MaxResults",
+                        "NextToken", "HideDisabled", "IdentityIdsToDelete", "CustomRoleArn", "AccountId"]
+
 # --- Everything else: the fake identity providers, the Twilio-shaped sink ---------------------------------------------
 
 OTHER_ROUTES = [
@@ -234,6 +242,22 @@ def cognito_setup(url):
              {"Content-Type": "application/json"}, {"Authorization": "AWS4-HMAC-SHA256 garbage"}])
 
 
+def identity_pool_setup(url):
+    base, credentials = cognito_setup(url)
+    id_token = requests.post(f"{url}/", timeout=10, data=encoded(
+        {"ClientId": COGNITO_CLIENT, "AuthFlow": "USER_PASSWORD_AUTH", "AuthParameters": {"USERNAME": "alice@example.com", "PASSWORD": "password123"}}),
+        headers={"X-Amz-Target": "AWSCognitoIdentityProviderService.InitiateAuth", "Content-Type": "application/x-amz-json-1.1"}
+    ).json()["AuthenticationResult"]["IdToken"]
+    provider = f"cognito-idp.us-east-1.amazonaws.com/{COGNITO_POOL}"
+    identity_id = requests.post(f"{url}/", timeout=10, data=encoded({"IdentityPoolId": IDENTITY_POOL, "Logins": {provider: id_token}}),
+                                headers={"X-Amz-Target": "AWSCognitoIdentityService.GetId", "Content-Type": "application/x-amz-json-1.1"}
+                                ).json()["IdentityId"]
+    return ({"IdentityPoolId": IDENTITY_POOL, "IdentityId": identity_id, "Logins": {provider: id_token}, "IdentityPoolName": "fuzz",
+             "AllowUnauthenticatedIdentities": True, "CognitoIdentityProviders": [{"ProviderName": provider, "ClientId": COGNITO_CLIENT}],
+             "Roles": {"authenticated": "arn:aws:iam::000000000000:role/a"}, "MaxResults": 10, "IdentityIdsToDelete": [identity_id]},
+            credentials)
+
+
 def form_setup(base):
     return lambda url: (base, [{}, {"Cookie": "cognito-us-east-1_fauxth001=%ff; =;;=;"}, {"Cookie": "a" * 7000},
                                {"Authorization": "Basic QUMxMjM6c2VjcmV0"}, {"Authorization": "Bearer " + "x" * 5000}])
@@ -247,6 +271,8 @@ DIALECTS = {
                            for m, p in FIREBASE_ROUTES[::5]], firebase_setup, FIREBASE_FIELDS),
     "cognito": Dialect([("POST", "", {"X-Amz-Target": f"AWSCognitoIdentityProviderService.{a}"}, cognito_error) for a in COGNITO_ACTIONS],
                        cognito_setup, COGNITO_FIELDS, "application/x-amz-json-1.1"),
+    "cognito identity pools": Dialect([("POST", "", {"X-Amz-Target": f"AWSCognitoIdentityService.{a}"}, cognito_error)
+                                       for a in IDENTITY_POOL_ACTIONS], identity_pool_setup, IDENTITY_POOL_FIELDS, "application/x-amz-json-1.1"),
     "cognito hosted UI": Dialect([(m, p, {}, html_or(oauth_error, message_error) if ".well-known" in p else html_or(oauth_error))
                                   for m, p in COGNITO_PAGES], form_setup(COGNITO_FORM),
                                  sorted(COGNITO_FORM), "application/x-www-form-urlencoded", form=True),

@@ -290,7 +290,8 @@ private struct SeedReader {
         .supabase: ["port", "gotrue_env", "publishable_key", "secret_key", "upstream", "db"],
         .firebase: ["api_keys", "id_token_signing", "config", "test_phone_numbers", "oob_code_ttl", "phone_code_ttl", "phone_resend_interval",
                     "id_token_ttl", "refresh_token_ttl", "password_min_length", "authorized_domains", "tenant_config", "recent_sign_in_window"],
-        .cognito: ["pool", "clients", "groups", "resource_servers", "identity_providers", "domain", "issuer", "fixed_code", "hosted_ui_port", "lambda_endpoint"],
+        .cognito: ["pool", "clients", "groups", "resource_servers", "identity_providers", "domain", "issuer", "fixed_code", "hosted_ui_port", "lambda_endpoint",
+                   "identity_pools"],
     ]
 
     /// A key no dialect knows is a typo (the nearest one is suggested); one another dialect knows is refused

@@ -144,6 +144,14 @@ extension Schema {
             tenant TEXT NOT NULL, id TEXT NOT NULL, issuer TEXT NOT NULL, expires_at REAL NOT NULL, PRIMARY KEY (tenant, issuer, id));
         CREATE INDEX saml_assertions_expires ON saml_assertions (expires_at);
         CREATE TABLE transient_state (kind TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, key));
+        CREATE TABLE pool_identities (
+            tenant TEXT NOT NULL, id TEXT PRIMARY KEY, pool_id TEXT NOT NULL, disabled INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL, updated_at REAL NOT NULL);
+        CREATE INDEX pool_identities_pool ON pool_identities (tenant, pool_id, created_at);
+        CREATE TABLE pool_identity_logins (
+            tenant TEXT NOT NULL, pool_id TEXT NOT NULL, provider TEXT NOT NULL, subject TEXT NOT NULL, identity_id TEXT NOT NULL,
+            PRIMARY KEY (tenant, pool_id, provider, subject));
+        CREATE INDEX pool_identity_logins_identity ON pool_identity_logins (identity_id);
         """
 
     /// Makes a new, empty store's tables (`current`), at `version`.

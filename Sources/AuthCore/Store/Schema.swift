@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 23
+    static let version = 24
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -303,6 +303,18 @@ enum Schema {
         ALTER TABLE users ADD COLUMN phone_change_sent_at REAL;
         ALTER TABLE users ADD COLUMN reauthentication_sent_at REAL;
         """,
+        // 24: Cognito identity pools' identities (the pools themselves are settings of the user pool they name), and
+        // the logins linked to each.
+        """
+        CREATE TABLE pool_identities (
+            tenant TEXT NOT NULL, id TEXT PRIMARY KEY, pool_id TEXT NOT NULL, disabled INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL, updated_at REAL NOT NULL);
+        CREATE INDEX pool_identities_pool ON pool_identities (tenant, pool_id, created_at);
+        CREATE TABLE pool_identity_logins (
+            tenant TEXT NOT NULL, pool_id TEXT NOT NULL, provider TEXT NOT NULL, subject TEXT NOT NULL, identity_id TEXT NOT NULL,
+            PRIMARY KEY (tenant, pool_id, provider, subject));
+        CREATE INDEX pool_identity_logins_identity ON pool_identity_logins (identity_id);
+        """,
     ]
 
     /// The tenant tables numbered in arrival order (`seq INTEGER PRIMARY KEY AUTOINCREMENT`).
@@ -313,7 +325,7 @@ enum Schema {
                                "codes", "messages", "deeplinks", "events", "flow_states", "challenges", "authorization_codes", "devices",
                                "webauthn_credentials", "webauthn_challenges", "authenticator_keys", "oauth_clients", "oauth_authorizations",
                                "oauth_consents", "sso_providers", "saml_requests", "saml_assertions",
-                               "spent_refresh_tokens"]
+                               "spent_refresh_tokens", "pool_identities", "pool_identity_logins"]
 
     /// Brings `connection` to `version`, or throws when it is already past it.
     static func migrate(_ connection: borrowing Connection, source: String) throws {
