@@ -186,11 +186,7 @@ struct SignInFlow {
         guard pool.mfaConfiguration == "ON" else { return .signedIn(user, firstFactor: firstFactor, mfa: nil) }
         if pool.smsMFAEnabled, user.phone != nil { return try await mfaChallenge("SMS_MFA", user: user, firstFactor: firstFactor, from: previous) }
         if pool.emailMFAEnabled, user.email != nil { return try await mfaChallenge("EMAIL_OTP", user: user, firstFactor: firstFactor, from: previous) }
-        var canSetUp = pool.softwareTokenMFAEnabled ? ["SOFTWARE_TOKEN_MFA"] : []
-        if pool.smsMFAEnabled { canSetUp.insert("SMS_MFA", at: 0) }
-        guard !canSetUp.isEmpty else { throw CognitoError(.invalidUserPoolConfiguration, "MFA is required but no MFA method is enabled for the user pool.") }
-        let session = next(previous, user: user, challenge: "MFA_SETUP", firstFactor: firstFactor)
-        return .challenge("MFA_SETUP", parameters: ["MFAS_CAN_SETUP": JSON.array(canSetUp.map(JSON.string)).serialized()], session: session)
+        return try mfaSetup(user, firstFactor: firstFactor, from: previous)
     }
 
     /// `SMS_MFA` and `EMAIL_OTP` send a code; `SOFTWARE_TOKEN_MFA` asks the authenticator app.
@@ -263,6 +259,9 @@ struct SignInFlow {
                 throw CognitoError(.codeMismatch, "Invalid code or auth state for the user.")
             }
             try spend()
+            if session.data["mfa_setup"] == true, let address = session.data["destination"]?.stringValue {
+                return .signedIn(try finishEmailSetup(user, address: address), firstFactor: session.firstFactor, mfa: name)
+            }
             guard passwordless else { return .signedIn(user, firstFactor: session.firstFactor, mfa: name) }
             try emulator.checkCanSignIn(user, stage: .challenge, origin: origin)
             // A code that reached the address proves it, as a confirmation code would.
@@ -289,11 +288,7 @@ struct SignInFlow {
             try spend()
             return try await mfaChallenge(answer, user: user, firstFactor: session.firstFactor, from: session)
         case "MFA_SETUP":
-            guard session.data["totp_verified"] == true else {
-                throw CognitoError.invalid("Set up MFA first: AssociateSoftwareToken and VerifySoftwareToken with this session.")
-            }
-            try spend()
-            return .signedIn(user, firstFactor: session.firstFactor, mfa: "SOFTWARE_TOKEN_MFA")
+            return try await answerMFASetup(user, session: session, responses: responses, spend: spend)
         case "SELECT_CHALLENGE":
             let answer = try required("ANSWER")
             guard availableFirstFactors(user).contains(answer) else { throw CognitoError.invalid("The challenge \(answer) is not available for the user.") }

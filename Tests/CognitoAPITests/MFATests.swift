@@ -209,6 +209,48 @@ import Testing
         }
     }
 
+    @Test func requiredEmailMFAIsSetUpWithAnAddressTheCodeProves() async throws {
+        let frank = Seed.UserSeed(id: "00000000-0000-4000-8000-0000000f2a4c", username: "frank", password: password)
+        var seed = Self.mfaSeed("ON", sms: false)
+        seed.tenants[0].users = [frank]
+        let harness = try Harness(seed: seed)
+        try await harness.run { client in
+            func signIn() async throws -> Reply { try await client.passwordAuth("frank", clientId: testClient) }
+            let challenged = try await signIn()
+            #expect(challenged.json["ChallengeName"] == "MFA_SETUP")
+            #expect(challenged.json["ChallengeParameters"]?["MFAS_CAN_SETUP"] == "[\"SOFTWARE_TOKEN_MFA\",\"EMAIL_OTP\"]")
+            let malformed = try await client.respond("MFA_SETUP", session: challenged.json["Session"], ["USERNAME": "frank", "EMAIL": "frank"],
+                                                     clientId: testClient)
+            #expect(malformed.errorType == "InvalidParameterException")
+            #expect(malformed.message == "Invalid email address format.")
+
+            // Amplify's confirmSignIn with the address: a code goes there, and the challenge asks for it.
+            let sent = try await client.respond("MFA_SETUP", session: challenged.json["Session"], ["USERNAME": "frank", "EMAIL": "frank@example.com"],
+                                                clientId: testClient)
+            #expect(sent.json["ChallengeName"] == "EMAIL_OTP", "\(sent.text)")
+            #expect(sent.json["ChallengeParameters"]?["CODE_DELIVERY_DELIVERY_MEDIUM"] == "EMAIL")
+            #expect(sent.json["ChallengeParameters"]?["CODE_DELIVERY_DESTINATION"] == "f***@e***")
+            let code = try latestCode(harness, to: "frank@example.com", purpose: .mfa)
+            let wrongly = try await client.respond("EMAIL_OTP", session: sent.json["Session"], ["USERNAME": "frank", "EMAIL_OTP_CODE": .string(wrong(code))],
+                                                   clientId: testClient)
+            #expect(wrongly.errorType == "CodeMismatchException")
+            #expect(try harness.emulator.user(in: testPool, id: frank.id!)?.email == nil, "an unproven address is not the user's")
+            let done = try await client.respond("EMAIL_OTP", session: sent.json["Session"], ["USERNAME": "frank", "EMAIL_OTP_CODE": .string(code)],
+                                                clientId: testClient)
+            #expect(done.json["AuthenticationResult"]?["AccessToken"] != nil, "\(done.text)")
+            let user = try await client.cognito("AdminGetUser", ["UserPoolId": .string(testPool), "Username": "frank"])
+            #expect(user.json["PreferredMfaSetting"] == "EMAIL_OTP")
+            #expect(user.json["UserMFASettingList"] == ["EMAIL_OTP"])
+            let attributes = user.json["UserAttributes"]?.arrayValue ?? []
+            #expect(attributes.contains(["Name": "email", "Value": "frank@example.com"]))
+            #expect(attributes.contains(["Name": "email_verified", "Value": "true"]))
+
+            // From then on the code comes at once.
+            let next = try await signIn()
+            #expect(next.json["ChallengeName"] == "EMAIL_OTP")
+        }
+    }
+
     @Test func requiredMFATextsAUserWithAPhoneStraightAway() async throws {
         let harness = try Harness(seed: Self.mfaSeed("ON", email: false))
         try await harness.run { client in

@@ -197,6 +197,32 @@ def test_an_mfa_required_pool_makes_a_new_user_set_up_totp_with_the_session(cogn
     assert cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)["UserMFASettingList"] == ["SOFTWARE_TOKEN_MFA"]
 
 
+def test_an_mfa_required_pool_lets_a_user_without_an_email_set_up_email_mfa_with_an_address(cognito):
+    """What Amplify's confirmSignIn sends after CONTINUE_SIGN_IN_WITH_EMAIL_SETUP: MFA_SETUP answered with an EMAIL,
+    then the code sent there; the address becomes the user's, verified, and their MFA."""
+    pool_id = cognito.create_pool(username_attributes=(), auto_verified=(), UserPoolTier="ESSENTIALS")
+    cognito.idp.set_user_pool_mfa_config(UserPoolId=pool_id, MfaConfiguration="ON", SoftwareTokenMfaConfiguration={"Enabled": True},
+                                         EmailMfaConfiguration={"Message": "Code {####}", "Subject": "Sign in"})
+    client_id = cognito.create_client(pool_id)["ClientId"]
+    cognito.admin_user(pool_id, "frank")
+    address = cognito_email("frank")
+    setup = cognito.password_auth("frank", client_id=client_id)
+    assert setup["ChallengeName"] == "MFA_SETUP"
+    assert setup["ChallengeParameters"]["MFAS_CAN_SETUP"] == '["SOFTWARE_TOKEN_MFA","EMAIL_OTP"]'
+    sent = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="MFA_SETUP", Session=setup["Session"],
+                                                 ChallengeResponses={"USERNAME": "frank", "EMAIL": address})
+    assert sent["ChallengeName"] == "EMAIL_OTP"
+    assert sent["ChallengeParameters"]["CODE_DELIVERY_DELIVERY_MEDIUM"] == "EMAIL"
+    done = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="EMAIL_OTP", Session=sent["Session"],
+                                                 ChallengeResponses={"USERNAME": "frank", "EMAIL_OTP_CODE": cognito.code(address, "mfa")})
+    assert done["AuthenticationResult"]["AccessToken"]
+    user = cognito.idp.admin_get_user(UserPoolId=pool_id, Username="frank")
+    assert user["UserMFASettingList"] == ["EMAIL_OTP"] and user["PreferredMfaSetting"] == "EMAIL_OTP"
+    attributes = {item["Name"]: item["Value"] for item in user["UserAttributes"]}
+    assert (attributes["email"], attributes["email_verified"]) == (address, "true")
+    assert cognito.password_auth("frank", client_id=client_id)["ChallengeName"] == "EMAIL_OTP"
+
+
 def test_chromium_sets_up_an_authenticator_on_the_hosted_ui_when_the_pool_requires_mfa(cognito, browser):
     """A pool that requires MFA and a user without any: Cognito's hosted UI has them add an authenticator app (a QR code
     and its key) and asks for its first code before it sends the browser back with an authorization code."""
