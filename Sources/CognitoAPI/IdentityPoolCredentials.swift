@@ -67,7 +67,10 @@ enum IdentityPoolCredentials {
     static func verifiedLogins(_ call: IdentityPoolCall, pool: IdentityPool) throws -> [String: String] {
         var subjects: [String: String] = [:]
         for (name, token) in try call.body.map("Logins") {
-            guard let provider = pool.providers.first(where: { $0.name == name }), let userPool = try? call.pools.pool(provider.userPoolId) else {
+            // A pool that issues with Fauxth's own URL (`issuer: emulator`) is named by that URL without its scheme, as
+            // Amplify forms the key from `iss`; the identity records the provider's own name either way.
+            guard let provider = pool.providers.first(where: { $0.name == name }) ?? pool.providers.first(where: { name.hasSuffix("/" + $0.userPoolId) }),
+                  let userPool = try? call.pools.pool(provider.userPoolId) else {
                 throw unsupportedProvider
             }
             // Either of the pool's keys, as both are in its JWKS: an access token is refused for its missing `aud`.
@@ -77,7 +80,7 @@ enum IdentityPoolCredentials {
             }
             guard let audience = claims["aud"]?.stringValue else { throw invalidLogin("Missing a required claim: aud") }
             let issuer = claims["iss"]?.stringValue ?? ""
-            guard issuer.replacing(#/^\w+:\/\//#, with: "") == name || issuer == "https://\(name)" else {
+            guard issuer.replacing(#/^\w+:\/\//#, with: "") == name else {
                 throw invalidLogin("Issuer doesn't match providerName")
             }
             if let clientId = provider.clientId, !clientId.isEmpty, clientId != audience { throw unsupportedProvider }
@@ -91,7 +94,7 @@ enum IdentityPoolCredentials {
                     throw invalidLogin("Token is not valid for this user pool: the user signed out, or is disabled or gone.")
                 }
             }
-            subjects[name] = subject
+            subjects[provider.name] = subject
         }
         return subjects
     }

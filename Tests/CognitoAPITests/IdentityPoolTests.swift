@@ -90,6 +90,29 @@ import Testing
         }
     }
 
+    @Test func aPoolThatIssuesWithFauxthsURLIsNamedByItAsAmplifyNamesIt() async throws {
+        let identityPool: JSON = [
+            "IdentityPoolId": "us-east-1:00000000-0000-4000-8000-0000000000bb", "IdentityPoolName": "tests", "AllowUnauthenticatedIdentities": false,
+            "CognitoIdentityProviders": [["ProviderName": .string("cognito-idp.us-east-1.amazonaws.com/\(testPool)"), "ClientId": .string(testClient)]],
+        ]
+        let harness = try Harness(seed: cognitoSeed(settings: ["issuer": "emulator", "identity_pools": [identityPool]]))
+        try await harness.run { client in
+            let tokens = try await client.signIn("dave", clientId: testClient)
+            let issuer = try #require(try claims(tokens["IdToken"])["iss"]?.stringValue)
+            let key = issuer.replacing(#/^\w+:\/\//#, with: "")
+            #expect(key.hasSuffix("/\(testPool)") && !key.hasPrefix("cognito-idp."))
+            let id = try await client.identityPool("GetId", ["IdentityPoolId": "us-east-1:00000000-0000-4000-8000-0000000000bb",
+                                                             "Logins": Self.logins(tokens, provider: key)])
+            let identity = try #require(id.json["IdentityId"]?.stringValue, "\(id.text)")
+            #expect(try await client.identityPool("DescribeIdentity", ["IdentityId": .string(identity)]).json["Logins"]
+                == [.string("cognito-idp.us-east-1.amazonaws.com/\(testPool)")])
+            // The provider's own name does not match such a token's issuer, as on AWS a key that is not the issuer does not.
+            let canonical = try await client.identityPool("GetId", ["IdentityPoolId": "us-east-1:00000000-0000-4000-8000-0000000000bb",
+                                                                    "Logins": Self.logins(tokens, provider: "cognito-idp.us-east-1.amazonaws.com/\(testPool)")])
+            #expect(canonical.message == "Invalid login token. Issuer doesn't match providerName")
+        }
+    }
+
     @Test func aGuestSigningInKeepsItsIdentityUnlessTheUserHasOne() async throws {
         let harness = try Harness()
         try await harness.run { client in
