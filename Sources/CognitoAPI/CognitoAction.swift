@@ -43,7 +43,8 @@ enum CognitoAction: String, CaseIterable, Sendable {
     case adminSetUserPassword = "AdminSetUserPassword", adminResetUserPassword = "AdminResetUserPassword"
     case adminUpdateUserAttributes = "AdminUpdateUserAttributes", adminDeleteUserAttributes = "AdminDeleteUserAttributes"
     case adminSetUserMFAPreference = "AdminSetUserMFAPreference", adminUserGlobalSignOut = "AdminUserGlobalSignOut"
-    case adminLinkProviderForUser = "AdminLinkProviderForUser", listUsers = "ListUsers"
+    case adminLinkProviderForUser = "AdminLinkProviderForUser", adminDisableProviderForUser = "AdminDisableProviderForUser"
+    case listUsers = "ListUsers"
     case adminGetDevice = "AdminGetDevice", adminListDevices = "AdminListDevices", adminUpdateDeviceStatus = "AdminUpdateDeviceStatus"
     case adminForgetDevice = "AdminForgetDevice"
     case adminSetUserSettings = "AdminSetUserSettings", adminGetUserAuthFactors = "AdminGetUserAuthFactors"
@@ -109,6 +110,7 @@ enum CognitoAction: String, CaseIterable, Sendable {
         case .adminUpdateUserAttributes: UserAdmin.updateAttributes
         case .adminDeleteUserAttributes: UserAdmin.deleteAttributes
         case .adminLinkProviderForUser: UserAdmin.linkProvider
+        case .adminDisableProviderForUser: UserAdmin.disableProvider
         case .listUsers: ListUsers.handle
         case .confirmDevice: Devices.confirm
         case .getDevice, .adminGetDevice: Devices.get

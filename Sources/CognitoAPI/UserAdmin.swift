@@ -118,4 +118,31 @@ enum UserAdmin {
                                        origin: call.origin)
         return [:]
     }
+
+    /// `AdminDisableProviderForUser`: a provider account (`Cognito_Subject` and the subject it was linked with) stops
+    /// signing in as the user it was linked to, so its next sign-in makes a user of its own; with `ProviderName`
+    /// `Cognito`, a native user (by username) can no longer sign in with their password. A provider account that is
+    /// the user's only identity (a user its first sign-in made) is linked to no one, and refused with AWS's words.
+    static func disableProvider(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        guard let source = try call.body.object("User") else { throw CognitoBody.missing("User") }
+        guard let provider = source["ProviderName"]?.stringValue, !provider.isEmpty,
+              let value = source["ProviderAttributeValue"]?.stringValue, !value.isEmpty else {
+            throw CognitoError.invalid("User.ProviderName and User.ProviderAttributeValue are required.")
+        }
+        if provider == "Cognito" {
+            let user = try CognitoUsers.require(value, pool: pool, emulator: call.emulator)
+            try call.emulator.removePassword(in: pool.id, userId: user.id, origin: call.origin)
+            return [:]
+        }
+        guard pool.identityProviders.contains(where: { $0["ProviderName"]?.stringValue == provider }) else {
+            throw CognitoError.invalid("The provider \(provider) does not exist for User Pool \(pool.id)")
+        }
+        guard let user = try call.emulator.user(in: pool.id, provider: provider, subject: value), user.identities.count > 1,
+              let identity = user.identities.first(where: { $0.provider == provider && $0.subject == value }) else {
+            throw CognitoError.invalid("Account isn't linked to anyone else, verify that the account has been linked")
+        }
+        try call.emulator.unlinkIdentity(in: pool.id, userId: user.id, identityId: identity.id, origin: call.origin)
+        return [:]
+    }
 }

@@ -101,6 +101,32 @@ def test_admin_link_provider_for_user_signs_the_provider_account_in_as_an_existi
     assert missing["Code"] == "InvalidParameterException"
 
 
+def test_admin_disable_provider_for_user_unlinks_the_account_and_takes_a_native_password_away(cognito):
+    google = {"ProviderName": "Google", "ProviderAttributeName": "Cognito_Subject", "ProviderAttributeValue": "100000000000000000001"}
+    cognito.idp.admin_link_provider_for_user(
+        UserPoolId=COGNITO_POOL, DestinationUser={"ProviderName": "Cognito", "ProviderAttributeValue": "alice@example.com"}, SourceUser=google)
+    alice_sub = {a["Name"]: a["Value"] for a in cognito.idp.admin_get_user(UserPoolId=COGNITO_POOL, Username="alice@example.com")["UserAttributes"]}["sub"]
+    cognito.idp.admin_disable_provider_for_user(UserPoolId=COGNITO_POOL, User=google)
+    attributes = {a["Name"]: a["Value"] for a in cognito.idp.admin_get_user(UserPoolId=COGNITO_POOL, Username="alice@example.com")["UserAttributes"]}
+    assert "identities" not in attributes
+    # The account's next sign-in makes a user of its own, which is linked to no one.
+    location, verifier = federated_sign_in(cognito, "Google", account="100000000000000000001")
+    identity = cognito.verify(exchange(cognito, location, verifier)["id_token"], "id")
+    assert identity["sub"] != alice_sub and identity["cognito:username"] == "google_100000000000000000001"
+    refused = cognito.fails("admin_disable_provider_for_user", UserPoolId=COGNITO_POOL, User=google)
+    assert refused == {"Code": "InvalidParameterException", "Message": "Account isn't linked to anyone else, verify that the account has been linked"}
+    assert cognito.fails("admin_disable_provider_for_user", UserPoolId=COGNITO_POOL, User={**google, "ProviderName": "Facebook"})["Code"] \
+        == "InvalidParameterException"
+
+    # A native user named with ProviderName Cognito can no longer sign in with their password, until given one.
+    cognito.idp.admin_disable_provider_for_user(UserPoolId=COGNITO_POOL, User={
+        "ProviderName": "Cognito", "ProviderAttributeName": "Cognito_Subject", "ProviderAttributeValue": "alice@example.com"})
+    assert cognito.fails("initiate_auth", ClientId=COGNITO_CLIENT, AuthFlow="USER_PASSWORD_AUTH",
+                         AuthParameters={"USERNAME": "alice@example.com", "PASSWORD": "password123"})["Code"] == "NotAuthorizedException"
+    cognito.idp.admin_set_user_password(UserPoolId=COGNITO_POOL, Username="alice@example.com", Password="password456", Permanent=True)
+    assert cognito.password_auth("alice@example.com", "password456")["AuthenticationResult"]["AccessToken"]
+
+
 def test_a_provider_error_goes_back_to_the_app(cognito):
     location, _ = federated_sign_in(cognito, "Google", error="access_denied")
     assert location.startswith(REDIRECT + "?")

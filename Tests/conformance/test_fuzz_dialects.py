@@ -135,7 +135,7 @@ COGNITO_ACTIONS = [
     "AdminListGroupsForUser", "ListUsersInGroup", "AdminCreateUser", "AdminGetUser", "AdminDeleteUser", "AdminDisableUser",
     "AdminEnableUser", "AdminConfirmSignUp", "AdminInitiateAuth", "AdminRespondToAuthChallenge", "AdminSetUserPassword",
     "AdminResetUserPassword", "AdminUpdateUserAttributes", "AdminDeleteUserAttributes", "AdminSetUserMFAPreference",
-    "AdminUserGlobalSignOut", "AdminLinkProviderForUser", "ListUsers", "ConfirmDevice", "GetDevice", "ListDevices",
+    "AdminUserGlobalSignOut", "AdminLinkProviderForUser", "AdminDisableProviderForUser", "ListUsers", "ConfirmDevice", "GetDevice", "ListDevices",
     "UpdateDeviceStatus", "ForgetDevice", "AdminGetDevice", "AdminListDevices", "AdminUpdateDeviceStatus", "AdminForgetDevice",
     # Not served: answered as unknown operations.
     "NoSuchOperation", "",
