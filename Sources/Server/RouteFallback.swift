@@ -52,17 +52,25 @@ struct RouteFallbackMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func supabase(_ request: Request, path: String) -> Response {
         let rest = path.dropPrefix("/auth/v1") ?? path
-        let status: HTTPResponse.Status = knows(rest, in: SupabaseDialect.routes) ? .methodNotAllowed : .notFound
-        return SupabaseDialect.routeError(status, for: request)
+        let methods = self.methods(serving: rest, in: SupabaseDialect.routes)
+        return SupabaseDialect.routeError(methods.isEmpty ? .notFound : .methodNotAllowed, allowing: methods)
     }
 
     /// Whether any route pattern (`METHOD /a/{b}`) matches `path` by shape.
-    static func knows(_ path: String, in routes: [String]) -> Bool {
+    static func knows(_ path: String, in routes: [String]) -> Bool { !methods(serving: path, in: routes).isEmpty }
+
+    /// The methods of the route patterns (`METHOD /a/{b}`) that match `path` by shape, in the routes' order.
+    static func methods(serving path: String, in routes: [String]) -> [String] {
         let segments = path.split(separator: "/")
-        return routes.contains { route in
-            let pattern = route.split(separator: " ").last?.split(separator: "/") ?? []
-            return pattern.count == segments.count && zip(pattern, segments).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+        var methods: [String] = []
+        for route in routes {
+            let parts = route.split(separator: " ")
+            let pattern = parts.last?.split(separator: "/") ?? []
+            guard let method = parts.first.map(String.init), pattern.count == segments.count,
+                  zip(pattern, segments).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }), !methods.contains(method) else { continue }
+            methods.append(method)
         }
+        return methods
     }
 }
 

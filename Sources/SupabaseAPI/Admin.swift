@@ -36,13 +36,46 @@ struct Admin {
         let users = try emulator.users(in: tenant, query: filter, limit: perPage, offset: (page - 1) * perPage, newestFirst: newestFirst)
         let last = max(1, (total + perPage - 1) / perPage)
         var links: [String] = []
-        if page < last { links.append("</admin/users?page=\(page + 1)&per_page=\(perPage)>; rel=\"next\"") }
-        links.append("</admin/users?page=\(last)&per_page=\(perPage)>; rel=\"last\"")
+        if page < last { links.append("<\(Self.pageLink(request, page: page + 1))>; rel=\"next\"") }
+        links.append("<\(Self.pageLink(request, page: last))>; rel=\"last\"")
         var headers = HTTPFields()
         headers[HTTPField.Name("X-Total-Count")!] = String(total)
         headers[HTTPField.Name("Link")!] = links.joined(separator: ", ")
         return .json(["users": .array(users.map { GoTrueJSON.user($0, config: project.config) }), "aud": .string(project.config.jwtAudience)],
                      headers: headers)
+    }
+
+    /// A page's link as GoTrue's `addPaginationHeaders` writes it: the request's own path (as GoTrue sees it, under the
+    /// gateway's `/auth/v1`) and query with `page` set, re-encoded as Go's `url.Values.Encode` does (keys sorted, each
+    /// value in order, `QueryEscape`d), so `per_page`, `filter` and `sort` go on as the caller gave them.
+    static func pageLink(_ request: Request, page: Int) -> String {
+        var values: [(key: String, value: String)] = []
+        for pair in (request.uri.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            // Go's ParseQuery reads `+` as a space; a pair it cannot unescape it drops.
+            guard let key = String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+                  let value = String(parts.count > 1 ? parts[1] : "").replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+                  key != "page" else { continue }
+            values.append((key, value))
+        }
+        values.append(("page", String(page)))
+        let sorted = values.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element)
+        return "/admin/users?" + sorted.map { "\(goQueryEscape($0.key))=\(goQueryEscape($0.value))" }.joined(separator: "&")
+    }
+
+    /// Go's `url.QueryEscape`: letters, digits and `-_.~` stay, a space is `+`, every other byte is `%XX`.
+    static func goQueryEscape(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "): out += "+"
+            default: out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
     }
 
     /// GoTrue's `paginate`: `strconv.ParseUint`, so a sign or a letter is refused with Go's own words.

@@ -34,7 +34,12 @@ struct Settings {
     func jwks(_ call: Call) throws -> Response {
         let keys = try call.project().config.verificationKeys
         var seen = Set<String>()
-        let published = JWKS(publishing: keys).keys.filter { seen.insert($0.kid ?? $0.n ?? $0.x ?? "").inserted }
+        // GoTrue marks every public key it publishes for verifying only (`conf/jwk.go`), and some verifiers check it.
+        let published = JWKS(publishing: keys).keys.filter { seen.insert($0.kid ?? $0.n ?? $0.x ?? "").inserted }.map { jwk in
+            var jwk = jwk
+            jwk.key_ops = ["verify"]
+            return jwk
+        }
         let body = JSON.array(published.compactMap { jwk in (try? JSONEncoder().encode(jwk)).flatMap { try? JSON.parse($0) } })
         return .json(["keys": body], headers: [.cacheControl: "public, max-age=600"])
     }

@@ -67,12 +67,18 @@ public struct SupabaseDialect: Sendable {
         endpoints.map { "\($0.method) /" + $0.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/") }
     }
 
-    /// GoTrue's error for a path or method it does not serve, in the caller's API version.
-    public static func routeError(_ status: HTTPResponse.Status, for request: Request) -> Response {
-        let failure = status == .methodNotAllowed
-            ? SupabaseError(status: .methodNotAllowed, code: .methodNotAllowed, message: "Method Not Allowed")
-            : SupabaseError(status: .notFound, code: .notFound, message: "Not Found")
-        return SupabaseErrorMiddleware<BasicRequestContext>.response(for: failure, apiVersion: request.headers[.supabaseAPIVersion])
+    /// What GoTrue answers a path or method it does not serve: its router's (chi's) own answers, not an API error. An
+    /// unknown path is Go's `http.NotFound` ("404 page not found", plain text); a path served with other methods is 405
+    /// with an empty body and an `Allow` header per method. Clients read neither as GoTrue's JSON (supabase-js and
+    /// supabase-swift report an unexpected failure).
+    public static func routeError(_ status: HTTPResponse.Status, allowing methods: [String] = []) -> Response {
+        guard status == .methodNotAllowed else {
+            return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
+                            body: .init(byteBuffer: ByteBuffer(string: "404 page not found\n")))
+        }
+        var headers = HTTPFields()
+        for method in methods { headers.append(HTTPField(name: .allow, value: method)) }
+        return Response(status: .methodNotAllowed, headers: headers)
     }
 
     /// Checks a tenant's `gotrue_env`; returns the variables it does not know (a warning, not an error).

@@ -123,6 +123,11 @@ let serviceRole: HTTPFields = {
             #expect(page.headers[HTTPField.Name("Link")!] == #"</admin/users?page=3&per_page=2>; rel="next", </admin/users?page=3&per_page=2>; rel="last""#)
             let defaults = try await client.send(.get, "/auth/v1/admin/users?page=&per_page=", headers: serviceRole)
             #expect(defaults.json["users"]?.arrayValue?.count == 5)
+            // The links keep the request's own query, as GoTrue re-encodes it (keys sorted, an empty per_page kept).
+            #expect(defaults.headers[HTTPField.Name("Link")!] == #"</admin/users?page=1&per_page=>; rel="last""#)
+            let filtered = try await client.send(.get, "/auth/v1/admin/users?sort=created_at+asc&per_page=1&filter=%40example", headers: serviceRole)
+            #expect(filtered.headers[HTTPField.Name("Link")!]
+                == #"</admin/users?filter=%40example&page=2&per_page=1&sort=created_at+asc>; rel="next", </admin/users?filter=%40example&page=5&per_page=1&sort=created_at+asc>; rel="last""#)
         }
     }
 

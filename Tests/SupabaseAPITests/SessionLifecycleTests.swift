@@ -246,6 +246,9 @@ let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-cha
             #expect(jwks.json["keys"]?.arrayValue?.count == 1)
             #expect(jwks.json["keys"]?[0]?["kid"] == "k1")
             #expect(jwks.json["keys"]?[0]?["d"] == nil)
+            // Published for verifying only, as GoTrue marks every public key whatever the private key's key_ops.
+            #expect(jwks.json["keys"]?[0]?["key_ops"] == ["verify"])
+            #expect(jwks.json["keys"]?[0]?["use"] == "sig")
             let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"])
             let token = try #require(session.json["access_token"]?.stringValue)
             let verified = try JWS.verify(token, keys: [VerificationKey(key.verificationKey.material, kid: "k1")])

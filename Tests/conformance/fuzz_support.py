@@ -238,7 +238,12 @@ def _is_html(response):
 
 def supabase_error(response):
     """GoTrue's shapes: legacy `{code:int,error_code,msg}`, `{code,message}` for a versioned client, or the OAuth
-    `{error,error_description}` of some grants."""
+    `{error,error_description}` of some grants; and its router's own answers to a path or method it does not serve
+    (Go's plain-text 404, an empty 405 naming the methods in `Allow`)."""
+    if response.status_code == 404 and response.text == "404 page not found\n":
+        return True
+    if response.status_code == 405 and response.text == "" and response.headers.get("Allow"):
+        return True
     body = _json(response)
     if not isinstance(body, dict):
         return False

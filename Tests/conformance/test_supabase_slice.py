@@ -127,5 +127,8 @@ def test_raw_rest_errors_are_gotrue_shaped(fauxth):
     assert big.status_code == 413
     legacy = requests.post(f"{fauxth.url}/auth/v1/token?grant_type=password", json={"email": "alice@example.com", "password": "x"})
     assert legacy.json() == {"code": 400, "error_code": "invalid_credentials", "msg": "Invalid login credentials"}
+    # GoTrue's router answers what it does not serve itself (chi): Go's plain-text 404, and 405 naming the methods.
     missing = requests.get(f"{fauxth.url}/auth/v1/no-such-route", headers=headers)
-    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    assert (missing.status_code, missing.text, missing.headers["Content-Type"]) == (404, "404 page not found\n", "text/plain; charset=utf-8")
+    wrong = requests.delete(f"{fauxth.url}/auth/v1/token", headers=headers)
+    assert (wrong.status_code, wrong.text, wrong.headers["Allow"]) == (405, "", "POST")
