@@ -46,36 +46,10 @@ struct Admin {
     }
 
     /// A page's link as GoTrue's `addPaginationHeaders` writes it: the request's own path (as GoTrue sees it, under the
-    /// gateway's `/auth/v1`) and query with `page` set, re-encoded as Go's `url.Values.Encode` does (keys sorted, each
-    /// value in order, `QueryEscape`d), so `per_page`, `filter` and `sort` go on as the caller gave them.
+    /// gateway's `/auth/v1`) and query with `page` set, re-encoded as Go does, so `per_page`, `filter` and `sort` go on
+    /// as the caller gave them.
     static func pageLink(_ request: Request, page: Int) -> String {
-        var values: [(key: String, value: String)] = []
-        for pair in (request.uri.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            // Go's ParseQuery reads `+` as a space; a pair it cannot unescape it drops.
-            guard let key = String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
-                  let value = String(parts.count > 1 ? parts[1] : "").replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
-                  key != "page" else { continue }
-            values.append((key, value))
-        }
-        values.append(("page", String(page)))
-        let sorted = values.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element)
-        return "/admin/users?" + sorted.map { "\(goQueryEscape($0.key))=\(goQueryEscape($0.value))" }.joined(separator: "&")
-    }
-
-    /// Go's `url.QueryEscape`: letters, digits and `-_.~` stay, a space is `+`, every other byte is `%XX`.
-    static func goQueryEscape(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            case UInt8(ascii: " "): out += "+"
-            default: out += String(format: "%%%02X", byte)
-            }
-        }
-        return out
+        GoQueryURL.url("/admin/users" + (request.uri.query.map { "?" + $0 } ?? ""), setting: [("page", String(page))])
     }
 
     /// GoTrue's `paginate`: `strconv.ParseUint`, so a sign or a letter is refused with Go's own words.

@@ -27,7 +27,7 @@ enum OAuthServerAuthorize {
             request = try AuthorizeRequestRules(query: query, defaultScope: project.config.oauthServer.defaultScope)
                 .authorization(in: project.storeTenant, clientId: client.id, redirectURI: redirectURI, state: state)
         } catch let problem as AuthorizeRequestRules.Problem {
-            let location = OAuthRedirect.error(redirectURI, error: "invalid_request", description: problem.description, state: state)
+            let location = GoQueryURL.error(redirectURI, error: "invalid_request", description: problem.description, state: state)
             try call.emulator.captureIfAppLink(location, tenant: project.storeTenant, source: "oauth_authorize", userId: nil)
             return Response(status: .found, headers: [.location: location])
         }

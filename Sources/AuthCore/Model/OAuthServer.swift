@@ -63,13 +63,13 @@ public struct OAuthAuthorization: Sendable, Equatable {
 
     /// Where the user's browser goes after approving: the redirect URI with `code` and `state`.
     public func successRedirect(code: String) -> String {
-        OAuthRedirect.url(redirectURI, setting: [("code", code)] + (state.map { $0.isEmpty ? [] : [("state", $0)] } ?? []))
+        GoQueryURL.url(redirectURI, setting: [("code", code)] + (state.map { $0.isEmpty ? [] : [("state", $0)] } ?? []))
     }
 
     /// Where it goes after a refusal or an invalid request: the redirect URI with `error`, `error_description`
     /// and `state`.
     public func errorRedirect(error: String, description: String) -> String {
-        OAuthRedirect.error(redirectURI, error: error, description: description, state: state)
+        GoQueryURL.error(redirectURI, error: error, description: description, state: state)
     }
 }
 
@@ -89,10 +89,10 @@ public enum OAuthScopes {
     }
 }
 
-/// Redirect URLs as Go's `url.Values` writes them: the redirect URI's own query kept, the parameters set
-/// (replacing any of the same name), all keys sorted and `QueryEscape`d (a space is `+`), so a client
-/// parses exactly what GoTrue would have sent it.
-public enum OAuthRedirect {
+/// URLs as GoTrue writes them with Go's `url.Values`: the URL's own query kept, the parameters set (replacing any
+/// of the same name), all keys sorted and `QueryEscape`d (a space is `+`), so a client parses exactly what GoTrue
+/// would have sent it: OAuth redirects, and the admin listing's `Link` header.
+public enum GoQueryURL {
     public static func error(_ redirectURI: String, error: String, description: String, state: String?) -> String {
         url(redirectURI, setting: [("error", error), ("error_description", description)] + (state.map { $0.isEmpty ? [] : [("state", $0)] } ?? []))
     }
