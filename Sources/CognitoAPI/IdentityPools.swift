@@ -50,21 +50,19 @@ struct IdentityPool: Sendable {
     }
 
     /// botocore's `IdentityPoolId`: 1 to 55 characters, `[\w-]+:[0-9a-f-]+`.
-    static func checkedId(_ id: String) throws -> String {
-        try checked(id, member: "identityPoolId", pattern: #"[\w-]+:[0-9a-f-]+"#, maxLength: 55)
-    }
+    static func checkedId(_ id: String) throws -> String { try checked(id, member: "identityPoolId") }
 
-    /// botocore's `IdentityId`: 1 to 55 characters, `[\w-]+:[0-9a-f-]+`.
-    static func checkedIdentityId(_ id: String) throws -> String {
-        try checked(id, member: "identityId", pattern: #"[\w-]+:[0-9a-f-]+"#, maxLength: 55)
-    }
+    /// botocore's `IdentityId`: the same shape as a pool's id.
+    static func checkedIdentityId(_ id: String) throws -> String { try checked(id, member: "identityId") }
 
-    private static func checked(_ value: String, member: String, pattern: String, maxLength: Int) throws -> String {
-        if value.count > maxLength {
-            throw CognitoError(.validation, "1 validation error detected: Value '\(value)' at '\(member)' failed to satisfy constraint: Member must have length less than or equal to \(maxLength)")
+    /// The model's refusals are `InvalidParameterException`s here, as everywhere in the dialect; the dispatch answers
+    /// them as this service's `ValidationException`.
+    private static func checked(_ value: String, member: String) throws -> String {
+        if value.count > 55 {
+            throw CognitoError.invalid("1 validation error detected: Value '\(value)' at '\(member)' failed to satisfy constraint: Member must have length less than or equal to 55")
         }
-        guard value.wholeMatch(of: try Regex(pattern)) != nil else {
-            throw CognitoError(.validation, "1 validation error detected: Value '\(value)' at '\(member)' failed to satisfy constraint: Member must satisfy regular expression pattern: \(pattern)")
+        guard value.wholeMatch(of: #/[\w-]+:[0-9a-f-]+/#) != nil else {
+            throw CognitoError.invalid("1 validation error detected: Value '\(value)' at '\(member)' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w-]+:[0-9a-f-]+")
         }
         return value
     }
@@ -164,7 +162,7 @@ enum IdentityPools {
     static func deleteIdentities(_ call: IdentityPoolCall) throws -> JSON {
         guard let ids = try call.body.strings("IdentityIdsToDelete") else { throw CognitoBody.missing("IdentityIdsToDelete") }
         guard (1...60).contains(ids.count) else {
-            throw CognitoError(.validation, "1 validation error detected: Value at 'identityIdsToDelete' failed to satisfy constraint: Member must have length between 1 and 60")
+            throw CognitoError.invalid("1 validation error detected: Value at 'identityIdsToDelete' failed to satisfy constraint: Member must have length between 1 and 60")
         }
         try call.emulator.deletePoolIdentities(try ids.map(IdentityPool.checkedIdentityId))
         return ["UnprocessedIdentityIds": []]
@@ -182,7 +180,7 @@ enum IdentityPools {
     private static func poolFields(_ body: CognitoBody) throws -> [String: JSON] {
         let name = try body.required("IdentityPoolName")
         guard name.count <= 128, name.wholeMatch(of: #/[\w\s+=,.@-]+/#) != nil else {
-            throw CognitoError(.validation, "1 validation error detected: Value '\(name)' at 'identityPoolName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w\\s+=,.@-]+")
+            throw CognitoError.invalid("1 validation error detected: Value '\(name)' at 'identityPoolName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w\\s+=,.@-]+")
         }
         guard let allowUnauthenticated = try body.bool("AllowUnauthenticatedIdentities") else { throw CognitoBody.missing("AllowUnauthenticatedIdentities") }
         var fields: [String: JSON] = [:]

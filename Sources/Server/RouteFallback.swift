@@ -8,8 +8,8 @@ import Logging
 import NIOCore
 import SupabaseAPI
 
-/// Answers requests no route took, in the format of the dialect that owns the path: GoTrue's error for
-/// `/auth/v1/…`, the control API's for `/_emu/…`, plain JSON elsewhere. A known path with another
+/// Answers requests no route took, in the format of the dialect that owns the path: what GoTrue's router answers for
+/// `/auth/v1/…` (plain text), the control API's error for `/_emu/…`, plain JSON elsewhere. A known path with another
 /// method gets 405 instead of 404.
 struct RouteFallbackMiddleware<Context: RequestContext>: RouterMiddleware {
     /// `.byPath` on the main port; `.supabase` on a project's own port, where every path is GoTrue's.

@@ -2,6 +2,7 @@
 import hashlib
 
 import pytest
+import requests
 from supabase import create_client
 from supabase_auth.errors import AuthApiError
 
@@ -43,6 +44,10 @@ def test_list_users_pages(fauxth):
     second_page = api.list_users(page=2, per_page=2)
     assert len(first_page) == 2 and len(second_page) == 1
     assert {u.id for u in first_page}.isdisjoint({u.id for u in second_page})
+    # The Link header as GoTrue writes it: the request's own query (supabase-js sends page= and per_page= empty), re-encoded.
+    raw = requests.get(f"{fauxth.url}/auth/v1/admin/users?page=&per_page=", headers={"apikey": SERVICE_ROLE_KEY,
+                                                                                     "Authorization": f"Bearer {SERVICE_ROLE_KEY}"})
+    assert raw.headers["Link"] == '</admin/users?page=1&per_page=>; rel="last"'
 
 
 def test_generate_link_gives_a_working_otp_without_sending_mail(fauxth):

@@ -23,6 +23,8 @@ def test_tokens_verify_against_the_published_jwks(es256_project):
     keys = requests.get(f"{url}/auth/v1/.well-known/jwks.json").json()["keys"]
     assert [(k["kid"], k["kty"], k["crv"]) for k in keys] == [("fauxth-test-key", "EC", "P-256")]
     assert all("d" not in k for k in keys)
+    # GoTrue publishes each key for verifying only, whatever the private key's key_ops.
+    assert all((k["use"], k["key_ops"]) == ("sig", ["verify"]) for k in keys)
 
     auth = create_client(url, ANON_KEY).auth
     session = auth.sign_in_with_password({"email": "es@example.com", "password": "secret123"}).session
