@@ -24,14 +24,14 @@ extension ControlAPI {
             return ControlJSON.response(ControlJSON.deepLink(found))
         }
         group.get(":id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             guard let link = try emulator.deepLink(id: id) else { throw ControlError.notFound("no deep link \(id)") }
             return ControlJSON.response(ControlJSON.deepLink(link))
         }
         // Only the opener the server was started with runs: a request naming a command would let anyone who can
         // reach the control API run programs on the developer's machine.
         group.post(":id/open") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             guard let link = try emulator.deepLink(id: id) else { throw ControlError.notFound("no deep link \(id)") }
             guard let opener = deepLinkOpener else {
                 throw ControlError(.conflict, "no_opener", "start fauxth with --open-deeplinks simctl, adb or a command to open links from here")

@@ -29,7 +29,7 @@ extension ControlAPI {
                                   "scenarios": .array(FaultScenarios.all.map { ["name": .string($0.name), "description": .string($0.description)] })])
         }
         group.patch(":id") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             let body = try await ControlRequest(request: request).body()
             guard let enabled = body["enabled"]?.boolValue else { throw ControlError.badRequest("enabled: expected a boolean") }
             guard emulator.faults.setEnabled(id, enabled), let entry = emulator.faults.rules().first(where: { $0.rule.id == id }) else {
@@ -39,7 +39,7 @@ extension ControlAPI {
             return ControlJSON.response(Self.rule(entry))
         }
         group.delete(":id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             guard emulator.faults.remove(id) else { throw ControlError.notFound("no fault rule \(id)") }
             emulator.record(.faultsChanged, detail: ["removed": .string(id)])
             return Response(status: .noContent)

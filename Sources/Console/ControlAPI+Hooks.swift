@@ -29,7 +29,7 @@ extension ControlAPI {
     /// call's event.
     func addHookReplayRoute<Context: RequestContext>(to group: RouterGroup<Context>) {
         group.post(":id/replay") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             guard let (_, event) = await emulator.replayHook(event: id) else {
                 throw ControlError(.notFound, "not_found", "no hook call \(id) to replay (the last \(emulator.hooks.replayable) calls are kept)")
             }
@@ -49,7 +49,7 @@ extension ControlAPI {
     }
 
     private func hookTenant(_ context: some RequestContext) throws -> (Tenant, HookSchema) {
-        let tenant = try emulator.requireTenant(try context.parameters.require("tenant"))
+        let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant"))
         guard let schema = emulator.hooks[tenant.dialect] else {
             throw ControlError(.notFound, "not_found", "\(tenant.dialect.rawValue) tenants have no hooks in this build")
         }
@@ -57,7 +57,7 @@ extension ControlAPI {
     }
 
     private func hookPoint(_ context: some RequestContext, _ schema: HookSchema) throws -> String {
-        let point = try context.parameters.require("point")
+        let point = try context.parameters.decoded("point")
         guard schema.points.contains(point) else {
             throw ControlError(.notFound, "not_found", "\(point) is not a hook point\(Suggestion.hint(for: point, in: schema.points)); "
                                + "the points are \(schema.points.joined(separator: ", "))")

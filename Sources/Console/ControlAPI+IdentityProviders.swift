@@ -29,14 +29,14 @@ extension ControlAPI {
             return ControlJSON.response(try describe(try provider(id), baseURL: request.baseURL), status: .created)
         }
         group.post(":provider/accounts") { request, context in
-            let provider = try provider(try context.parameters.require("provider"))
+            let provider = try provider(try context.parameters.decoded("provider"))
             let claims = try await ControlRequest(request: request).body()
             guard claims["email"]?.stringValue != nil || claims["sub"]?.stringValue != nil else { throw ControlError.badRequest("email or sub is required") }
             let account = try identityProviders.createAccount(provider.id, claims: claims)
             return ControlJSON.response(Self.account(account), status: .created)
         }
         group.post(":provider/tokens") { request, context in
-            let provider = try provider(try context.parameters.require("provider"))
+            let provider = try provider(try context.parameters.decoded("provider"))
             let tokens = try identityProviders.mintNative(provider.id, request: try await ControlRequest(request: request).body(), baseURL: request.baseURL)
             var answer: [String: JSON] = ["id_token": .string(tokens.idToken), "access_token": .string(tokens.accessToken), "claims": .object(tokens.claims),
                                           "account": Self.account(tokens.account)]
@@ -45,7 +45,7 @@ extension ControlAPI {
             return ControlJSON.response(.object(answer))
         }
         group.post(":provider/next") { request, context in
-            let provider = try provider(try context.parameters.require("provider"))
+            let provider = try provider(try context.parameters.decoded("provider"))
             let body = try await ControlRequest(request: request).body()
             if let error = try body.string("error") {
                 let allowed = provider.kind == "saml" ? FakeIdentityProviders.samlFailures

@@ -26,7 +26,7 @@ extension ControlAPI {
             return ControlJSON.response(ControlJSON.message(found))
         }
         group.get(":id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             guard let message = try emulator.message(id: id) else { throw ControlError.notFound("no message \(id)") }
             return ControlJSON.response(ControlJSON.message(message))
         }

@@ -7,13 +7,13 @@ extension ControlAPI {
     /// for consent, and answering one as a user would on the consent page, so a test need not drive a browser.
     func addOAuthServerRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
         group.get(":tenant/oauth/authorizations") { _, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant"))
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant"))
             let pending = try emulator.pendingOAuthAuthorizations(in: tenant.id)
             return ControlJSON.response(["authorizations": .array(pending.map(Self.authorizationJSON))])
         }
         group.post(":tenant/oauth/authorizations/:id") { request, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant"))
-            let id = try context.parameters.require("id")
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant"))
+            let id = try context.parameters.decoded("id")
             let body = try await ControlRequest(request: request).body()
             let action = body["action"]?.stringValue ?? ""
             guard action == "approve" || action == "deny" else { throw ControlError.badRequest("action must be approve or deny") }

@@ -7,21 +7,21 @@ extension ControlAPI {
     /// locked out or has failures counting).
     func addPolicyRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
         group.get(":tenant/policies") { _, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant"))
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant"))
             return ControlJSON.response(policiesAnswer(tenant, try emulator.policies(for: tenant)))
         }
         group.put(":tenant/policies") { request, context in
-            let id = try context.parameters.require("tenant")
+            let id = try context.parameters.decoded("tenant")
             let body = try await ControlRequest(request: request).body()
             let policies = try emulator.setPolicies(in: id, .object(body))
             return ControlJSON.response(policiesAnswer(try emulator.requireTenant(id), policies))
         }
         group.get(":tenant/lockouts") { _, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant")).id
             return ControlJSON.response(["lockouts": .array(try emulator.lockoutRecords(in: tenant).map(ControlJSON.lockout))])
         }
         group.delete(":tenant/lockouts") { request, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant")).id
             let control = ControlRequest(request: request)
             let kinds = try control.enumQuery("kind", as: LockoutKind.self).map { Set([$0]) } ?? Set(LockoutKind.allCases)
             let lifted = emulator.clearLockouts(in: tenant, kinds: kinds, userId: control.query("user"), subject: control.query("subject"),

@@ -37,7 +37,7 @@ extension ControlAPI {
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
         group.post(":name/restore") { request, context in
-            let name = try context.parameters.require("name")
+            let name = try context.parameters.decoded("name")
             // `?tenant=` puts back that tenant alone: a parallel worker's own starting point, the others untouched.
             let tenant = ControlRequest(request: request).query("tenant")
             if let tenant { _ = try emulator.requireTenant(tenant) }

@@ -29,17 +29,17 @@ extension ControlAPI {
             return ControlJSON.response(ControlJSON.tenant(tenant, userCount: 0), status: .created)
         }
         group.get(":tenant") { _, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant"))
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant"))
             return ControlJSON.response(ControlJSON.tenant(tenant, userCount: try emulator.userCount(in: tenant.id)))
         }
         group.delete(":tenant") { _, context in
-            try emulator.deleteTenant(try context.parameters.require("tenant"))
+            try emulator.deleteTenant(try context.parameters.decoded("tenant"))
             return Response(status: .noContent)
         }
         addPolicyRoutes(to: group)
         addHookRoutes(to: group)
         group.get(":tenant/sessions") { request, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant")).id
             let limit = try ControlRequest(request: request).listFilter().limit
             let sessions = try emulator.activeSessions(in: tenant, limit: limit)
             var people: [String: User] = [:]
@@ -52,7 +52,7 @@ extension ControlAPI {
             })])
         }
         group.delete(":tenant/sessions") { request, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant")).id
             return ControlJSON.response(["revoked": .int(try emulator.revokeAllSessions(in: tenant, reason: "control_api", origin: request.origin(context)))])
         }
         addUserRoutes(to: group.group(":tenant/users"))
@@ -82,7 +82,7 @@ extension ControlAPI {
 
     private func addUserRoutes<Context: RequestContext>(to group: RouterGroup<Context>) {
         group.get { request, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant")).id
             let control = ControlRequest(request: request)
             let users: [User]
             // An address may be several users' (a Cognito pool that does not sign in with it): all of them.
@@ -96,7 +96,7 @@ extension ControlAPI {
             return ControlJSON.response(["users": .array(users.map(ControlJSON.user))])
         }
         group.post { request, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant")).id
             let body = try await ControlRequest(request: request).body()
             let user = try emulator.createUser(in: tenant, NewUser(
                 id: try body.string("id"), email: try body.string("email"), phone: try body.string("phone"),
@@ -107,13 +107,13 @@ extension ControlAPI {
             return ControlJSON.response(ControlJSON.user(user), status: .created)
         }
         group.get(":user") { _, context in
-            let tenant = try context.parameters.require("tenant")
+            let tenant = try context.parameters.decoded("tenant")
             _ = try emulator.requireTenant(tenant)
-            return ControlJSON.response(try userDetail(in: tenant, id: try context.parameters.require("user")))
+            return ControlJSON.response(try userDetail(in: tenant, id: try context.parameters.decoded("user")))
         }
         group.patch(":user") { request, context in
-            let tenant = try emulator.requireTenant(try context.parameters.require("tenant")).id
-            let id = try context.parameters.require("user")
+            let tenant = try emulator.requireTenant(try context.parameters.decoded("tenant")).id
+            let id = try context.parameters.decoded("user")
             let body = try await ControlRequest(request: request).body()
             let known: Set<String> = ["email_verified", "phone_verified", "disabled", "password", "user_metadata", "app_metadata"]
             if let unknown = body.keys.sorted().first(where: { !known.contains($0) }) {
@@ -129,25 +129,25 @@ extension ControlAPI {
             return ControlJSON.response(try userDetail(in: tenant, id: id))
         }
         group.delete(":user/sessions") { request, context in
-            let tenant = try context.parameters.require("tenant"), userId = try context.parameters.require("user")
+            let tenant = try context.parameters.decoded("tenant"), userId = try context.parameters.decoded("user")
             _ = try emulator.requireUser(in: tenant, id: userId)
             let revoked = try emulator.revokeSessions(in: tenant, userId: userId, .all, reason: "control_api", origin: request.origin(context))
             return ControlJSON.response(["revoked": .int(revoked)])
         }
         group.get(":user/sessions") { _, context in
-            let tenant = try context.parameters.require("tenant"), userId = try context.parameters.require("user")
+            let tenant = try context.parameters.decoded("tenant"), userId = try context.parameters.decoded("user")
             _ = try emulator.requireUser(in: tenant, id: userId)
             return ControlJSON.response(["sessions": .array(try emulator.sessions(in: tenant, userId: userId).map(ControlJSON.session))])
         }
         group.delete(":user/sessions/:session") { request, context in
-            let tenant = try context.parameters.require("tenant"), userId = try context.parameters.require("user")
-            let revoked = try emulator.revokeSessions(in: tenant, userId: userId, .only(try context.parameters.require("session")),
+            let tenant = try context.parameters.decoded("tenant"), userId = try context.parameters.decoded("user")
+            let revoked = try emulator.revokeSessions(in: tenant, userId: userId, .only(try context.parameters.decoded("session")),
                                                       reason: "control_api", origin: request.origin(context))
             guard revoked > 0 else { throw AuthError.sessionNotFound }
             return Response(status: .noContent)
         }
         group.delete(":user") { request, context in
-            try emulator.deleteUser(in: try context.parameters.require("tenant"), id: try context.parameters.require("user"),
+            try emulator.deleteUser(in: try context.parameters.decoded("tenant"), id: try context.parameters.decoded("user"),
                                     origin: request.origin(context))
             return Response(status: .noContent)
         }

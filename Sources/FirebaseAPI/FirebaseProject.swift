@@ -33,7 +33,13 @@ struct FirebaseSettings: Sendable, Equatable {
     var enableEmailLinkSignin = true
     var enableAnonymousUser = true
     var disableAuth = false
-    var mfaEnabled = true
+    /// The second factors users may enrol, which Identity Platform switches on apart: SMS (`mfaConfig.state` ENABLED,
+    /// with `PHONE_SMS` among `enabledProviders` where it lists any) and TOTP (an ENABLED `providerConfigs` entry with a
+    /// `totpProviderConfig`). A project has both, as the emulator has every sign-in method on.
+    var smsMFAEnabled = true
+    var totpMFAEnabled = true
+    /// Whether a sign-in asks a user with factors for one.
+    var mfaEnabled: Bool { smsMFAEnabled || totpMFAEnabled }
     /// The project config's `blockingFunctions`; an Identity Platform tenant uses its project's.
     var blockingFunctions = BlockingFunctions.Config(nil)
     /// The same as stored, which the config API answers.
@@ -76,7 +82,12 @@ struct FirebaseSettings: Sendable, Equatable {
         enableEmailLinkSignin = tenant["enableEmailLinkSignin"]?.boolValue ?? false
         enableAnonymousUser = tenant["enableAnonymousUser"]?.boolValue ?? false
         disableAuth = tenant["disableAuth"]?.boolValue ?? false
-        mfaEnabled = tenant["mfaConfig"]?["state"]?.stringValue == "ENABLED"
+        let mfa = tenant["mfaConfig"]
+        let providers = mfa?["enabledProviders"]?.arrayValue?.compactMap(\.stringValue)
+        smsMFAEnabled = mfa?["state"]?.stringValue == "ENABLED" && (providers?.contains("PHONE_SMS") ?? true)
+        totpMFAEnabled = (mfa?["providerConfigs"]?.arrayValue ?? []).contains { config in
+            config["state"]?.stringValue == "ENABLED" && config["totpProviderConfig"]?.objectValue != nil
+        }
         for (number, code) in tenant["testPhoneNumbers"]?.objectValue ?? [:] {
             if let code = code.stringValue, let phone = try? Identifiers.phone(number) { testPhoneNumbers[phone] = code }
         }
@@ -136,7 +147,9 @@ struct FirebaseProjects: Sendable {
         var tenantConfig: [String: JSON]?
         if let tenant {
             let everythingOn: JSON = ["displayName": .string(tenant), "allowPasswordSignup": true, "enableEmailLinkSignin": true,
-                                      "enableAnonymousUser": true, "mfaConfig": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]]]
+                                      "enableAnonymousUser": true,
+                                      "mfaConfig": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"],
+                                                    "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 1]]]]]
             let core = try ensure(FirebaseScope.coreTenant(project, tenant), dialect: .firebase, name: tenant,
                                   settings: ["tenant_config": everythingOn])
             tenantConfig = core.settings["tenant_config"]?.objectValue ?? [:]

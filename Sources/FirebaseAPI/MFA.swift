@@ -12,9 +12,10 @@ enum MFA {
     static let smsTemplate = "%LOGIN_CODE% is your verification code for %APP_NAME%."
 
     static func startEnrollment(_ call: FirebaseCall) async throws -> Response {
-        let caller = try enrollingCaller(call)
+        let phoneInfo = try call.body.object("phoneEnrollmentInfo")
+        let caller = try enrollingCaller(call, totp: phoneInfo == nil && call.body.object("totpEnrollmentInfo") != nil)
         let scope = caller.scope, tenant = scope.coreTenant
-        if let phoneInfo = try call.body.object("phoneEnrollmentInfo") {
+        if let phoneInfo {
             guard let text = try phoneInfo.string("phoneNumber"), text.hasPrefix("+"), let phone = try? Identifiers.phone(text) else {
                 throw FirebaseError(.invalidMFAPhoneNumber, "Invalid format.")
             }
@@ -38,33 +39,46 @@ enum MFA {
                                           "finalizeEnrollmentTime": .string(RFC3339.string(from: deadline))]])
     }
 
+    /// Enrols the factor, then answers tokens that name it, as the emulator's do (`sign_in_second_factor`), from a new
+    /// session: production revokes the user's other sessions on an enrolment, as the SDK documents for `enroll`.
     static func finalizeEnrollment(_ call: FirebaseCall) async throws -> Response {
-        let caller = try enrollingCaller(call)
+        let phoneInfo = try call.body.object("phoneVerificationInfo")
+        let caller = try enrollingCaller(call, totp: phoneInfo == nil && call.body.object("totpVerificationInfo") != nil)
         let scope = caller.scope, tenant = scope.coreTenant, userId = caller.user.id
         let name = try call.body.string("displayName")
-        if let phoneInfo = try call.body.object("phoneVerificationInfo") {
+        let factor: Factor
+        if let phoneInfo {
             let (phone, _) = try Phone.verify(call, scope: scope, sessionInfo: try phoneInfo.string("sessionInfo"), code: try phoneInfo.string("code"),
                                               purposes: [.mfa])
-            let factor = try call.emulator.enrollPhone(in: tenant, userId: userId, phone: phone, friendlyName: nil, maxFactors: maxFactors + 1)
-            try call.emulator.markFactorVerified(in: tenant, userId: userId, id: factor.id, friendlyName: name)
+            let enrolled = try call.emulator.enrollPhone(in: tenant, userId: userId, phone: phone, friendlyName: nil, maxFactors: maxFactors + 1)
+            factor = try call.emulator.markFactorVerified(in: tenant, userId: userId, id: enrolled.id, friendlyName: name)
         } else if let totpInfo = try call.body.object("totpVerificationInfo") {
             let key = enrollmentKey(call)
             guard let sessionInfo = try totpInfo.string("sessionInfo"), let claims = try? JWS.verify(sessionInfo, keys: [key.verificationKey]).claims,
                   claims["sub"]?.stringValue == userId, let secret = claims["secret"]?.stringValue,
                   Base32.decode(secret) != nil else { throw FirebaseError(.invalidSessionInfo) }
             guard !call.emulator.clock.hasPassed(expiryOf: claims, required: true) else { throw FirebaseError(.sessionExpired) }
-            _ = try call.emulator.enrollVerifiedTOTP(in: tenant, userId: userId, secret: secret, code: try totpInfo.string("verificationCode") ?? "",
-                                                     friendlyName: name, maxFactors: maxFactors, origin: call.origin)
+            factor = try call.emulator.enrollVerifiedTOTP(in: tenant, userId: userId, secret: secret, code: try totpInfo.string("verificationCode") ?? "",
+                                                          friendlyName: name, maxFactors: maxFactors, origin: call.origin)
         } else {
             throw FirebaseError(.invalidArgument, "((Missing phoneVerificationInfo.))")
         }
-        let tokens = try call.startSession(try call.emulator.requireUser(in: tenant, id: userId), scope: scope,
-                                           provider: FirebaseCall.provider(of: caller.claims))
+        try call.emulator.revokeTokens(in: tenant, userId: userId, reason: "second_factor_enrolled", origin: call.origin)
+        let issued = try call.emulator.startSession(for: try call.emulator.requireUser(in: tenant, id: userId),
+                                                    method: FirebaseCall.provider(of: caller.claims), origin: call.origin,
+                                                    refreshToken: FirebaseTokens.newRefreshToken)
+        let session = try call.emulator.elevate(in: tenant, sessionId: issued.session.id,
+                                                method: FirebaseTokens.SignIn.amrMethod(secondFactor: factor.kind, enrollmentId: factor.id),
+                                                origin: call.origin, recordsSignIn: false)
+        let tokens = try call.tokens(for: session, refreshToken: issued.refreshToken, scope: scope, user: issued.user)
         return .json(["idToken": .string(tokens.idToken), "refreshToken": .string(tokens.refreshToken)])
     }
 
+    /// Removes a factor. Recent sign-in is needed, as for enrolling; other sessions stay ("Sessions are not revoked when
+    /// the account is unenrolled", the SDK's `unenroll`).
     static func withdraw(_ call: FirebaseCall) async throws -> Response {
         let caller = try call.caller(idToken: try call.body.string("idToken"))
+        try call.requireRecentSignIn()
         guard let id = try call.body.string("mfaEnrollmentId"), !id.isEmpty else { throw FirebaseError(.mfaEnrollmentNotFound) }
         do {
             try call.emulator.deleteFactor(in: caller.scope.coreTenant, userId: caller.user.id, id: id)
@@ -116,10 +130,14 @@ enum MFA {
         return .json(["idToken": .string(tokens.idToken), "refreshToken": .string(tokens.refreshToken)])
     }
 
-    /// The caller of an enrollment: a verified email, and a first factor MFA can follow.
-    private static func enrollingCaller(_ call: FirebaseCall) throws -> TokenCaller {
+    /// The caller of an enrollment: the kind of factor on for the project or tenant, a verified email, a first factor MFA
+    /// can follow, and a recent sign-in ("Recent re-authentication is required", the SDK's `enroll`; generating a TOTP
+    /// secret is refused the same way, flutterfire #12087).
+    private static func enrollingCaller(_ call: FirebaseCall, totp: Bool) throws -> TokenCaller {
         let caller = try call.caller(idToken: try call.body.string("idToken"))
-        guard caller.scope.settings.mfaEnabled else { throw FirebaseError(.operationNotAllowed, "SMS based MFA not enabled.") }
+        // The SMS wording is Identity Platform's; the TOTP one follows it (production's is not known).
+        if totp, !caller.scope.settings.totpMFAEnabled { throw FirebaseError(.operationNotAllowed, "TOTP based MFA not enabled.") }
+        if !totp, !caller.scope.settings.smsMFAEnabled { throw FirebaseError(.operationNotAllowed, "SMS based MFA not enabled.") }
         let provider = FirebaseCall.provider(of: caller.claims)
         guard !["anonymous", "phone", "custom", "gc.apple.com"].contains(provider) else {
             throw FirebaseError(.unsupportedFirstFactor, "MFA is not available for the given first factor.")
@@ -127,6 +145,7 @@ enum MFA {
         guard caller.user.emailVerifiedAt != nil else {
             throw FirebaseError(.unverifiedEmail, "Need to verify email first before enrolling second factors.")
         }
+        try call.requireRecentSignIn()
         return caller
     }
 

@@ -14,6 +14,11 @@ enum Update {
         }
         if !call.isOwner, (try body.string("idToken") ?? "").isEmpty { throw FirebaseError(.invalidReqType, "Unsupported request parameters.") }
         let (scope, user) = try call.subject()
+        // Under email enumeration protection a user changes their email only through a link to the new address
+        // (`verifyBeforeUpdateEmail`); the SDK's `updateEmail` gets this (firebase-js-sdk #8009).
+        if !call.isOwner, scope.settings.improvedEmailPrivacy, try body.string("email") != nil {
+            throw FirebaseError(.operationNotAllowed, "Please verify the new email before changing email.")
+        }
         if try body.string("email") != nil || body.string("password") != nil { try call.requireRecentSignIn() }
         if try body.string("customAttributes") != nil || body["disableUser"] != nil || body["emailVerified"] != nil {
             try call.requireOwner()

@@ -22,7 +22,7 @@ import Testing
         for user in ["u-alice", "u-bob"] {
             _ = try emulator.registerDevice(Device(tenant: "proj", key: "dev-\(user)", userId: user, groupKey: "g", name: nil, remembered: true,
                                                    verifier: "v", lastIP: nil, createdAt: now, updatedAt: now, lastAuthenticatedAt: nil))
-            try emulator.db.withConnection { c in
+            _ = try emulator.db.withConnection { c in
                 try c.run("INSERT INTO oauth_consents (tenant, user_id, client_id, scopes, granted_at) VALUES ('proj', ?, 'client', 'openid', 0)",
                           [.text(user)])
             }

@@ -168,17 +168,31 @@ import Testing
             // An enrollment not finalized is no second factor yet.
             #expect(try await passwordSignIn(client)["mfaPendingCredential"] == nil)
             harness.emulator.clock.advance(by: 600)
-            let refreshed = try await client.send(.post, tokenEndpoint, json: ["grant_type": "refresh_token", "refresh_token": session["refreshToken"]!])
+            // A new sign-in, as finalizing needs a recent one: what ran out is the enrolment's ten minutes.
+            let again = try await passwordSignIn(client)
             let late = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
-                "idToken": refreshed.json["id_token"]!,
+                "idToken": again["idToken"]!,
                 "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(totp.code(at: harness.emulator.clock.now))],
             ])
             #expect(errorMessage(late) == "SESSION_EXPIRED")
         }
     }
 
+    /// Signs alice in with her enrolled phone; answers the second sign-in's ID token.
+    func phoneSignIn(_ client: Client, _ harness: Harness, enrollmentId: String) async throws -> JSON {
+        let pending = try await passwordSignIn(client)
+        let credential = try #require(pending["mfaPendingCredential"])
+        let started = try await client.send(.post, mfa("mfaSignIn:start"), json: ["mfaPendingCredential": credential,
+                                                                                 "mfaEnrollmentId": .string(enrollmentId)])
+        let sessionInfo = try #require(started.json["phoneResponseInfo"]?["sessionInfo"])
+        let finalized = try await client.send(.post, mfa("mfaSignIn:finalize"), json: [
+            "mfaPendingCredential": credential, "phoneVerificationInfo": ["sessionInfo": sessionInfo, "code": .string(try lastMFACode(harness))],
+        ])
+        return try #require(finalized.json["idToken"])
+    }
+
     /// `mfaEnrollment:start` promises ten minutes (`finalizeEnrollmentTime`), whatever other enrollments
-    /// happen meanwhile.
+    /// happen meanwhile (each of which ends the sessions before it, so the TOTP one finishes from a new sign-in).
     @Test func aTOTPEnrollmentSurvivesAnotherEnrollmentWithinItsTenMinutes() async throws {
         let harness = try Harness(seed: firebaseProject(users: [alice]))
         try await harness.run { client in
@@ -187,11 +201,10 @@ import Testing
             let info = try #require(started.json["totpSessionInfo"])
             let totp = try authenticator(info)
             harness.emulator.clock.advance(by: 400)
-            _ = try await enrollPhone(client, harness)
-            let later = try await passwordSignIn(client)
-            #expect(later["mfaPendingCredential"] != nil)
+            let enrollmentId = try await enrollPhone(client, harness)
+            let idToken = try await phoneSignIn(client, harness, enrollmentId: enrollmentId)
             let finalized = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
-                "idToken": session["idToken"]!,
+                "idToken": idToken,
                 "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(totp.code(at: harness.emulator.clock.now))],
             ])
             #expect(finalized.status == .ok)
@@ -294,6 +307,103 @@ import Testing
             let refused = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session.json["idToken"]!, "tenantId": "nomfa",
                                                                                           "phoneEnrollmentInfo": ["phoneNumber": "+15550100102"]])
             #expect(errorMessage(refused) == "OPERATION_NOT_ALLOWED : SMS based MFA not enabled.")
+        }
+    }
+
+    /// The tokens an enrolment answers name the new factor, as the emulator's do (operations.ts issues them with the
+    /// `secondFactor`), and the user's other sessions end ("On successful enrollment, existing Firebase sessions
+    /// (refresh tokens) are revoked", the JS SDK's `enroll`). The new session's refresh keeps the factor.
+    @Test func anEnrolmentAnswersTokensNamingTheFactorAndEndsOtherSessions() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let other = try await passwordSignIn(client)
+            let session = try await passwordSignIn(client)
+            harness.emulator.clock.advance(by: 10)
+            let started = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": session["idToken"]!,
+                                                                                         "phoneEnrollmentInfo": ["phoneNumber": "+15550100100"]])
+            let sessionInfo = try #require(started.json["phoneSessionInfo"]?["sessionInfo"])
+            let finalized = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+                "idToken": session["idToken"]!, "phoneVerificationInfo": ["sessionInfo": sessionInfo, "code": .string(try lastMFACode(harness))],
+            ])
+            #expect(finalized.status == .ok)
+            let token = try claims(finalized.json["idToken"])
+            let user = try await client.send(.post, projectAccounts("lookup"), json: ["localId": ["alice-uid"]], headers: owner).json["users"]?[0]
+            #expect(token["firebase"]?["sign_in_provider"] == "password")
+            #expect(token["firebase"]?["sign_in_second_factor"] == "phone")
+            #expect(token["firebase"]?["second_factor_identifier"] == user?["mfaInfo"]?[0]?["mfaEnrollmentId"])
+            let refreshed = try await client.send(.post, tokenEndpoint, json: ["grant_type": "refresh_token", "refresh_token": finalized.json["refreshToken"]!])
+            #expect(try claims(refreshed.json["id_token"])["firebase"]?["sign_in_second_factor"] == "phone")
+
+            for ended in [other, session] {
+                #expect(errorMessage(try await client.send(.post, accounts("lookup"), json: ["idToken": ended["idToken"]!])) == "TOKEN_EXPIRED")
+                let refresh = try await client.send(.post, tokenEndpoint, json: ["grant_type": "refresh_token", "refresh_token": ended["refreshToken"]!])
+                #expect(errorMessage(refresh) == "TOKEN_EXPIRED")
+            }
+            // No sign-in is recorded for an enrolment: the audit trail's second-factor sign-ins are real ones.
+            #expect(try harness.emulator.events(type: "signin.succeeded").allSatisfy { $0.detail["aal"] != "aal2" })
+        }
+    }
+
+    /// Enrolling and withdrawing need a recent sign-in ("Recent re-authentication is required", the SDK's `enroll` and
+    /// `unenroll`), as email and password changes do; withdrawing leaves the other sessions ("Sessions are not revoked
+    /// when the account is unenrolled").
+    @Test func enrollingAndWithdrawingNeedARecentSignIn() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            let stale = try await passwordSignIn(client)
+            harness.emulator.clock.advance(by: 301)
+            for info in [["totpEnrollmentInfo": [:]], ["phoneEnrollmentInfo": ["phoneNumber": "+15550100100"]]] as [[String: JSON]] {
+                let refused = try await client.send(.post, mfa("mfaEnrollment:start"), json: .object(info.merging(["idToken": stale["idToken"]!]) { $1 }))
+                #expect(errorMessage(refused) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            }
+            let enrollmentId = try await enrollPhone(client, harness)
+            let recent = try await phoneSignIn(client, harness, enrollmentId: enrollmentId)
+            let bystander = try await phoneSignIn(client, harness, enrollmentId: enrollmentId)
+            harness.emulator.clock.advance(by: 301)
+            let late = try await client.send(.post, mfa("mfaEnrollment:withdraw"), json: ["idToken": recent, "mfaEnrollmentId": .string(enrollmentId)])
+            #expect(errorMessage(late) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            let fresh = try await phoneSignIn(client, harness, enrollmentId: enrollmentId)
+            let withdrawn = try await client.send(.post, mfa("mfaEnrollment:withdraw"), json: ["idToken": fresh, "mfaEnrollmentId": .string(enrollmentId)])
+            #expect(withdrawn.status == .ok)
+            #expect(try await client.send(.post, accounts("lookup"), json: ["idToken": bystander]).status == .ok)
+        }
+    }
+
+    /// Identity Platform switches SMS and TOTP second factors on apart: SMS by `mfaConfig.state` with `PHONE_SMS`,
+    /// TOTP by an ENABLED `providerConfigs` entry with a `totpProviderConfig` (Firebase's "Enable TOTP MFA"). Either one
+    /// on makes a sign-in ask an enrolled user for the factor.
+    @Test func smsAndTOTPSecondFactorsAreSwitchedOnApart() async throws {
+        func tenant(_ id: String, _ mfaConfig: JSON) -> Seed.TenantSeed {
+            Seed.TenantSeed(id: "p:\(id)", dialect: .firebase, settings: ["tenant_config": ["allowPasswordSignup": true, "mfaConfig": mfaConfig]],
+                            users: [Seed.UserSeed(id: "\(id)-user", email: "t@example.com", password: "secret123", emailVerified: true)])
+        }
+        let harness = try Harness(seed: firebaseProject(tenants: [
+            tenant("sms", ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]]),
+            tenant("totp", ["providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 5]]]]),
+        ]))
+        try await harness.run { client in
+            func signIn(_ tenant: String) async throws -> JSON {
+                try await client.send(.post, accounts("signInWithPassword"), json: ["email": "t@example.com", "password": "secret123",
+                                                                                    "tenantId": .string(tenant)]).json
+            }
+            func start(_ tenant: String, _ info: [String: JSON]) async throws -> Reply {
+                let idToken = try #require(try await signIn(tenant)["idToken"])
+                return try await client.send(.post, mfa("mfaEnrollment:start"), json: .object(info.merging(["idToken": idToken, "tenantId": .string(tenant)]) { $1 }))
+            }
+            let phone: [String: JSON] = ["phoneEnrollmentInfo": ["phoneNumber": "+15550100103"]], totp: [String: JSON] = ["totpEnrollmentInfo": [:]]
+            #expect(errorMessage(try await start("sms", totp)) == "OPERATION_NOT_ALLOWED : TOTP based MFA not enabled.")
+            #expect(try await start("sms", phone).status == .ok)
+            #expect(errorMessage(try await start("totp", phone)) == "OPERATION_NOT_ALLOWED : SMS based MFA not enabled.")
+
+            let idToken = try #require(try await signIn("totp")["idToken"])
+            let info = try #require(try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": idToken, "tenantId": "totp",
+                                                                                                  "totpEnrollmentInfo": [:]]).json["totpSessionInfo"])
+            let finalized = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+                "idToken": idToken, "tenantId": "totp",
+                "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(try authenticator(info).code(at: harness.emulator.clock.now))],
+            ])
+            #expect(finalized.status == .ok)
+            #expect(try await signIn("totp")["mfaPendingCredential"] != nil)
         }
     }
 }

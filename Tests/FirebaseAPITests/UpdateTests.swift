@@ -46,6 +46,22 @@ import Testing
         }
     }
 
+    /// Under email enumeration protection a user changes their email only by a link to the new address
+    /// (`verifyBeforeUpdateEmail`): `updateEmail` is refused in production's words (firebase-js-sdk #8009), where the
+    /// Firebase emulator lets it through. An owner still sets it.
+    @Test func enumerationProtectionRefusesAnEmailChangeWithoutVerification() async throws {
+        let harness = try Harness(seed: firebaseProject(["config": ["emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]]], users: [alice]))
+        try await harness.run { client in
+            let session = try await passwordSignIn(client)
+            let refused = try await client.send(.post, accounts("update"), json: ["idToken": session["idToken"]!, "email": "new@example.com"])
+            #expect(errorMessage(refused) == "OPERATION_NOT_ALLOWED : Please verify the new email before changing email.")
+            let profile = try await client.send(.post, accounts("update"), json: ["idToken": session["idToken"]!, "displayName": "Alice B"])
+            #expect(profile.status == .ok)
+            let byOwner = try await client.send(.post, projectAccounts("update"), json: ["localId": "alice-uid", "email": "new@example.com"], headers: owner)
+            #expect(byOwner.json["email"] == "new@example.com")
+        }
+    }
+
     @Test func aNewPasswordEndsOtherSessionsAndAnswersFreshTokens() async throws {
         let harness = try Harness(seed: firebaseProject(users: [alice]))
         try await harness.run { client in

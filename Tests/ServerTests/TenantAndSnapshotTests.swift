@@ -39,6 +39,22 @@ import Testing
 
     /// A tenant's settings are checked as the seed's are at start-up: before, the control API made a project whose
     /// `gotrue_env` GoTrue would refuse, and every request to it answered 500.
+    /// A Firebase tenant's id has a colon, which clients encode in a path (`encodeURIComponent` makes it `%3A`): the
+    /// control API finds the tenant and its users either way.
+    @Test func aTenantIdEncodedInThePathIsFound() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let signedUp = try await client.send(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=fake-api-key",
+                                                 json: ["tenantId": "tenant-a", "returnSecureToken": true])
+            let uid = try #require(signedUp.json["localId"]?.stringValue)
+            for tenant in ["demo-fauxth:tenant-a", "demo-fauxth%3Atenant-a", "demo-fauxth%3atenant-a"] {
+                #expect(try await client.send(.get, "/_emu/v1/tenants/\(tenant)").json["id"] == "demo-fauxth:tenant-a")
+                #expect(try await client.send(.get, "/_emu/v1/tenants/\(tenant)/users/\(uid)").json["id"] == .string(uid))
+            }
+            #expect(try await client.send(.get, "/_emu/v1/tenants/demo-fauxth%3Atenant-b").status == .notFound)
+        }
+    }
+
     @Test func aTenantTheVendorWouldRefuseIsNotMade() async throws {
         let harness = try Harness()
         try await harness.run { client in

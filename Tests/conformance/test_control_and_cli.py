@@ -56,6 +56,15 @@ def test_health_info_and_openapi(fauxth):
     assert "/messages/wait" in document["paths"]
 
 
+def test_a_tenant_id_encoded_in_the_path_is_found(fauxth):
+    """A Firebase tenant's id has a colon, which test helpers encode (`encodeURIComponent`, `urllib.parse.quote`)."""
+    signed_up = requests.post(f"{fauxth.url}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "fake-api-key"},
+                              json={"tenantId": "encoded-tenant", "returnSecureToken": True}, timeout=30).json()
+    for tenant in ("demo-fauxth:encoded-tenant", "demo-fauxth%3Aencoded-tenant"):
+        assert fauxth.control("GET", f"/tenants/{tenant}").json()["id"] == "demo-fauxth:encoded-tenant"
+        assert fauxth.control("GET", f"/tenants/{tenant}/users/{signed_up['localId']}").json()["id"] == signed_up["localId"]
+
+
 def test_wait_long_polls_until_the_message_arrives(fauxth):
     result = {}
 

@@ -1,6 +1,7 @@
 """Multi-factor auth over Identity Toolkit v2: SMS second factors as the Firebase emulator has them, and TOTP
 second factors as production Firebase has them (pyotp plays the authenticator app)."""
 import pyotp
+import requests
 
 from conftest import firebase_error, jwt_claims
 
@@ -121,3 +122,68 @@ def test_withdrawing_the_second_factor_restores_single_factor_sign_in(firebase):
     assert withdrawn["idToken"]
     assert firebase.lookup(withdrawn["idToken"]).get("mfaInfo", []) == []
     assert password_sign_in(firebase, "alice@example.com")["idToken"]
+
+
+def test_an_enrolment_answers_tokens_naming_the_factor_and_ends_other_sessions(firebase):
+    """The SDK's `enroll` keeps the tokens the finalize answers ("the user tokens are updated to reflect the change"):
+    they name the factor, as the emulator's do. The user's other sessions end ("existing Firebase sessions (refresh
+    tokens) are revoked")."""
+    firebase.freeze()
+    other = firebase.sign_in("alice@example.com")
+    session = firebase.sign_in("alice@example.com")
+    firebase.advance(5)
+    enrolled = enroll_phone(firebase, session["idToken"], "+15555550145")
+    [factor] = firebase.lookup(enrolled["idToken"])["mfaInfo"]
+    claims = jwt_claims(enrolled["idToken"])["firebase"]
+    assert (claims["sign_in_second_factor"], claims["second_factor_identifier"]) == ("phone", factor["mfaEnrollmentId"])
+    refreshed = firebase.refresh(enrolled["refreshToken"])
+    assert refreshed.status_code == 200
+    assert jwt_claims(refreshed.json()["id_token"])["firebase"]["sign_in_second_factor"] == "phone"
+    for ended in (other, session):
+        assert firebase_error(firebase.call("accounts:lookup", {"idToken": ended["idToken"]})) == "TOKEN_EXPIRED"
+        assert firebase_error(firebase.refresh(ended["refreshToken"])) == "TOKEN_EXPIRED"
+
+
+def test_enrolling_and_withdrawing_need_a_recent_sign_in(firebase):
+    """"Recent re-authentication is required" for `enroll` and `unenroll` (the JS SDK's docs): the SDK surfaces
+    `auth/requires-recent-login` and the app re-authenticates."""
+    firebase.freeze()
+    stale = firebase.sign_in("alice@example.com")["idToken"]
+    firebase.advance(301)
+    for info in ({"totpEnrollmentInfo": {}}, {"phoneEnrollmentInfo": {"phoneNumber": "+15555550146"}}):
+        refused = firebase.call("accounts/mfaEnrollment:start", {"idToken": stale, **info}, version="v2")
+        assert firebase_error(refused) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
+    enrolled = enroll_phone(firebase, firebase.sign_in("alice@example.com")["idToken"], "+15555550146")
+    [factor] = firebase.lookup(enrolled["idToken"])["mfaInfo"]
+    firebase.advance(301)
+    late = firebase.call("accounts/mfaEnrollment:withdraw", {"idToken": enrolled["idToken"], "mfaEnrollmentId": factor["mfaEnrollmentId"]}, version="v2")
+    assert firebase_error(late) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
+
+
+def test_sms_and_totp_second_factors_are_switched_on_apart_in_a_tenant(firebase):
+    """Identity Platform's `mfaConfig`: SMS by `state` with `PHONE_SMS`, TOTP by a `providerConfigs` entry with a
+    `totpProviderConfig` (Firebase's "Enable TOTP MFA" guide)."""
+    def tenant(mfa_config):
+        made = requests.post(f"{firebase.url}/identitytoolkit.googleapis.com/v2/projects/{firebase.project}/tenants",
+                             headers={"Authorization": "Bearer owner"}, timeout=30,
+                             json={"displayName": "mfa-tenant", "allowPasswordSignup": True, "mfaConfig": mfa_config})
+        assert made.status_code == 200, made.text
+        tenant_id = made.json()["name"].rsplit("/", 1)[-1]
+        signed_up = firebase.ok("accounts:signUp", {"email": "mfa@example.com", "password": "secret123", "tenantId": tenant_id,
+                                                    "returnSecureToken": True})
+        verified = requests.post(f"{firebase.url}/identitytoolkit.googleapis.com/v1/projects/{firebase.project}/tenants/{tenant_id}/accounts:update",
+                                 headers={"Authorization": "Bearer owner"}, timeout=30,
+                                 json={"localId": signed_up["localId"], "emailVerified": True})
+        assert verified.status_code == 200, verified.text
+        return tenant_id, signed_up["idToken"]
+
+    def start(tenant_id, id_token, info):
+        return firebase.call("accounts/mfaEnrollment:start", {"idToken": id_token, "tenantId": tenant_id, **info}, version="v2")
+
+    sms_tenant, sms_token = tenant({"state": "ENABLED", "enabledProviders": ["PHONE_SMS"]})
+    assert firebase_error(start(sms_tenant, sms_token, {"totpEnrollmentInfo": {}})) == "OPERATION_NOT_ALLOWED : TOTP based MFA not enabled."
+    totp_tenant, totp_token = tenant({"providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {"adjacentIntervals": 5}}]})
+    phone = {"phoneEnrollmentInfo": {"phoneNumber": "+15555550147"}}
+    assert firebase_error(start(totp_tenant, totp_token, phone)) == "OPERATION_NOT_ALLOWED : SMS based MFA not enabled."
+    started = start(totp_tenant, totp_token, {"totpEnrollmentInfo": {}})
+    assert started.status_code == 200 and started.json()["totpSessionInfo"]["sharedSecretKey"]

@@ -97,6 +97,19 @@ def test_email_enumeration_protection_changes_which_errors_tell_accounts_apart(f
     assert "signinMethods" not in methods and "registered" not in methods
 
 
+def test_enumeration_protection_refuses_update_email_but_not_verify_before_update_email(firebase):
+    """With email enumeration protection on, the SDK's `updateEmail` is refused in production's words
+    (firebase-js-sdk #8009); `verifyBeforeUpdateEmail`, which proves the new address first, still works."""
+    assert firebase.emulator("PATCH", "/config", json={"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}}).status_code == 200
+    user = firebase.sign_up("private.changer@example.com")
+    refused = firebase.call("accounts:update", {"idToken": user["idToken"], "email": "private.new@example.com", "returnSecureToken": True})
+    assert firebase_error(refused) == "OPERATION_NOT_ALLOWED : Please verify the new email before changing email."
+    assert firebase.lookup(user["idToken"])["email"] == "private.changer@example.com"
+    sent = firebase.ok("accounts:sendOobCode", {"requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": user["idToken"],
+                                                "newEmail": "private.new@example.com"})
+    assert sent["email"] == "private.changer@example.com"
+
+
 def test_refresh_exchanges_a_refresh_token_for_snake_case_tokens_keeping_auth_time(firebase):
     session = firebase.sign_up("refresher@example.com")
     first = jwt_claims(session["idToken"])

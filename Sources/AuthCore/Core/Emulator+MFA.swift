@@ -120,13 +120,18 @@ extension Emulator {
         return try requireFactor(in: tenant, userId: factor.userId, id: factor.id)
     }
 
-    /// Raises a session to `aal2` after a second factor, adding `method` to its `amr` (newest first).
+    /// Raises a session to `aal2` after a second factor, adding `method` to its `amr` (newest first). `recordsSignIn`:
+    /// false where the factor was proven by enrolling it, not by signing in (Firebase's enrolment answers tokens that
+    /// name it), so the audit trail shows no sign-in that did not happen.
     @discardableResult
-    public func elevate(in tenant: String, sessionId: String, method: String, origin: RequestOrigin = RequestOrigin()) throws -> Session {
+    public func elevate(in tenant: String, sessionId: String, method: String, origin: RequestOrigin = RequestOrigin(),
+                        recordsSignIn: Bool = true) throws -> Session {
         guard var session = try session(in: tenant, id: sessionId) else { throw AuthError.sessionNotFound }
         session.amr.insert(AuthenticationMethod(method: method, at: clock.now), at: 0)
         try db.withConnection { c in try Sessions.raise(c, tenant: tenant, id: sessionId, amr: session.amr) }
-        record(.signInSucceeded, tenant: tenant, userId: session.userId, origin: origin, detail: ["method": .string(method), "aal": "aal2"])
+        if recordsSignIn {
+            record(.signInSucceeded, tenant: tenant, userId: session.userId, origin: origin, detail: ["method": .string(method), "aal": "aal2"])
+        }
         guard let elevated = try self.session(in: tenant, id: sessionId) else { throw AuthError.sessionNotFound }
         return elevated
     }
