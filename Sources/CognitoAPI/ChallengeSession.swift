@@ -96,6 +96,12 @@ final class SessionReplays: Sendable {
         }
     }
 
+    /// Makes a spent session usable again: its answer was right but named a device the user no longer has, and AWS
+    /// takes the same answer again without the device (Amplify's `retryOnResourceNotFoundException`).
+    func refund(_ session: ChallengeSession) {
+        entries.withLock { entries in entries[session.id]?.spent = false }
+    }
+
     /// Counts a wrong answer; the third spends the session.
     func fail(_ session: ChallengeSession, now: Date) {
         entries.withLock { entries in

@@ -132,11 +132,16 @@ enum CognitoUsers {
         return o
     }
 
-    /// Splits attribute updates into the core's fields and the metadata; `sub` cannot be written.
+    /// Splits attribute updates into the core's fields and the metadata; `sub` cannot be written, and a value must fit
+    /// the pool's schema (an empty one clears the attribute).
     static func changes(_ attributes: [(name: String, value: String)], pool: CognitoPool) throws -> UserChanges {
         var changes = UserChanges()
         var metadata: [String: JSON] = [:]
+        let schema = attributes.isEmpty ? [] : PoolSchema.described(pool.pool["Schema"]?.arrayValue ?? [])
         for (name, value) in attributes {
+            if !value.isEmpty, let problem = PoolSchema.problem(with: value, of: name, in: schema) {
+                throw CognitoError.invalid("Attributes did not conform to the schema: \(name): \(problem)\n")
+            }
             switch name {
             case "sub": throw CognitoError.invalid("Cannot modify the non-mutable attribute sub")
             case "email": changes.email = value.lowercased()

@@ -115,6 +115,33 @@ enum PoolSchema {
         return number
     }
 
+    // MARK: Values
+
+    /// What is wrong with `value` for the attribute `name` under the pool's schema (as `described`), if anything:
+    /// a String longer or shorter than its `StringAttributeConstraints` allow (counted in UTF-16 units, as the Java
+    /// service counts), a Number that is not a whole number or outside its `NumberAttributeConstraints`. The reason
+    /// follows Cognito's "Attributes did not conform to the schema: <name>: <reason>"; AWS's own wording of these
+    /// reasons is not known.
+    static func problem(with value: String, of name: String, in schema: [JSON]) -> String? {
+        guard let attribute = schema.first(where: { $0["Name"]?.stringValue == name }) else { return nil }
+        func bound(_ constraints: String, _ key: String) -> Int? {
+            attribute[constraints]?[key].flatMap { $0.stringValue.flatMap { Int($0) } ?? $0.intValue }
+        }
+        switch attribute["AttributeDataType"]?.stringValue {
+        case "String"?:
+            let length = value.utf16.count
+            if let max = bound("StringAttributeConstraints", "MaxLength"), length > max { return "String must be no longer than \(max) characters" }
+            if let min = bound("StringAttributeConstraints", "MinLength"), length < min { return "String must be no shorter than \(min) characters" }
+        case "Number"?:
+            guard let number = Int(value) else { return "Number must be a whole number" }
+            if let max = bound("NumberAttributeConstraints", "MaxValue"), number > max { return "Number must be no greater than \(max)" }
+            if let min = bound("NumberAttributeConstraints", "MinValue"), number < min { return "Number must be no less than \(min)" }
+        default:
+            break
+        }
+        return nil
+    }
+
     // MARK: Describing
 
     /// `SchemaAttributes`: every standard attribute (as the pool's own entry overrides it), then the custom ones.

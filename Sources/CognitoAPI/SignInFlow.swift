@@ -110,7 +110,15 @@ struct SignInFlow {
         } catch AuthError.invalidCredentials {
             throw CognitoError.incorrectCredentials
         }
-        return continuing ? try await afterFirstFactor(signedIn, method: "srp") : .signedIn(signedIn, firstFactor: "srp", mfa: nil)
+        guard continuing else { return .signedIn(signedIn, firstFactor: "srp", mfa: nil) }
+        do {
+            return try await afterFirstFactor(signedIn, method: "srp")
+        } catch let error as CognitoError where error == .deviceDoesNotExist {
+            // A forgotten device: Amplify and amazon-cognito-identity-js drop the key and send the same answer with the
+            // same session, which AWS takes (amplify-js handlePasswordSRP's retry, tested against it in #12241).
+            pools.replays.refund(session)
+            throw error
+        }
     }
 
     /// Sends a sign-in code by email or SMS (`USER_AUTH`'s `EMAIL_OTP` and `SMS_OTP` first factors).

@@ -44,6 +44,36 @@ import Testing
         }
     }
 
+    /// A value must fit the pool's schema: a String within its `StringAttributeConstraints` (a standard attribute's
+    /// 2,048 too), a Number whole and within its `NumberAttributeConstraints`, at sign-up and on every update. Amplify
+    /// reported such updates done where AWS refuses them. An empty value clears the attribute and is not checked.
+    @Test func aValueMustFitThePoolsSchema() async throws {
+        let schema: JSON = [["Name": "custom:team", "AttributeDataType": "String", "StringAttributeConstraints": ["MinLength": "2", "MaxLength": "20"]],
+                            ["Name": "custom:level", "AttributeDataType": "Number", "NumberAttributeConstraints": ["MinValue": "1", "MaxValue": "10"]]]
+        let harness = try Harness(seed: cognitoSeed(pool: ["Schema": schema]))
+        try await harness.run { client in
+            func update(_ name: String, _ value: String) async throws -> Reply {
+                try await client.cognito("AdminUpdateUserAttributes", ["UserPoolId": .string(testPool), "Username": "dave",
+                                                                      "UserAttributes": [["Name": .string(name), "Value": .string(value)]]])
+            }
+            func refusal(_ name: String, _ reason: String) -> JSON {
+                ["__type": "InvalidParameterException", "message": .string("Attributes did not conform to the schema: \(name): \(reason)\n")]
+            }
+            #expect(try await update("custom:team", String(repeating: "x", count: 21)).json == refusal("custom:team", "String must be no longer than 20 characters"))
+            #expect(try await update("custom:team", "x").json == refusal("custom:team", "String must be no shorter than 2 characters"))
+            #expect(try await update("custom:level", "abc").json == refusal("custom:level", "Number must be a whole number"))
+            #expect(try await update("custom:level", "11").json == refusal("custom:level", "Number must be no greater than 10"))
+            #expect(try await update("custom:level", "0").json == refusal("custom:level", "Number must be no less than 1"))
+            #expect(try await update("name", String(repeating: "n", count: 2049)).json == refusal("name", "String must be no longer than 2048 characters"))
+            for (name, value) in [("custom:team", "platform"), ("custom:level", "10"), ("name", String(repeating: "n", count: 2048)), ("custom:team", "")] {
+                #expect(try await update(name, value).status == .ok)
+            }
+            let signUp = try await client.cognito("SignUp", ["ClientId": .string(testClient), "Username": "newbie", "Password": "password123",
+                                                             "UserAttributes": [["Name": "email", "Value": "newbie@example.com"], ["Name": "custom:level", "Value": "99"]]])
+            #expect(signUp.json == refusal("custom:level", "Number must be no greater than 10"))
+        }
+    }
+
     /// Cognito permits an immutable attribute only when the user is created; an update is refused.
     @Test func anImmutableAttributeIsSetAtCreationOnly() async throws {
         let harness = try Self.withTemporaryUser()

@@ -227,3 +227,31 @@ def test_triggers_hear_a_new_device_and_a_device_sign_in(cognito, hook_server):
     assert srp(cognito, pool_id, client_id, email, device=device).authenticate_user()["AuthenticationResult"]["AccessToken"]
     assert [c.json["triggerSource"] for c in hook_server.calls_to("/pre")] == ["TokenGeneration_Authentication", "TokenGeneration_AuthenticateDevice"]
     assert [c.json["request"]["newDeviceUsed"] for c in hook_server.calls_to("/post")] == [True, False]
+
+
+def test_a_forgotten_device_key_refused_at_the_password_lets_the_same_answer_through_without_it(at_fauxth):
+    """What Amplify does when a remembered device was forgotten elsewhere (handlePasswordSRP's
+    retryOnResourceNotFoundException, tested against AWS in amplify-js #12241): the PASSWORD_VERIFIER answer with the
+    device key is refused, Amplify drops the key and sends the same answer with the same session, and the sign-in goes
+    on. Before, the refusal spent the session and Amplify's signIn failed with NotAuthorizedException."""
+    cognito = at_fauxth
+    pool_id, client_id, email = device_pool(cognito)
+    device, first = remembered_device(cognito, pool_id, client_id, email)
+    cognito.idp.admin_forget_device(UserPoolId=pool_id, Username=email, DeviceKey=device["key"])
+    helper = srp(cognito, pool_id, client_id, email)
+    # As Amplify sends them: the device key only with the PASSWORD_VERIFIER answer.
+    started = cognito.idp.initiate_auth(ClientId=client_id, AuthFlow="USER_SRP_AUTH", AuthParameters=helper.get_auth_params())
+    answer = helper.process_challenge(started["ChallengeParameters"], helper.get_auth_params())
+
+    def respond(responses):
+        return cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="PASSWORD_VERIFIER", Session=started["Session"],
+                                                     ChallengeResponses=responses)
+
+    with pytest.raises(ClientError) as refused:
+        respond({**answer, "DEVICE_KEY": device["key"]})
+    assert refused.value.response["Error"] == {"Code": "ResourceNotFoundException", "Message": "Device does not exist."}
+    retried = respond(answer)
+    assert retried["ChallengeName"] == "SMS_MFA"
+    with pytest.raises(ClientError) as replayed:
+        respond(answer)
+    assert replayed.value.response["Error"]["Message"] == "Invalid session for the user, session can only be used once."

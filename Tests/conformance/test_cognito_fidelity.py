@@ -278,6 +278,29 @@ def test_schema_attributes_are_described_as_aws_does(cognito):
     assert error == {"Code": "InvalidParameterException", "Message": "custom:secret: Existing attribute already has name dev:custom:secret."}
 
 
+def test_attribute_values_must_fit_the_pools_schema(cognito):
+    """A custom attribute's constraints hold for its values, at sign-up and on every update (Amplify's
+    updateUserAttributes reported such updates done where AWS refuses them). The reasons' wording is Fauxth's."""
+    pool_id = cognito.create_pool()
+    cognito.idp.add_custom_attributes(UserPoolId=pool_id, CustomAttributes=[
+        {"Name": "team", "AttributeDataType": "String", "StringAttributeConstraints": {"MinLength": "1", "MaxLength": "20"}},
+        {"Name": "level", "AttributeDataType": "Number", "NumberAttributeConstraints": {"MinValue": "1", "MaxValue": "10"}}])
+    email = cognito.admin_user(pool_id, cognito_email("schema"))
+
+    def update(name, value):
+        return cognito.fails("admin_update_user_attributes", UserPoolId=pool_id, Username=email, UserAttributes=[{"Name": name, "Value": value}])
+
+    prefix = "Attributes did not conform to the schema: "
+    assert update("custom:team", "x" * 21) == {"Code": "InvalidParameterException",
+                                               "Message": prefix + "custom:team: String must be no longer than 20 characters\n"}
+    assert update("custom:level", "abc")["Message"].startswith(prefix + "custom:level: ")
+    assert update("custom:level", "11")["Message"].startswith(prefix + "custom:level: ")
+    cognito.idp.admin_update_user_attributes(UserPoolId=pool_id, Username=email,
+                                             UserAttributes=[{"Name": "custom:team", "Value": "core"}, {"Name": "custom:level", "Value": "7"}])
+    got = {a["Name"]: a["Value"] for a in cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)["UserAttributes"]}
+    assert (got["custom:team"], got["custom:level"]) == ("core", "7")
+
+
 @pytest.mark.parametrize("attribute, message", [
     ({"Name": "tier"}, "Invalid AttributeDataType input, consider using the provided AttributeDataType enum."),
     ({"Name": "tier", "AttributeDataType": "String", "Required": True}, "Required custom attributes are not supported currently."),
