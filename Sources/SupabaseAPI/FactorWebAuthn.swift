@@ -47,7 +47,7 @@ struct FactorWebAuthn {
             // in GoTrue's MFA code for a failed verification.
             throw SupabaseError(status: .unprocessableContent, code: .mfaVerificationFailed, message: "Failed to validate WebAuthn MFA response")
         }
-        try emulator.elevate(in: call.tenant, sessionId: caller.session.id, method: "mfa/webauthn", origin: call.origin)
+        try emulator.elevate(in: call.tenant, sessionId: caller.session.id, method: "mfa/webauthn", factorId: factor.id, origin: call.origin)
         try emulator.revokeSessions(in: call.tenant, userId: caller.user.id, .belowAAL2Except(caller.session.id),
                                     reason: "mfa_verified", origin: call.origin)
         let issued = try emulator.reissueRefreshToken(in: call.tenant, sessionId: caller.session.id, newToken: Emulator.goTrueRefreshToken)

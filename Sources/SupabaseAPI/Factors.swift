@@ -130,7 +130,8 @@ struct Factors {
         try await AuthHooks(emulator: emulator, project: project).mfaAttempt(userId: caller.user.id, factor: factor, valid: wrongCode == nil,
                                                                              origin: call.origin)
         if let wrongCode { throw wrongCode }
-        try emulator.elevate(in: call.tenant, sessionId: caller.session.id, method: factor.kind == "phone" ? "mfa/phone" : "totp", origin: call.origin)
+        try emulator.elevate(in: call.tenant, sessionId: caller.session.id, method: factor.kind == "phone" ? "mfa/phone" : "totp", factorId: factor.id,
+                             origin: call.origin)
         try emulator.revokeSessions(in: call.tenant, userId: caller.user.id, .belowAAL2Except(caller.session.id),
                                     reason: "mfa_verified", origin: call.origin)
         let issued = try emulator.reissueRefreshToken(in: call.tenant, sessionId: caller.session.id, newToken: Emulator.goTrueRefreshToken)
@@ -144,7 +145,7 @@ struct Factors {
         let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
         try emulator.requireAssurance(.verifiedFactorRemoval, session: caller.session, factor: factor)
-        try emulator.deleteFactor(in: call.tenant, userId: caller.user.id, id: factor.id)
+        try emulator.deleteFactor(in: call.tenant, userId: caller.user.id, id: factor.id, downgradingSessions: true)
         return ["id": .string(factor.id)]
     }
 
@@ -162,7 +163,7 @@ struct Factors {
         try Authentication(emulator: emulator).requireAdmin(call.request, project: project)
         let userId = try call.userParameter("id")
         let factor = try emulator.requireFactor(in: call.tenant, userId: userId, id: try call.factorParameter("factor"))
-        try emulator.deleteFactor(in: call.tenant, userId: userId, id: factor.id)
+        try emulator.deleteFactor(in: call.tenant, userId: userId, id: factor.id, downgradingSessions: true)
         return GoTrueJSON.factor(factor)
     }
 }

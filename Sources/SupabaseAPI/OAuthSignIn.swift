@@ -40,8 +40,10 @@ enum OAuthSignIn {
         let data = identityData(claims, provider: provider)
         let identity = NewIdentity(provider: provider, subject: subject, email: email, data: data)
         if let target = linkingTarget {
-            if let owner = try emulator.user(in: tenant, provider: provider, subject: subject), owner.id != target {
-                throw SupabaseError(status: .unprocessableContent, code: .identityAlreadyExists, message: "Identity is already linked to another user")
+            // GoTrue's `linkIdentityToUser`: linking an identity the user already has is refused too, in its own words.
+            if let owner = try emulator.user(in: tenant, provider: provider, subject: subject) {
+                throw SupabaseError(status: .unprocessableContent, code: .identityAlreadyExists,
+                                    message: owner.id == target ? "Identity is already linked" : "Identity is already linked to another user")
             }
             return try emulator.linkIdentity(in: tenant, userId: target, identity, origin: origin)
         }

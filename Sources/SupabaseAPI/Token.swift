@@ -37,8 +37,14 @@ struct Token {
             throw SupabaseError(status: .badRequest, code: .validationFailed, message: "refresh_token required", oauthError: "invalid_request")
         }
         guard token.count >= 12 else { throw SupabaseError.validation("Refresh token is not valid") }
-        let (user, issued) = try emulator.refresh(in: tenant, token: token, policy: project.config.refreshPolicy, origin: origin,
+        let user: User, issued: IssuedSession
+        do {
+            (user, issued) = try emulator.refresh(in: tenant, token: token, policy: project.config.refreshPolicy, origin: origin,
                                                   admit: OAuthServer.admitOrdinarySession, newToken: Emulator.goTrueRefreshToken)
+        } catch AuthError.userBanned, AuthError.userDisabled {
+            // The refresh grant's own words (GoTrue's tokens service), where a sign-in says "User is banned".
+            throw SupabaseError(status: .badRequest, code: .userBanned, message: "Invalid Refresh Token: User Banned")
+        }
         return try await emulator.goTrueSessionResponse(issued, userId: user.id, project: project, method: "token_refresh", origin: origin)
     }
 

@@ -11,6 +11,23 @@ let serviceRole: HTTPFields = {
 }()
 
 @Suite struct AdminTests {
+    /// A banned user's refresh is refused in the grant's own words (GoTrue's tokens service), a sign-in in its.
+    @Test func aBannedUsersRefreshIsRefusedInTheGrantsWords() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            try await client.send(.put, "/auth/v1/admin/users/\(confirmedUser.id!)", json: ["ban_duration": "1h"], headers: serviceRole)
+            let refresh = try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": session["refresh_token"]!],
+                                                headers: .supabaseClient)
+            #expect(refresh.status == .badRequest)
+            #expect(refresh.json["code"] == "user_banned")
+            #expect(refresh.json["message"] == "Invalid Refresh Token: User Banned")
+            let signIn = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"],
+                                               headers: .supabaseClient)
+            #expect(signIn.json["message"] == "User is banned")
+        }
+    }
+
     @Test func adminRoutesNeedAnAdminRole() async throws {
         let harness = try Harness(seed: project(users: [confirmedUser]))
         try await harness.run { client in

@@ -68,6 +68,40 @@ import Testing
             #expect(try await client.send(.delete, "/auth/v1/factors/\(factorId)", headers: bearer(other)).json["code"] == "insufficient_aal")
             #expect(try await client.send(.delete, "/auth/v1/factors/\(factorId)", headers: bearer(aal2)).json == ["id": .string(factorId)])
             #expect(try await client.send(.get, "/auth/v1/user", headers: bearer(aal2)).json["factors"] == nil)
+            // GoTrue's DowngradeSessionsToAAL1: the session the factor raised is aal1 again from its next token, its
+            // amr without the factor (mfa_test.go's unenroll test).
+            let refreshed = try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": aal2["refresh_token"]!],
+                                                  headers: .supabaseClient)
+            let claims = try JWS.verify(try #require(refreshed.json["access_token"]?.stringValue), keys: [projectKey.verificationKey]).claims
+            #expect(claims["aal"] == "aal1")
+            #expect(claims["amr"]?.arrayValue?.compactMap { $0["method"]?.stringValue } == ["password"])
+        }
+    }
+
+    /// Only the factor removed lowers a session: one raised by another factor of the user keeps aal2.
+    @Test func removingAFactorLowersOnlyTheSessionsItRaised() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            func enrollAndVerify(_ session: JSON, _ name: String) async throws -> (id: String, session: JSON) {
+                let factor = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "totp", "friendly_name": .string(name)],
+                                                   headers: bearer(session)).json
+                let id = try #require(factor["id"]?.stringValue)
+                let totp = TOTP(secret: try #require(factor["totp"]?["secret"]?.stringValue.flatMap(Base32.decode)))
+                let challenge = try await client.send(.post, "/auth/v1/factors/\(id)/challenge", headers: bearer(session)).json
+                let verified = try await client.send(.post, "/auth/v1/factors/\(id)/verify",
+                                                     json: ["challenge_id": challenge["id"]!, "code": .string(totp.code(at: harness.emulator.clock.now))],
+                                                     headers: bearer(session)).json
+                return (id, verified)
+            }
+            let first = try await enrollAndVerify(try await signIn(client), "first")
+            harness.emulator.clock.advance(by: 30)
+            let second = try await enrollAndVerify(first.session, "second")
+            #expect(try await client.send(.delete, "/auth/v1/factors/\(first.id)", headers: bearer(second.session)).status == .ok)
+            let refreshed = try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": second.session["refresh_token"]!],
+                                                  headers: .supabaseClient)
+            let claims = try JWS.verify(try #require(refreshed.json["access_token"]?.stringValue), keys: [projectKey.verificationKey]).claims
+            #expect(claims["aal"] == "aal2")
+            #expect(claims["amr"]?.arrayValue?.compactMap { $0["method"]?.stringValue } == ["totp", "password"])
         }
     }
 

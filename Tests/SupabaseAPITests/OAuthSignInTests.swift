@@ -103,6 +103,11 @@ import Testing
             #expect(try await link("done@example.com").hasPrefix("myapp://linked#access_token="))
             let user = try #require(try harness.emulator.user(in: "p", id: confirmedUser.id ?? ""))
             #expect(user.identities.contains { $0.provider == "google" && $0.subject == "g-dana" })
+            // Linking it again is refused, in GoTrue's words for an identity the user already has (identity.go).
+            let again = try await link("done@example.com")
+            #expect(queryItems(again)["error_code"] == "identity_already_exists")
+            // Written as Go's url.Values writes a space.
+            #expect(queryItems(again)["error_description"] == "Identity+is+already+linked")
             // Another user cannot take it.
             let refused = try await link("second@example.com")
             #expect(queryItems(refused)["error_code"] == "identity_already_exists")

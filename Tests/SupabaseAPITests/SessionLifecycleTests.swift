@@ -2,6 +2,7 @@ import AuthCore
 import FauxthTesting
 import Foundation
 import HTTPTypes
+import SupabaseAPI
 import Testing
 
 /// Signs `email` up (confirmations on) and returns the 6-digit code and the link token from the email.
@@ -254,6 +255,37 @@ let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-cha
             let verified = try JWS.verify(token, keys: [VerificationKey(key.verificationKey.material, kid: "k1")])
             #expect(verified.header["alg"] == "ES256")
             #expect(verified.header["kid"] == "k1")
+        }
+    }
+}
+
+/// The anon and service_role keys a project prints (`connectionHints`) are keys the project takes, also where it signs
+/// with an asymmetric key: HS256 with its JWT secret, as Supabase keeps its legacy keys, or, with no secret, signed by
+/// its key under that key's header. They were signed by the ES256 key under an HS256 header, and refused.
+@Suite struct PrintedKeyTests {
+    @Test(arguments: [true, false])
+    func theKeysAProjectPrintsWorkAgainstIt(withSecret: Bool) async throws {
+        let key = try SigningKey.generate(.ES256, generator: Generator(seed: 2))
+        var jwk = try #require(key.privateJWK)
+        jwk.key_ops = ["sign", "verify"]
+        jwk.kid = "k1"
+        var env = ["GOTRUE_JWT_KEYS": String(decoding: try JSONEncoder().encode([jwk]), as: UTF8.self)]
+        if !withSecret { env["GOTRUE_JWT_SECRET"] = "" }
+        let seed = project(env, users: [confirmedUser])
+        let harness = try Harness(seed: seed)
+        let tenant = try #require(try harness.emulator.tenant("p"))
+        let hints = SupabaseDialect.connectionHints(for: tenant, baseURL: "http://127.0.0.1:9999")
+        try await harness.run { client in
+            let serviceKey = try #require(hints["SUPABASE_SERVICE_ROLE_KEY"])
+            let apikey = HTTPField.Name("apikey")!
+            let listed = try await client.send(.get, "/auth/v1/admin/users", headers: [.authorization: "Bearer \(serviceKey)", apikey: serviceKey])
+            #expect(listed.status == .ok)
+            let anonKey = try #require(hints["SUPABASE_ANON_KEY"])
+            let signedIn = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"],
+                                                 headers: [.authorization: "Bearer \(anonKey)", apikey: anonKey])
+            #expect(signedIn.status == .ok)
+            let header = try JSON.parse(try #require(Base64URL.decode(String(serviceKey.split(separator: ".")[0]))))
+            #expect(header["alg"] == .string(withSecret ? "HS256" : "ES256"))
         }
     }
 }

@@ -181,3 +181,24 @@ def test_sign_in_with_id_token_from_a_native_apple_sheet(fauxth):
         auth.sign_in_with_id_token({"provider": "apple", "token": google_token["id_token"]})
     assert "Bad ID token" in str(wrong_provider.value)
     assert auth.sign_in_with_id_token({"provider": "google", "token": google_token["id_token"]}).user.id == response.user.id
+
+
+def test_linking_an_identity_the_user_already_has_is_refused(supabase_project):
+    """auth-js's `linkIdentity({provider, token})` sends the ID token grant with `link_identity`; a second link of the
+    same Google account is GoTrue's 422 `identity_already_exists` "Identity is already linked" (identity.go), which
+    Fauxth answered with a new session."""
+    fauxth = supabase_project(GOOGLE, [BOTH])
+    session = requests.post(f"{fauxth.url}/auth/v1/token", params={"grant_type": "password"}, headers={"apikey": ANON_KEY},
+                            json={"email": "both@example.com", "password": "secret123"}, timeout=10).json()
+    token = fauxth.control("POST", "/idp/google/tokens", json={"email": "both@example.com", "aud": "web-client"}).json()["id_token"]
+
+    def link():
+        return requests.post(f"{fauxth.url}/auth/v1/token", params={"grant_type": "id_token"},
+                             headers={"apikey": ANON_KEY, "Authorization": f"Bearer {session['access_token']}",
+                                      "X-Supabase-Api-Version": "2024-01-01"},
+                             json={"provider": "google", "id_token": token, "link_identity": True}, timeout=10)
+
+    assert link().status_code == 200
+    again = link()
+    assert again.status_code == 422
+    assert again.json() == {"code": "identity_already_exists", "message": "Identity is already linked"}

@@ -35,6 +35,11 @@ def test_enroll_challenge_and_verify_a_totp_factor(fauxth):
 
     assert auth.mfa.unenroll({"factor_id": enrolled.id}).id == enrolled.id
     assert auth.mfa.list_factors().all == []
+    # GoTrue's DowngradeSessionsToAAL1: the session is aal1 again from its next token, its amr without the factor.
+    auth.refresh_session()
+    level = auth.mfa.get_authenticator_assurance_level()
+    assert level.current_level == "aal1"
+    assert [m.method for m in level.current_authentication_methods] == ["password"]
 
 
 def test_the_qr_code_decodes_to_the_otpauth_uri(fauxth):

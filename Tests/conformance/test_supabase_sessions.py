@@ -243,3 +243,18 @@ def test_an_idle_session_expires_on_the_emulator_clock(supabase_project):
     with pytest.raises(AuthApiError) as error:
         auth.refresh_session()
     assert error.value.code == "session_expired"
+
+
+def test_a_banned_users_refresh_is_refused_in_the_refresh_grants_words(fauxth):
+    """GoTrue's tokens service: 400 `user_banned` "Invalid Refresh Token: User Banned" for a refresh; a sign-in says
+    "User is banned"."""
+    from test_supabase_admin import SERVICE_ROLE_KEY
+    headers = {"apikey": ANON_KEY, "X-Supabase-Api-Version": "2024-01-01"}
+    session = requests.post(f"{fauxth.url}/auth/v1/token", params={"grant_type": "password"}, headers=headers,
+                            json={"email": "alice@example.com", "password": "password123"}, timeout=10).json()
+    banned = requests.put(f"{fauxth.url}/auth/v1/admin/users/{session['user']['id']}", json={"ban_duration": "1h"}, timeout=10,
+                          headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"})
+    assert banned.status_code == 200, banned.text
+    refresh = requests.post(f"{fauxth.url}/auth/v1/token", params={"grant_type": "refresh_token"}, headers=headers,
+                            json={"refresh_token": session["refresh_token"]}, timeout=10)
+    assert (refresh.status_code, refresh.json()) == (400, {"code": "user_banned", "message": "Invalid Refresh Token: User Banned"})

@@ -60,10 +60,22 @@ extension Emulator {
         return factor
     }
 
-    /// Removes a factor and its challenges.
-    public func deleteFactor(in tenant: String, userId: String, id: String) throws {
+    /// Removes a factor and its challenges. `downgradingSessions`: GoTrue's `DowngradeSessionsToAAL1` as well, the
+    /// user's sessions lose the `amr` entry the factor proved, and stay aal2 only while another second factor's
+    /// entry remains (what GoTrue's next token works out from the claims left), so a session cannot keep an
+    /// assurance whose factor is gone.
+    public func deleteFactor(in tenant: String, userId: String, id: String, downgradingSessions: Bool = false) throws {
         _ = try requireFactor(in: tenant, userId: userId, id: id)
-        try db.transaction { c in try Factors.delete(c, tenant: tenant, id: id) }
+        try db.transaction { c in
+            try Factors.delete(c, tenant: tenant, id: id)
+            guard downgradingSessions else { return }
+            for var session in try Sessions.of(c, tenant: tenant, userId: userId) where session.revokedAt == nil {
+                guard session.amr.contains(where: { $0.factorId == id }) else { continue }
+                session.amr.removeAll { $0.factorId == id }
+                let aal = session.amr.contains { $0.factorId != nil } ? "aal2" : "aal1"
+                try Sessions.setAssurance(c, tenant: tenant, id: session.id, aal: aal, amr: session.amr)
+            }
+        }
     }
 
     /// Opens a challenge on a factor, remembering the caller's IP.
@@ -120,15 +132,16 @@ extension Emulator {
         return try requireFactor(in: tenant, userId: factor.userId, id: factor.id)
     }
 
-    /// Raises a session to `aal2` after a second factor, adding `method` to its `amr` (newest first). `recordsSignIn`:
+    /// Raises a session to `aal2` after a second factor, adding `method` to its `amr` (newest first), with the factor
+    /// that proved it where the dialect ties sessions to factors (`factorId`). `recordsSignIn`:
     /// false where the factor was proven by enrolling it, not by signing in (Firebase's enrolment answers tokens that
     /// name it), so the audit trail shows no sign-in that did not happen.
     @discardableResult
-    public func elevate(in tenant: String, sessionId: String, method: String, origin: RequestOrigin = RequestOrigin(),
+    public func elevate(in tenant: String, sessionId: String, method: String, factorId: String? = nil, origin: RequestOrigin = RequestOrigin(),
                         recordsSignIn: Bool = true) throws -> Session {
         guard var session = try session(in: tenant, id: sessionId) else { throw AuthError.sessionNotFound }
-        session.amr.insert(AuthenticationMethod(method: method, at: clock.now), at: 0)
-        try db.withConnection { c in try Sessions.raise(c, tenant: tenant, id: sessionId, amr: session.amr) }
+        session.amr.insert(AuthenticationMethod(method: method, at: clock.now, factorId: factorId), at: 0)
+        try db.withConnection { c in try Sessions.setAssurance(c, tenant: tenant, id: sessionId, aal: "aal2", amr: session.amr) }
         if recordsSignIn {
             record(.signInSucceeded, tenant: tenant, userId: session.userId, origin: origin, detail: ["method": .string(method), "aal": "aal2"])
         }

@@ -28,18 +28,26 @@ public struct Session: Sendable, Equatable {
 public struct AuthenticationMethod: Sendable, Equatable {
     public var method: String
     public var at: Date
+    /// The second factor that proved this entry, as GoTrue ties a session to it (`factor_id`): removing the factor
+    /// takes the entry away (`Emulator.deleteFactor`). Kept in the store, never in a token.
+    public var factorId: String?
 
-    public init(method: String, at: Date) {
+    public init(method: String, at: Date, factorId: String? = nil) {
         self.method = method
         self.at = at
+        self.factorId = factorId
     }
 
     init?(json: JSON) {
         guard let method = json["method"]?.stringValue, let ts = json["timestamp"]?.intValue else { return nil }
-        self.init(method: method, at: Date(timeIntervalSince1970: TimeInterval(ts)))
+        self.init(method: method, at: Date(timeIntervalSince1970: TimeInterval(ts)), factorId: json["factor_id"]?.stringValue)
     }
 
-    var json: JSON { ["method": .string(method), "timestamp": .int(Int(at.timeIntervalSince1970))] }
+    var json: JSON {
+        var o: [String: JSON] = ["method": .string(method), "timestamp": .int(Int(at.timeIntervalSince1970))]
+        o["factor_id"] = factorId.map(JSON.string)
+        return .object(o)
+    }
 }
 
 /// Where a request came from, for sessions and the audit trail.

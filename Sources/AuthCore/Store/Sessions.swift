@@ -95,10 +95,10 @@ enum Sessions {
         try c.run("UPDATE sessions SET refreshed_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(id)]) > 0
     }
 
-    /// Raises a session to aal2 with its new authentication methods.
-    static func raise(_ c: borrowing Connection, tenant: String, id: String, amr: [AuthenticationMethod]) throws {
-        try c.run("UPDATE sessions SET aal = 'aal2', amr = ? WHERE tenant = ? AND id = ?",
-                  [SQLValue(JSON.array(amr.map(\.json))), .text(tenant), .text(id)])
+    /// Sets a session's assurance level and authentication methods (raised by a second factor, or lowered when one goes).
+    static func setAssurance(_ c: borrowing Connection, tenant: String, id: String, aal: String, amr: [AuthenticationMethod]) throws {
+        try c.run("UPDATE sessions SET aal = ?, amr = ? WHERE tenant = ? AND id = ?",
+                  [.text(aal), SQLValue(JSON.array(amr.map(\.json))), .text(tenant), .text(id)])
     }
 
     /// Ends a session and every refresh token of it.
