@@ -13,7 +13,10 @@ enum MFA {
 
     static func startEnrollment(_ call: FirebaseCall) async throws -> Response {
         let phoneInfo = try call.body.object("phoneEnrollmentInfo")
-        let caller = try enrollingCaller(call, totp: phoneInfo == nil && call.body.object("totpEnrollmentInfo") != nil)
+        let totp = try phoneInfo == nil && call.body.object("totpEnrollmentInfo") != nil
+        // Generating a TOTP secret needs a recent sign-in (flutterfire #12087); texting a phone code is documented
+        // nowhere to, so the phone enrolment is refused at its finalize, as `enroll` is documented.
+        let caller = try enrollingCaller(call, totp: totp, needsRecentSignIn: totp)
         let scope = caller.scope, tenant = scope.coreTenant
         if let phoneInfo {
             guard let text = try phoneInfo.string("phoneNumber"), text.hasPrefix("+"), let phone = try? Identifiers.phone(text) else {
@@ -43,7 +46,7 @@ enum MFA {
     /// session: production revokes the user's other sessions on an enrolment, as the SDK documents for `enroll`.
     static func finalizeEnrollment(_ call: FirebaseCall) async throws -> Response {
         let phoneInfo = try call.body.object("phoneVerificationInfo")
-        let caller = try enrollingCaller(call, totp: phoneInfo == nil && call.body.object("totpVerificationInfo") != nil)
+        let caller = try enrollingCaller(call, totp: phoneInfo == nil && call.body.object("totpVerificationInfo") != nil, needsRecentSignIn: true)
         let scope = caller.scope, tenant = scope.coreTenant, userId = caller.user.id
         let name = try call.body.string("displayName")
         let factor: Factor
@@ -131,9 +134,9 @@ enum MFA {
     }
 
     /// The caller of an enrollment: the kind of factor on for the project or tenant, a verified email, a first factor MFA
-    /// can follow, and a recent sign-in ("Recent re-authentication is required", the SDK's `enroll`; generating a TOTP
-    /// secret is refused the same way, flutterfire #12087).
-    private static func enrollingCaller(_ call: FirebaseCall, totp: Bool) throws -> TokenCaller {
+    /// can follow, and where `needsRecentSignIn`, a recent sign-in ("Recent re-authentication is required", the SDK's
+    /// `enroll`).
+    private static func enrollingCaller(_ call: FirebaseCall, totp: Bool, needsRecentSignIn: Bool) throws -> TokenCaller {
         let caller = try call.caller(idToken: try call.body.string("idToken"))
         // The SMS wording is Identity Platform's; the TOTP one follows it (production's is not known).
         if totp, !caller.scope.settings.totpMFAEnabled { throw FirebaseError(.operationNotAllowed, "TOTP based MFA not enabled.") }
@@ -145,7 +148,7 @@ enum MFA {
         guard caller.user.emailVerifiedAt != nil else {
             throw FirebaseError(.unverifiedEmail, "Need to verify email first before enrolling second factors.")
         }
-        try call.requireRecentSignIn()
+        if needsRecentSignIn { try call.requireRecentSignIn() }
         return caller
     }
 

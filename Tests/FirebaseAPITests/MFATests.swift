@@ -345,17 +345,23 @@ import Testing
     }
 
     /// Enrolling and withdrawing need a recent sign-in ("Recent re-authentication is required", the SDK's `enroll` and
-    /// `unenroll`), as email and password changes do; withdrawing leaves the other sessions ("Sessions are not revoked
-    /// when the account is unenrolled").
+    /// `unenroll`; generating a TOTP secret too, flutterfire #12087), as email and password changes do; withdrawing
+    /// leaves the other sessions ("Sessions are not revoked when the account is unenrolled").
     @Test func enrollingAndWithdrawingNeedARecentSignIn() async throws {
         let harness = try Harness(seed: firebaseProject(users: [alice]))
         try await harness.run { client in
             let stale = try await passwordSignIn(client)
             harness.emulator.clock.advance(by: 301)
-            for info in [["totpEnrollmentInfo": [:]], ["phoneEnrollmentInfo": ["phoneNumber": "+15550100100"]]] as [[String: JSON]] {
-                let refused = try await client.send(.post, mfa("mfaEnrollment:start"), json: .object(info.merging(["idToken": stale["idToken"]!]) { $1 }))
-                #expect(errorMessage(refused) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-            }
+            // A TOTP secret is refused at once; a phone code is sent, and the enrolment refused at its finalize.
+            let secret = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": stale["idToken"]!, "totpEnrollmentInfo": [:]])
+            #expect(errorMessage(secret) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            let texted = try await client.send(.post, mfa("mfaEnrollment:start"), json: ["idToken": stale["idToken"]!,
+                                                                                        "phoneEnrollmentInfo": ["phoneNumber": "+15550100100"]])
+            let sessionInfo = try #require(texted.json["phoneSessionInfo"]?["sessionInfo"])
+            let lateFinalize = try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+                "idToken": stale["idToken"]!, "phoneVerificationInfo": ["sessionInfo": sessionInfo, "code": .string(try lastMFACode(harness))],
+            ])
+            #expect(errorMessage(lateFinalize) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             let enrollmentId = try await enrollPhone(client, harness)
             let recent = try await phoneSignIn(client, harness, enrollmentId: enrollmentId)
             let bystander = try await phoneSignIn(client, harness, enrollmentId: enrollmentId)

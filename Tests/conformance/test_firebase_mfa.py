@@ -150,9 +150,13 @@ def test_enrolling_and_withdrawing_need_a_recent_sign_in(firebase):
     firebase.freeze()
     stale = firebase.sign_in("alice@example.com")["idToken"]
     firebase.advance(301)
-    for info in ({"totpEnrollmentInfo": {}}, {"phoneEnrollmentInfo": {"phoneNumber": "+15555550146"}}):
-        refused = firebase.call("accounts/mfaEnrollment:start", {"idToken": stale, **info}, version="v2")
-        assert firebase_error(refused) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
+    refused = firebase.call("accounts/mfaEnrollment:start", {"idToken": stale, "totpEnrollmentInfo": {}}, version="v2")
+    assert firebase_error(refused) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
+    started = firebase.ok("accounts/mfaEnrollment:start", {"idToken": stale, "phoneEnrollmentInfo": {"phoneNumber": "+15555550146"}}, version="v2")
+    session_info = started["phoneSessionInfo"]["sessionInfo"]
+    late = firebase.call("accounts/mfaEnrollment:finalize", {"idToken": stale, "phoneVerificationInfo": {
+        "sessionInfo": session_info, "code": firebase.verification_code(session_info)}}, version="v2")
+    assert firebase_error(late) == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
     enrolled = enroll_phone(firebase, firebase.sign_in("alice@example.com")["idToken"], "+15555550146")
     [factor] = firebase.lookup(enrolled["idToken"])["mfaInfo"]
     firebase.advance(301)
