@@ -51,27 +51,11 @@ struct RouteFallbackMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     static func supabase(_ request: Request, path: String) -> Response {
-        let rest = path.dropPrefix("/auth/v1") ?? path
-        let methods = self.methods(serving: rest, in: SupabaseDialect.routes)
-        return SupabaseDialect.routeError(methods.isEmpty ? .notFound : .methodNotAllowed, allowing: methods)
+        SupabaseDialect.routeError(for: path.dropPrefix("/auth/v1") ?? path)
     }
 
     /// Whether any route pattern (`METHOD /a/{b}`) matches `path` by shape.
-    static func knows(_ path: String, in routes: [String]) -> Bool { !methods(serving: path, in: routes).isEmpty }
-
-    /// The methods of the route patterns (`METHOD /a/{b}`) that match `path` by shape, in the routes' order.
-    static func methods(serving path: String, in routes: [String]) -> [String] {
-        let segments = path.split(separator: "/")
-        var methods: [String] = []
-        for route in routes {
-            let parts = route.split(separator: " ")
-            let pattern = parts.last?.split(separator: "/") ?? []
-            guard let method = parts.first.map(String.init), pattern.count == segments.count,
-                  zip(pattern, segments).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }), !methods.contains(method) else { continue }
-            methods.append(method)
-        }
-        return methods
-    }
+    static func knows(_ path: String, in routes: [String]) -> Bool { !RoutePatterns.methods(serving: path, in: routes).isEmpty }
 }
 
 extension String {

@@ -59,6 +59,23 @@ public struct SupabaseDialect: Sendable {
                 }
             }
         }
+        // GoTrue's `/admin` router checks the admin token before it looks for a route (`r.Use(requireAdminCredentials)`
+        // inside `r.Route("/admin", …)`): what it serves nothing at under `/admin` is 401 or 403 without a good token,
+        // and only then the router's 404 or 405.
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+            group.on("admin/**", method: method) { [emulator, projects] request, _ in
+                try Authentication(emulator: emulator).requireAdmin(request, project: try projects.project(tenant(request)))
+                let path = request.uri.path, mounted = mount(request)
+                return Self.routeError(for: path.hasPrefix(mounted + "/") ? String(path.dropFirst(mounted.count)) : path)
+            }
+        }
+    }
+
+    /// GoTrue's router's answer for `path` (relative to `/auth/v1`), which no route took: 405 where another method serves
+    /// it, else 404.
+    public static func routeError(for path: String) -> Response {
+        let methods = RoutePatterns.methods(serving: path, in: routes)
+        return routeError(methods.isEmpty ? .notFound : .methodNotAllowed, allowing: methods)
     }
 
     /// Every route as `METHOD /path` relative to `/auth/v1`; the server uses it to tell an unknown path

@@ -103,4 +103,25 @@ import Testing
         #expect(wrongMethod.text.isEmpty)
         #expect(wrongMethod.headers[values: .allow] == ["POST"])
     }
+
+    /// GoTrue's `/admin` router checks the admin token first (`r.Use(requireAdminCredentials)`), so a path it serves
+    /// nothing at is 401 or 403 without an admin token, and the router's 404 with one; a served admin path still works.
+    @Test func anUnknownAdminPathChecksTheAdminTokenFirst() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let anonymous = try await client.send(.get, "/auth/v1/admin/nothing-here", headers: .supabaseClient)
+            #expect(anonymous.status == .unauthorized)
+            #expect(anonymous.json["code"] == "no_authorization")
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            var userToken = bearer(session)
+            userToken[HTTPField.Name("X-Supabase-Api-Version")!] = "2024-01-01"
+            let notAdmin = try await client.send(.post, "/auth/v1/admin/users/\(confirmedUser.id!)/nothing", headers: userToken)
+            #expect(notAdmin.status == .forbidden)
+            #expect(notAdmin.json["code"] == "not_admin")
+            let admin = try await client.send(.get, "/auth/v1/admin/nothing-here", headers: serviceRole)
+            #expect(admin.status == .notFound)
+            #expect(admin.text == "404 page not found\n")
+            #expect(try await client.send(.get, "/auth/v1/admin/users", headers: serviceRole).status == .ok)
+        }
+    }
 }

@@ -132,3 +132,6 @@ def test_raw_rest_errors_are_gotrue_shaped(fauxth):
     assert (missing.status_code, missing.text, missing.headers["Content-Type"]) == (404, "404 page not found\n", "text/plain; charset=utf-8")
     wrong = requests.delete(f"{fauxth.url}/auth/v1/token", headers=headers)
     assert (wrong.status_code, wrong.text, wrong.headers["Allow"]) == (405, "", "POST")
+    # Under /admin, GoTrue's router checks the admin token before it finds nothing to serve.
+    unknown_admin = requests.get(f"{fauxth.url}/auth/v1/admin/no-such-route", headers=headers)
+    assert (unknown_admin.status_code, unknown_admin.json()["code"]) == (401, "no_authorization")
