@@ -81,6 +81,21 @@ enum Groups {
         try emulator.usersByID(in: poolId, after: after, limit: limit, matching: UserFilter(.appMetadataList(CognitoUsers.groupsKey), value: group))
     }
 
+    /// The group Cognito makes for a pool's users of one identity provider, `<pool id>_<provider name>`, made if the
+    /// pool lacks it: every user that provider signs up is in it, so their tokens carry it in `cognito:groups`.
+    @discardableResult
+    static func providerGroup(_ providerName: String, poolId: String, pools: CognitoPools) throws -> String {
+        let name = "\(poolId)_\(providerName)"
+        let now = JSON.double(pools.emulator.clock.now.timeIntervalSince1970)
+        try pools.update(poolId) { settings in
+            var groups = settings["groups"]?.arrayValue ?? []
+            guard !groups.contains(where: { $0["GroupName"]?.stringValue == name }) else { return }
+            groups.append(["GroupName": .string(name), "CreationDate": now, "LastModifiedDate": now])
+            settings["groups"] = .array(groups)
+        }
+        return name
+    }
+
     /// Adds or removes one group; adding twice is a no-op, as in Cognito.
     static func setGroups(_ user: User, adding: String? = nil, removing: String? = nil, emulator: Emulator) throws {
         var groups = CognitoUsers.groups(user).filter { $0 != removing }

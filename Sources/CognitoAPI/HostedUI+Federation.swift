@@ -146,9 +146,12 @@ extension HostedUI {
                                                     attributes: attributes, validationData: [], clientMetadata: .null)
         if decision.autoVerifyEmail, changes.email != nil { changes.emailVerified = true }
         if decision.autoVerifyPhone, changes.phone != nil { changes.phoneVerified = true }
+        // Cognito puts a provider's users in a group of their own (`us-east-1_abc_Google`), which their tokens name.
+        let group = try Groups.providerGroup(name, poolId: pool.id, pools: pools)
         var new = NewUser(id: emulator.generator.uuid(), email: changes.email, phone: changes.phone, username: pool.caseSensitive ? username : username.lowercased(),
                           emailVerified: changes.emailVerified ?? false, phoneVerified: changes.phoneVerified ?? false,
-                          userMetadata: (changes.userMetadata ?? [:]).filter { !$0.value.isNull }, appMetadata: [CognitoUsers.statusKey: "EXTERNAL_PROVIDER"],
+                          userMetadata: (changes.userMetadata ?? [:]).filter { !$0.value.isNull },
+                          appMetadata: [CognitoUsers.statusKey: "EXTERNAL_PROVIDER", CognitoUsers.groupsKey: [.string(group)]],
                           addressIdentities: false,
                           identities: [NewIdentity(provider: name, subject: subject, email: claims["email"]?.stringValue,
                                                    data: claims.merging(["providerType": idp["ProviderType"] ?? .string(name)]) { $1 })])

@@ -71,6 +71,12 @@ def test_google_sign_in_makes_a_federated_user_named_and_mapped_as_cognito_does(
     assert access["username"] == "google_100000000000000000002"
     user = cognito.idp.admin_get_user(UserPoolId=COGNITO_POOL, Username="google_100000000000000000002")
     assert user["UserStatus"] == "EXTERNAL_PROVIDER"
+    # Cognito's group of the provider's users, made on its first sign-up, in both tokens' cognito:groups.
+    group = f"{COGNITO_POOL}_Google"
+    assert identity["cognito:groups"] == [group] and access["cognito:groups"] == [group]
+    groups = cognito.idp.admin_list_groups_for_user(UserPoolId=COGNITO_POOL, Username="google_100000000000000000002")["Groups"]
+    assert [g["GroupName"] for g in groups] == [group]
+    assert cognito.idp.get_group(UserPoolId=COGNITO_POOL, GroupName=group)["Group"]["GroupName"] == group
     # The same account signs in as the same user.
     again, verifier = federated_sign_in(cognito, "Google", account="100000000000000000002", prompt="login")
     assert cognito.verify(exchange(cognito, again, verifier)["id_token"], "id")["sub"] == identity["sub"]
