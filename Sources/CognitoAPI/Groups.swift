@@ -83,7 +83,6 @@ enum Groups {
 
     /// The group Cognito makes for a pool's users of one identity provider, `<pool id>_<provider name>`, made if the
     /// pool lacks it: every user that provider signs up is in it, so their tokens carry it in `cognito:groups`.
-    @discardableResult
     static func providerGroup(_ providerName: String, poolId: String, pools: CognitoPools) throws -> String {
         let name = "\(poolId)_\(providerName)"
         let now = JSON.double(pools.emulator.clock.now.timeIntervalSince1970)

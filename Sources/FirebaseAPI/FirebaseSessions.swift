@@ -109,9 +109,9 @@ extension FirebaseCall {
     /// Identity Toolkit's rule for sensitive changes (a new email or password, deleting the account): the
     /// caller's sign-in must be recent, else `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` and the app re-authenticates.
     /// Owners are exempt.
-    func requireRecentSignIn() throws {
+    func requireRecentSignIn(of known: TokenCaller? = nil) throws {
         guard !isOwner else { return }
-        let caller = try caller(idToken: try body.string("idToken"))
+        let caller = try known ?? caller(idToken: try body.string("idToken"))
         guard let authTime = caller.claims["auth_time"]?.intValue else { return }
         if emulator.clock.now.timeIntervalSince1970 - Double(authTime) > caller.scope.settings.recentSignInWindow {
             throw FirebaseError(.credentialTooOld)

@@ -81,7 +81,7 @@ enum MFA {
     /// the account is unenrolled", the SDK's `unenroll`).
     static func withdraw(_ call: FirebaseCall) async throws -> Response {
         let caller = try call.caller(idToken: try call.body.string("idToken"))
-        try call.requireRecentSignIn()
+        try call.requireRecentSignIn(of: caller)
         guard let id = try call.body.string("mfaEnrollmentId"), !id.isEmpty else { throw FirebaseError(.mfaEnrollmentNotFound) }
         do {
             try call.emulator.deleteFactor(in: caller.scope.coreTenant, userId: caller.user.id, id: id)
@@ -148,7 +148,7 @@ enum MFA {
         guard caller.user.emailVerifiedAt != nil else {
             throw FirebaseError(.unverifiedEmail, "Need to verify email first before enrolling second factors.")
         }
-        if needsRecentSignIn { try call.requireRecentSignIn() }
+        if needsRecentSignIn { try call.requireRecentSignIn(of: caller) }
         return caller
     }
 

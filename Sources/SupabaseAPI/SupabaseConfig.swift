@@ -6,6 +6,9 @@ import Foundation
 struct SupabaseConfig: Sendable {
     var signingKey: SigningKey
     var verificationKeys: [VerificationKey]
+    /// The HS256 key of the project's JWT secret (the CLI's when none is given and no keys either), nil without one:
+    /// what the legacy anon and service_role keys are signed with, whatever signs the project's tokens.
+    var secretKey: SigningKey?
     var jwtExpiry: Int
     var jwtAudience: String
     var jwtIssuer: String?
@@ -119,6 +122,7 @@ struct SupabaseConfig: Sendable {
         } else {
             throw SupabaseConfigError(variable: "GOTRUE_JWT_SECRET", reason: "is required (or GOTRUE_JWT_KEYS with a signing key)")
         }
+        secretKey = secret.isEmpty ? nil : SigningKey.hmac(secret: secret.utf8, kid: nil)
         var verifiers = keys.verification
         if !secret.isEmpty { verifiers.append(SigningKey.hmac(secret: secret.utf8, kid: env["GOTRUE_JWT_KEY_ID"]).verificationKey) }
         verifiers.append(signingKey.verificationKey)

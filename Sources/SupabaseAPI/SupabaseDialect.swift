@@ -140,18 +140,16 @@ public struct SupabaseDialect: Sendable {
                      // The opaque keys `supabase start` prints, accepted as the gateway accepts them.
                      "SUPABASE_PUBLISHABLE_KEY": tenant.settings["publishable_key"]?.stringValue ?? SupabaseProject.defaultPublishableKey,
                      "SUPABASE_SECRET_KEY": tenant.settings["secret_key"]?.stringValue ?? SupabaseProject.defaultSecretKey]
-        let env = SupabaseProject.environment(of: tenant)
-        guard let config = try? SupabaseConfig(env: env) else { return hints }
+        guard let config = try? SupabaseConfig(env: SupabaseProject.environment(of: tenant)) else { return hints }
         // The legacy keys are HS256 with the JWT secret, as Supabase's stay when a project signs its tokens with an
         // asymmetric key (signed with that key under an HS256 header, they were refused by the project itself); a
         // project with no secret gets them signed by its key, under that key's own header.
-        let secret = env["GOTRUE_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 } ?? (env["GOTRUE_JWT_KEYS"] == nil ? SupabaseConfig.cliJWTSecret : nil)
         for (variable, role) in [("SUPABASE_ANON_KEY", "anon"), ("SUPABASE_SERVICE_ROLE_KEY", "service_role")] {
             // Claims in the Supabase CLI's own order and expiry, so with its default secret the keys are
             // byte-for-byte the well-known local ones.
             let payload = Array(#"{"iss":"supabase-demo","role":"\#(role)","exp":1983812996}"#.utf8)
-            hints[variable] = try? secret.map { secret in
-                try JWS.sign(header: Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8), payload: payload, with: SigningKey.hmac(secret: secret.utf8, kid: nil))
+            hints[variable] = try? config.secretKey.map { key in
+                try JWS.sign(header: Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8), payload: payload, with: key)
             } ?? JWS.sign(payload: payload, with: config.signingKey)
         }
         return hints

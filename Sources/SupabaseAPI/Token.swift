@@ -40,7 +40,7 @@ struct Token {
         let user: User, issued: IssuedSession
         do {
             (user, issued) = try emulator.refresh(in: tenant, token: token, policy: project.config.refreshPolicy, origin: origin,
-                                                  admit: OAuthServer.admitOrdinarySession, newToken: Emulator.goTrueRefreshToken)
+                                                 admit: OAuthServer.admitOrdinarySession, newToken: Emulator.goTrueRefreshToken)
         } catch AuthError.userBanned, AuthError.userDisabled {
             // The refresh grant's own words (GoTrue's tokens service), where a sign-in says "User is banned".
             throw SupabaseError(status: .badRequest, code: .userBanned, message: "Invalid Refresh Token: User Banned")
