@@ -34,6 +34,7 @@ struct HostedUI: Sendable {
         (.post, "oauth2/idpresponse", "oauth2.idpresponse.post", { try await $0.idpResponse($1) }),
         (.post, "saml2/idpresponse", "saml2.idpresponse", { try await $0.samlResponse($1) }),
         (.get, "logout", "logout", { try $0.oauth.logout($1.request) }),
+        (.get, "error", "error", { ui, call in ui.errorPage(call.request) }),
         (.get, "login", "login.get", { try $0.show(.login, $1.request) }),
         (.post, "login", "login.post", { ui, call in try await ui.answering { try await ui.login(call) } }),
         (.get, "signup", "signup.get", { try $0.show(.signup, $1.request) }),
@@ -91,8 +92,9 @@ struct HostedUI: Sendable {
         guard let clientId = oauth["client_id"] else { throw Refusal.page("The request has no client_id.") }
         guard let (pool, client) = try? pools.pool(clientId: clientId) else { throw Refusal.page("The app client \(clientId) does not exist.") }
         guard let redirectURI = oauth["redirect_uri"] else { throw Refusal.page("The request has no redirect_uri.") }
+        // Cognito sends the browser to its own error page here, never to the unlisted URI.
         guard client.callbackURLs.contains(redirectURI) else {
-            throw Refusal.page("redirect_mismatch: \(redirectURI) is not one of the callback URLs of app client \(clientId).")
+            throw Refusal.redirect("/error?" + FormBody.encode([("error", "redirect_mismatch"), ("client_id", clientId)]))
         }
         guard pool.domain != nil else {
             throw Refusal.page("User pool \(pool.id) has no domain. The hosted UI needs one: create it with CreateUserPoolDomain.")
@@ -141,6 +143,22 @@ struct HostedUI: Sendable {
         case .page(let message): pages.error(message)
         case .redirect(let location): redirect(to: location, pool: nil, userId: nil)
         }
+    }
+
+    /// `/error`, where Cognito sends a browser whose request it cannot send back to the app. Cognito's page
+    /// says only "An error was encountered with the requested page."; this one also says what the error
+    /// means, with the client's allowed URLs, since that is what a developer who lands here needs.
+    func errorPage(_ request: Request) -> Response {
+        let query = request.queryFields
+        var message = "An error was encountered with the requested page."
+        if let error = query["error"] {
+            message += " (\(error))"
+            if error == "redirect_mismatch", let clientId = query["client_id"], let (_, client) = try? pools.pool(clientId: clientId) {
+                let listed = client.callbackURLs.isEmpty ? "none" : client.callbackURLs.joined(separator: ", ")
+                message += " The redirect_uri is not one of the callback URLs of app client \(clientId): \(listed)."
+            }
+        }
+        return pages.error(message)
     }
 
     /// `/oauth2/authorize`: straight back to the app for a browser signed in to the pool, else the sign-in page.

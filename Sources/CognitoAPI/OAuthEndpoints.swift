@@ -210,16 +210,18 @@ struct OAuthEndpoints: Sendable {
             return dialect.pages.error("The request needs the client_id of an existing app client.")
         }
         let clear = "\(HostedUI.cookieName(pool))=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"
-        if let logoutURI = query["logout_uri"] {
-            guard client.logoutURLs.contains(logoutURI) else {
-                return dialect.pages.error("logout_uri \(logoutURI) is not one of the sign-out URLs of app client \(clientId).")
-            }
+        if let logoutURI = query["logout_uri"], client.logoutURLs.contains(logoutURI) {
             return ui.redirect(to: logoutURI, pool: pool, userId: nil, cookies: [clear])
         }
         if query["redirect_uri"] != nil, query["response_type"] != nil {
             return ui.redirect(to: "/login?" + AuthorizeRequest(query).query, pool: pool, userId: nil, cookies: [clear])
         }
-        return dialect.pages.error("The request needs a logout_uri, or a redirect_uri and response_type to sign in again.")
+        // Cognito reads a logout_uri it does not list as no logout_uri, and then asks for the other form's
+        // parameter in these words (amplify-js #1298, #2423); the rest says what Fauxth knows.
+        let listed = client.logoutURLs.isEmpty ? "none" : client.logoutURLs.joined(separator: ", ")
+        let reason = query["logout_uri"].map { "The logout_uri \($0) is not one of the sign-out URLs of app client \(clientId): \(listed)." }
+            ?? "The request needs a logout_uri, or a redirect_uri and response_type to sign in again."
+        return dialect.pages.error("Required String parameter 'redirect_uri' is not present. " + reason)
     }
 }
 

@@ -231,6 +231,8 @@ import Testing
             #expect(logout.cookie(Self.ssoCookie) == "")
             let unlisted = try await client.send(.get, "/logout?" + formEncode([("client_id", seedClient), ("logout_uri", "https://evil.example/")]))
             #expect(unlisted.status == .badRequest)
+            #expect(unlisted.location == nil)
+            #expect(unlisted.text.contains("Required String parameter &#39;redirect_uri&#39; is not present") || unlisted.text.contains("Required String parameter 'redirect_uri' is not present"))
             // A disabled user's cookie signs nobody in.
             _ = try await client.cognito("AdminDisableUser", ["UserPoolId": .string(seedPool), "Username": "alice@example.com"])
             let disabled = try await client.send(.get, "/oauth2/authorize?" + formEncode(Self.authorize()), headers: cookie)
@@ -245,9 +247,15 @@ import Testing
         try await harness.run { client in
             let unlisted = try await client.send(.get, "/oauth2/authorize?" + formEncode([("response_type", "code"), ("client_id", seedClient),
                                                                                           ("redirect_uri", "https://evil.example/cb")]))
-            #expect(unlisted.status == .badRequest)
-            #expect(unlisted.location == nil)
-            #expect(unlisted.text.contains("redirect_mismatch"))
+            // As on AWS: the browser goes to the domain's own error page, never to the unlisted URI.
+            let errorPage = try #require(unlisted.location)
+            #expect(unlisted.status == .found)
+            #expect(errorPage == "/error?" + formEncode([("error", "redirect_mismatch"), ("client_id", seedClient)]))
+            let shown = try await client.send(.get, errorPage)
+            #expect(shown.status == .badRequest)
+            #expect(shown.text.contains("An error was encountered with the requested page."))
+            #expect(shown.text.contains("(redirect_mismatch) The redirect_uri is not one of the callback URLs of app client \(seedClient): "))
+            #expect(shown.text.contains(Self.callback))
             let noDomain = try await client.send(.get, "/oauth2/authorize?" + formEncode(Self.authorize(clientId: testClient, scope: "openid")))
             #expect(noDomain.status == .badRequest)
             #expect(noDomain.text.contains("has no domain"))

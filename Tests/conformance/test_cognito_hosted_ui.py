@@ -173,11 +173,18 @@ def test_the_implicit_flow_returns_tokens_in_the_fragment(cognito):
     assert cognito.verify(fragment["id_token"], "id")["email"] == "carol@example.com"
 
 
-def test_an_unregistered_redirect_uri_is_refused_without_redirecting(cognito):
+def test_an_unregistered_redirect_uri_goes_to_the_domains_error_page(cognito):
+    # AWS sends the browser to https://<domain>/error?error=redirect_mismatch&client_id=… (amplify-js #4308,
+    # aws-aspnet-cognito-identity-provider #167), never to the unlisted URI.
     params = authorize_params(pkce()[1], redirect_uri="http://evil.example/callback")
     response = requests.get(f"{cognito.url}/oauth2/authorize", params=params, allow_redirects=False, timeout=30)
-    assert response.status_code == 400
-    assert "Location" not in response.headers
+    assert response.status_code == 302
+    location = urllib.parse.urlsplit(response.headers["Location"])
+    assert not location.netloc and location.path == "/error"
+    assert urllib.parse.parse_qs(location.query) == {"error": ["redirect_mismatch"], "client_id": [params["client_id"]]}
+    page = requests.get(urllib.parse.urljoin(cognito.url, response.headers["Location"]), allow_redirects=False, timeout=30)
+    assert page.status_code == 400 and "Location" not in page.headers
+    assert "An error was encountered with the requested page." in page.text and "evil.example" not in page.text
 
 
 def test_a_wrong_password_shows_the_login_page_again(cognito):

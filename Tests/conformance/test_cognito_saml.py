@@ -144,9 +144,12 @@ def test_idp_initiated_sign_in_is_for_providers_with_idpinit_on_clients_that_onl
     # The same assertion twice is a replay.
     replay = requests.post(posting["action"], data=posting["fields"], allow_redirects=False, timeout=30)
     assert "already used" in query(replay.headers["Location"])["error_description"]
-    # The RelayState is what /oauth2/authorize would check: a callback the client does not list is a page, never a redirect.
+    # The RelayState is what /oauth2/authorize would check: a callback the client does not list sends the browser to the
+    # domain's error page, as /oauth2/authorize does, never to the callback.
     outside, _ = idp_initiated(cognito, idp, relay_state.replace(urllib.parse.quote_plus(REDIRECT), urllib.parse.quote_plus("https://evil.example/")))
-    assert outside.status_code == 400 and "redirect_mismatch" in outside.text
+    assert outside.status_code == 302 and outside.headers["Location"].startswith("/error?error=redirect_mismatch&client_id=")
+    shown = requests.get(urllib.parse.urljoin(cognito.url, outside.headers["Location"]), timeout=30)
+    assert shown.status_code == 400 and "An error was encountered with the requested page." in shown.text
     # No RelayState at all: AWS requires one.
     bare, _ = idp_initiated(cognito, idp, "")
     assert bare.status_code == 400 and "Invalid samlResponse or relayState" in bare.text

@@ -139,6 +139,11 @@ COGNITO_EVIL = EVIL + ["http://localhost:3000/callback/../evil", "http://localho
 
 
 def refused_page(response, what):
+    """A refusal shown to the person: a page, or (Cognito's redirect_mismatch) a redirect to the domain's own /error page."""
+    if response.status_code == 302:
+        location = urllib.parse.urlsplit(response.headers["Location"])
+        assert not location.netloc and location.path == "/error", (what, response.headers["Location"])
+        response = requests.get(urllib.parse.urljoin(response.url, response.headers["Location"]), allow_redirects=False, timeout=30)
     assert response.status_code in (200, 400), (what, response.status_code, response.text[:200])
     assert "Location" not in response.headers, (what, response.headers.get("Location"))
     assert "html" in response.headers.get("Content-Type", ""), what
