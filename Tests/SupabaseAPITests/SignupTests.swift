@@ -59,6 +59,21 @@ let confirmedUser = Seed.UserSeed(id: "11111111-1111-4111-8111-111111111111", em
         #expect(try harness.emulator.messages().first?.links.first?.hasSuffix("redirect_to=http://127.0.0.1:3000") == true)
     }
 
+    /// GoTrue's `GetReferrer`: with no valid `redirect_to`, a valid `Referer` (what a browser's fetch sends from the
+    /// app's page) is where the link goes; an invalid one is not.
+    @Test(arguments: [(nil as String?, "http://127.0.0.1:5173/", "http://127.0.0.1:5173/"),
+                      ("https://evil.example/steal", "http://127.0.0.1:5173/", "http://127.0.0.1:5173/"),
+                      ("myapp://welcome", "http://127.0.0.1:5173/", "myapp://welcome"),
+                      (nil, "https://evil.example/", "http://127.0.0.1:3000")])
+    func aValidRefererStandsInForAMissingOrRefusedRedirect(_ redirect: String?, _ referer: String, _ expected: String) async throws {
+        let harness = try Harness(seed: project())
+        _ = try await harness.run { client in
+            try await client.send(.post, "/auth/v1/signup" + (redirect.map { "?redirect_to=" + $0 } ?? ""),
+                                  json: ["email": "a@example.com", "password": "secret123"], headers: [HTTPField.Name("Referer")!: referer])
+        }
+        #expect(try harness.emulator.messages().first?.links.first?.hasSuffix("redirect_to=" + expected) == true)
+    }
+
     @Test func signupWithAutoconfirmReturnsASessionWithASignedToken() async throws {
         let harness = try Harness(seed: project(["GOTRUE_MAILER_AUTOCONFIRM": "true"]))
         let reply = try await harness.run { client in

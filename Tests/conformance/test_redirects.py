@@ -115,6 +115,35 @@ def test_supabase_keeps_allowed_redirects(fauxth):
         assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["redirect_to"] == [allowed]
 
 
+# GoTrue's IsRedirectURLValid (utilities/request.go at supabase/auth bc32168): the site's scheme and host, its port but on
+# loopback hosts; then an IP address only when it is a loopback one, no decimal address, no odd host name; then the list.
+GOTRUE_RULE_CASES = [
+    ("http://localhost:3001/cb", True), ("https://localhost:3000/x", False), ("HTTP://LOCALHOST:3000/x", False),
+    ("http://127.0.0.1:5555/cb", True), ("http://[::1]:4000/cb", True), ("http://192.168.1.5/cb", False),
+    ("http://2130706433/cb", False), ("https://foo_bar.example.com/cb", False), ("https://a.example.com/cb", True),
+    ("https://a.b.example.com/cb", False), ("https://app.example.org/cb", True), ("https://app.example.org/cb?x=1", False),
+]
+
+
+def test_supabase_redirects_follow_gotrues_rule(supabase_project, figures):
+    fauxth = supabase_project({"GOTRUE_SITE_URL": "http://localhost:3000", "GOTRUE_SMTP_MAX_FREQUENCY": "1s",
+                               "GOTRUE_URI_ALLOW_LIST": "http://192.168.1.5/**,http://2130706433/**,https://*.example.com/**,"
+                                                        "https://foo_bar.example.com/**,https://app.example.org/cb"},
+                              [{"email": "alice@example.com", "password": "password123", "email_verified": True}])
+    for url, allowed in GOTRUE_RULE_CASES:
+        fauxth.control("POST", "/clock/advance", json={"seconds": 2})
+        assert gotrue(fauxth, "otp", url, {"email": "alice@example.com"}).status_code == 200
+        link = newest_link(fauxth, "alice@example.com", "magic_link")
+        assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["redirect_to"] == [url if allowed else "http://localhost:3000"], url
+    # With no redirect_to, a valid Referer (a browser page's origin) is where the link goes, as GoTrue's GetReferrer has it.
+    fauxth.control("POST", "/clock/advance", json={"seconds": 2})
+    assert requests.post(f"{fauxth.url}/auth/v1/otp", json={"email": "alice@example.com"}, timeout=30,
+                         headers={"apikey": ANON_KEY, "Referer": "http://localhost:5173/"}).status_code == 200
+    link = newest_link(fauxth, "alice@example.com", "magic_link")
+    assert urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["redirect_to"] == ["http://localhost:5173/"]
+    figures("redirects refused", sum(not allowed for _, allowed in GOTRUE_RULE_CASES))
+
+
 def test_supabase_authorize_never_sends_the_app_outside_the_allow_list(fauxth, figures):
     for evil in EVIL:
         answer = requests.get(f"{fauxth.url}/auth/v1/authorize", params={"provider": "google", "redirect_to": evil},

@@ -11,6 +11,9 @@ public struct RedirectURL: Sendable, Equatable {
     /// Lowercased; empty for app schemes without one (`myapp:callback`).
     public let host: String
     public let port: Int?
+    /// The host as written (Go's `url.Hostname()`: no brackets round an IPv6 address), for rules that compare
+    /// hosts case-sensitively, as GoTrue's does.
+    public let hostAsWritten: String
     /// The URL as given.
     public let text: String
 
@@ -25,6 +28,8 @@ public struct RedirectURL: Sendable, Equatable {
         self.scheme = scheme
         self.host = host
         self.port = components.port
+        let written = components.percentEncodedHost ?? ""
+        hostAsWritten = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
         self.text = text
     }
 
