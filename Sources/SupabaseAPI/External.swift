@@ -88,13 +88,12 @@ enum External {
                 // Apple sends the name in the `user` form field of the first sign-in only.
                 let account = FakeIdentityProviders.addingAppleUser(params["user"], to: tokens.claims)
                 let user = try await OAuthSignIn.user(for: account, provider: name, project: project, emulator: call.emulator, origin: call.origin,
-                                                linkingTarget: claims["linking_target_id"]?.stringValue)
+                                                linkingTarget: claims["linking_target_id"]?.stringValue, mailer: call.mailer(project))
                 return try await signedIn(call, user: user, providerToken: tokens.accessToken, state: claims, referrer: referrer, project: project)
             } catch let error as ProviderError {
                 failure = ("server_error", nil, "Unable to exchange external code: \(error)")
             } catch let error as SupabaseError {
-                let denied: Set<SupabaseError.Code> = [.signupDisabled, .userBanned]
-                failure = (denied.contains(error.code) ? "access_denied" : "server_error", error.code.rawValue, error.message)
+                failure = (Self.oauthError(error), error.code.rawValue, error.message)
             }
         } else {
             call.emulator.record(.signInFailed, tenant: project.storeTenant, origin: call.origin, detail: [
@@ -154,6 +153,19 @@ enum External {
             throw SupabaseError(status: .badRequest, code: .badOAuthState, message: "OAuth callback with invalid state (missing provider)")
         }
         return claims
+    }
+
+    /// The `error` a failed callback redirects with (GoTrue's `getErrorQueryString` and `oauthErrorMap`): refusals of
+    /// the person are `access_denied`, others go by their status, `server_error` when it has no OAuth name.
+    static func oauthError(_ error: SupabaseError) -> String {
+        if [.signupDisabled, .userBanned].contains(error.code) { return "access_denied" }
+        switch error.status.code {
+        case 400: return "invalid_request"
+        case 401: return "unauthorized_client"
+        case 403: return "access_denied"
+        case 503: return "temporarily_unavailable"
+        default: return "server_error"
+        }
     }
 }
 

@@ -110,7 +110,8 @@ struct Token {
             }
             target = try Authentication(emulator: emulator).require(call.request, project: project).user.id
         }
-        let user = try await OAuthSignIn.user(for: claims, provider: name, project: project, emulator: emulator, origin: origin, linkingTarget: target)
+        let user = try await OAuthSignIn.user(for: claims, provider: name, project: project, emulator: emulator, origin: origin, linkingTarget: target,
+                                              mailer: call.mailer(project))
         return try await emulator.goTrueSession(for: user, method: "oauth", project: project, origin: origin)
     }
 

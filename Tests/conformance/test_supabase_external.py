@@ -202,3 +202,45 @@ def test_linking_an_identity_the_user_already_has_is_refused(supabase_project):
     again = link()
     assert again.status_code == 422
     assert again.json() == {"code": "identity_already_exists", "message": "Identity is already linked"}
+
+
+def anonymous_link(fauxth, claims):
+    """An anonymous sign-in, then auth-js's `linkIdentity({provider: 'google', token})` with a token for `claims`."""
+    session = requests.post(f"{fauxth.url}/auth/v1/signup", headers={"apikey": ANON_KEY}, json={"data": {}}, timeout=10).json()
+    assert session["user"]["is_anonymous"] is True
+    token = fauxth.control("POST", "/idp/google/tokens", json={"aud": "web-client", **claims}).json()["id_token"]
+    linked = requests.post(f"{fauxth.url}/auth/v1/token", params={"grant_type": "id_token"},
+                           headers={"apikey": ANON_KEY, "Authorization": f"Bearer {session['access_token']}",
+                                    "X-Supabase-Api-Version": "2024-01-01"},
+                           json={"provider": "google", "id_token": token, "link_identity": True}, timeout=10)
+    return session, linked
+
+
+def test_linking_a_verified_identity_makes_an_anonymous_user_permanent(supabase_project):
+    """GoTrue's linkIdentityToUser (identity.go): a user without an email takes the linked identity's address, is
+    confirmed and stops being anonymous; Fauxth only added the identity, and the user stayed anonymous."""
+    fauxth = supabase_project({**GOOGLE, "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true"})
+    session, linked = anonymous_link(fauxth, {"email": "Linked@Example.com", "email_verified": True})
+    assert linked.status_code == 200, linked.text
+    user = linked.json()["user"]
+    assert user["id"] == session["user"]["id"] and user["is_anonymous"] is False
+    assert user["email"] == "linked@example.com" and user["email_confirmed_at"]
+    assert user["app_metadata"]["provider"] == "google" and user["app_metadata"]["providers"] == ["google"]
+    assert user["user_metadata"]["email_verified"] is True
+    claims = requests.get(f"{fauxth.url}/auth/v1/user", headers={"apikey": ANON_KEY,
+                                                                 "Authorization": f"Bearer {linked.json()['access_token']}"}).json()
+    assert claims["is_anonymous"] is False and claims["email"] == "linked@example.com"
+
+
+def test_linking_an_unverified_identity_asks_an_anonymous_user_to_confirm(supabase_project):
+    fauxth = supabase_project({**GOOGLE, "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true"})
+    session, linked = anonymous_link(fauxth, {"email": "pending@example.com", "email_verified": False})
+    assert linked.status_code == 422
+    assert linked.json() == {"code": "email_not_confirmed",
+                             "message": "Unverified email with google. A confirmation email has been sent to your google email"}
+    assert fauxth.wait_message("pending@example.com", purpose="verify_email")["codes"]
+    # The identity and the address stay, as GoTrue commits them before refusing; the user is still anonymous.
+    user = requests.get(f"{fauxth.url}/auth/v1/user", headers={"apikey": ANON_KEY, "Authorization": f"Bearer {session['access_token']}"},
+                        timeout=10).json()
+    assert user["is_anonymous"] is True and user["email"] == "pending@example.com" and not user.get("email_confirmed_at")
+    assert [identity["provider"] for identity in user["identities"]] == ["google"]

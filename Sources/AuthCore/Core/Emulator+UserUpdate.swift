@@ -22,6 +22,9 @@ public struct UserChanges: Sendable {
     /// A new password also retires the user's unused codes (but MFA challenges') and forgets when their messages went
     /// out, in the same transaction: GoTrue's `UpdatePassword`, so a link sent before the change stops working.
     public var passwordRetiresCodes = false
+    /// Whether a new address gets its own `email`/`phone` identity (`NewUser.addressIdentities`); GoTrue gives none to an
+    /// address a user takes from an identity it links.
+    public var addsAddressIdentities = true
 
     public init(email: String? = nil, phone: String? = nil, password: String? = nil, emailVerified: Bool? = nil,
                 phoneVerified: Bool? = nil, userMetadata: [String: JSON]? = nil, appMetadata: [String: JSON]? = nil,
@@ -73,7 +76,7 @@ extension Emulator {
                     try Codes.retire(c, tenant: tenant, userId: id, except: .mfa, at: now)
                     try Accounts.clearSentStamps(c, tenant: tenant, id: id)
                 }
-                try syncIdentities(c, tenant: tenant, userId: id, email: email, phone: phone, at: now)
+                try syncIdentities(c, tenant: tenant, userId: id, email: email, phone: phone, inserting: changes.addsAddressIdentities, at: now)
             }
         } catch let error as SQLiteError where error.isConstraintViolation {
             throw Self.clash(error)
@@ -106,10 +109,11 @@ extension Emulator {
     }
 
     /// Keeps the `email`/`phone` identities in step with the user's addresses.
-    private func syncIdentities(_ c: borrowing Connection, tenant: String, userId: String, email: String?, phone: String?, at now: Date) throws {
+    private func syncIdentities(_ c: borrowing Connection, tenant: String, userId: String, email: String?, phone: String?, inserting: Bool,
+                                at now: Date) throws {
         for (provider, value) in [("email", email), ("phone", phone)] {
             if let value {
-                if try Identities.setEmail(c, tenant: tenant, userId: userId, provider: provider, email, at: now) == 0 {
+                if try Identities.setEmail(c, tenant: tenant, userId: userId, provider: provider, email, at: now) == 0, inserting {
                     try insertIdentity(c, tenant: tenant, userId: userId, provider: provider, subject: userId, email: email,
                                        data: ["sub": .string(userId), provider: .string(value)], at: now)
                 }
