@@ -41,11 +41,12 @@ struct UpdateUser {
                                 message: "Updating password of an anonymous user without an email or phone is not allowed")
         }
         if let password {
-            if try emulator.checkPassword(password, in: call.tenant, userId: user.id) {
+            // Reauthentication first, as GoTrue: a valid nonce is spent even when the password then turns out the same.
+            try checkReauthentication(caller, nonce: try body.string("nonce"), call: call, project: project)
+            if !password.isEmpty, try emulator.checkPassword(password, in: call.tenant, userId: user.id) {
                 throw SupabaseError(status: .unprocessableContent, code: .samePassword,
                                     message: "New password should be different from the old password.")
             }
-            try checkReauthentication(caller, nonce: try body.string("nonce"), call: call, project: project)
         }
         var changes = UserChanges(password: password, userMetadata: try body.object("data"))
         changes.passwordRetiresCodes = true
@@ -71,7 +72,7 @@ struct UpdateUser {
         do {
             _ = try emulator.consumeCode(in: call.tenant, purposes: [.reauthentication], .code(nonce, target: target), origin: call.origin)
         } catch AuthError.codeInvalid, AuthError.codeExpired, AuthError.wrongCode, AuthError.tooManyAttempts {
-            throw SupabaseError(status: .unprocessableContent, code: .reauthenticationNotValid, message: "Verification code needs to be verified")
+            throw SupabaseError(status: .unprocessableContent, code: .reauthenticationNotValid, message: "Nonce has expired or is invalid")
         }
     }
 

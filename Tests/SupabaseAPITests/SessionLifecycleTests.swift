@@ -389,8 +389,18 @@ let projectKey = SigningKey.hmac(secret: Array("test-secret-with-at-least-32-cha
             #expect(try await client.send(.get, "/auth/v1/reauthenticate", headers: bearer(refreshed)).json == [:])
             let message = try #require(try harness.emulator.messages(MessageFilter(purpose: .reauthentication)).first)
             #expect(message.links.isEmpty)
-            #expect(try await client.send(.put, "/auth/v1/user", json: ["password": "another-1", "nonce": "000000"], headers: bearer(refreshed)).json["code"]
-                    == (message.codes[0] == "000000" ? nil : "reauthentication_not_valid"))
+            let wrong = message.codes[0] == "000000" ? "000001" : "000000"
+            let refused = try await client.send(.put, "/auth/v1/user", json: ["password": "another-1", "nonce": .string(wrong)], headers: bearer(refreshed))
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.json == ["code": "reauthentication_not_valid", "message": "Nonce has expired or is invalid"])
+            // GoTrue checks reauthentication before the password: the same password without a nonce needs one, and with
+            // a valid nonce the nonce is spent before `same_password` refuses it.
+            let same = try await client.send(.put, "/auth/v1/user", json: ["password": "secret123"], headers: bearer(refreshed))
+            #expect(same.json["code"] == "reauthentication_needed")
+            let spent = try await client.send(.put, "/auth/v1/user", json: ["password": "secret123", "nonce": .string(message.codes[0])], headers: bearer(refreshed))
+            #expect(spent.json["code"] == "same_password")
+            let reused = try await client.send(.put, "/auth/v1/user", json: ["password": "another-1", "nonce": .string(message.codes[0])], headers: bearer(refreshed))
+            #expect(reused.json["code"] == "reauthentication_not_valid")
             harness.emulator.clock.advance(by: 120)
             try await client.send(.get, "/auth/v1/reauthenticate", headers: bearer(refreshed))
             let nonce = try #require(try harness.emulator.messages(MessageFilter(purpose: .reauthentication)).first?.codes.first)
