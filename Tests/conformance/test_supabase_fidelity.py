@@ -107,6 +107,22 @@ def test_a_totp_code_already_used_is_refused_with_a_new_challenge(fauxth):
                      session["access_token"]).status_code == 200
 
 
+def test_proving_a_factor_again_keeps_one_amr_entry_per_method(fauxth):
+    """GoTrue keys mfa_amr_claims by (session, method) and bumps updated_at on a repeat (models/amr.go), so an aal2
+    session that verifies its TOTP factor again carries one totp entry, newest first; Fauxth carried two."""
+    fauxth.control("POST", "/clock/freeze")
+    factor_id, secret, aal2 = enroll_verified_totp(fauxth, sign_in(fauxth))
+    first = claims(aal2["access_token"])["amr"]
+    fauxth.control("POST", "/clock/advance", json={"seconds": 30})
+    challenge = auth_post(fauxth, f"factors/{factor_id}/challenge", {}, aal2["access_token"]).json()
+    again = auth_post(fauxth, f"factors/{factor_id}/verify", {"challenge_id": challenge["id"], "code": pyotp.TOTP(secret).at(fauxth.now())},
+                      aal2["access_token"])
+    assert again.status_code == 200, again.text
+    amr = claims(again.json()["access_token"])["amr"]
+    assert [entry["method"] for entry in amr] == ["totp", "password"]
+    assert amr[0]["timestamp"] == first[0]["timestamp"] + 30
+
+
 # 2. Refresh tokens of a logged-out session
 
 

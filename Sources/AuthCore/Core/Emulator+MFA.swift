@@ -133,13 +133,15 @@ extension Emulator {
     }
 
     /// Raises a session to `aal2` after a second factor, adding `method` to its `amr` (newest first), with the factor
-    /// that proved it where the dialect ties sessions to factors (`factorId`). `recordsSignIn`:
+    /// that proved it where the dialect ties sessions to factors (`factorId`). A method proven again replaces its
+    /// entry, stamped anew: a session holds one entry per method (GoTrue's `mfa_amr_claims` key). `recordsSignIn`:
     /// false where the factor was proven by enrolling it, not by signing in (Firebase's enrolment answers tokens that
     /// name it), so the audit trail shows no sign-in that did not happen.
     @discardableResult
     public func elevate(in tenant: String, sessionId: String, method: String, factorId: String? = nil, origin: RequestOrigin = RequestOrigin(),
                         recordsSignIn: Bool = true) throws -> Session {
         guard var session = try session(in: tenant, id: sessionId) else { throw AuthError.sessionNotFound }
+        session.amr.removeAll { $0.method == method }
         session.amr.insert(AuthenticationMethod(method: method, at: clock.now, factorId: factorId), at: 0)
         try db.withConnection { c in try Sessions.setAssurance(c, tenant: tenant, id: sessionId, aal: "aal2", amr: session.amr) }
         if recordsSignIn {
