@@ -56,10 +56,17 @@ package enum GoTrueJSON {
     static func identity<Sink: JSONObjectSink>(_ identity: Identity, into o: inout Sink) {
         var data = identity.data
         if data["email_verified"] == nil { data["email_verified"] = .bool(false) }
-        if data["phone_verified"] == nil { data["phone_verified"] = .bool(false) }
-        data.removeValue(forKey: "phone")
+        // GoTrue writes `phone` into the data where it confirms a number (a phone change, an admin's update), always
+        // with `phone_verified`; a phone sign-up's identity has neither, and Fauxth's keeps the number for the core.
+        if data["phone_verified"] == nil {
+            data.removeValue(forKey: "phone")
+            data["phone_verified"] = .bool(false)
+        } else if let number = data["phone"]?.stringValue {
+            data["phone"] = .string(phone(number))
+        }
         o.member("created_at", time(identity.createdAt))
-        o.member("email", .string(identity.email ?? ""))
+        // The identity's `email` is `omitempty` in GoTrue (a phone identity has none).
+        o.member("email", ifPresent: identity.email.flatMap { $0.isEmpty ? nil : .string($0) })
         o.member("id", .string(identity.subject))
         o.member("identity_data", .object(data))
         o.member("identity_id", .string(identity.id))

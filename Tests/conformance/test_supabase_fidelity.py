@@ -215,6 +215,8 @@ def test_an_anonymous_user_adding_an_email_under_autoconfirm_becomes_permanent(s
     response = requests.put(f"{fauxth.url}/auth/v1/user", json={"email": "Keeper@Example.com"}, headers=headers(session["access_token"]))
     assert response.status_code == 200, response.text
     assert_permanent(fauxth, response.json(), session, "keeper@example.com")
+    # models.NewIdentity stamps last_sign_in_at when it makes an identity.
+    assert response.json()["identities"][0]["last_sign_in_at"] == response.json()["identities"][0]["created_at"]
 
 
 def test_an_anonymous_user_confirming_an_email_change_becomes_permanent(supabase_project):
@@ -237,6 +239,10 @@ def test_an_anonymous_user_confirming_a_phone_becomes_permanent(supabase_project
     assert verified.status_code == 200, verified.text
     user = verified.json()["user"]
     assert user["is_anonymous"] is False and user["phone"] == "15555550142" and user["app_metadata"]["providers"] == ["phone"]
+    # GoTrue's verify.go writes the number into the new identity's data; the identity has no email, so no `email` key.
+    [identity] = user["identities"]
+    assert identity["identity_data"] == {"sub": user["id"], "phone": "15555550142", "phone_verified": True, "email_verified": False}
+    assert "email" not in identity and identity["last_sign_in_at"]
 
 
 # 4. A token without `sub`

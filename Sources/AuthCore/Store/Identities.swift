@@ -7,10 +7,10 @@ enum Identities {
     static func insert(_ c: borrowing Connection, tenant: String, id: String, userId: String, provider: String, subject: String,
                        email: String?, data: [String: JSON], at now: Date) throws {
         try c.run("""
-            INSERT INTO identities (tenant, id, user_id, provider, subject, email, data, created_at, updated_at)
-            VALUES (?,?,?,?,?,?,?,?,?)
+            INSERT INTO identities (tenant, id, user_id, provider, subject, email, data, created_at, updated_at, last_sign_in_at)
+            VALUES (?,?,?,?,?,?,?,?,?,?)
             """, [.text(tenant), .text(id), .text(userId), .text(provider), .text(subject), SQLValue(email),
-                  SQLValue(JSON.object(data)), SQLValue(now), SQLValue(now)])
+                  SQLValue(JSON.object(data)), SQLValue(now), SQLValue(now), SQLValue(now)])
     }
 
     /// A user's identities, oldest first.
