@@ -12,11 +12,12 @@ struct Logout {
         let project = try call.project()
         let caller = try Authentication(emulator: emulator).require(request, project: project)
         let scope: Emulator.RevocationScope
-        switch request.uri.queryParameters.get("scope") ?? "" {
+        let requested = request.uri.queryParameters.get("scope") ?? ""
+        switch requested {
         case "", "global": scope = .all
         case "local": scope = .only(caller.session.id)
         case "others": scope = .allExcept(caller.session.id)
-        default: throw SupabaseError.validation("Unsupported logout scope")
+        default: throw SupabaseError.validation("Unsupported logout scope \(GoText.quote(String(requested)))")
         }
         try emulator.revokeSessions(in: tenant, userId: caller.user.id, scope, reason: "logout", origin: origin)
         return Response(status: .noContent)

@@ -46,8 +46,8 @@ enum SSO {
         let body = try call.body()
         let providerId = try body.string("provider_id") ?? ""
         let domain = try body.string("domain") ?? ""
-        if !providerId.isEmpty, Validation.uuid(providerId) == nil {
-            throw SupabaseError(status: .badRequest, code: .badJSON, message: "Could not parse request body as JSON: invalid UUID length")
+        if !providerId.isEmpty, let refusal = GoText.uuidRefusal(providerId) {
+            throw SupabaseError(status: .badRequest, code: .badJSON, message: "Could not parse request body as JSON: " + refusal)
         }
         switch (providerId.isEmpty, domain.isEmpty) {
         case (false, false): throw SupabaseError.validation("Only one of provider_id or domain supported")

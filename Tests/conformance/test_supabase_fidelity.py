@@ -123,6 +123,12 @@ def test_proving_a_factor_again_keeps_one_amr_entry_per_method(fauxth):
     assert amr[0]["timestamp"] == first[0]["timestamp"] + 30
 
 
+def test_an_unknown_logout_scope_is_quoted_as_go_quotes_it(fauxth):
+    session = sign_in(fauxth)
+    response = requests.post(f"{fauxth.url}/auth/v1/logout", params={"scope": 'bo"gus'}, headers=headers(session["access_token"]))
+    assert error(response, 400, "validation_failed") == 'Unsupported logout scope "bo\\"gus"'
+
+
 # 2. Refresh tokens of a logged-out session
 
 

@@ -119,6 +119,10 @@ def test_admin_sso_provider_api(sso):
     mismatch = admin(fauxth, "PUT", f"/sso/providers/{provider['id']}", json={"metadata_url": other["metadata_url"]})
     assert mismatch.status_code == 400 and mismatch.json()["error_code"] == "saml_entity_id_mismatch"
     assert admin(fauxth, "GET", "/sso/providers/not-a-uuid").json()["error_code"] == "sso_provider_not_found"
+    # POST /sso decodes provider_id as a gofrs UUID, so a bad one is the JSON decoder's refusal in gofrs's words.
+    unparsed = requests.post(f"{fauxth.url}/auth/v1/sso", json={"provider_id": "not-a-uuid"}, headers={"apikey": ANON_KEY}, timeout=30)
+    assert unparsed.status_code == 400 and unparsed.json()["error_code"] == "bad_json"
+    assert unparsed.json()["msg"] == 'Could not parse request body as JSON: uuid: incorrect UUID length 10 in string "not-a-uuid"'
     assert requests.get(f"{fauxth.url}/auth/v1/admin/sso/providers", headers={"apikey": ANON_KEY, "Authorization": f"Bearer {ANON_KEY}"},
                         timeout=30).status_code == 403
     assert admin(fauxth, "DELETE", f"/sso/providers/{provider['id']}").status_code == 200
