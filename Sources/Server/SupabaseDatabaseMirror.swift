@@ -120,12 +120,12 @@ struct SupabaseDatabaseMirror: Service, CustomStringConvertible {
             INSERT INTO auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at,
                 confirmation_sent_at, recovery_sent_at, email_change_sent_at, phone_change_sent_at, reauthentication_sent_at,
                 last_sign_in_at, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, phone,
-                phone_confirmed_at, email_change, phone_change, banned_until, is_sso_user, is_anonymous)
+                phone_confirmed_at, email_change, phone_change, banned_until, is_sso_user, is_anonymous, deleted_at)
             VALUES (\(Self.instanceID)::uuid, \(user.id)::uuid, 'authenticated', 'authenticated', \(user.email), \(encrypted),
                 \(user.emailVerifiedAt), \(user.invitedAt), \(user.sentAt[.verification]), \(user.sentAt[.recovery]),
                 \(user.sentAt[.emailChange]), \(user.sentAt[.phoneChange]), \(user.sentAt[.reauthentication]), \(user.lastSignInAt), \(appMetadata)::jsonb,
                 \(userMetadata)::jsonb, \(user.createdAt), \(user.updatedAt), \(phone), \(user.phoneVerifiedAt), \(user.pendingEmail ?? ""),
-                \(pendingPhone), \(user.bannedUntil), \(user.isSSOUser), \(user.isAnonymous))
+                \(pendingPhone), \(user.bannedUntil), \(user.isSSOUser), \(user.isAnonymous), \(user.deletedAt))
             ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email, encrypted_password = EXCLUDED.encrypted_password,
                 email_confirmed_at = EXCLUDED.email_confirmed_at, invited_at = EXCLUDED.invited_at,
                 confirmation_sent_at = EXCLUDED.confirmation_sent_at, recovery_sent_at = EXCLUDED.recovery_sent_at,
@@ -134,7 +134,7 @@ struct SupabaseDatabaseMirror: Service, CustomStringConvertible {
                 raw_app_meta_data = EXCLUDED.raw_app_meta_data, raw_user_meta_data = EXCLUDED.raw_user_meta_data,
                 updated_at = EXCLUDED.updated_at, phone = EXCLUDED.phone, phone_confirmed_at = EXCLUDED.phone_confirmed_at,
                 email_change = EXCLUDED.email_change, phone_change = EXCLUDED.phone_change, banned_until = EXCLUDED.banned_until,
-                is_sso_user = EXCLUDED.is_sso_user, is_anonymous = EXCLUDED.is_anonymous
+                is_sso_user = EXCLUDED.is_sso_user, is_anonymous = EXCLUDED.is_anonymous, deleted_at = EXCLUDED.deleted_at
             """, logger: logger)
         let kept = "{" + user.identities.map(\.id).joined(separator: ",") + "}"
         try await connection.query("DELETE FROM auth.identities WHERE user_id = \(user.id)::uuid AND NOT (id = ANY(\(kept)::uuid[]))",
@@ -145,7 +145,8 @@ struct SupabaseDatabaseMirror: Service, CustomStringConvertible {
                 INSERT INTO auth.identities (id, provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
                 VALUES (\(identity.id)::uuid, \(identity.subject), \(user.id)::uuid, \(data.serialized())::jsonb, \(identity.provider),
                     \(identity.lastSignInAt), \(identity.createdAt), \(identity.updatedAt))
-                ON CONFLICT (id) DO UPDATE SET identity_data = EXCLUDED.identity_data, last_sign_in_at = EXCLUDED.last_sign_in_at,
+                ON CONFLICT (id) DO UPDATE SET provider_id = EXCLUDED.provider_id, identity_data = EXCLUDED.identity_data,
+                    last_sign_in_at = EXCLUDED.last_sign_in_at,
                     updated_at = EXCLUDED.updated_at
                 """, logger: logger)
         }

@@ -139,10 +139,16 @@ struct Admin {
         return GoTrueJSON.user(user, config: project.config)
     }
 
-    /// `DELETE /admin/users/{id}` (a `should_soft_delete` body is accepted; the user is removed either way).
+    /// `DELETE /admin/users/{id}`: removes the user, or with `should_soft_delete` keeps it obfuscated (`SoftDelete`). The
+    /// body is read only when there is one, as GoTrue reads it.
     func delete(_ call: Call) throws -> JSON {
         _ = try adminProject(call)
-        try emulator.deleteUser(in: call.tenant, id: try findUser(call).id, origin: call.origin)
+        let user = try findUser(call)
+        if try call.body(emptyAllowed: true).bool("should_soft_delete") == true {
+            try SoftDelete.apply(to: user, emulator: emulator, origin: call.origin)
+        } else {
+            try emulator.deleteUser(in: call.tenant, id: user.id, origin: call.origin)
+        }
         return [:]
     }
 

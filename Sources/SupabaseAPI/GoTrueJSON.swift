@@ -26,6 +26,7 @@ package enum GoTrueJSON {
         }
         o.member("confirmed_at", ifPresent: confirmed.map(time))
         o.member("created_at", time(user.createdAt))
+        o.member("deleted_at", ifPresent: user.deletedAt.map(time))
         o.member("email", .string(user.email ?? ""))
         o.member("email_change_sent_at", ifPresent: user.sentAt[.emailChange].map(time))
         o.member("email_confirmed_at", ifPresent: user.emailVerifiedAt.map(time))
@@ -92,11 +93,12 @@ package enum GoTrueJSON {
         o.member("updated_at", time(factor.updatedAt))
     }
 
-    /// `app_metadata` with GoTrue's `provider`/`providers` bookkeeping (none for anonymous users).
+    /// `app_metadata` with GoTrue's `provider`/`providers` bookkeeping (none for anonymous users, nor for soft-deleted
+    /// ones, whose stored metadata GoTrue empties).
     package static func appMetadata(_ user: User) -> [String: JSON] {
         var metadata = user.appMetadata
         let providers = user.identities.map(\.provider)
-        if !user.isAnonymous, let first = providers.first {
+        if !user.isAnonymous, user.deletedAt == nil, let first = providers.first {
             metadata["provider"] = metadata["provider"] ?? .string(first)
             metadata["providers"] = metadata["providers"] ?? .array(Array(Set(providers)).sorted().map(JSON.string))
         }

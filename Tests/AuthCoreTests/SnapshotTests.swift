@@ -548,7 +548,7 @@ func snapshotFile(atSchema version: Int, _ fill: (borrowing Connection) throws -
                 VALUES ('us-east-1_Old', 'u-1', 'family@example.com', '+15555550199', 'ann', 0, 0)
                 """)
         }
-        #expect(Schema.version == 24)
+        #expect(Schema.version == 25)
         let emulator = try AddressUniquenessTests.emulator(unique: UniqueAddresses())
         try emulator.loadSnapshot(from: path)
         #expect(emulator.db.withConnectionVersion() == Schema.version)

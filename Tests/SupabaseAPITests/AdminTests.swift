@@ -1,4 +1,5 @@
 import AuthCore
+import Crypto
 import FauxthTesting
 import Foundation
 import HTTPTypes
@@ -71,6 +72,33 @@ let serviceRole: HTTPFields = {
 
             #expect(try await client.send(.delete, "/auth/v1/admin/users/\(id)", json: ["should_soft_delete": false], headers: serviceRole).json == [:])
             #expect(try await client.send(.get, "/auth/v1/admin/users/\(id)", headers: serviceRole).status == .notFound)
+        }
+    }
+
+    /// A soft deletion keeps the user, obfuscated with GoTrue's `obfuscateValue`, and takes away its factors, sessions and
+    /// password; its identities stay empty under new subjects, so the provider's account makes a new user.
+    @Test func aSoftDeletionKeepsTheUserObfuscated() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_MAILER_AUTOCONFIRM": "true"], users: [confirmedUser]))
+        let id = confirmedUser.id!
+        try await harness.run { client in
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            _ = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "totp"], headers: bearer(session))
+            #expect(try await client.send(.delete, "/auth/v1/admin/users/\(id)", json: ["should_soft_delete": true], headers: serviceRole).json == [:])
+            let user = try await client.send(.get, "/auth/v1/admin/users/\(id)", headers: serviceRole).json
+            let expected = Base64URL.encode(Array(SHA256.hash(data: Array((id + "done@example.com").utf8))))
+            #expect(user["email"] == .string(expected))
+            #expect(user["email"]?.stringValue?.count == 43)
+            #expect(user["phone"]?.stringValue == String(Base64URL.encode(Array(SHA256.hash(data: Array(id.utf8)))).prefix(15)))
+            #expect(user["deleted_at"] == .string(RFC3339.string(from: Harness.epoch)))
+            #expect(user["factors"] == nil)
+            #expect(try harness.emulator.sessions(in: "p", userId: id).isEmpty)
+            #expect(try await client.send(.get, "/auth/v1/user", headers: bearer(session)).status == .forbidden)
+            #expect(try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"],
+                                          headers: .supabaseClient).json["code"] == "invalid_credentials")
+            // Done again, nothing changes.
+            harness.emulator.clock.advance(by: 60)
+            #expect(try await client.send(.delete, "/auth/v1/admin/users/\(id)", json: ["should_soft_delete": true], headers: serviceRole).json == [:])
+            #expect(try await client.send(.get, "/auth/v1/admin/users/\(id)", headers: serviceRole).json == user)
         }
     }
 

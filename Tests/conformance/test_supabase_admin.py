@@ -1,4 +1,5 @@
 """The admin API through supabase-py's `auth.admin`, with the well-known local service_role key."""
+import base64
 import hashlib
 
 import pytest
@@ -34,6 +35,53 @@ def test_create_get_update_and_delete_a_user(fauxth):
     with pytest.raises(AuthApiError) as error:
         api.get_user_by_id(created.id)
     assert error.value.code == "user_not_found"
+
+
+def obfuscated(user_id, value):
+    """GoTrue's obfuscateValue (models/user.go): base64url, unpadded, of SHA-256 of the id's text followed by the value."""
+    return base64.urlsafe_b64encode(hashlib.sha256((user_id + value).encode()).digest()).decode().rstrip("=")
+
+
+def test_a_soft_deleted_user_stays_obfuscated_and_signs_in_no_more(fauxth):
+    """GoTrue's soft delete (adminUserDelete with should_soft_delete, SoftDeleteUser, SoftDeleteUserIdentities): the user
+    stays readable and listed with deleted_at, every name a hash of the id and the name, metadata emptied, identities
+    kept empty under new subjects, and nothing left to sign in with. Fauxth deleted the user outright."""
+    api = admin(fauxth)
+    carol = "00000000-0000-4000-8000-0000000ca201"  # the seed's carol@example.com, +15555550100, with a password
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    session = auth.sign_in_with_password({"email": "carol@example.com", "password": "password123"}).session
+    api.delete_user(carol, should_soft_delete=True)
+    user = requests.get(f"{fauxth.url}/auth/v1/admin/users/{carol}", timeout=10,
+                        headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"}).json()
+    assert user["deleted_at"]
+    assert user["email"] == obfuscated(carol, "carol@example.com")
+    assert user["phone"] == obfuscated(carol, "15555550100")[:15]
+    assert user["new_email"] == obfuscated(carol, "") and user["new_phone"] == obfuscated(carol, "")[:15]
+    assert user["user_metadata"] == {} and user["app_metadata"] == {}
+    assert {identity["provider"]: identity["id"] for identity in user["identities"]} == {
+        "email": obfuscated(carol, f"email:{carol}"), "phone": obfuscated(carol, f"phone:{carol}")}
+    assert all(identity["identity_data"] == {"email_verified": False, "phone_verified": False} and "email" not in identity
+               for identity in user["identities"])
+    assert carol in [listed.id for listed in api.list_users(page=1, per_page=50)]
+    # Nothing signs in as the user again: not the password, not the old session's refresh token.
+    with pytest.raises(AuthApiError) as refused:
+        auth.sign_in_with_password({"email": "carol@example.com", "password": "password123"})
+    assert refused.value.code == "invalid_credentials"
+    refreshed = requests.post(f"{fauxth.url}/auth/v1/token", params={"grant_type": "refresh_token"}, headers={"apikey": ANON_KEY},
+                              json={"refresh_token": session.refresh_token}, timeout=10)
+    assert refreshed.status_code == 400 and refreshed.json()["error_code"] == "refresh_token_not_found", refreshed.text
+    # The address is free again, a repeat answers {} and changes nothing, and a hard delete still removes the row.
+    assert api.create_user({"email": "carol@example.com", "password": "secret123", "email_confirm": True}).user.id != carol
+    repeat = requests.delete(f"{fauxth.url}/auth/v1/admin/users/{carol}", json={"should_soft_delete": True}, timeout=10,
+                             headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"})
+    assert repeat.status_code == 200 and repeat.json() == {}
+    again = requests.get(f"{fauxth.url}/auth/v1/admin/users/{carol}", timeout=10,
+                         headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"}).json()
+    assert again["deleted_at"] == user["deleted_at"] and again["email"] == user["email"]
+    api.delete_user(carol)
+    with pytest.raises(AuthApiError) as gone:
+        api.get_user_by_id(carol)
+    assert gone.value.code == "user_not_found"
 
 
 def test_list_users_pages(fauxth):

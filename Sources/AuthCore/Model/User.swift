@@ -35,6 +35,8 @@ public struct User: Sendable, Equatable {
     public var passwordUpdatedAt: Date?
     /// An account a SAML provider made (GoTrue's `is_sso_user`); lookups by email skip it.
     public var isSSOUser = false
+    /// When the user was soft-deleted (GoTrue's `deleted_at`): the row stays, with nothing left to sign in with.
+    public var deletedAt: Date?
     /// Whether the user can sign in with a password.
     public var hasPassword: Bool { passwordUpdatedAt != nil }
 

@@ -157,7 +157,7 @@ enum Accounts {
         case userMetadata = "user_metadata", appMetadata = "app_metadata"
         case disabled, bannedUntil = "banned_until", isAnonymous = "is_anonymous", isSSOUser = "is_sso_user"
         case createdAt = "created_at", updatedAt = "updated_at"
-        case lastSignInAt = "last_sign_in_at", tokensValidAfter = "tokens_valid_after", invitedAt = "invited_at"
+        case lastSignInAt = "last_sign_in_at", tokensValidAfter = "tokens_valid_after", invitedAt = "invited_at", deletedAt = "deleted_at"
         case verificationSentAt = "verification_sent_at", recoverySentAt = "recovery_sent_at", emailChangeSentAt = "email_change_sent_at"
         case phoneChangeSentAt = "phone_change_sent_at", reauthenticationSentAt = "reauthentication_sent_at"
 
@@ -204,6 +204,18 @@ enum Accounts {
         return try c.run("DELETE FROM users WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)]) > 0
     }
 
+    /// Deletes what a soft-deleted user can sign in with: its password, codes, second factors (with their challenges),
+    /// passkeys and sessions (their refresh tokens retired, as a deleted user's are). Identities, consents and devices stay.
+    static func deleteCredentials(_ c: borrowing Connection, tenant: String, id: String, at now: Date) throws {
+        try Sessions.retireTokens(c, tenant: tenant, userId: id, at: now)
+        try c.run("UPDATE codes SET used_at = ? WHERE tenant = ? AND user_id = ? AND used_at IS NULL", [SQLValue(now), .text(tenant), .text(id)])
+        try c.run("DELETE FROM challenges WHERE tenant = ? AND factor_id IN (SELECT id FROM factors WHERE tenant = ? AND user_id = ?)",
+                  [.text(tenant), .text(tenant), .text(id)])
+        for table in ["credentials", "factors", "sessions", "webauthn_credentials", "webauthn_challenges"] {
+            try c.run("DELETE FROM \(table) WHERE tenant = ? AND user_id = ?", [.text(tenant), .text(id)])
+        }
+    }
+
     /// Deletes every user of a tenant with what they own, and their refresh tokens, MFA challenges and flow
     /// states outright (the Firebase emulator's "clear accounts", which starts the project's accounts over);
     /// codes and the outbox stay, as it leaves them.
@@ -239,5 +251,6 @@ extension User {
         passwordUpdatedAt = row.date("password_updated_at")
         invitedAt = row.date("invited_at")
         isSSOUser = row.bool("is_sso_user")
+        deletedAt = row.date("deleted_at")
     }
 }

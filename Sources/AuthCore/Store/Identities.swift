@@ -64,6 +64,12 @@ enum Identities {
         try c.run("DELETE FROM identities WHERE tenant = ? AND id = ?", [.text(tenant), .text(id)])
     }
 
+    /// Empties a soft-deleted user's identity: no data, no email, and a new subject so the provider's account no longer
+    /// finds it (its `updated_at` kept, as GoTrue's raw update keeps it).
+    static func retire(_ c: borrowing Connection, tenant: String, id: String, subject: String) throws {
+        try c.run("UPDATE identities SET data = '{}', email = NULL, subject = ? WHERE tenant = ? AND id = ?", [.text(subject), .text(tenant), .text(id)])
+    }
+
     /// Deletes a user's identities of `provider`.
     static func delete(_ c: borrowing Connection, tenant: String, userId: String, provider: String) throws {
         try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = ?", [.text(tenant), .text(userId), .text(provider)])

@@ -2,7 +2,7 @@
 /// migrated step by step on load; one from a newer version is refused.
 enum Schema {
     /// The version this build writes.
-    static let version = 24
+    static let version = 25
 
     /// Statements that take a database from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -314,6 +314,10 @@ enum Schema {
             tenant TEXT NOT NULL, pool_id TEXT NOT NULL, provider TEXT NOT NULL, subject TEXT NOT NULL, identity_id TEXT NOT NULL,
             PRIMARY KEY (tenant, pool_id, provider, subject));
         CREATE INDEX pool_identity_logins_identity ON pool_identity_logins (identity_id);
+        """,
+        // 25: when a user was soft-deleted (GoTrue's `deleted_at`): the row stays, its names obfuscated.
+        """
+        ALTER TABLE users ADD COLUMN deleted_at REAL;
         """,
     ]
 
