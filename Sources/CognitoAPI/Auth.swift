@@ -30,8 +30,11 @@ enum Auth {
             throw CognitoError.invalid("Initiate Auth method not supported.")
         }
         guard client.allows(needed) else { throw CognitoError.invalid("\(flowName) flow not enabled for this client") }
-        var flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin,
-                              clientMetadata: call.clientMetadata)
+        // InitiateAuth hands its ClientMetadata only to the pre authentication and migration functions, as their
+        // `validationData`; every other function it runs gets none (the API reference's ClientMetadata).
+        let validationData = (call.clientMetadata.objectValue ?? [:]).compactMap { key, value in value.stringValue.map { (name: key, value: $0) } }
+            .sorted { $0.name < $1.name }
+        var flow = SignInFlow(emulator: call.emulator, pools: call.pools, pool: pool, client: client, origin: call.origin, clientMetadata: .null)
         flow.deviceKey = parameters["DEVICE_KEY"]
         if flowName == "REFRESH_TOKEN_AUTH" || flowName == "REFRESH_TOKEN" {
             return try await refresh(call, flow: flow, parameters: parameters)
@@ -42,20 +45,19 @@ enum Auth {
         }
         guard let name = parameters["USERNAME"], !name.isEmpty else { throw CognitoError.invalid("Missing required parameter USERNAME") }
         try call.checkSecretHash(parameters["SECRET_HASH"], usernames: [name], client: client)
-        let validationData = try call.body.attributes("ValidationData")
         var found = try CognitoUsers.find(name, pool: pool, emulator: call.emulator)
         if found == nil, ["USER_PASSWORD_AUTH", "ADMIN_USER_PASSWORD_AUTH", "ADMIN_NO_SRP_AUTH"].contains(flowName),
            let password = parameters["PASSWORD"], !password.isEmpty {
             found = try await migrate(name, password: password, triggers: triggers, client: client, validationData: validationData,
-                                      clientMetadata: call.clientMetadata)
+                                      clientMetadata: .null)
         }
         let user = try found ?? flow.user(named: name)
         try await triggers.preAuthentication(user: user, userName: name, clientId: client.id, validationData: validationData,
-                                             clientMetadata: call.clientMetadata)
+                                             clientMetadata: .null)
         let step: SignInStep
         switch flowName {
         case "CUSTOM_AUTH":
-            step = try await CustomAuth(flow: flow, triggers: triggers, clientMetadata: call.clientMetadata).start(user, userName: name, srpA: parameters["SRP_A"])
+            step = try await CustomAuth(flow: flow, triggers: triggers, clientMetadata: flow.clientMetadata).start(user, userName: name, srpA: parameters["SRP_A"])
         case "USER_SRP_AUTH":
             guard let srpA = parameters["SRP_A"], !srpA.isEmpty else { throw CognitoError.invalid("Missing required parameter SRP_A") }
             step = try await flow.startSRP(user, srpA: srpA)
@@ -161,8 +163,8 @@ enum Auth {
             let device = try proven.map(DeviceBinding.init(proven:)) ?? flow.newDevice(for: user)
             let triggers = call.triggers(flow.pool)
             let overrides = try await triggers.preTokenGeneration(source: source, user: user, clientId: flow.client.id, scopes: [CognitoTokens.adminScope],
-                                                                  clientMetadata: call.clientMetadata)
-            try await triggers.postAuthentication(user: user, clientId: flow.client.id, clientMetadata: call.clientMetadata,
+                                                                  clientMetadata: flow.clientMetadata)
+            try await triggers.postAuthentication(user: user, clientId: flow.client.id, clientMetadata: flow.clientMetadata,
                                                   newDeviceUsed: device?.isNew == true)
             let (minted, refreshToken) = try CognitoTokens.issue(user, pool: flow.pool, client: flow.client, firstFactor: firstFactor, mfa: mfa,
                                                                  baseURL: call.baseURL, emulator: call.emulator, origin: call.origin, overrides: overrides,
@@ -190,7 +192,8 @@ enum Auth {
         }
         try CognitoTokens.checkDevice(of: token, given: parameters["DEVICE_KEY"], pool: flow.pool, emulator: call.emulator)
         let (user, session) = try CognitoTokens.continueSession(token, pool: flow.pool, client: flow.client, emulator: call.emulator, origin: call.origin)
-        let overrides = try await refreshOverrides(call, pool: flow.pool, client: flow.client, user: user, session: session)
+        let overrides = try await refreshOverrides(call.triggers(flow.pool), client: flow.client, user: user, session: session,
+                                                   clientMetadata: flow.clientMetadata)
         let minted = try CognitoTokens.mint(user: user, pool: flow.pool, client: flow.client, session: session, baseURL: call.baseURL,
                                             emulator: call.emulator, overrides: overrides)
         return ["ChallengeParameters": [:], "AuthenticationResult": CognitoTokens.authenticationResult(minted, refreshToken: nil)]

@@ -85,7 +85,7 @@ struct CognitoCall: Sendable {
 
     /// `ForgotPassword` and `ResendConfirmationCode`: sends the code to the user `Username` names and
     /// answers its `CodeDeliveryDetails`; for an unknown user, a made-up delivery when the client hides
-    /// which users exist (`PreventUserExistenceErrors`), else `UserNotFoundException`.
+    /// which users exist (`PreventUserExistenceErrors`), else `UserNotFoundException` in the words these calls use.
     /// `migrate` may bring in a user the pool lacks (the `UserMigration` trigger) first.
     func deliverCode(migrate: ((String, CognitoPool, CognitoClient) async throws -> User?)? = nil,
                      _ send: (User, CognitoPool, CognitoClient) async throws -> JSON) async throws -> JSON {
@@ -95,7 +95,7 @@ struct CognitoCall: Sendable {
         var found = try CognitoUsers.find(username, pool: pool, emulator: emulator)
         if found == nil, let migrate { found = try await migrate(username, pool, client) }
         guard let user = found else {
-            guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
+            guard client.preventUserExistenceErrors else { throw CognitoError.userNotFoundForClient }
             return ["CodeDeliveryDetails": CognitoUsers.simulatedDelivery(username)]
         }
         return ["CodeDeliveryDetails": try await send(user, pool, client)]

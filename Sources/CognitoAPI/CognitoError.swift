@@ -69,6 +69,9 @@ struct CognitoError: Error, Equatable {
     static let resetRequired = CognitoError(.passwordResetRequired, "Password reset required for the user")
     static let incorrectCredentials = CognitoError(.notAuthorized, "Incorrect username or password.")
     static let userDoesNotExist = CognitoError(.userNotFound, "User does not exist.")
+    /// The same refusal where a call names the user for a client's code (confirming a sign-up, recovering a password),
+    /// in the words AWS uses there (aws-sdk-ios #4837, amazon-cognito-identity-js #537).
+    static let userNotFoundForClient = CognitoError(.userNotFound, "Username/client id combination not found.")
     static let usernameTaken = CognitoError(.usernameExists, "User already exists")
     /// An email or phone another user has verified as an alias, in Cognito's words for it.
     static func aliasTaken(_ channel: Channel) -> CognitoError {

@@ -44,7 +44,7 @@ enum Passwords {
         let username = try call.body.required("Username")
         let code = try call.body.required("ConfirmationCode"), password = try call.body.required("Password")
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
-        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
+        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : .userNotFoundForClient)
         try reset(user, code: code, password: password, pool: pool, emulator: call.emulator, origin: call.origin)
         try await SignUp.confirmed(user, triggers: call.triggers(pool), source: "PostConfirmation_ConfirmForgotPassword", clientId: client.id,
                                    clientMetadata: call.clientMetadata)

@@ -136,7 +136,7 @@ enum SignUp {
         let username = try call.body.required("Username"), code = try call.body.required("ConfirmationCode")
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
         // A client that hides which users exist answers an unknown one as a wrong code.
-        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : nil)
+        let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : .userNotFoundForClient)
         // SignUp's session, when sent, must be this user's sign-up through this client (Amplify sends none).
         if let given = try call.body.string("Session"), !given.isEmpty {
             let session = try ChallengeSession.open(given, clientId: client.id, emulator: call.emulator, replays: call.pools.replays)

@@ -2,7 +2,9 @@
 the tokens checked as a backend checks them: PyJWT against the pool's JWKS, Cognito's issuer and claims."""
 import datetime
 
+import botocore.exceptions
 import jwt
+import pytest
 import requests
 from pycognito.aws_srp import AWSSRP
 
@@ -97,6 +99,13 @@ def test_sign_in_refusals_name_their_reason(cognito):
     ghost = cognito_email("ghost")
     assert password_error(cognito, ghost, client_id=legacy) == {"Code": "UserNotFoundException", "Message": "User does not exist."}
     assert password_error(cognito, ghost, client_id=hiding) == {"Code": "NotAuthorizedException", "Message": "Incorrect username or password."}
+    # The calls that name a user for a client's code say it in other words (aws-sdk-ios #4837, amazon-cognito-identity-js #537).
+    for operation, extra in [("forgot_password", {}), ("resend_confirmation_code", {}),
+                             ("confirm_sign_up", {"ConfirmationCode": "123456"}),
+                             ("confirm_forgot_password", {"ConfirmationCode": "123456", "Password": "Another-pass-1"})]:
+        with pytest.raises(botocore.exceptions.ClientError) as raised:
+            getattr(cognito.idp, operation)(ClientId=legacy, Username=ghost, **extra)
+        assert raised.value.response["Error"] == {"Code": "UserNotFoundException", "Message": "Username/client id combination not found."}, operation
 
 
 def test_flows_not_enabled_for_the_client_are_refused(cognito):

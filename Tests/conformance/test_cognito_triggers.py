@@ -166,11 +166,13 @@ def test_pre_authentication_refuses_a_sign_in(cognito, hook_server):
     email = cognito.admin_user(pool_id, cognito_email("blocked"))
     hook_server.answer = failing("Not today")
     error = cognito.fails("initiate_auth", ClientId=client_id, AuthFlow="USER_PASSWORD_AUTH",
-                          AuthParameters={"USERNAME": email, "PASSWORD": COGNITO_PASSWORD})
+                          AuthParameters={"USERNAME": email, "PASSWORD": COGNITO_PASSWORD}, ClientMetadata={"k": "v"})
     assert error == {"Code": "UserLambdaValidationException", "Message": "PreAuthentication failed with error Not today."}
     [call] = hook_server.calls
     assert call.json["triggerSource"] == "PreAuthentication_Authentication"
     assert call.json["request"]["userAttributes"]["email"] == email
+    # InitiateAuth's ClientMetadata reaches this function as its validationData, and no function as clientMetadata.
+    assert call.json["request"]["validationData"] == {"k": "v"} and not call.json["request"].get("clientMetadata")
     hook_server.answer = returning()
     assert cognito.tokens(email, client_id=client_id)["AccessToken"]
 
