@@ -51,7 +51,7 @@ enum Auth {
             found = try await migrate(name, password: password, triggers: triggers, client: client, validationData: validationData,
                                       clientMetadata: .null)
         }
-        let user = try found ?? flow.user(named: name)
+        let user = try found ?? flow.user(named: name, hiding: flowName == "USER_AUTH" ? true : nil)
         try await triggers.preAuthentication(user: user, userName: name, clientId: client.id, validationData: validationData,
                                              clientMetadata: .null)
         let step: SignInStep

@@ -85,21 +85,27 @@ extension SignInFlow {
         }
     }
 
-    /// `USER_AUTH` for a name no user has, where the client hides which users exist: not the other flows' generic failure
-    /// but a challenge the pool allows, as a user would get ("randomly selecting from the challenge types your user pool
-    /// allows", the developer guide's user existence page). The preferred one when the pool offers it, else a code
-    /// factor picked by the emulator's generator; its destination is the name when it is an address of that kind. No
-    /// answer passes it: a code fails as a wrong one, an SRP proof as a wrong password. Passkeys are left out (there is
-    /// no credential to ask for).
+    /// `USER_AUTH` for a name no user has, whatever the client's `PreventUserExistenceErrors` ("choice-based
+    /// authentication isn't affected by" it, the developer guide's user existence page): not the other flows' failure but
+    /// a challenge the pool allows, as a user would get ("randomly selecting from the challenge types your user pool
+    /// allows"). The preferred one when the pool offers it, else one of its code factors or the password, picked by the
+    /// emulator's generator; a code's destination is the name when it is an address of that kind. No answer passes it: a
+    /// code fails as a wrong one, a password or an SRP proof as a wrong password. Passkeys are left out (there is no
+    /// credential to ask for).
     func unknownUser(_ name: String, parameters: [String: String]) async throws -> SignInStep {
         let allowed = pool.allowedFirstAuthFactors
         var choice = parameters["PREFERRED_CHALLENGE"].flatMap { allowed.contains($0 == "PASSWORD_SRP" ? "PASSWORD" : $0) ? $0 : nil }
+        // As for a user: a preferred password comes with the password.
+        if choice == "PASSWORD", parameters["PASSWORD"] == nil { throw CognitoError.invalid("Missing required parameter PASSWORD") }
         if choice == nil || choice == "WEB_AUTHN" {
-            let codes = pool.passwordlessFactors
-            choice = codes.isEmpty ? (parameters["SRP_A"] == nil ? "PASSWORD" : "PASSWORD_SRP")
-                : codes[emulator.generator.int(in: 0...codes.count - 1)]
+            let options = pool.passwordlessFactors + (allowed.contains("PASSWORD") ? [parameters["SRP_A"] == nil ? "PASSWORD" : "PASSWORD_SRP"] : [])
+            guard !options.isEmpty else { throw CognitoError.incorrectCredentials }
+            choice = options[emulator.generator.int(in: 0...options.count - 1)]
         }
         switch choice {
+        case "PASSWORD"? where parameters["PASSWORD"] == nil:
+            let session = newSession(userId: "", challenge: "PASSWORD", firstFactor: "password", data: ["ghost": true])
+            return .challenge("PASSWORD", parameters: [:], session: session)
         case "PASSWORD_SRP"?:
             guard let srpA = parameters["SRP_A"] else { throw CognitoError.invalid("Missing required parameter SRP_A") }
             return try await startSRP(nil, srpA: srpA)

@@ -28,11 +28,12 @@ struct SignInFlow {
     var authenticationMessage: CognitoMailer.Cause { CognitoMailer.Cause(source: "Authentication", clientId: client.id, clientMetadata: clientMetadata) }
 
     /// The user a sign-in names. An unknown name is `UserNotFoundException`, or, for a client that
-    /// prevents user-existence errors, nil (the flow then fails the way a wrong password does).
-    func user(named name: String) throws -> User? {
+    /// prevents user-existence errors and in choice-based sign-in (`hiding`), nil (the flow then fails the way a
+    /// wrong password does).
+    func user(named name: String, hiding: Bool? = nil) throws -> User? {
         if let user = try CognitoUsers.find(name, pool: pool, emulator: emulator) { return user }
         emulator.record(.signInFailed, tenant: pool.id, origin: origin, detail: ["reason": "unknown_user"])
-        guard client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
+        guard hiding ?? client.preventUserExistenceErrors else { throw CognitoError.userDoesNotExist }
         return nil
     }
 
@@ -225,18 +226,23 @@ struct SignInFlow {
         guard session.challenge == name else {
             throw CognitoError.invalid("The challenge \(name) does not match the session, which is for \(session.challenge).")
         }
-        // An unknown user's stand-in code challenge (`unknownUser`): no code passes it, and it fails as a wrong one does.
+        func required(_ key: String) throws -> String {
+            guard let value = responses[key], !value.isEmpty else { throw CognitoError.invalid("Missing required parameter \(key)") }
+            return value
+        }
+        // An unknown user's stand-in challenge (`unknownUser`): no answer passes it, and it fails as a wrong one does.
         if session.data["ghost"] == true, name == "EMAIL_OTP" || name == "SMS_OTP" {
             pools.replays.fail(session, now: now)
             throw CognitoError(.codeMismatch, "Invalid code or auth state for the user.")
         }
+        if session.data["ghost"] == true, name == "PASSWORD" {
+            _ = try required("PASSWORD")
+            pools.replays.fail(session, now: now)
+            throw CognitoError.incorrectCredentials
+        }
         guard let user = try emulator.user(in: pool.id, id: session.userId) else { throw CognitoError.userDoesNotExist }
         func spend() throws {
             guard pools.replays.spend(session, now: now) else { throw CognitoError.staleSession }
-        }
-        func required(_ key: String) throws -> String {
-            guard let value = responses[key], !value.isEmpty else { throw CognitoError.invalid("Missing required parameter \(key)") }
-            return value
         }
         switch name {
         case "NEW_PASSWORD_REQUIRED":

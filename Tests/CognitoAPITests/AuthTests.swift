@@ -177,16 +177,42 @@ import Testing
                 let answer = try await client.respond("EMAIL_OTP", session: started.json["Session"], ["USERNAME": "ghost@example.com", "EMAIL_OTP_CODE": .string(code)])
                 #expect(answer.json == ["__type": "CodeMismatchException", "message": "Invalid code or auth state for the user."])
             }
-            // Without a preference, one of the pool's code factors.
-            let unasked = try await client.cognito("InitiateAuth", ["ClientId": .string(seedClient), "AuthFlow": "USER_AUTH",
-                                                                    "AuthParameters": ["USERNAME": "ghost@example.com"]])
-            #expect(["EMAIL_OTP", "SMS_OTP"].contains(unasked.json["ChallengeName"]?.stringValue ?? ""), "\(unasked.text)")
+            // Without a preference, one of the pool's code factors or the password, picked at random.
+            var picked: Set<String> = []
+            for _ in 0..<24 {
+                let unasked = try await client.cognito("InitiateAuth", ["ClientId": .string(seedClient), "AuthFlow": "USER_AUTH",
+                                                                        "AuthParameters": ["USERNAME": "ghost@example.com"]])
+                picked.insert(unasked.json["ChallengeName"]?.stringValue ?? unasked.text)
+                if unasked.json["ChallengeName"] == "PASSWORD" {
+                    let answer = try await client.respond("PASSWORD", session: unasked.json["Session"], ["USERNAME": "ghost@example.com", "PASSWORD": "whatever1"])
+                    #expect(answer.json == ["__type": "NotAuthorizedException", "message": "Incorrect username or password."])
+                }
+            }
+            #expect(picked == ["EMAIL_OTP", "SMS_OTP", "PASSWORD"])
             // A password is wrong as for anyone.
             let password = try await client.cognito("InitiateAuth", ["ClientId": .string(seedClient), "AuthFlow": "USER_AUTH",
                                                                      "AuthParameters": ["USERNAME": "ghost@example.com", "PREFERRED_CHALLENGE": "PASSWORD",
                                                                                         "PASSWORD": "whatever1"]])
             #expect(password.json["message"] == "Incorrect username or password.")
             #expect(try harness.emulator.messages().isEmpty)
+        }
+    }
+
+    /// Choice-based sign-in hides unknown names whatever the client's `PreventUserExistenceErrors` (the developer guide's
+    /// user existence page); the other flows of a `LEGACY` client still say `UserNotFoundException`.
+    @Test func userAuthHidesUnknownNamesOnALegacyClientToo() async throws {
+        let harness = try Harness(seed: cognitoSeed())
+        try await harness.run { client in
+            let choice = try await client.cognito("InitiateAuth", ["ClientId": .string(testClient), "AuthFlow": "USER_AUTH",
+                                                                   "AuthParameters": ["USERNAME": "ghost@example.com", "PREFERRED_CHALLENGE": "PASSWORD",
+                                                                                      "PASSWORD": "whatever1"]])
+            #expect(choice.json == ["__type": "NotAuthorizedException", "message": "Incorrect username or password."])
+            let missing = try await client.cognito("InitiateAuth", ["ClientId": .string(testClient), "AuthFlow": "USER_AUTH",
+                                                                    "AuthParameters": ["USERNAME": "ghost@example.com", "PREFERRED_CHALLENGE": "PASSWORD"]])
+            #expect(missing.json["message"] == "Missing required parameter PASSWORD")
+            let password = try await client.cognito("InitiateAuth", ["ClientId": .string(testClient), "AuthFlow": "USER_PASSWORD_AUTH",
+                                                                     "AuthParameters": ["USERNAME": "ghost@example.com", "PASSWORD": "whatever1"]])
+            #expect(password.errorType == "UserNotFoundException")
         }
     }
 

@@ -6,6 +6,7 @@ import datetime
 import hashlib
 import hmac
 
+import botocore.exceptions
 import pytest
 from pycognito.aws_srp import AWSSRP, hex_to_long
 
@@ -334,3 +335,21 @@ def test_pool_settings_aws_checks_or_fills_in(cognito):
     cognito.idp.create_resource_server(UserPoolId=pool_id, Identifier="https://api.example.com", Name="api")
     error = cognito.fails("create_resource_server", UserPoolId=pool_id, Identifier="https://api.example.com", Name="again")
     assert error == {"Code": "InvalidParameterException", "Message": f"https://api.example.com already exists in user pool {pool_id}."}
+
+
+def test_choice_based_sign_in_hides_unknown_users_on_a_legacy_client_too(cognito):
+    """AWS's user existence page: choice-based authentication (USER_AUTH) isn't affected by PreventUserExistenceErrors,
+    so a LEGACY client gets a challenge for an unknown name, where its other flows say UserNotFoundException; Fauxth
+    said UserNotFoundException there too."""
+    pool_id = cognito.create_pool(Policies={"SignInPolicy": {"AllowedFirstAuthFactors": ["PASSWORD"]}})
+    legacy = cognito.create_client(pool_id, flows=("ALLOW_USER_AUTH", "ALLOW_USER_PASSWORD_AUTH"), PreventUserExistenceErrors="LEGACY")["ClientId"]
+    ghost = cognito_email("ghost")
+    step = cognito.idp.initiate_auth(ClientId=legacy, AuthFlow="USER_AUTH", AuthParameters={"USERNAME": ghost})
+    assert step["ChallengeName"] == "PASSWORD"
+    with pytest.raises(botocore.exceptions.ClientError) as wrong:
+        cognito.idp.respond_to_auth_challenge(ClientId=legacy, ChallengeName="PASSWORD", Session=step["Session"],
+                                              ChallengeResponses={"USERNAME": ghost, "PASSWORD": "Whatever-1"})
+    assert wrong.value.response["Error"] == {"Code": "NotAuthorizedException", "Message": "Incorrect username or password."}
+    with pytest.raises(botocore.exceptions.ClientError) as plain:
+        cognito.idp.initiate_auth(ClientId=legacy, AuthFlow="USER_PASSWORD_AUTH", AuthParameters={"USERNAME": ghost, "PASSWORD": "Whatever-1"})
+    assert plain.value.response["Error"]["Code"] == "UserNotFoundException"
