@@ -41,7 +41,7 @@ enum Auth {
         }
         let triggers = call.triggers(pool)
         guard flowName != "CUSTOM_AUTH" || triggers.isSet("DefineAuthChallenge") else {
-            throw CognitoError(.notAuthorized, "Custom auth lambda trigger is not configured for the user pool.")
+            throw CognitoError.invalid("Custom auth lambda trigger is not configured for the user pool.")
         }
         guard let name = parameters["USERNAME"], !name.isEmpty else { throw CognitoError.invalid("Missing required parameter USERNAME") }
         try call.checkSecretHash(parameters["SECRET_HASH"], usernames: [name], client: client)

@@ -23,6 +23,7 @@ enum PoolAdmin {
         var pool = call.body.fields.filter { $0.key != "PoolName" }
         pool["Schema"] = .array(try (call.body["Schema"]?.arrayValue ?? []).enumerated().map { try PoolSchema.checked($1, index: $0 + 1, list: "schema") })
         try checkMFAMode(call.body["MfaConfiguration"])
+        try checkSignInPolicy(call.body["Policies"])
         try LambdaTriggers.check(call.body["LambdaConfig"])
         try Devices.checkConfiguration(call.body["DeviceConfiguration"])
         pool = withDefaults(pool)
@@ -46,6 +47,10 @@ enum PoolAdmin {
         var password = defaultPasswordPolicy.objectValue ?? [:]
         password.merge(policies["PasswordPolicy"]?.objectValue ?? [:]) { $1 }
         policies["PasswordPolicy"] = .object(password)
+        // Every pool answers a sign-in policy, a password only unless set (a DescribeUserPool captured in May 2025).
+        if policies["SignInPolicy"]?["AllowedFirstAuthFactors"]?.arrayValue?.isEmpty != false {
+            policies["SignInPolicy"] = ["AllowedFirstAuthFactors": ["PASSWORD"]]
+        }
         pool["Policies"] = .object(policies)
         pool["MfaConfiguration"] = pool["MfaConfiguration"] ?? "OFF"
         // A pool made with MFA on and an SMS role sends MFA codes by SMS, as CreateUserPool sets it up.
@@ -97,6 +102,7 @@ enum PoolAdmin {
     static func update(_ call: CognitoCall) async throws -> JSON {
         let poolId = try call.body.required("UserPoolId")
         try checkMFAMode(call.body["MfaConfiguration"])
+        try checkSignInPolicy(call.body["Policies"])
         try LambdaTriggers.check(call.body["LambdaConfig"])
         try Devices.checkConfiguration(call.body["DeviceConfiguration"])
         try call.pools.update(poolId, name: try call.body.string("PoolName")) { settings in
@@ -190,6 +196,17 @@ enum PoolAdmin {
             settings["pool"] = .object(pool)
         }
         return try await mfaConfig(call)
+    }
+
+    /// `Policies.SignInPolicy.AllowedFirstAuthFactors` holds the model's `AuthFactorType` values only, refused in the
+    /// service's words for a list member (the set's order is Fauxth's: AWS's varies).
+    static func checkSignInPolicy(_ policies: JSON?) throws {
+        let factors = policies?["SignInPolicy"]?["AllowedFirstAuthFactors"]?.arrayValue ?? []
+        let known = ["PASSWORD", "EMAIL_OTP", "SMS_OTP", "WEB_AUTHN"]
+        guard factors.contains(where: { !known.contains($0.stringValue ?? "") }) else { return }
+        let given = factors.map { $0.stringValue ?? $0.serialized() }.joined(separator: ", ")
+        throw CognitoError.invalid("1 validation error detected: Value '[\(given)]' at 'policies.signInPolicy.allowedFirstAuthFactors' failed to "
+                                   + "satisfy constraint: Member must satisfy constraint: [Member must satisfy enum value set: [\(known.joined(separator: ", "))]]")
     }
 
     /// `MfaConfiguration` is one of the model's enum, in the service's own words (its order of the values is

@@ -324,6 +324,11 @@ def test_pool_settings_aws_checks_or_fills_in(cognito):
     assert (pool["EmailVerificationMessage"], pool["EmailVerificationSubject"], pool["SmsVerificationMessage"]) == (
         "Code {####}", "Code", "SMS {####}")
     assert pool["EmailConfiguration"] == {"EmailSendingAccount": "COGNITO_DEFAULT"}
+    # A pool made without a sign-in policy answers one: a password only.
+    assert pool["Policies"]["SignInPolicy"] == {"AllowedFirstAuthFactors": ["PASSWORD"]}
+    error = cognito.fails("update_user_pool", UserPoolId=pool_id, Policies={"SignInPolicy": {"AllowedFirstAuthFactors": ["PASSWORD", "FOO"]}})
+    assert error["Code"] == "InvalidParameterException" and error["Message"].startswith(
+        "1 validation error detected: Value '[PASSWORD, FOO]' at 'policies.signInPolicy.allowedFirstAuthFactors' failed to satisfy constraint")
 
     error = cognito.fails("set_user_pool_mfa_config", UserPoolId=pool_id, MfaConfiguration="ALWAYS")
     assert error["Message"] == ("1 validation error detected: Value 'ALWAYS' at 'mfaConfiguration' failed to satisfy constraint: "

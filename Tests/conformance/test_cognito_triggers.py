@@ -408,7 +408,8 @@ def test_custom_auth_without_a_define_function_is_refused(cognito):
     pool_id, client_id = pool_with(cognito, {})
     email = cognito.admin_user(pool_id, cognito_email("plain"))
     error = cognito.fails("initiate_auth", ClientId=client_id, AuthFlow="CUSTOM_AUTH", AuthParameters={"USERNAME": email})
-    assert error == {"Code": "NotAuthorizedException", "Message": "Custom auth lambda trigger is not configured for the user pool."}
+    # InvalidParameterException, as apps report AWS's answer and amplify-js #7401 handles it.
+    assert error == {"Code": "InvalidParameterException", "Message": "Custom auth lambda trigger is not configured for the user pool."}
 
 
 # --- Control API ---------------------------------------------------------------------------------------------------
