@@ -69,8 +69,11 @@ enum Lookup {
     static func createAuthUri(_ call: FirebaseCall) async throws -> Response {
         if let providerId = try call.body.string("providerId"), !providerId.isEmpty { return try ProviderWidget.authUri(call, providerId: providerId.lowercased()) }
         let scope = try call.scope()
+        // The emulator's order: the identifier, the continue URI, the identifier's form, then the URI's.
         guard let identifier = try call.body.string("identifier"), !identifier.isEmpty else { throw FirebaseError(.missingIdentifier) }
+        guard let continueUri = try call.body.string("continueUri"), !continueUri.isEmpty else { throw FirebaseError(.missingContinueURI) }
         guard identifier.contains("@") else { throw FirebaseError(.invalidIdentifier) }
+        guard URLComponents(string: continueUri)?.scheme?.isEmpty == false else { throw FirebaseError(.invalidContinueURI) }
         let sessionId = call.emulator.generator.string(27, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         var answer: [String: JSON] = ["kind": "identitytoolkit#CreateAuthUriResponse", "sessionId": .string(sessionId)]
         if scope.settings.improvedEmailPrivacy { return .json(.object(answer)) }

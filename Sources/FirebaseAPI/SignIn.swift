@@ -50,6 +50,11 @@ enum SignIn {
         }
         guard let uid = claims["uid"]?.stringValue ?? claims["user_id"]?.stringValue, !uid.isEmpty else { throw FirebaseError(.missingIdentifier) }
         let extra = try developerClaims(claims["claims"])
+        // A signed custom token names the tenant it was made for (firebase-admin's tenant-aware createCustomToken): one
+        // made for the project is refused in a tenant, as the emulator refuses it. The emulator's JSON tokens are exempt.
+        if !token.hasPrefix("{"), claims["tenant_id"]?.stringValue?.isEmpty != false, (try call.body.string("tenantId"))?.isEmpty == false {
+            throw FirebaseError(.tenantIDMismatch)
+        }
         let scope = try call.scope(tokenTenant: claims["tenant_id"]?.stringValue)
         var user = try call.emulator.user(in: scope.coreTenant, id: uid)
         let isNewUser = user == nil

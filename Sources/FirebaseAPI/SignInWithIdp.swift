@@ -48,8 +48,16 @@ enum SignInWithIdp {
         let scope = try caller?.scope ?? call.scope()
         try ProviderConfigs.requireEnabled(assertion.provider, in: scope, emulator: call.emulator)
         var answer: [String: JSON]
+        let returnsCredential = try call.body.bool("returnIdpCredential") == true
         if let caller {
-            answer = try await link(call, scope: scope, assertion: assertion, to: caller.user)
+            do {
+                answer = try await link(call, scope: scope, assertion: assertion, to: caller.user)
+            } catch let refusal as FirebaseError where refusal.status == .badRequest && returnsCredential {
+                // With `returnIdpCredential` (what the JS SDK's linking always sends) a refused link is a 200 whose
+                // `errorMessage` says why beside the provider's answer, as the emulator's signInWithIdp has it, so the
+                // SDK's error carries the email and a credential (`credentialFromError`).
+                answer = ["errorMessage": .string(refusal.message)]
+            }
         } else {
             answer = try await signIn(call, scope: scope, assertion: assertion)
         }
@@ -212,7 +220,6 @@ enum SignInWithIdp {
     private static func link(_ call: FirebaseCall, scope: FirebaseScope, assertion: Assertion, to target: User) async throws -> [String: JSON] {
         let emulator = call.emulator, tenant = scope.coreTenant
         if let owner = try emulator.user(in: tenant, provider: assertion.provider, subject: assertion.subject), owner.id != target.id {
-            if try call.body.bool("returnIdpCredential") == true { return ["errorMessage": "FEDERATED_USER_ID_ALREADY_LINKED"] }
             throw FirebaseError(.federatedUserIDAlreadyLinked)
         }
         var changes = UserChanges(isAnonymous: false)
@@ -244,15 +251,22 @@ enum SignInWithIdp {
         return metadata
     }
 
-    /// `rawUserInfo`: the claims, and for Google its userinfo fields (`id`, `granted_scopes`); a SAML provider's
-    /// attribute statements (none without a `SAMLResponse` that has them).
+    /// `rawUserInfo` (`getAdditionalUserInfo().profile` in the SDKs): for Google, the userinfo v2 fields Google's userinfo
+    /// endpoint answers and the emulator builds (`verified_email`, `locale`, the granted scopes), not the token's claims;
+    /// a SAML provider's attribute statements (none without a `SAMLResponse` that has them); other providers' claims.
     private static func rawUserInfo(_ assertion: Assertion) -> String? {
         if assertion.isSAML { return assertion.samlAttributes?.serialized() }
-        var info = assertion.claims
-        if assertion.provider == "google.com" {
-            info["id"] = .string(assertion.subject)
-            info["granted_scopes"] = "openid https://www.googleapis.com/auth/userinfo.email https://www.googleapis.com/auth/userinfo.profile"
-        }
+        guard assertion.provider == "google.com" else { return JSON.object(assertion.claims).serialized() }
+        let email = assertion.email?.lowercased()
+        var info: [String: JSON] = [
+            "granted_scopes": .string("openid https://www.googleapis.com/auth/userinfo.profile" + (email == nil ? "" : " https://www.googleapis.com/auth/userinfo.email")),
+            "id": .string(assertion.subject), "verified_email": .bool(assertion.emailVerified), "locale": "en",
+        ]
+        info["name"] = assertion.claims["name"]
+        info["given_name"] = assertion.claims["given_name"]
+        info["family_name"] = assertion.claims["family_name"]
+        info["email"] = email.map(JSON.string)
+        info["picture"] = assertion.claims["picture"]
         return JSON.object(info).serialized()
     }
 }

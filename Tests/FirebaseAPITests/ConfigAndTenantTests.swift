@@ -175,6 +175,17 @@ import Testing
             #expect(errorMessage(tokenAndBody) == "TENANT_ID_MISMATCH")
             let custom = try await client.send(.post, accounts("signInWithCustomToken"), json: ["token": #"{"uid":"u","tenant_id":"t1"}"#, "tenantId": "t2"])
             #expect(errorMessage(custom) == "TENANT_ID_MISMATCH")
+            // A signed token made for the project is refused in a tenant (the emulator's `tenant_id === state.tenantId`).
+            func unsigned(_ claims: JSON) -> String {
+                Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(claims.serializedBytes()) + "."
+            }
+            let audience = JSON.string("https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit")
+            let projectToken = try await client.send(.post, accounts("signInWithCustomToken"),
+                                                     json: ["token": .string(unsigned(["uid": "u", "aud": audience])), "tenantId": "t1"])
+            #expect(errorMessage(projectToken) == "TENANT_ID_MISMATCH")
+            let tenantToken = try await client.send(.post, accounts("signInWithCustomToken"),
+                                                    json: ["token": .string(unsigned(["uid": "u", "aud": audience, "tenant_id": "t1"])), "tenantId": "t1"])
+            #expect(tenantToken.status == .ok)
         }
     }
 }

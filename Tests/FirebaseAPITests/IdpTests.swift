@@ -36,9 +36,11 @@ import Testing
             #expect(json["firstName"] == "Gina")
             #expect(json["photoUrl"] == "https://example.com/g.png")
             #expect(json["oauthAccessToken"] == "FirebaseAuthEmulatorFakeAccessToken_google.com")
+            // Google's profile is its userinfo v2 answer, as the emulator builds it, not the token's claims.
             let raw = try JSON.parse(Array(try #require(json["rawUserInfo"]?.stringValue).utf8))
-            #expect(raw["id"] == "g-1")
-            #expect(raw["granted_scopes"]?.stringValue?.contains("userinfo.email") == true)
+            #expect(raw == ["granted_scopes": "openid https://www.googleapis.com/auth/userinfo.profile https://www.googleapis.com/auth/userinfo.email",
+                            "id": "g-1", "name": "Gina Gee", "given_name": "Gina", "verified_email": true, "locale": "en",
+                            "email": "gina@example.com", "picture": "https://example.com/g.png"])
             let token = try claims(json["idToken"])
             #expect(token["email"] == "gina@example.com")
             #expect(token["email_verified"] == true)
@@ -116,6 +118,18 @@ import Testing
             #expect(quiet.status == .ok)
             #expect(quiet.json["errorMessage"] == "FEDERATED_USER_ID_ALREADY_LINKED")
             #expect(quiet.json["idToken"] == nil)
+
+            // An address another account has is refused the same way, with the provider's answer beside the error, so the
+            // JS SDK's email-already-in-use error carries the email and a credential (the emulator's signInWithIdp).
+            let claimed = try await google(client, ["sub": "g-new", "email": "taker@example.com", "email_verified": true], idToken: session["idToken"],
+                                           extra: ["returnIdpCredential": true])
+            #expect(claimed.status == .ok)
+            #expect(claimed.json["errorMessage"] == "EMAIL_EXISTS")
+            #expect(claimed.json["email"] == "taker@example.com")
+            #expect(claimed.json["oauthIdToken"]?.stringValue?.isEmpty == false)
+            #expect(claimed.json["idToken"] == nil)
+            #expect(errorMessage(try await google(client, ["sub": "g-new", "email": "taker@example.com", "email_verified": true],
+                                                  idToken: session["idToken"])) == "EMAIL_EXISTS")
 
             let linked = try await google(client, ["sub": "g-free"], idToken: session["idToken"])
             #expect(linked.json["localId"] == "alice-uid")

@@ -63,7 +63,7 @@ import Testing
             let unknown = try await client.send(.post, accounts("createAuthUri"), json: ["identifier": "new@example.com", "continueUri": "http://localhost"])
             #expect(unknown.json["registered"] == false)
             #expect(unknown.json["signinMethods"] == [])
-            #expect(errorMessage(try await client.send(.post, accounts("createAuthUri"), json: ["identifier": "not-an-email"])) == "INVALID_IDENTIFIER")
+            #expect(errorMessage(try await client.send(.post, accounts("createAuthUri"), json: ["identifier": "not-an-email", "continueUri": "http://localhost"])) == "INVALID_IDENTIFIER")
         }
     }
 

@@ -195,3 +195,15 @@ def test_create_auth_uri_with_a_provider_and_its_code_back_at_an_app_scheme(fire
     assert firebase_error(replayed).startswith("INVALID_IDP_RESPONSE")
     unknown = firebase.call("accounts:createAuthUri", {"providerId": "github.com", "continueUri": "http://localhost"})
     assert firebase_error(unknown, 400).startswith("No identity provider stands in for github.com")
+
+
+def test_linking_a_provider_whose_email_another_account_has_answers_the_credential_beside_the_error(firebase):
+    """The JS SDK links with returnIdpCredential; a refused link is then a 200 with errorMessage and the provider's
+    answer (the emulator's signInWithIdp), which the SDK turns into auth/email-already-in-use with customData.email and
+    a credential for credentialFromError. Fauxth answered a bare 400 EMAIL_EXISTS."""
+    bob = firebase.ok("accounts:signInWithPassword", {"email": "bob@example.com", "password": "password123", "returnSecureToken": True})
+    post_body = urllib.parse.urlencode({"providerId": "google.com", "id_token": json.dumps(
+        {"sub": "link-probe-1", "email": "alice@example.com", "email_verified": True})})
+    refused = sign_in_with(firebase, "http://localhost", postBody=post_body, idToken=bob["idToken"])
+    assert refused["errorMessage"] == "EMAIL_EXISTS" and refused["email"] == "alice@example.com"
+    assert refused["providerId"] == "google.com" and refused["oauthIdToken"] and "idToken" not in refused

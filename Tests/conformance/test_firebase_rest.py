@@ -82,6 +82,9 @@ def test_email_enumeration_protection_changes_which_errors_tell_accounts_apart(f
     assert sign_in_error("enumerated.ghost@example.com", "password123") == "EMAIL_NOT_FOUND"
     assert firebase_error(reset("enumerated.ghost@example.com")) == "EMAIL_NOT_FOUND"
     assert firebase.ok("accounts:createAuthUri", {"identifier": "alice@example.com", "continueUri": "http://localhost"})["registered"] is True
+    # The emulator's createAuthUri needs the continue URI (the JS SDK always sends it) and an absolute one.
+    assert firebase_error(firebase.call("accounts:createAuthUri", {"identifier": "alice@example.com"})) == "MISSING_CONTINUE_URI"
+    assert firebase_error(firebase.call("accounts:createAuthUri", {"identifier": "alice@example.com", "continueUri": "/relative"})) == "INVALID_CONTINUE_URI"
 
     patched = firebase.emulator("PATCH", "/config", json={"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}})
     assert patched.status_code == 200
