@@ -50,6 +50,7 @@ struct FirebaseError: Error, Equatable {
         case invalidProviderID = "INVALID_PROVIDER_ID"
         case missingProviderID = "MISSING_PROVIDER_ID"
         case missingRawID = "MISSING_RAW_ID"
+        case missingOrInvalidNonce = "MISSING_OR_INVALID_NONCE"
         // Tokens
         case missingIDToken = "MISSING_ID_TOKEN"
         case invalidIDToken = "INVALID_ID_TOKEN"

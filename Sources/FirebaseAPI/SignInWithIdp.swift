@@ -1,4 +1,5 @@
 import AuthCore
+import Crypto
 import Foundation
 import HTTPSupport
 import Hummingbird
@@ -88,7 +89,8 @@ enum SignInWithIdp {
         var params: [String: String] = [:]
         for (key, value) in FirebaseBody.form(components.percentEncodedQuery ?? "") { params[key] = value.stringValue }
         for (key, value) in FirebaseBody.form(components.fragment ?? "") { params[key] = value.stringValue }
-        for (key, value) in FirebaseBody.form(try call.body.string("postBody") ?? "") { params[key] = value.stringValue }
+        let posted = FirebaseBody.form(try call.body.string("postBody") ?? "")
+        for (key, value) in posted { params[key] = value.stringValue }
         let sessionId = try call.body.string("sessionId") ?? ""
         if params["providerId"] == nil, let session = ProviderWidget.session(call, sessionId) { params["providerId"] = session["providerId"]?.stringValue }
         guard let provider = params["providerId"]?.lowercased(), !provider.isEmpty else {
@@ -106,6 +108,7 @@ enum SignInWithIdp {
         guard let claims = try claims(in: idToken) ?? claims(in: accessToken), case .string(let subject)? = claims["sub"] else {
             throw unreadable(provider: provider, idToken: idToken, accessToken: accessToken, requestUri: requestUri)
         }
+        if posted["id_token"] != nil { try checkNonce(of: claims, raw: posted["nonce"]?.stringValue) }
         var verified = claims["email_verified"]?.boolValue ?? (claims["email_verified"]?.stringValue == "true")
         var email = claims["email"]?.stringValue
         let saml = try params["SAMLResponse"].flatMap { $0.isEmpty ? nil : try samlAssertion($0) }
@@ -116,6 +119,17 @@ enum SignInWithIdp {
         }
         return Assertion(provider: provider, subject: subject, email: email, emailVerified: verified, claims: claims,
                          idToken: idToken, accessToken: accessToken, samlAttributes: saml?["attributeStatements"].flatMap { $0.isNull ? nil : $0 })
+    }
+
+    /// A credential's ID token that carries a `nonce` (Sign in with Apple's, an OIDC provider's) needs the raw nonce
+    /// beside it, whose SHA-256 (hex) the token's must be, in production's words (firebase-ios-sdk #10462, firebase-js-sdk
+    /// #7957). The emulator checks neither, which lets an app that forgets the raw nonce pass until production.
+    static func checkNonce(of claims: [String: JSON], raw: String?) throws {
+        guard let nonce = claims["nonce"]?.stringValue, !nonce.isEmpty else { return }
+        guard let raw, !raw.isEmpty else { throw FirebaseError(.missingOrInvalidNonce, "Nonce is missing in the request.") }
+        guard constantTimeEquals(SHA256.hash(data: Array(raw.utf8)).hex, nonce) else {
+            throw FirebaseError(.missingOrInvalidNonce, "The nonce in ID Token \"\(nonce)\" does not match the SHA256 hash of the raw nonce \"\(raw)\" in the request.")
+        }
     }
 
     /// The fake `SAMLResponse`'s assertion, checked as the emulator checks it (which answers JSON it cannot parse with

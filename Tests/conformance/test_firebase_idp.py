@@ -2,6 +2,7 @@
 over (checked by firebase-admin), the /emulator/auth/handler widget the SDKs open (the Android intent and iOS deep link
 they are opened with, the web SDK's redirect event, the local picker for providers with no fake one, the failure
 buttons), and createAuthUri with a provider, its code coming back to an app scheme."""
+import hashlib
 import json
 import re
 import urllib.parse
@@ -207,3 +208,25 @@ def test_linking_a_provider_whose_email_another_account_has_answers_the_credenti
     refused = sign_in_with(firebase, "http://localhost", postBody=post_body, idToken=bob["idToken"])
     assert refused["errorMessage"] == "EMAIL_EXISTS" and refused["email"] == "alice@example.com"
     assert refused["providerId"] == "google.com" and refused["oauthIdToken"] and "idToken" not in refused
+
+
+def test_an_apple_token_with_a_nonce_needs_the_raw_nonce_as_production_checks_it(firebase):
+    """OAuthProvider('apple.com').credential({idToken, rawNonce}) posts the raw nonce beside the token; production refuses
+    a token whose nonce is not the raw one's SHA-256 (hex), or that comes without it (auth/missing-or-invalid-nonce), in
+    the words of firebase-ios-sdk #10462 and firebase-js-sdk #7957. The emulator checks neither."""
+    raw = "a-raw-nonce-1234"
+    hashed = hashlib.sha256(raw.encode()).hexdigest()
+    minted = firebase.fauxth.control("POST", "/idp/apple/tokens", json={"email": "alice@example.com", "aud": "com.example.fauxth",
+                                                                         "nonce": hashed})
+    assert minted.status_code == 200, minted.text
+    token = minted.json()["id_token"]
+
+    def sign_in(**post):
+        body = urllib.parse.urlencode({"providerId": "apple.com", "id_token": token, **post})
+        return firebase.call("accounts:signInWithIdp", {"requestUri": "http://localhost", "postBody": body, "returnSecureToken": True})
+
+    assert firebase_error(sign_in()) == "MISSING_OR_INVALID_NONCE : Nonce is missing in the request."
+    assert firebase_error(sign_in(nonce="wrong")) == (f'MISSING_OR_INVALID_NONCE : The nonce in ID Token "{hashed}" does not match '
+                                                      'the SHA256 hash of the raw nonce "wrong" in the request.')
+    signed_in = sign_in(nonce=raw)
+    assert signed_in.status_code == 200, signed_in.text
