@@ -94,7 +94,10 @@ enum CognitoUsers {
         if let user = try emulator.keptUser(in: tenant, .username(pool.caseSensitive ? name : name.lowercased())) { return user }
         if let user = try emulator.user(in: tenant, id: name) { return user }
         // An alias is the one user's who has it verified; others may have it unverified (CognitoDialect.addressUniqueness).
-        if pool.aliasAttributes.contains("email"), let user = try emulator.verifiedHolder(in: tenant, .email(name)) { return user }
+        // A case-sensitive pool takes an email alias only as written ("also enables … email alias to be case insensitive"
+        // is what CaseSensitive false does, UsernameConfigurationType).
+        if pool.aliasAttributes.contains("email"), let user = try emulator.verifiedHolder(in: tenant, .email(name)),
+           !pool.caseSensitive || user.email == name { return user }
         if pool.aliasAttributes.contains("phone_number"), let user = try emulator.verifiedHolder(in: tenant, .phone(name)) { return user }
         if pool.aliasAttributes.contains("preferred_username") {
             return try emulator.usersByID(in: tenant, limit: 1, matching: UserFilter(.userMetadata("preferred_username"), value: name)).first
@@ -144,7 +147,8 @@ enum CognitoUsers {
             }
             switch name {
             case "sub": throw CognitoError.invalid("Cannot modify the non-mutable attribute sub")
-            case "email": changes.email = value.lowercased()
+            // Kept as written, as Cognito keeps attribute values (amplify-flutter #5678); lookups by address ignore case.
+            case "email": changes.email = value
             case "phone_number":
                 guard (try? Identifiers.phone(value)) != nil, value.hasPrefix("+") else { throw CognitoError.invalid("Invalid phone number format.") }
                 changes.phone = value

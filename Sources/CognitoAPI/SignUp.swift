@@ -95,7 +95,7 @@ enum SignUp {
             }
             new.username = pool.caseSensitive ? username : username.lowercased()
         } else if pool.usernameAttributes.contains("email"), username.contains("@") {
-            new.email = username.lowercased()
+            new.email = username
         } else if pool.usernameAttributes.contains("phone_number"), username.hasPrefix("+") {
             new.phone = username
         } else {

@@ -94,8 +94,9 @@ import Testing
             #expect(refused.json == ["__type": "AliasExistsException", "message": "An account with the email already exists."])
             #expect(try await client.passwordAuth("family@example.com", "password123", clientId: testClient).json["AuthenticationResult"] != nil)
             #expect(try await confirm("ben", benCode, force: true).status == .ok)
-            // The alias moved: it signs ben in, and ann keeps the address unverified (her username still signs her in).
-            let tokens = try await client.signIn("family@example.com", clientId: testClient)
+            // The alias moved: it signs ben in, as he wrote it (the pool is case-sensitive, as a pool made without a
+            // UsernameConfiguration is), and ann keeps the address unverified (her username still signs her in).
+            let tokens = try await client.signIn("Family@example.com", clientId: testClient)
             #expect(try claims(tokens["AccessToken"])["username"] == "ben")
             let ann = try await client.cognito("AdminGetUser", ["UserPoolId": .string(testPool), "Username": "ann"])
             let attributes = Dictionary(uniqueKeysWithValues: (ann.json["UserAttributes"]?.arrayValue ?? []).map { ($0["Name"]?.stringValue ?? "", $0["Value"]) })

@@ -358,3 +358,22 @@ def test_choice_based_sign_in_hides_unknown_users_on_a_legacy_client_too(cognito
     with pytest.raises(botocore.exceptions.ClientError) as plain:
         cognito.idp.initiate_auth(ClientId=legacy, AuthFlow="USER_PASSWORD_AUTH", AuthParameters={"USERNAME": ghost, "PASSWORD": "Whatever-1"})
     assert plain.value.response["Error"]["Code"] == "UserNotFoundException"
+
+
+@pytest.mark.parametrize("case_sensitive", [True, False])
+def test_an_email_is_kept_as_written_and_an_alias_matched_as_the_pool_says(cognito, case_sensitive):
+    """Cognito keeps attribute values as given (amplify-flutter #5678); CaseSensitive false makes the email alias case
+    insensitive (UsernameConfigurationType), true takes it only as written. Fauxth lowercased every email."""
+    pool_id = cognito.create_pool(username_attributes=(), AliasAttributes=["email"], UsernameConfiguration={"CaseSensitive": case_sensitive})
+    client_id = cognito.create_client(pool_id)["ClientId"]
+    cognito.idp.admin_create_user(UserPoolId=pool_id, Username="frank", MessageAction="SUPPRESS",
+                                  UserAttributes=[{"Name": "email", "Value": "Frank@Example.com"}, {"Name": "email_verified", "Value": "true"}])
+    cognito.idp.admin_set_user_password(UserPoolId=pool_id, Username="frank", Password=COGNITO_PASSWORD, Permanent=True)
+    frank = {a["Name"]: a["Value"] for a in cognito.idp.admin_get_user(UserPoolId=pool_id, Username="frank")["UserAttributes"]}
+    assert frank["email"] == "Frank@Example.com"
+    assert cognito.tokens("Frank@Example.com", client_id=client_id)["AccessToken"]
+    if case_sensitive:
+        assert cognito.fails("initiate_auth", ClientId=client_id, AuthFlow="USER_PASSWORD_AUTH",
+                             AuthParameters={"USERNAME": "frank@example.com", "PASSWORD": COGNITO_PASSWORD})["Code"] == "UserNotFoundException"
+    else:
+        assert cognito.tokens("frank@example.com", client_id=client_id)["AccessToken"]
