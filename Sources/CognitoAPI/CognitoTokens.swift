@@ -92,6 +92,9 @@ enum CognitoTokens {
         id["exp"] = .int(now + Int(client.idTokenLifetime))
         id["jti"] = .string(emulator.generator.uuid())
         if !groups.isEmpty { id["cognito:groups"] = .array(groups.map(JSON.string)) }
+        let (roles, preferredRole) = Groups.roles(of: groups, in: pool)
+        if !roles.isEmpty { id["cognito:roles"] = .array(roles.map(JSON.string)) }
+        id["cognito:preferred_role"] = preferredRole.map(JSON.string)
         id["nonce"] = session.claims["nonce"]
         if let overrides {
             LambdaTriggers.TokenOverrides.apply(overrides.idClaims, suppress: overrides.idSuppressed, to: &id)

@@ -114,4 +114,20 @@ enum Groups {
         o["UserPoolId"] = .string(poolId)
         return .object(o)
     }
+
+    /// The IAM roles a member of `names` carries in its ID token (`CreateGroup`'s `Precedence`): `cognito:roles`, every
+    /// role of its groups, the best-placed group's first; `cognito:preferred_role`, the role of the group with the lowest
+    /// precedence (a null one below any number), none when groups tied there name different roles.
+    static func roles(of names: [String], in pool: CognitoPool) -> (roles: [String], preferred: String?) {
+        let member = Set(names)
+        let withRoles = pool.groups.filter { member.contains($0["GroupName"]?.stringValue ?? "") }
+            .compactMap { group in group["RoleArn"]?.stringValue.map { (role: $0, precedence: group["Precedence"]?.intValue) } }
+        func rank(_ precedence: Int?) -> Int { precedence ?? Int.max }
+        let ordered = withRoles.enumerated().sorted { (rank($0.element.precedence), $0.offset) < (rank($1.element.precedence), $1.offset) }.map(\.element)
+        var roles: [String] = []
+        for entry in ordered where !roles.contains(entry.role) { roles.append(entry.role) }
+        guard let best = ordered.first else { return ([], nil) }
+        let tied = Set(ordered.filter { rank($0.precedence) == rank(best.precedence) }.map(\.role))
+        return (roles, tied.count == 1 ? best.role : nil)
+    }
 }

@@ -207,6 +207,25 @@ def test_groups_appear_in_both_tokens_and_custom_attributes_in_the_id_token(cogn
 
     pool_id = cognito.create_pool(Schema=[{"Name": "team", "AttributeDataType": "String", "Mutable": True}])
     client_id = cognito.create_client(pool_id)["ClientId"]
+
+    # A group's IAM role reaches the ID token: cognito:roles every role, cognito:preferred_role the lowest-precedence
+    # group's, none when groups tied there name different roles (CreateGroup's Precedence). Fauxth set neither.
+    def roles_of(*groups):
+        member = cognito.admin_user(pool_id, cognito_email("roles"))
+        for group in groups:
+            cognito.idp.admin_add_user_to_group(UserPoolId=pool_id, Username=member, GroupName=group)
+        claims = cognito.verify(cognito.tokens(member, client_id=client_id)["IdToken"], "id", pool_id, client_id)
+        return claims.get("cognito:roles"), claims.get("cognito:preferred_role")
+
+    arn = "arn:aws:iam::000000000000:role/"
+    for name, precedence, role in [("zeta", 5, "zeta"), ("alpha", 1, "alpha"), ("mid", 3, None), ("noprec", None, "noprec"),
+                                   ("alpha2", 1, "alpha2")]:
+        cognito.idp.create_group(UserPoolId=pool_id, GroupName=name, **({"Precedence": precedence} if precedence is not None else {}),
+                                 **({"RoleArn": arn + role} if role else {}))
+    assert roles_of("zeta", "alpha", "mid", "noprec") == ([arn + "alpha", arn + "zeta", arn + "noprec"], arn + "alpha")
+    assert roles_of("zeta", "alpha", "alpha2") == ([arn + "alpha", arn + "alpha2", arn + "zeta"], None)
+    assert roles_of("mid") == (None, None)
+
     email = cognito.admin_user(pool_id, cognito_email("custom"), attributes={"custom:team": "blue"})
     tokens = cognito.tokens(email, client_id=client_id)
     identity = cognito.verify(tokens["IdToken"], "id", pool_id, client_id)
