@@ -47,8 +47,8 @@ struct Otp {
 }
 
 extension Otp {
-    /// `/otp` with a phone: a code by SMS, answered with `{"message_id"}` (`"test-otp"` for
-    /// `GOTRUE_SMS_TEST_OTP` numbers, which are not texted).
+    /// `/otp` with a phone: a code by SMS. A new (or unconfirmed) number is signed up and answered `{}`, as GoTrue's
+    /// `SmsOtp` answers its sign-up path; a known one `SmsSender.answer`.
     private func sms(phone: String, body: JSONBody, call: Call, project: SupabaseProject) async throws -> JSON {
         guard project.config.phoneEnabled else { throw AuthError.providerDisabled("phone") }
         guard let normalized = try Identifiers.phone(phone) else { throw AuthError.invalidPhone }
@@ -66,7 +66,8 @@ extension Otp {
         }
         guard let user else { throw AuthError.userNotFound }
         try sender.checkFrequency(for: user)
-        return ["message_id": .string(try await sender.sendCode(to: user, origin: call.origin))]
+        let sent = try await sender.sendCode(to: user, origin: call.origin)
+        return user.phoneVerifiedAt == nil && !project.config.phoneAutoconfirm ? [:] : SmsSender.answer(sent)
     }
 }
 
@@ -117,7 +118,7 @@ struct Resend {
             guard let user = try emulator.user(in: tenant, .phone(phone)), user.phoneVerifiedAt == nil else { return [:] }
             let sms = SmsSender(emulator: emulator, project: project)
             try sms.checkFrequency(for: user)
-            return ["message_id": .string(try await sms.sendCode(to: user, origin: origin))]
+            return SmsSender.answer(try await sms.sendCode(to: user, origin: origin))
         case "email_change":
             // The current address names the user; the confirmation goes to the pending one (and the current).
             guard let raw = try body.string("email"), !raw.isEmpty else { throw SupabaseError.validation("Type provided requires an email address") }
@@ -131,7 +132,7 @@ struct Resend {
             guard let user = try emulator.user(in: tenant, .phone(phone)), let pending = user.pendingPhone else { return [:] }
             let sms = SmsSender(emulator: emulator, project: project)
             try sms.checkFrequency(for: user, address: pending, purpose: .phoneChange)
-            return ["message_id": .string(try await sms.sendCode(to: user, address: pending, origin: origin, purpose: .phoneChange))]
+            return SmsSender.answer(try await sms.sendCode(to: user, address: pending, origin: origin, purpose: .phoneChange))
         default:
             throw SupabaseError.validation("Missing one of these types: signup, email_change, sms, phone_change")
         }

@@ -31,6 +31,10 @@ struct SmsSender {
         return testCode == nil ? message.id : "test-otp"
     }
 
+    /// What GoTrue answers for a code it texted: `{"message_id": "test-otp"}` for a test number, else `{}` (its
+    /// `sendPhoneConfirmation` drops the provider's id: `phone.go` shadows `messageID`).
+    static func answer(_ sent: String) -> JSON { sent == "test-otp" ? ["message_id": "test-otp"] : [:] }
+
     /// A phone factor's challenge code (`challengePhoneFactor`): MFA's own length and template, alive as
     /// long as the challenge and checked against it, not the number. GoTrue sends it outside the
     /// project's SMS limit and without test OTPs, and so does Fauxth.
