@@ -184,6 +184,11 @@ enum Auth {
     /// `REFRESH_TOKEN_AUTH`: new access and ID tokens for the same session; the refresh token stays.
     static func refresh(_ call: CognitoCall, flow: SignInFlow, parameters: [String: String]) async throws -> JSON {
         guard let token = parameters["REFRESH_TOKEN"], !token.isEmpty else { throw CognitoError.invalid("Missing required parameter REFRESH_TOKEN") }
+        // "Refresh token rotation must be completed with GetTokensFromRefreshToken" (RefreshTokenRotationType); AWS's
+        // refusal is not known, so its words are Fauxth's.
+        guard !flow.client.refreshTokenRotation.enabled else {
+            throw CognitoError.invalid("This app client rotates refresh tokens: refresh with GetTokensFromRefreshToken, not REFRESH_TOKEN_AUTH.")
+        }
         if flow.client.secret != nil {
             // The hash is over the user's internal username, which only the token's session knows.
             let owner = try call.emulator.session(in: flow.pool.id, refreshToken: token).flatMap { try call.emulator.user(in: flow.pool.id, id: $0.userId) }

@@ -10,7 +10,8 @@ enum ClientAdmin {
                                 "ReadAttributes", "WriteAttributes", "ExplicitAuthFlows", "SupportedIdentityProviders", "CallbackURLs",
                                 "LogoutURLs", "DefaultRedirectURI", "AllowedOAuthFlows", "AllowedOAuthScopes",
                                 "AllowedOAuthFlowsUserPoolClient", "AnalyticsConfiguration", "PreventUserExistenceErrors",
-                                "EnableTokenRevocation", "EnablePropagateAdditionalUserContextData", "AuthSessionValidity"]
+                                "EnableTokenRevocation", "EnablePropagateAdditionalUserContextData", "AuthSessionValidity",
+                                "RefreshTokenRotation"]
 
     static func create(_ call: CognitoCall) async throws -> JSON {
         let poolId = try call.body.required("UserPoolId")
@@ -39,6 +40,7 @@ enum ClientAdmin {
         if flows.contains(where: { $0 != "client_credentials" }), (client["CallbackURLs"]?.arrayValue ?? []).isEmpty {
             throw CognitoError.invalid("CallbackURLs can not be empty when the code or implicit OAuth flow is allowed.")
         }
+        if let rotation = client["RefreshTokenRotation"] { try checkRotation(rotation) }
         client["RefreshTokenValidity"] = client["RefreshTokenValidity"] ?? 30
         client["TokenValidityUnits"] = client["TokenValidityUnits"] ?? ["AccessToken": "hours", "IdToken": "hours", "RefreshToken": "days"]
         client["AllowedOAuthFlowsUserPoolClient"] = client["AllowedOAuthFlowsUserPoolClient"] ?? false
@@ -56,6 +58,21 @@ enum ClientAdmin {
             throw CognitoError.invalid("Invalid range for token validity.")
         }
         return client
+    }
+
+    /// `RefreshTokenRotation` (`RefreshTokenRotationType`): `Feature` `ENABLED` or `DISABLED`, a grace period of 0 to 60
+    /// seconds, refused in the service's validation words.
+    static func checkRotation(_ rotation: JSON) throws {
+        guard rotation.objectValue != nil else { throw CognitoError(.serialization, "Structure expected for RefreshTokenRotation") }
+        if let feature = rotation["Feature"], !["ENABLED", "DISABLED"].contains(feature.stringValue ?? "") {
+            throw CognitoError.invalid("1 validation error detected: Value '\(feature.stringValue ?? feature.serialized())' at "
+                                       + "'refreshTokenRotation.feature' failed to satisfy constraint: Member must satisfy enum value set: [ENABLED, DISABLED]")
+        }
+        if let grace = rotation["RetryGracePeriodSeconds"]?.intValue, !(0...60).contains(grace) {
+            let bound = grace < 0 ? "greater than or equal to 0" : "less than or equal to 60"
+            throw CognitoError.invalid("1 validation error detected: Value '\(grace)' at 'refreshTokenRotation.retryGracePeriodSeconds' failed to "
+                                       + "satisfy constraint: Member must have value \(bound)")
+        }
     }
 
     /// `ExplicitAuthFlows`: names of the model's enum (its validation message quotes the list as Java prints

@@ -170,7 +170,9 @@ struct CognitoClient: Sendable {
 
     /// A token lifetime in seconds as the client's fields state it, or Cognito's default when they set none.
     func statedLifetime(_ kind: TokenKind) -> TimeInterval {
-        guard let value = fields[kind.field]?.intValue else { return kind.defaultSeconds }
+        // "You can't set RefreshTokenValidity to 0. If you do, Amazon Cognito overrides the value with the default value
+        // of 30 days" (UserPoolClientType).
+        guard let value = fields[kind.field]?.intValue, !(kind == .refresh && value == 0) else { return kind.defaultSeconds }
         let seconds: Double = switch fields["TokenValidityUnits"]?[kind.unitKey]?.stringValue ?? kind.defaultUnit {
         case "seconds": 1
         case "minutes": 60

@@ -377,3 +377,28 @@ def test_an_email_is_kept_as_written_and_an_alias_matched_as_the_pool_says(cogni
                              AuthParameters={"USERNAME": "frank@example.com", "PASSWORD": COGNITO_PASSWORD})["Code"] == "UserNotFoundException"
     else:
         assert cognito.tokens("frank@example.com", client_id=client_id)["AccessToken"]
+
+
+def test_refresh_token_rotation_is_set_through_the_api_and_excludes_refresh_token_auth(cognito):
+    """RefreshTokenRotation is a request parameter of CreateUserPoolClient and UpdateUserPoolClient (Fauxth dropped it),
+    with a grace period of 0 to 60 seconds; a rotating client refreshes only through GetTokensFromRefreshToken
+    (RefreshTokenRotationType). A RefreshTokenValidity of 0 means the default 30 days (UserPoolClientType)."""
+    pool_id = cognito.create_pool()
+    error = cognito.fails("create_user_pool_client", UserPoolId=pool_id, ClientName="too-long",
+                          RefreshTokenRotation={"Feature": "ENABLED", "RetryGracePeriodSeconds": 100})
+    assert error["Code"] == "InvalidParameterException" and "retryGracePeriodSeconds" in error["Message"]
+    client = cognito.create_client(pool_id, RefreshTokenRotation={"Feature": "ENABLED", "RetryGracePeriodSeconds": 10},
+                                   RefreshTokenValidity=0)
+    assert client["RefreshTokenRotation"] == {"Feature": "ENABLED", "RetryGracePeriodSeconds": 10}
+    email = cognito.admin_user(pool_id, cognito_email("rotating"))
+    tokens = cognito.tokens(email, client_id=client["ClientId"])
+    cognito.fauxth.control("POST", "/clock/advance", json={"seconds": 7 * 86400})
+    rotated = cognito.idp.get_tokens_from_refresh_token(ClientId=client["ClientId"], RefreshToken=tokens["RefreshToken"])
+    assert rotated["AuthenticationResult"]["RefreshToken"] != tokens["RefreshToken"]
+    refused = cognito.fails("initiate_auth", ClientId=client["ClientId"], AuthFlow="REFRESH_TOKEN_AUTH",
+                            AuthParameters={"REFRESH_TOKEN": rotated["AuthenticationResult"]["RefreshToken"]})
+    assert refused["Code"] == "InvalidParameterException" and "GetTokensFromRefreshToken" in refused["Message"]
+    cognito.idp.update_user_pool_client(UserPoolId=pool_id, ClientId=client["ClientId"], RefreshTokenRotation={"Feature": "DISABLED"})
+    again = cognito.idp.initiate_auth(ClientId=client["ClientId"], AuthFlow="REFRESH_TOKEN_AUTH",
+                                      AuthParameters={"REFRESH_TOKEN": rotated["AuthenticationResult"]["RefreshToken"]})
+    assert again["AuthenticationResult"]["AccessToken"]
