@@ -129,6 +129,16 @@ def test_an_unknown_logout_scope_is_quoted_as_go_quotes_it(fauxth):
     assert error(response, 400, "validation_failed") == 'Unsupported logout scope "bo\\"gus"'
 
 
+def test_a_sign_in_stamps_the_user_but_not_its_identities(fauxth):
+    """GoTrue sets an identity's last_sign_in_at when it makes it and never after (models.NewIdentity); only the user's
+    moves with each sign-in. Fauxth stamped both."""
+    first = sign_in(fauxth)["user"]
+    fauxth.control("POST", "/clock/advance", json={"seconds": 120})
+    second = sign_in(fauxth)["user"]
+    assert second["last_sign_in_at"] != first["last_sign_in_at"]
+    assert [i["last_sign_in_at"] for i in second["identities"]] == [i["last_sign_in_at"] for i in first["identities"]]
+
+
 # 2. Refresh tokens of a logged-out session
 
 

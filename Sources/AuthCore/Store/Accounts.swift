@@ -187,13 +187,12 @@ enum Accounts {
 
     private static let clearedStamps = SentMessage.allCases.map { "\($0.rawValue) = NULL" }.joined(separator: ", ")
 
-    /// Stamps a sign-in on the user and its identities; false when there is no such user.
+    /// Stamps a sign-in on the user; false when there is no such user. Its identities keep the stamp they were made with:
+    /// GoTrue sets an identity's `last_sign_in_at` when it makes it and never after (`models.NewIdentity`; the OAuth
+    /// sign-in writes back the value it read), and no other vendor shows one.
     static func stampSignIn(_ c: borrowing Connection, tenant: String, userId: String, at now: Date) throws -> Bool {
         // The text written out rather than built by `set`: every sign-in's journal runs it.
-        guard try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)]) == 1
-        else { return false }
-        try Identities.stampSignIn(c, tenant: tenant, userId: userId, at: now)
-        return true
+        try c.run("UPDATE users SET last_sign_in_at = ? WHERE tenant = ? AND id = ?", [SQLValue(now), .text(tenant), .text(userId)]) == 1
     }
 
     /// Deletes a user and everything attached to it; answers whether there was one.

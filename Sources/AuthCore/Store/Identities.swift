@@ -75,10 +75,6 @@ enum Identities {
         try c.run("DELETE FROM identities WHERE tenant = ? AND user_id = ? AND provider = ?", [.text(tenant), .text(userId), .text(provider)])
     }
 
-    /// Stamps a sign-in on every identity of a user.
-    static func stampSignIn(_ c: borrowing Connection, tenant: String, userId: String, at now: Date) throws {
-        try c.run("UPDATE identities SET last_sign_in_at = ? WHERE tenant = ? AND user_id = ?", [SQLValue(now), .text(tenant), .text(userId)])
-    }
 }
 
 extension Identity {
