@@ -30,7 +30,6 @@ extension Emulator {
         }
         var stamped = user
         stamped.lastSignInAt = now
-        for index in stamped.identities.indices { stamped.identities[index].lastSignInAt = now }
         return IssuedSession(session: session, refreshToken: token, user: stamped, factors: factors)
     }
 
