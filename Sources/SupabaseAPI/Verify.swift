@@ -52,7 +52,7 @@ struct Verify {
             // GoTrue's verifyUserAndToken: a `GOTRUE_SMS_TEST_OTP` number's fixed code passes every time it is given,
             // before any code sent is looked at, so a test suite signs in with it again and again.
             try emulator.checkCanSignIn(user, origin: origin)
-            let confirmed = try emulator.confirm(in: project.storeTenant, userId: user.id, channel: .sms, metadata: ["phone_verified": true])
+            let confirmed = try emulator.confirm(in: project.storeTenant, userId: user.id, channel: .sms)
             return try await emulator.goTrueSession(for: confirmed, method: "otp", project: project, origin: origin).json
         }
         do {
@@ -91,10 +91,11 @@ struct Verify {
                 location = redirect + "#" + Self.formEncode(fragment.sorted { $0.0 < $1.0 })
             }
         } catch AuthError.codeInvalid, AuthError.codeExpired, AuthError.wrongCode, AuthError.tooManyAttempts {
-            let error = Self.formEncode([("error", "access_denied"), ("error_code", "otp_expired"),
-                                         ("error_description", "Email link is invalid or has expired"), ("sb", "")])
-            // With PKCE GoTrue puts the error in the query as well, where server-side handlers read it.
-            location = isPKCE ? redirect + (redirect.contains("?") ? "&" : "?") + error + "#" + error : redirect + "#" + error
+            let pairs = [("error", "access_denied"), ("error_code", "otp_expired"), ("error_description", "Email link is invalid or has expired")]
+            let fragment = Self.formEncode(pairs + [("sb", "")])
+            // With PKCE GoTrue puts the error in the query as well, where server-side handlers read it, without the `sb`
+            // marker it adds to the fragment only (`prepErrorRedirectURL`).
+            location = isPKCE ? redirect + (redirect.contains("?") ? "&" : "?") + Self.formEncode(pairs) + "#" + fragment : redirect + "#" + fragment
         }
         try emulator.captureIfAppLink(location, tenant: tenant, source: "verify", userId: userId)
         return Response(status: .seeOther, headers: [.location: location])
@@ -124,8 +125,10 @@ struct Verify {
         try emulator.checkCanSignIn(user, origin: origin)
         switch used.purpose {
         case .verifyEmail, .magicLink, .invite, .resetPassword, .otp:
-            return .signIn(try emulator.confirm(in: tenant, userId: userId, channel: used.target.contains("@") ? .email : .sms,
-                                                metadata: [used.target.contains("@") ? "email_verified" : "phone_verified": true]))
+            // GoTrue's Confirm records `email_verified` in the metadata; its ConfirmPhone records nothing there
+            // (supabase/auth#1906: `phone_verified` stays false).
+            let email = used.target.contains("@")
+            return .signIn(try emulator.confirm(in: tenant, userId: userId, channel: email ? .email : .sms, metadata: email ? ["email_verified": true] : [:]))
         case .emailChange:
             guard let newEmail = user.pendingEmail else { throw AuthError.codeInvalid }
             guard try emulator.liveCodeTargets(in: tenant, userId: userId, purpose: .emailChange).isEmpty else { return .awaitingOtherLink }

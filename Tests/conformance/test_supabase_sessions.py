@@ -192,6 +192,11 @@ def test_a_raw_pkce_magic_link_request_is_exchanged_with_the_callers_verifier(fa
     assert location.startswith("myapp://auth/callback?code=")
     code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
     assert fauxth.control("GET", "/deeplinks", params={"scheme": "myapp"}).json()["deeplinks"][0]["params"] == {"code": code}
+    # The link again: the error in the query and the fragment, GoTrue's `sb` marker in the fragment only.
+    again = urllib.parse.urlsplit(requests.get(link, allow_redirects=False).headers["Location"])
+    assert urllib.parse.parse_qs(again.query, keep_blank_values=True) == {
+        "error": ["access_denied"], "error_code": ["otp_expired"], "error_description": ["Email link is invalid or has expired"]}
+    assert urllib.parse.parse_qs(again.fragment, keep_blank_values=True)["sb"] == [""]
     auth = client(fauxth).auth
     session = auth.exchange_code_for_session({"auth_code": code, "code_verifier": verifier}).session
     assert session.user.email == "alice@example.com"
@@ -203,7 +208,8 @@ def test_a_raw_pkce_magic_link_request_is_exchanged_with_the_callers_verifier(fa
 
 def test_update_user_email_needs_both_confirmations(fauxth):
     auth = client(fauxth).auth
-    auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"})
+    confirmed_at = auth.sign_in_with_password({"email": "alice@example.com", "password": "password123"}).user.email_confirmed_at
+    fauxth.control("POST", "/clock/advance", json={"seconds": 60})
     user = auth.update_user({"email": "alice.new@example.com"}).user
     assert user.new_email == "alice.new@example.com" and user.email == "alice@example.com"
     to_new = fauxth.wait_message("alice.new@example.com", purpose="email_change")
@@ -213,6 +219,8 @@ def test_update_user_email_needs_both_confirmations(fauxth):
     assert raw.json()["msg"].startswith("Confirmation link accepted")
     session = auth.verify_otp({"email": "alice@example.com", "token": to_old["codes"][0], "type": "email_change"}).session
     assert session.user.email == "alice.new@example.com"
+    # GoTrue's ConfirmEmailChange confirms only an unconfirmed user: the original stamp stays.
+    assert session.user.email_confirmed_at == confirmed_at
 
 
 def test_reauthenticate_sends_the_nonce_a_password_update_needs(supabase_project):

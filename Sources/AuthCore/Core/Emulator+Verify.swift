@@ -148,7 +148,9 @@ extension Emulator {
                 try claimAddresses(c, tenant: tenant, userId: userId, email: channel == .email ? claim : nil, phone: channel == .email ? nil : claim,
                                    unique: unique)
                 if channel == .email {
-                    try Accounts.set(c, tenant: tenant, id: userId, [.email: .text(value), .emailVerifiedAt: SQLValue(now), .pendingEmail: .null,
+                    // A confirmed user stays confirmed since when it was (GoTrue's ConfirmEmailChange confirms only an
+                    // unconfirmed one); a new number is confirmed now (ConfirmPhoneChange).
+                    try Accounts.set(c, tenant: tenant, id: userId, [.email: .text(value), .emailVerifiedAt: SQLValue(user.emailVerifiedAt ?? now), .pendingEmail: .null,
                                                                      .isAnonymous: SQLValue(false), .updatedAt: SQLValue(now)])
                 } else {
                     try Accounts.set(c, tenant: tenant, id: userId, [.phone: .text(value), .phoneVerifiedAt: SQLValue(now), .pendingPhone: .null,
