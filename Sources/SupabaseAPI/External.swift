@@ -117,7 +117,7 @@ enum External {
            let method = (state["code_challenge_method"]?.stringValue).flatMap({ PKCEChallenge.Method(rawValue: $0) }) {
             try call.emulator.startFlow(in: project.storeTenant, userId: user.id, challenge: PKCEChallenge(challenge: challenge, method: method),
                                         authenticationMethod: "oauth", providerToken: providerToken)
-            let code = try call.emulator.issueAuthCode(in: project.storeTenant, userId: user.id) ?? ""
+            let code = try call.emulator.issueAuthCode(in: project.storeTenant, userId: user.id, authenticationMethod: "oauth") ?? ""
             return try redirect(call, to: referrer + (referrer.contains("?") ? "&" : "?") + Verify.formEncode([("code", code)]), project: project,
                                 userId: user.id)
         }

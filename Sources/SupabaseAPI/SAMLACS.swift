@@ -197,7 +197,7 @@ enum SAMLACS {
            let method = (data["code_challenge_method"]?.stringValue).flatMap({ PKCEChallenge.Method(rawValue: $0) }) {
             try call.emulator.startFlow(in: project.storeTenant, userId: user.id, challenge: PKCEChallenge(challenge: challenge, method: method),
                                         authenticationMethod: "sso/saml")
-            let code = try call.emulator.issueAuthCode(in: project.storeTenant, userId: user.id) ?? ""
+            let code = try call.emulator.issueAuthCode(in: project.storeTenant, userId: user.id, authenticationMethod: "sso/saml") ?? ""
             location = target + (target.contains("?") ? "&" : "?") + FormBody.encode([("code", code)])
         } else {
             let session = try await call.emulator.goTrueSession(for: user, method: "sso/saml", project: project, origin: call.origin)

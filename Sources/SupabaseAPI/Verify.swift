@@ -82,7 +82,7 @@ struct Verify {
                 return Response(status: .seeOther, headers: [.location: redirect + "#" + Self.formEncode([("message", Self.otherLinkPending), ("sb", "")])])
             }
             userId = user.id
-            if isPKCE, let code = try emulator.issueAuthCode(in: tenant, userId: user.id) {
+            if isPKCE, let code = try emulator.issueAuthCode(in: tenant, userId: user.id, authenticationMethod: Self.authenticationMethod(type)) {
                 // PKCE: the app exchanges this code with its verifier (`grant_type=pkce`).
                 location = redirect + (redirect.contains("?") ? "&" : "?") + Self.formEncode([("code", code)])
             } else {
@@ -100,6 +100,9 @@ struct Verify {
         try emulator.captureIfAppLink(location, tenant: tenant, source: "verify", userId: userId)
         return Response(status: .seeOther, headers: [.location: location])
     }
+
+    /// The flow a link of `type` continues (GoTrue's `ParseAuthenticationMethod`: any `…signup` is `email/signup`).
+    static func authenticationMethod(_ type: String) -> String { type.hasSuffix("signup") ? "email/signup" : type }
 
     /// The user of a test number whose fixed code `code` is.
     private func testNumberUser(_ number: String, code: String, project: SupabaseProject) throws -> User? {

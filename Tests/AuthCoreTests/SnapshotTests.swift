@@ -580,16 +580,29 @@ func snapshotFile(atSchema version: Int, _ fill: (borrowing Connection) throws -
         let emulator = try makeEmulator()
         let challenge = PKCEChallenge(challenge: "verifier-verifier-verifier-verifier-verifier", method: .plain)
         try emulator.startFlow(in: "proj", userId: "u-alice", challenge: challenge, authenticationMethod: "magiclink")
-        let code = try #require(try emulator.issueAuthCode(in: "proj", userId: "u-alice"))
+        let code = try #require(try emulator.issueAuthCode(in: "proj", userId: "u-alice", authenticationMethod: "magiclink"))
         #expect(throws: AuthError.badCodeVerifier) { try emulator.exchangeAuthCode(in: "proj", code: code, verifier: "wrong", lifetime: 300) }
         let flow = try emulator.exchangeAuthCode(in: "proj", code: code, verifier: challenge.challenge, lifetime: 300)
         #expect(flow.userId == "u-alice" && flow.method == "magiclink")
         #expect(throws: AuthError.flowStateNotFound) { try emulator.exchangeAuthCode(in: "proj", code: code, verifier: challenge.challenge, lifetime: 300) }
 
         try emulator.startFlow(in: "proj", userId: "u-bob", challenge: challenge, authenticationMethod: "recovery")
-        let late = try #require(try emulator.issueAuthCode(in: "proj", userId: "u-bob"))
+        let late = try #require(try emulator.issueAuthCode(in: "proj", userId: "u-bob", authenticationMethod: "recovery"))
         emulator.clock.advance(by: 301)
         #expect(throws: AuthError.flowStateExpired) { try emulator.exchangeAuthCode(in: "proj", code: late, verifier: challenge.challenge, lifetime: 300) }
+
+        // A code is the flow of the link's own kind, and only a magic link's flow runs from its code: a reset's runs
+        // from the request, so a link clicked late gives an expired code (GoTrue's FindFlowStateByUserID, IsExpired).
+        try emulator.startFlow(in: "proj", userId: "u-carol", challenge: challenge, authenticationMethod: "email/signup")
+        emulator.clock.advance(by: 10)
+        try emulator.startFlow(in: "proj", userId: "u-carol", challenge: PKCEChallenge(challenge: "another", method: .plain), authenticationMethod: "recovery")
+        emulator.clock.advance(by: 301)
+        let signup = try #require(try emulator.issueAuthCode(in: "proj", userId: "u-carol", authenticationMethod: "email/signup"))
+        #expect(throws: AuthError.flowStateExpired) { try emulator.exchangeAuthCode(in: "proj", code: signup, verifier: challenge.challenge, lifetime: 300) }
+        try emulator.startFlow(in: "proj", userId: "u-carol", challenge: challenge, authenticationMethod: "magiclink")
+        emulator.clock.advance(by: 301)
+        let magic = try #require(try emulator.issueAuthCode(in: "proj", userId: "u-carol", authenticationMethod: "magiclink"))
+        #expect(try emulator.exchangeAuthCode(in: "proj", code: magic, verifier: challenge.challenge, lifetime: 300).method == "magiclink")
     }
 }
 

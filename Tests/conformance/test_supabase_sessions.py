@@ -266,3 +266,29 @@ def test_a_banned_users_refresh_is_refused_in_the_refresh_grants_words(fauxth):
     refresh = requests.post(f"{fauxth.url}/auth/v1/token", params={"grant_type": "refresh_token"}, headers=headers,
                             json={"refresh_token": session["refresh_token"]}, timeout=10)
     assert (refresh.status_code, refresh.json()) == (400, {"code": "user_banned", "message": "Invalid Refresh Token: User Banned"})
+
+
+def test_a_pkce_link_continues_the_flow_of_its_own_kind(fauxth):
+    """GoTrue's issueAuthCode finds the user's newest flow of the link's kind (FindFlowStateByUserID with the
+    authentication method): a sign-up link clicked after a password reset began elsewhere still pairs with the sign-up's
+    verifier. Fauxth took the newest flow of any kind, so the exchange failed with bad_code_verifier."""
+    import base64
+    import secrets
+
+    def challenge():
+        verifier = secrets.token_urlsafe(48)
+        return verifier, base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+
+    headers = {"apikey": ANON_KEY, "X-Supabase-Api-Version": "2024-01-01"}
+    signup_verifier, signup_challenge = challenge()
+    assert requests.post(f"{fauxth.url}/auth/v1/signup", headers=headers, json={
+        "email": "two-flows@example.com", "password": "secret123", "code_challenge": signup_challenge,
+        "code_challenge_method": "s256"}).status_code == 200
+    _, reset_challenge = challenge()
+    fauxth.control("POST", "/clock/advance", json={"seconds": 2})
+    assert requests.post(f"{fauxth.url}/auth/v1/recover", headers=headers, json={
+        "email": "two-flows@example.com", "code_challenge": reset_challenge, "code_challenge_method": "s256"}).status_code == 200
+    link = next(l for l in fauxth.wait_message("two-flows@example.com", purpose="verify_email")["links"] if "type=signup" in l)
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(requests.get(link, allow_redirects=False).headers["Location"]).query)["code"][0]
+    session = client(fauxth).auth.exchange_code_for_session({"auth_code": code, "code_verifier": signup_verifier}).session
+    assert session.user.email == "two-flows@example.com"

@@ -39,11 +39,12 @@ extension Emulator {
         }
     }
 
-    /// The auth code of the user's newest open flow, stamped as issued now (the flow's lifetime runs
-    /// from here); nil when the user has no open flow.
-    public func issueAuthCode(in tenant: String, userId: String) throws -> String? {
+    /// The auth code of the user's newest open flow of `authenticationMethod` (GoTrue's `FindFlowStateByUserID`, so a
+    /// sign-up link finds the sign-up's flow though a password reset began since), stamped as issued now; nil when
+    /// there is none.
+    public func issueAuthCode(in tenant: String, userId: String, authenticationMethod: String) throws -> String? {
         try db.transaction { c in
-            guard let id = try Flows.newestFlow(c, tenant: tenant, userId: userId) else { return nil }
+            guard let id = try Flows.newestFlow(c, tenant: tenant, userId: userId, authenticationMethod: authenticationMethod) else { return nil }
             try Flows.stampAuthCodeIssued(c, tenant: tenant, id: id, at: clock.now)
             return id
         }
@@ -56,7 +57,10 @@ extension Emulator {
         let now = clock.now
         let outcome: Result<(String, String, String?), AuthError> = try db.transaction { c in
             guard let flow = try Flows.flow(c, tenant: tenant, id: code) else { return .failure(.flowStateNotFound) }
-            guard now.timeIntervalSince(flow.startedAt) <= lifetime else { return .failure(.flowStateExpired) }
+            // GoTrue's IsExpired: a magic link's flow runs from its code, any other from its start (the sign-up or
+            // reset request), so a link clicked late gives a code that is expired already.
+            let start = flow.authenticationMethod == "magiclink" ? (flow.codeIssuedAt ?? flow.createdAt) : flow.createdAt
+            guard now.timeIntervalSince(start) <= lifetime else { return .failure(.flowStateExpired) }
             guard flow.challenge.isAnswered(by: verifier) else { return .failure(.badCodeVerifier) }
             try Flows.deleteFlow(c, tenant: tenant, id: code)
             return .success((flow.userId, flow.authenticationMethod, flow.providerToken))

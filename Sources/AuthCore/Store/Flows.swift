@@ -12,8 +12,9 @@ enum Flows {
         var challenge: PKCEChallenge
         var authenticationMethod: String
         var providerToken: String?
-        /// When its auth code was issued, else when the flow began: its lifetime runs from here.
-        var startedAt: Date
+        /// When the flow began, and when its auth code was issued.
+        var createdAt: Date
+        var codeIssuedAt: Date?
     }
 
     static func startFlow(_ c: borrowing Connection, tenant: String, id: String, userId: String, challenge: PKCEChallenge,
@@ -25,10 +26,11 @@ enum Flows {
                   .text(authenticationMethod), SQLValue(now), SQLValue(providerToken)])
     }
 
-    /// The id of a user's newest flow.
-    static func newestFlow(_ c: borrowing Connection, tenant: String, userId: String) throws -> String? {
-        try c.first("SELECT id FROM flow_states WHERE tenant = ? AND user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
-                    [.text(tenant), .text(userId)])?.string("id")
+    /// The id of a user's newest flow of an authentication method.
+    static func newestFlow(_ c: borrowing Connection, tenant: String, userId: String, authenticationMethod: String) throws -> String? {
+        try c.first("""
+            SELECT id FROM flow_states WHERE tenant = ? AND user_id = ? AND authentication_method = ? ORDER BY created_at DESC, rowid DESC LIMIT 1
+            """, [.text(tenant), .text(userId), .text(authenticationMethod)])?.string("id")
     }
 
     static func stampAuthCodeIssued(_ c: borrowing Connection, tenant: String, id: String, at now: Date) throws {
@@ -41,7 +43,7 @@ enum Flows {
                       challenge: PKCEChallenge(challenge: row.string("code_challenge") ?? "",
                                                method: PKCEChallenge.Method(rawValue: row.string("code_challenge_method") ?? "") ?? .s256),
                       authenticationMethod: row.string("authentication_method") ?? "otp", providerToken: row.string("provider_token"),
-                      startedAt: row.date("auth_code_issued_at") ?? row.date("created_at") ?? .distantPast)
+                      createdAt: row.date("created_at") ?? .distantPast, codeIssuedAt: row.date("auth_code_issued_at"))
         }
     }
 
