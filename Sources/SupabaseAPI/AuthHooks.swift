@@ -159,7 +159,9 @@ struct AuthHooks {
         if let error = json["error"]?.objectValue, let message = error["message"]?.stringValue, !message.isEmpty {
             let code = error["http_code"]?.intValue ?? 0
             let status = code == 0 ? 500 : code
-            throw SupabaseError(status: .init(code: status), code: status == 500 ? .unexpectedFailure : .unknown, message: message)
+            var refusal = SupabaseError(status: .init(code: status), code: status == 500 ? .unexpectedFailure : .unknown, message: message)
+            refusal.codeInHeader = false
+            throw refusal
         }
         return json
     }

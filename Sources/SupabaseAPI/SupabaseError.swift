@@ -112,6 +112,9 @@ struct SupabaseError: Error, Equatable {
     /// Set for the OAuth-style errors GoTrue uses on some grants: `{"error","error_description"}`,
     /// whatever the API version.
     var oauthError: String? = nil
+    /// False for an error GoTrue makes without a code (a hook's refusal): its body says `unknown` or `unexpected_failure`,
+    /// but no `x-sb-error-code` header goes out (`handleResponseErrorHTTP`).
+    var codeInHeader = true
 
     static func validation(_ message: String) -> SupabaseError { .init(status: .badRequest, code: .validationFailed, message: message) }
     static func badJSON(_ detail: String) -> SupabaseError {

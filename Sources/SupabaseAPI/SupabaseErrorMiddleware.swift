@@ -38,8 +38,10 @@ struct SupabaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     static func response(for failure: SupabaseError, apiVersion: String?) -> Response {
         var extra: [String: JSON] = [:]
         if let reasons = failure.weakPasswordReasons { extra["weak_password"] = ["reasons": .array(reasons.map(JSON.string))] }
-        return response(status: failure.status, code: failure.code.rawValue, message: failure.message, retryAfter: failure.retryAfter,
-                        oauthError: failure.oauthError, apiVersion: apiVersion, extra: extra)
+        var answer = response(status: failure.status, code: failure.code.rawValue, message: failure.message, retryAfter: failure.retryAfter,
+                              oauthError: failure.oauthError, apiVersion: apiVersion, extra: extra)
+        if !failure.codeInHeader { answer.headers[.supabaseErrorCode] = nil }
+        return answer
     }
 
     /// GoTrue's error body for any error code (a fault rule may name one Fauxth never raises itself).

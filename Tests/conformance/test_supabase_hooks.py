@@ -79,6 +79,8 @@ def test_a_hook_error_object_becomes_the_answer(fauxth, hook_server):
                              json={"email": "alice@example.com", "password": "password123"})
     assert response.status_code == 403
     assert response.json() == {"code": 403, "error_code": "unknown", "msg": "Accounts in this region are paused"}
+    # GoTrue makes the hook's refusal without a code, so it sends no x-sb-error-code (handleResponseErrorHTTP).
+    assert "x-sb-error-code" not in response.headers
 
 
 @pytest.mark.parametrize("answer, status, code, message", [
