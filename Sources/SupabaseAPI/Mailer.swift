@@ -99,11 +99,42 @@ struct Mailer {
     /// fails fails the request, as in GoTrue.
     func send(_ kind: Kind, to user: User, address: String? = nil, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) async throws {
         guard let email = address ?? user.email else { return }
-        let config = project.config
         try checkProjectLimit(kind, to: user, address: email)
         let prepared = try prepare(kind, for: user, address: email, redirectTo: redirectTo, origin: origin, pkce: pkce)
+        let code = prepared.code
+        let handedTo = try await handToHook(kind, user: user, data: ["token": .string(code.code), "token_hash": .string(code.linkToken ?? "")],
+                                            redirectTo: redirectTo, origin: origin)
+        try deliver(kind, to: user, address: email, prepared, handedTo: handedTo)
+    }
+
+    /// An email change's confirmations: to the new address and, with secure email change, to the current one. With
+    /// the send email hook on, GoTrue makes one call for both (`sendEmailChange`, `sendEmail`), with the user's
+    /// `new_email` set: `token` the current address's code (the new one's when the change is not secure), `token_hash`
+    /// the new address's hash, `token_new` the new address's code and `token_hash_new` the current's hash (a crossing
+    /// GoTrue keeps for compatibility). Without the hook the two are sent as two emails.
+    func sendEmailChange(to user: User, newAddress: String, alsoCurrent: Bool, redirectTo: String, origin: RequestOrigin) async throws {
+        let current = alsoCurrent ? user.email : nil
+        guard project.config.hooks[.sendEmail] != nil else {
+            try await send(.emailChange, to: user, address: newAddress, redirectTo: redirectTo, origin: origin)
+            if let current { try await send(.emailChange, to: user, address: current, redirectTo: redirectTo, origin: origin) }
+            return
+        }
+        try checkProjectLimit(.emailChange, to: user, address: newAddress)
+        let toNew = try prepare(.emailChange, for: user, address: newAddress, redirectTo: redirectTo, origin: origin)
+        let toCurrent = try current.map { try prepare(.emailChange, for: user, address: $0, redirectTo: redirectTo, origin: origin) }
+        var data: [String: JSON] = ["token": .string(toCurrent?.code.code ?? toNew.code.code), "token_hash": .string(toNew.code.linkToken ?? "")]
+        if let toCurrent {
+            data["token_new"] = .string(toNew.code.code)
+            data["token_hash_new"] = .string(toCurrent.code.linkToken ?? "")
+        }
+        let handedTo = try await handToHook(.emailChange, user: user, data: data, redirectTo: redirectTo, origin: origin)
+        try deliver(.emailChange, to: user, address: newAddress, toNew, handedTo: handedTo)
+        if let current, let toCurrent { try deliver(.emailChange, to: user, address: current, toCurrent, handedTo: handedTo) }
+    }
+
+    /// Keeps a prepared email in the outbox (as sent, or as handed to the hook) and stamps when it went.
+    private func deliver(_ kind: Kind, to user: User, address email: String, _ prepared: Prepared, handedTo: String?) throws {
         let (code, link) = (prepared.code, prepared.link)
-        let handedTo = try await handToHook(kind, user: user, code: code, redirectTo: redirectTo, origin: origin)
         let t = kind.template
         let text: String, html: String
         if kind == .reauthentication {
@@ -121,20 +152,22 @@ struct Mailer {
                 """
         }
         try emulator.deliver(OutgoingMessage(
-            tenant: user.tenant, channel: .email, to: email, from: config.senderAddress, subject: t.subject,
+            tenant: user.tenant, channel: .email, to: email, from: project.config.senderAddress, subject: t.subject,
             text: text, html: html, purpose: kind.purpose, codes: [code.code], handedTo: handedTo), userId: user.id)
         try emulator.markSent(kind.sentMessage, in: user.tenant, userId: user.id)
     }
 
     /// Calls the send email hook with GoTrue's `email_data` when it is on; answers what the outbox says
     /// the message was handed to, nil when GoTrue would send it itself.
-    private func handToHook(_ kind: Kind, user: User, code: IssuedCode, redirectTo: String, origin: RequestOrigin) async throws -> String? {
+    /// `data`: the tokens (`token`, `token_hash`, and for an email change `token_new`, `token_hash_new`).
+    private func handToHook(_ kind: Kind, user: User, data tokens: [String: JSON], redirectTo: String, origin: RequestOrigin) async throws -> String? {
         guard let binding = project.config.hooks[.sendEmail] else { return nil }
-        let data: [String: JSON] = [
-            "token": .string(code.code), "token_hash": .string(code.linkToken ?? ""), "redirect_to": .string(redirectTo),
+        var data: [String: JSON] = [
+            "token": "", "token_hash": "", "redirect_to": .string(redirectTo),
             "email_action_type": .string(kind.type), "site_url": .string(externalURL), "token_new": "", "token_hash_new": "",
             "old_email": "", "old_phone": "", "provider": "", "factor_type": "",
         ]
+        data.merge(tokens) { $1 }
         try await AuthHooks(emulator: emulator, project: project).run(.sendEmail, ["user": GoTrueJSON.user(user, config: project.config), "email_data": .object(data)],
                             origin: origin, userId: user.id, identifier: user.email)
         return "the send_email hook at \(binding.uri)"

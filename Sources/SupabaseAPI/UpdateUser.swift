@@ -98,7 +98,9 @@ struct UpdateUser {
             return try emulator.confirmAddressChange(in: call.tenant, userId: user.id, channel: .email, address: email, origin: call.origin)
         }
         try emulator.setPendingEmail(in: call.tenant, userId: user.id, email)
-        try await Self.sendEmailChange(user, to: email, call: call, project: project)
+        // The user as the messages see it: with its `new_email` (GoTrue sets it before it sends).
+        let pending = try emulator.requireUser(in: call.tenant, id: user.id)
+        try await Self.sendEmailChange(pending, to: email, call: call, project: project)
         return try emulator.requireUser(in: call.tenant, id: user.id)
     }
 
@@ -108,10 +110,7 @@ struct UpdateUser {
         let mailer = call.mailer(project)
         try mailer.checkFrequency(.emailChange, for: user, address: email)
         let redirect = Redirects.target(for: call.request, project: project, emulator: call.emulator)
-        try await mailer.send(.emailChange, to: user, address: email, redirectTo: redirect, origin: call.origin)
-        if project.config.secureEmailChange, let current = user.email {
-            try await mailer.send(.emailChange, to: user, address: current, redirectTo: redirect, origin: call.origin)
-        }
+        try await mailer.sendEmailChange(to: user, newAddress: email, alsoCurrent: project.config.secureEmailChange, redirectTo: redirect, origin: call.origin)
     }
 }
 

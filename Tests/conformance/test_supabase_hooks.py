@@ -2,6 +2,7 @@
 each hook point; supabase-py sees GoTrue's answers, and the hook server checks the signatures."""
 import base64
 import datetime
+import hashlib
 import json
 
 import pyotp
@@ -143,6 +144,26 @@ def test_send_email_hook_delivers_instead_and_the_inbox_keeps_what_it_was_handed
     verify = requests.post(f"{fauxth.url}/auth/v1/verify", headers={"apikey": ANON_KEY},
                            json={"type": "signup", "token_hash": data["token_hash"]})
     assert verify.status_code == 200, verify.text
+
+
+def test_an_email_change_is_one_send_email_call_carrying_both_addresses_tokens(fauxth, hook_server):
+    """GoTrue's sendEmailChange makes one hook call for a secure email change, with the user's new_email set: token the
+    current address's code, token_new the new address's, token_hash the new address's hash and token_hash_new the
+    current's (mail.go keeps that crossing). Fauxth made two calls that could not be told apart."""
+    hook_server.answer = lambda call: (204, None, None) if verified(call) else (400, "", "text/plain")
+    client = auth(fauxth)
+    client.sign_in_with_password({"email": "alice@example.com", "password": "password123"})
+    set_hook(fauxth, "send_email", hook_server.at("/email"))
+    client.update_user({"email": "alice.moved@example.com"})
+    [call] = hook_server.calls
+    data, user = call.json["email_data"], call.json["user"]
+    assert data["email_action_type"] == "email_change"
+    assert user["email"] == "alice@example.com" and user["new_email"] == "alice.moved@example.com"
+    current = fauxth.control("GET", "/messages?to=alice@example.com").json()["messages"][0]
+    moved = fauxth.control("GET", "/messages?to=alice.moved@example.com").json()["messages"][0]
+    assert (data["token"], data["token_new"]) == (current["codes"][0], moved["codes"][0])
+    assert data["token_hash"] == hashlib.sha224(("alice.moved@example.com" + moved["codes"][0]).encode()).hexdigest()
+    assert data["token_hash_new"] == hashlib.sha224(("alice@example.com" + current["codes"][0]).encode()).hexdigest()
 
 
 def test_a_failing_send_email_hook_fails_the_request(fauxth, hook_server):
