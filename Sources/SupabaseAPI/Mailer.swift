@@ -86,10 +86,14 @@ struct Mailer {
     func prepare(_ kind: Kind, for user: User, address: String? = nil, redirectTo: String, origin: RequestOrigin, pkce: Bool = false) throws -> Prepared {
         let target = (address ?? user.email ?? "").lowercased()
         let config = project.config
-        let code = try emulator.issueCode(in: user.tenant, CodeRequest(
+        var request = CodeRequest(
             userId: user.id, purpose: kind.purpose, channel: .email, target: target,
             length: config.mailerOTPLength, lifetime: config.mailerOTPExpiry,
-            linkToken: { otp in (pkce ? PKCE.tokenPrefix : "") + SHA224.hash(Array((target + otp).utf8)).hex }), origin: origin)
+            linkToken: { otp in (pkce ? PKCE.tokenPrefix : "") + SHA224.hash(Array((target + otp).utf8)).hex })
+        // "Magic Link is just a recovery with a different template" (mail.go): both are the user's one recovery_token.
+        if kind == .magicLink { request.replaces = [.resetPassword] }
+        if kind == .recovery { request.replaces = [.magicLink] }
+        let code = try emulator.issueCode(in: user.tenant, request, origin: origin)
         return Prepared(code: code, link: verifyLink(token: code.linkToken ?? "", type: kind.type, redirectTo: redirectTo))
     }
 

@@ -11,10 +11,12 @@ struct Verify {
     let emulator: Emulator
     let projects: SupabaseProjects
 
-    /// GoTrue's verification types and the message purposes whose codes each accepts.
+    /// GoTrue's verification types and the message purposes whose codes each accepts. Magic links and password resets
+    /// are one `recovery_token` there, so `magiclink` and `recovery` take either; `email` takes the confirmation, then it.
     static let purposes: [String: [MessagePurpose]] = [
-        "signup": [.verifyEmail], "email": [.verifyEmail, .magicLink], "magiclink": [.magicLink], "invite": [.invite],
-        "recovery": [.resetPassword], "email_change": [.emailChange], "sms": [.otp, .verifyEmail], "phone_change": [.phoneChange],
+        "signup": [.verifyEmail], "email": [.verifyEmail, .magicLink, .resetPassword], "magiclink": [.magicLink, .resetPassword],
+        "invite": [.invite], "recovery": [.resetPassword, .magicLink], "email_change": [.emailChange], "sms": [.otp, .verifyEmail],
+        "phone_change": [.phoneChange],
     ]
 
     func post(_ call: Call) async throws -> JSON {

@@ -292,3 +292,24 @@ def test_a_pkce_link_continues_the_flow_of_its_own_kind(fauxth):
     code = urllib.parse.parse_qs(urllib.parse.urlsplit(requests.get(link, allow_redirects=False).headers["Location"]).query)["code"][0]
     session = client(fauxth).auth.exchange_code_for_session({"auth_code": code, "code_verifier": signup_verifier}).session
     assert session.user.email == "two-flows@example.com"
+
+
+def test_a_magic_link_and_a_password_reset_share_one_token(fauxth):
+    """GoTrue keeps both in the user's recovery_token ("Magic Link is just a recovery with a different template",
+    mail.go): the newer ends the older, and verify's magiclink, recovery and email types take either. Fauxth kept them
+    apart."""
+    headers = {"apikey": ANON_KEY, "X-Supabase-Api-Version": "2024-01-01"}
+    assert requests.post(f"{fauxth.url}/auth/v1/recover", headers=headers, json={"email": "alice@example.com"}).status_code == 200
+    reset = fauxth.wait_message("alice@example.com", purpose="reset_password")["codes"][0]
+    fauxth.control("POST", "/clock/advance", json={"seconds": 61})
+    assert requests.post(f"{fauxth.url}/auth/v1/otp", headers=headers, json={"email": "alice@example.com"}).status_code == 200
+    magic = fauxth.wait_message("alice@example.com", purpose="magic_link")["codes"][0]
+
+    def verify(kind, token):
+        return requests.post(f"{fauxth.url}/auth/v1/verify", headers=headers, json={"type": kind, "email": "alice@example.com", "token": token})
+
+    assert verify("recovery", reset).json()["code"] == "otp_expired"
+    assert verify("recovery", magic).status_code == 200
+    fauxth.control("POST", "/clock/advance", json={"seconds": 61})
+    assert requests.post(f"{fauxth.url}/auth/v1/recover", headers=headers, json={"email": "alice@example.com"}).status_code == 200
+    assert verify("email", fauxth.wait_message("alice@example.com", purpose="reset_password")["codes"][0]).status_code == 200

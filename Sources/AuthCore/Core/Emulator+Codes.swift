@@ -15,6 +15,9 @@ public struct CodeRequest: Sendable {
     public var linkToken: (@Sendable (String) -> String)?
     /// A fixed code instead of a generated one (GoTrue's `GOTRUE_SMS_TEST_OTP`).
     public var fixedCode: String?
+    /// Other purposes whose live codes to the target this one replaces too (GoTrue keeps magic links and password
+    /// resets in one `recovery_token`, so the newer of the two ends the older).
+    public var replaces: [MessagePurpose] = []
 
     public init(userId: String?, purpose: MessagePurpose, channel: Channel, target: String, length: Int = 6,
                 lifetime: TimeInterval, linkToken: (@Sendable (String) -> String)? = nil, fixedCode: String? = nil) {
@@ -42,7 +45,9 @@ extension Emulator {
         let stored = CodeRecord(id: issued.id, userId: request.userId, purpose: request.purpose, channel: request.channel, target: request.target,
                                 linkToken: issued.linkToken, createdAt: now, expiresAt: issued.expiresAt, usedAt: nil, valueHash: Self.codeHash(code))
         try db.transaction { c in
-            try Codes.retire(c, tenant: tenant, purpose: request.purpose, target: request.target, userId: request.userId, at: now)
+            for purpose in [request.purpose] + request.replaces {
+                try Codes.retire(c, tenant: tenant, purpose: purpose, target: request.target, userId: request.userId, at: now)
+            }
             try Codes.insert(c, stored, tenant: tenant)
         }
         record(.codeIssued, tenant: tenant, userId: request.userId, origin: origin,
