@@ -11,7 +11,7 @@ enum IdentityPoolCredentials {
 
     static func getId(_ call: IdentityPoolCall) throws -> JSON {
         let pool = try call.identityPool()
-        let logins = try verifiedLogins(call, pool: pool)
+        let logins = try verifiedLogins(call, pool: pool).mapValues(\.subject)
         let identity: PoolIdentity
         if logins.isEmpty {
             guard pool.allowsUnauthenticated else { throw unauthenticatedRefused }
@@ -31,7 +31,8 @@ enum IdentityPoolCredentials {
         guard var identity = try call.emulator.poolIdentity(id: id),
               let pool = try? IdentityPool.find(identity.poolId, call.pools) else { throw IdentityPools.identityNotFound(id) }
         guard !identity.disabled else { throw CognitoError(.notAuthorized, "Access to Identity '\(id)' is forbidden.") }
-        let logins = try verifiedLogins(call, pool: pool)
+        let verified = try verifiedLogins(call, pool: pool)
+        let logins = verified.mapValues(\.subject)
         if identity.isAuthenticated {
             guard logins.contains(where: { identity.logins[$0.key] == $0.value }) else { throw loginsDoNotMatch }
         } else if !logins.isEmpty {
@@ -40,6 +41,9 @@ enum IdentityPoolCredentials {
             }
         } else if !pool.allowsUnauthenticated {
             throw unauthenticatedRefused
+        }
+        if identity.isAuthenticated {
+            try IdentityPoolRoles.checkAccess(pool, logins: verified.mapValues(\.claims), customRoleArn: try call.body.string("CustomRoleArn"))
         }
         guard let role = pool.roles[identity.isAuthenticated ? "authenticated" : "unauthenticated"], !role.isEmpty else {
             throw CognitoError(.invalidIdentityPoolConfiguration, "Invalid identity pool configuration. Check assigned IAM roles for this pool.")
@@ -63,9 +67,10 @@ enum IdentityPoolCredentials {
     /// The request's `Logins` (provider name to token), each checked as AWS checks a user pool's ID token: a provider
     /// the pool has, signed by that user pool's ID-token key, issued by it, for the provider's client, unexpired on
     /// the emulator clock, and with `ServerSideTokenCheck` of a session still live and a user still enabled. Answers
-    /// provider name to `sub`. The messages are AWS's; the last one's is Fauxth's (AWS's is not known).
-    static func verifiedLogins(_ call: IdentityPoolCall, pool: IdentityPool) throws -> [String: String] {
-        var subjects: [String: String] = [:]
+    /// provider name to `sub` and the token's claims. The messages are AWS's; the last one's is Fauxth's (AWS's is not
+    /// known).
+    static func verifiedLogins(_ call: IdentityPoolCall, pool: IdentityPool) throws -> [String: (subject: String, claims: [String: JSON])] {
+        var subjects: [String: (subject: String, claims: [String: JSON])] = [:]
         for (name, token) in try call.body.map("Logins") {
             // A pool that issues with Fauxth's own URL (`issuer: emulator`) is named by that URL without its scheme, as
             // Amplify forms the key from `iss`; the identity records the provider's own name either way.
@@ -94,7 +99,7 @@ enum IdentityPoolCredentials {
                     throw invalidLogin("Token is not valid for this user pool: the user signed out, or is disabled or gone.")
                 }
             }
-            subjects[provider.name] = subject
+            subjects[provider.name] = (subject, claims)
         }
         return subjects
     }

@@ -127,6 +127,7 @@ enum IdentityPools {
             guard let arn = value.stringValue, arn.hasPrefix("arn:") else { throw CognitoError.invalid("Invalid role ARN for \(key)") }
         }
         let mappings = try call.body.object("RoleMappings")
+        if let mappings { try IdentityPoolRoles.check(mappings) }
         try change(pool, call) { fields in
             fields["Roles"] = .object(roles)
             fields["RoleMappings"] = mappings.map(JSON.object)

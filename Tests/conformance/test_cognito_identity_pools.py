@@ -137,3 +137,43 @@ def test_pools_are_administered_with_boto3_and_their_roles_decide_credentials(co
     assert error(identity.describe_identity_pool, IdentityPoolId=pool_id) == ("ResourceNotFoundException", f"IdentityPool '{pool_id}' not found.")
     code, message = error(identity.describe_identity_pool, IdentityPoolId="not-a-pool")
     assert code == "ValidationException" and "at 'identityPoolId' failed to satisfy constraint" in message
+
+
+def test_role_mappings_are_checked_and_deny_what_they_do_not_resolve(cognito, identity):
+    """SetIdentityPoolRoles' RoleMappings as the model checks them (a Token or Rules type, AmbiguousRoleResolution
+    required, rules for Rules), then applied: Token takes cognito:preferred_role or a CustomRoleArn among
+    cognito:roles, Rules the first rule a claim matches, and Deny refuses what neither decides (the developer guide's
+    role-based access control; Fauxth stored the mappings and never read them)."""
+    provider = f"cognito-idp.us-east-1.amazonaws.com/{COGNITO_POOL}"
+    pool_id = identity.create_identity_pool(IdentityPoolName="mapped", AllowUnauthenticatedIdentities=False, CognitoIdentityProviders=[
+        {"ProviderName": provider, "ClientId": COGNITO_CLIENT, "ServerSideTokenCheck": False}])["IdentityPoolId"]
+    roles = {"authenticated": "arn:aws:iam::000000000000:role/members"}
+    key = f"{provider}:{COGNITO_CLIENT}"
+    # The model's enum is this service's ValidationException; the other refusals are InvalidParameterException.
+    for bad, code in [({"Type": "Bogus", "AmbiguousRoleResolution": "Deny"}, "ValidationException"),
+                      ({"Type": "Token"}, "InvalidParameterException"), ({"Type": "Rules", "AmbiguousRoleResolution": "Deny"}, "InvalidParameterException")]:
+        assert error(identity.set_identity_pool_roles, IdentityPoolId=pool_id, Roles=roles, RoleMappings={key: bad})[0] == code
+
+    def credentials(email, **extra):
+        tokens = cognito.tokens(email)
+        identity_id = identity.get_id(IdentityPoolId=pool_id, Logins=logins(tokens["IdToken"]))["IdentityId"]
+        return lambda: identity.get_credentials_for_identity(IdentityId=identity_id, Logins=logins(tokens["IdToken"]), **extra)
+
+    # alice has no group role: "choose role from token" has nothing to choose.
+    identity.set_identity_pool_roles(IdentityPoolId=pool_id, Roles=roles, RoleMappings={key: {"Type": "Token", "AmbiguousRoleResolution": "Deny"}})
+    alice = credentials("alice@example.com")
+    assert error(alice) == ("NotAuthorizedException", "The ambiguous role mapping rules denied this request.")
+    identity.set_identity_pool_roles(IdentityPoolId=pool_id, Roles=roles,
+                                     RoleMappings={key: {"Type": "Token", "AmbiguousRoleResolution": "AuthenticatedRole"}})
+    assert alice()["Credentials"]["AccessKeyId"]
+    # A group with a role gives carol one to choose, and a CustomRoleArn she does not hold is denied.
+    cognito.idp.update_group(UserPoolId=COGNITO_POOL, GroupName="admins", RoleArn="arn:aws:iam::000000000000:role/admins", Precedence=1)
+    identity.set_identity_pool_roles(IdentityPoolId=pool_id, Roles=roles, RoleMappings={key: {"Type": "Token", "AmbiguousRoleResolution": "Deny"}})
+    assert credentials("carol@example.com")()["Credentials"]["AccessKeyId"]
+    assert error(credentials("carol@example.com", CustomRoleArn="arn:aws:iam::000000000000:role/other"))[0] == "NotAuthorizedException"
+    # Rules: the first rule a claim matches.
+    rules = {"Rules": [{"Claim": "email", "MatchType": "StartsWith", "Value": "carol", "RoleARN": "arn:aws:iam::000000000000:role/carol"}]}
+    identity.set_identity_pool_roles(IdentityPoolId=pool_id, Roles=roles, RoleMappings={key: {
+        "Type": "Rules", "AmbiguousRoleResolution": "Deny", "RulesConfiguration": rules}})
+    assert credentials("carol@example.com")()["Credentials"]["AccessKeyId"]
+    assert error(credentials("alice@example.com"))[0] == "NotAuthorizedException"
