@@ -310,7 +310,8 @@ extension AuthHooks {
         guard enabled(.beforeUserCreated) else { return new }
         var new = new
         new.id = new.id ?? emulator.generator.uuid()
-        let now = GoTrueJSON.time(emulator.clock.now)
+        // GoTrue shows the user before it is saved, so its timestamps are Go's zero time (`models.NewUser` sets none).
+        let now: JSON = "0001-01-01T00:00:00Z"
         let user: [String: JSON] = [
             "id": .string(new.id ?? ""), "aud": .string(project.config.jwtAudience), "role": "",
             "email": .string(new.email ?? ""), "phone": .string(GoTrueJSON.phone(new.phone)),

@@ -235,6 +235,8 @@ def test_before_user_created_can_refuse_a_sign_up_and_sees_the_user(fauxth, hook
     # The hook saw the id the user was then created with.
     assert hook_server.calls[-1].json["user"]["id"] == created.id
     assert hook_server.calls[-1].json["user"]["app_metadata"] == {"provider": "email", "providers": ["email"]}
+    # Not saved yet: Go's zero time, as GoTrue's models.NewUser leaves the stamps.
+    assert hook_server.calls[-1].json["user"]["created_at"] == "0001-01-01T00:00:00Z"
 
 
 def test_admin_created_users_skip_the_user_created_hooks(fauxth, hook_server):
