@@ -116,16 +116,17 @@ struct Mailer {
     /// `new_email` set: `token` the current address's code (the new one's when the change is not secure), `token_hash`
     /// the new address's hash, `token_new` the new address's code and `token_hash_new` the current's hash (a crossing
     /// GoTrue keeps for compatibility). Without the hook the two are sent as two emails.
-    func sendEmailChange(to user: User, newAddress: String, alsoCurrent: Bool, redirectTo: String, origin: RequestOrigin) async throws {
+    func sendEmailChange(to user: User, newAddress: String, alsoCurrent: Bool, redirectTo: String, origin: RequestOrigin,
+                         pkce: Bool = false) async throws {
         let current = alsoCurrent ? user.email : nil
         guard project.config.hooks[.sendEmail] != nil else {
-            try await send(.emailChange, to: user, address: newAddress, redirectTo: redirectTo, origin: origin)
-            if let current { try await send(.emailChange, to: user, address: current, redirectTo: redirectTo, origin: origin) }
+            try await send(.emailChange, to: user, address: newAddress, redirectTo: redirectTo, origin: origin, pkce: pkce)
+            if let current { try await send(.emailChange, to: user, address: current, redirectTo: redirectTo, origin: origin, pkce: pkce) }
             return
         }
         try checkProjectLimit(.emailChange, to: user, address: newAddress)
-        let toNew = try prepare(.emailChange, for: user, address: newAddress, redirectTo: redirectTo, origin: origin)
-        let toCurrent = try current.map { try prepare(.emailChange, for: user, address: $0, redirectTo: redirectTo, origin: origin) }
+        let toNew = try prepare(.emailChange, for: user, address: newAddress, redirectTo: redirectTo, origin: origin, pkce: pkce)
+        let toCurrent = try current.map { try prepare(.emailChange, for: user, address: $0, redirectTo: redirectTo, origin: origin, pkce: pkce) }
         var data: [String: JSON] = ["token": .string(toCurrent?.code.code ?? toNew.code.code), "token_hash": .string(toNew.code.linkToken ?? "")]
         if let toCurrent {
             data["token_new"] = .string(toNew.code.code)

@@ -55,7 +55,9 @@ struct UpdateUser {
             try emulator.revokeSessions(in: call.tenant, userId: user.id, .allExcept(caller.session.id), reason: "password_changed", origin: call.origin)
         }
         var result = updated
-        if let changedEmail { result = try await changeEmail(result, to: changedEmail, call: call, project: project) }
+        if let changedEmail {
+            result = try await changeEmail(result, to: changedEmail, challenge: try PKCE.challenge(in: body), call: call, project: project)
+        }
         if let changedPhone { result = try await changePhone(result, to: changedPhone, call: call, project: project) }
         return GoTrueJSON.user(result, config: project.config)
     }
@@ -93,24 +95,30 @@ struct UpdateUser {
     /// else waits with it as `new_email` while a confirmation goes to the new address and, with secure
     /// email change (GoTrue's default), to the current one too; `/verify` type `email_change` applies it
     /// once every link is used.
-    private func changeEmail(_ user: User, to email: String, call: Call, project: SupabaseProject) async throws -> User {
+    /// With a PKCE `challenge` (a PKCE client's `updateUser`), the change is a PKCE flow, as GoTrue's `UserUpdate` makes
+    /// it: its links carry `pkce_` tokens, and the last one used answers `?code=` for the client to exchange.
+    private func changeEmail(_ user: User, to email: String, challenge: PKCEChallenge?, call: Call, project: SupabaseProject) async throws -> User {
         if project.config.mailerAutoconfirm, user.isAnonymous {
             return try emulator.confirmAddressChange(in: call.tenant, userId: user.id, channel: .email, address: email, origin: call.origin)
         }
         try emulator.setPendingEmail(in: call.tenant, userId: user.id, email)
         // The user as the messages see it: with its `new_email` (GoTrue sets it before it sends).
         let pending = try emulator.requireUser(in: call.tenant, id: user.id)
-        try await Self.sendEmailChange(pending, to: email, call: call, project: project)
+        if let challenge {
+            try emulator.startFlow(in: call.tenant, userId: user.id, challenge: challenge, authenticationMethod: Mailer.Kind.emailChange.authenticationMethod)
+        }
+        try await Self.sendEmailChange(pending, to: email, pkce: challenge != nil, call: call, project: project)
         return try emulator.requireUser(in: call.tenant, id: user.id)
     }
 
     /// The confirmation of a pending email change (GoTrue's `sendEmailChange`): to the new address and,
     /// with secure email change, to the current one, under `GOTRUE_SMTP_MAX_FREQUENCY`.
-    static func sendEmailChange(_ user: User, to email: String, call: Call, project: SupabaseProject) async throws {
+    static func sendEmailChange(_ user: User, to email: String, pkce: Bool = false, call: Call, project: SupabaseProject) async throws {
         let mailer = call.mailer(project)
         try mailer.checkFrequency(.emailChange, for: user, address: email)
         let redirect = Redirects.target(for: call.request, project: project, emulator: call.emulator)
-        try await mailer.sendEmailChange(to: user, newAddress: email, alsoCurrent: project.config.secureEmailChange, redirectTo: redirect, origin: call.origin)
+        try await mailer.sendEmailChange(to: user, newAddress: email, alsoCurrent: project.config.secureEmailChange, redirectTo: redirect,
+                                         origin: call.origin, pkce: pkce)
     }
 }
 

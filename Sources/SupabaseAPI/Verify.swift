@@ -81,7 +81,10 @@ struct Verify {
         do {
             guard let purposes = Self.purposes[type] else { throw AuthError.codeInvalid }
             guard case .signIn(let user) = try complete(.linkToken(token), purposes: purposes, project: project, origin: origin) else {
-                return Response(status: .seeOther, headers: [.location: redirect + "#" + Self.formEncode([("message", Self.otherLinkPending), ("sb", "")])])
+                // GoTrue's prepRedirectURL: the message in the fragment, and for a PKCE flow in the query too.
+                let fragment = Self.formEncode([("message", Self.otherLinkPending), ("sb", "")])
+                let query = isPKCE ? (redirect.contains("?") ? "&" : "?") + Self.formEncode([("message", Self.otherLinkPending)]) : ""
+                return Response(status: .seeOther, headers: [.location: redirect + query + "#" + fragment])
             }
             userId = user.id
             if isPKCE, let code = try emulator.issueAuthCode(in: tenant, userId: user.id, authenticationMethod: Self.authenticationMethod(type)) {

@@ -313,3 +313,29 @@ def test_a_magic_link_and_a_password_reset_share_one_token(fauxth):
     fauxth.control("POST", "/clock/advance", json={"seconds": 61})
     assert requests.post(f"{fauxth.url}/auth/v1/recover", headers=headers, json={"email": "alice@example.com"}).status_code == 200
     assert verify("email", fauxth.wait_message("alice@example.com", purpose="reset_password")["codes"][0]).status_code == 200
+
+
+def test_a_pkce_clients_email_change_is_a_pkce_flow(fauxth):
+    """auth-js's updateUser({email}) with flowType 'pkce' sends a code challenge; GoTrue's UserUpdate then makes the
+    change a PKCE flow (user.go): pkce_ tokens in both links, the first one's redirect with the message in the query too
+    (prepRedirectURL), the last one's with ?code= for exchangeCodeForSession. Fauxth ran it as an implicit flow."""
+    import base64
+    import secrets
+
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    session = requests.post(f"{fauxth.url}/auth/v1/token", params={"grant_type": "password"}, headers={"apikey": ANON_KEY},
+                            json={"email": "alice@example.com", "password": "password123"}).json()
+    changed = requests.put(f"{fauxth.url}/auth/v1/user", params={"redirect_to": "myapp://changed"},
+                           headers={"apikey": ANON_KEY, "Authorization": f"Bearer {session['access_token']}"},
+                           json={"email": "alice.pkce@example.com", "code_challenge": challenge, "code_challenge_method": "s256"})
+    assert changed.status_code == 200, changed.text
+    to_new = next(l for l in fauxth.wait_message("alice.pkce@example.com", purpose="email_change")["links"] if "/verify?" in l)
+    to_old = next(l for l in fauxth.wait_message("alice@example.com", purpose="email_change")["links"] if "/verify?" in l)
+    assert "token=pkce_" in to_new and "token=pkce_" in to_old
+    first = urllib.parse.urlsplit(requests.get(to_new, allow_redirects=False).headers["Location"])
+    assert urllib.parse.parse_qs(first.query)["message"][0].startswith("Confirmation link accepted")
+    last = urllib.parse.urlsplit(requests.get(to_old, allow_redirects=False).headers["Location"])
+    code = urllib.parse.parse_qs(last.query)["code"][0]
+    exchanged = client(fauxth).auth.exchange_code_for_session({"auth_code": code, "code_verifier": verifier}).session
+    assert exchanged.user.email == "alice.pkce@example.com"
