@@ -105,11 +105,14 @@ struct Admin {
         let confirmEmail = body.fields["email_confirm"]?.boolValue ?? false
         var userMetadata = try body.object("user_metadata") ?? [:]
         if confirmEmail { userMetadata["email_verified"] = true }
-        var user = try emulator.createUser(in: tenant, NewUser(
+        var new = NewUser(
             id: id, email: email, phone: phone, password: password, passwordHash: passwordHash,
             emailVerified: confirmEmail, phoneVerified: body.fields["phone_confirm"]?.boolValue ?? false,
             userMetadata: userMetadata, appMetadata: try body.object("app_metadata") ?? [:],
-            identityData: ["email_verified": .bool(confirmEmail), "phone_verified": false]), origin: origin)
+            identityData: ["email_verified": .bool(confirmEmail), "phone_verified": false])
+        // GoTrue's `role`: the token's role claim, for row-level security with roles of the app's own (`SetRole` trims it).
+        new.role = try body.string("role").map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        var user = try emulator.createUser(in: tenant, new, origin: origin)
         if let ban = try banChange(body) { user = try emulator.updateUser(in: tenant, id: user.id, UserChanges(bannedUntil: ban), origin: origin) }
         return GoTrueJSON.user(user, config: project.config)
     }
@@ -129,12 +132,24 @@ struct Admin {
         let password = try body.string("password")
         if let password { try project.config.passwordPolicy.check(password) }
         let email = try body.string("email").flatMap { $0.isEmpty ? nil : $0 }.map(Validation.email)
+        // GoTrue confirms only on `email_confirm`/`phone_confirm` true; a new address alone keeps the confirmation.
+        let confirmsEmail = body.fields["email_confirm"]?.boolValue == true, confirmsPhone = body.fields["phone_confirm"]?.boolValue == true
         var changes = UserChanges(
             email: email, phone: try body.string("phone"), password: password,
-            emailVerified: body.fields["email_confirm"]?.boolValue, phoneVerified: body.fields["phone_confirm"]?.boolValue,
+            emailVerified: confirmsEmail ? true : nil, phoneVerified: confirmsPhone ? true : nil,
             userMetadata: try body.object("user_metadata"), appMetadata: try body.object("app_metadata"), bannedUntil: try banChange(body))
         changes.passwordRetiresCodes = true
-        let user = try emulator.updateUser(in: tenant, id: id, changes, origin: origin)
+        changes.keepsConfirmation = true
+        changes.role = try body.string("role").map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        var user = try emulator.updateUser(in: tenant, id: id, changes, origin: origin)
+        // The email identity takes the new address and whether this call confirmed it (GoTrue's UpdateIdentityData).
+        if let email, let identity = user.identities.first(where: { $0.provider == "email" }) {
+            var data = identity.data
+            data["email"] = .string(email)
+            data["email_verified"] = .bool(confirmsEmail)
+            user = try emulator.linkIdentity(in: tenant, userId: id, NewIdentity(provider: "email", subject: identity.subject, email: email, data: data),
+                                             origin: origin)
+        }
         if password != nil { try emulator.revokeSessions(in: tenant, userId: id, .all, reason: "password_changed_by_admin", origin: origin) }
         return GoTrueJSON.user(user, config: project.config)
     }

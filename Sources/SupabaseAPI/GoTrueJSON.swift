@@ -105,7 +105,9 @@ package enum GoTrueJSON {
         return metadata
     }
 
-    static func role(of user: User) -> String { user.appMetadata["role"]?.stringValue ?? "authenticated" }
+    /// The role an administrator set (GoTrue's `role` column), else the one a seed put in `app_metadata`, else
+    /// `authenticated`.
+    static func role(of user: User) -> String { user.role ?? user.appMetadata["role"]?.stringValue ?? "authenticated" }
     static func phone(_ phone: String?) -> String { phone.map { $0.hasPrefix("+") ? String($0.dropFirst()) : $0 } ?? "" }
     static func time(_ date: Date) -> JSON { .string(RFC3339.string(from: date)) }
 }

@@ -7,6 +7,7 @@ import requests
 from supabase import create_client
 from supabase_auth.errors import AuthApiError
 
+from conftest import jwt_claims
 from test_supabase_slice import ANON_KEY
 
 SERVICE_ROLE_KEY = (
@@ -82,6 +83,33 @@ def test_a_soft_deleted_user_stays_obfuscated_and_signs_in_no_more(fauxth):
     with pytest.raises(AuthApiError) as gone:
         api.get_user_by_id(carol)
     assert gone.value.code == "user_not_found"
+
+
+def test_an_administrators_role_reaches_the_users_tokens(fauxth):
+    """GoTrue's admin `role` (AdminUserParams.Role, SetRole trims it) is the role claim of the user's tokens, the
+    Postgres role row-level security sees; Fauxth ignored it."""
+    api = admin(fauxth)
+    made = api.create_user({"email": "editor@example.com", "password": "secret123", "email_confirm": True, "role": "editor"}).user
+    assert made.role == "editor"
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    session = auth.sign_in_with_password({"email": "editor@example.com", "password": "secret123"}).session
+    assert jwt_claims(session.access_token)["role"] == "editor"
+    assert api.update_user_by_id(made.id, {"role": "  moderator "}).user.role == "moderator"
+    refreshed = auth.refresh_session().session
+    assert jwt_claims(refreshed.access_token)["role"] == "moderator"
+
+
+def test_an_administrators_new_email_keeps_the_confirmation(fauxth):
+    """GoTrue's adminUserUpdate writes the new address alone (SetEmail) and puts it, with email_verified as the call
+    said, in the email identity; Fauxth unconfirmed the user, whose sign-in then failed email_not_confirmed."""
+    api = admin(fauxth)
+    made = api.create_user({"email": "moving@example.com", "password": "secret123", "email_confirm": True}).user
+    moved = api.update_user_by_id(made.id, {"email": "moved@example.com"}).user
+    assert moved.email == "moved@example.com" and moved.email_confirmed_at == made.email_confirmed_at
+    [identity] = moved.identities
+    assert identity.identity_data["email"] == "moved@example.com" and identity.identity_data["email_verified"] is False
+    session = create_client(fauxth.url, ANON_KEY).auth.sign_in_with_password({"email": "moved@example.com", "password": "secret123"}).session
+    assert session.user.id == made.id
 
 
 def test_list_users_pages(fauxth):

@@ -25,6 +25,11 @@ public struct UserChanges: Sendable {
     /// Whether a new address gets its own `email`/`phone` identity (`NewUser.addressIdentities`); GoTrue gives none to an
     /// address a user takes from an identity it links.
     public var addsAddressIdentities = true
+    /// A new role (GoTrue's admin `role`).
+    public var role: String?
+    /// A new address keeps the confirmation the old one had (GoTrue's admin `SetEmail`/`SetPhone`, which write the
+    /// address alone); `emailVerified`/`phoneVerified` still set it when given.
+    public var keepsConfirmation = false
 
     public init(email: String? = nil, phone: String? = nil, password: String? = nil, emailVerified: Bool? = nil,
                 phoneVerified: Bool? = nil, userMetadata: [String: JSON]? = nil, appMetadata: [String: JSON]? = nil,
@@ -43,9 +48,9 @@ extension Emulator {
         let now = clock.now
         let email = try changes.email.map { try Identifiers.email($0) } ?? user.email
         let phone = try changes.phone.map { try Identifiers.phone($0) } ?? user.phone
-        var emailVerifiedAt = email?.lowercased() == user.email?.lowercased() ? user.emailVerifiedAt : nil
+        var emailVerifiedAt = email?.lowercased() == user.email?.lowercased() || changes.keepsConfirmation ? user.emailVerifiedAt : nil
         if let verified = changes.emailVerified { emailVerifiedAt = verified ? (emailVerifiedAt ?? now) : nil }
-        var phoneVerifiedAt = phone == user.phone ? user.phoneVerifiedAt : nil
+        var phoneVerifiedAt = phone == user.phone || changes.keepsConfirmation ? user.phoneVerifiedAt : nil
         if let verified = changes.phoneVerified { phoneVerifiedAt = verified ? (phoneVerifiedAt ?? now) : nil }
         let secret = changes.password.map { passwordHasher.hash($0, generator: generator) }
         let derived = try derivedCredentials(in: tenant, userId: id, username: user.username, password: changes.password)
@@ -71,6 +76,7 @@ extension Emulator {
                     .bannedUntil: SQLValue(changes.bannedUntil ?? user.bannedUntil), .disabled: SQLValue(changes.disabled ?? user.disabled),
                     .isAnonymous: SQLValue(changes.isAnonymous ?? user.isAnonymous), .updatedAt: SQLValue(now),
                 ])
+                if let role = changes.role { try Accounts.set(c, tenant: tenant, id: id, [.role: .text(role)]) }
                 if let secret { try Self.storePassword(c, tenant: tenant, userId: id, hash: secret, derived: derived, at: now) }
                 if secret != nil, changes.passwordRetiresCodes {
                     try Codes.retire(c, tenant: tenant, userId: id, except: .mfa, at: now)

@@ -39,6 +39,7 @@ extension Emulator {
                     .disabled: SQLValue(new.disabled), .isAnonymous: SQLValue(new.isAnonymous),
                     .userMetadata: SQLValue(JSON.object(new.userMetadata)), .appMetadata: SQLValue(JSON.object(new.appMetadata)),
                     .createdAt: SQLValue(new.createdAt ?? now), .updatedAt: SQLValue(now), .isSSOUser: SQLValue(new.isSSOUser),
+                    .role: SQLValue(new.role),
                 ])
                 if let secret { try Self.storePassword(c, tenant: tenant, userId: id, hash: secret, derived: derived, at: now) }
                 for (provider, identifier) in [("email", email), ("phone", phone)] {

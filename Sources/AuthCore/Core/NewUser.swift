@@ -30,6 +30,8 @@ public struct NewUser: Sendable {
     /// (`UniqueAddresses.whenVerified`), moves to this one, unverified there, instead of failing (Cognito's
     /// `ForceAliasCreation`).
     public var takeVerifiedAddresses = false
+    /// The role an administrator gives the user (GoTrue's admin `role`); nil for the default.
+    public var role: String?
 
     public init(id: String? = nil, email: String? = nil, phone: String? = nil, username: String? = nil, password: String? = nil,
                 passwordHash: String? = nil, emailVerified: Bool = false, phoneVerified: Bool = false, disabled: Bool = false,

@@ -37,6 +37,8 @@ public struct User: Sendable, Equatable {
     public var isSSOUser = false
     /// When the user was soft-deleted (GoTrue's `deleted_at`): the row stays, with nothing left to sign in with.
     public var deletedAt: Date?
+    /// The role an administrator gave the user (GoTrue's `role`, a Postgres role its tokens carry); nil for the default.
+    public var role: String?
     /// Whether the user can sign in with a password.
     public var hasPassword: Bool { passwordUpdatedAt != nil }
 

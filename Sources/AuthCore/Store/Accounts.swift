@@ -157,7 +157,7 @@ enum Accounts {
         case userMetadata = "user_metadata", appMetadata = "app_metadata"
         case disabled, bannedUntil = "banned_until", isAnonymous = "is_anonymous", isSSOUser = "is_sso_user"
         case createdAt = "created_at", updatedAt = "updated_at"
-        case lastSignInAt = "last_sign_in_at", tokensValidAfter = "tokens_valid_after", invitedAt = "invited_at", deletedAt = "deleted_at"
+        case lastSignInAt = "last_sign_in_at", tokensValidAfter = "tokens_valid_after", invitedAt = "invited_at", deletedAt = "deleted_at", role
         case verificationSentAt = "verification_sent_at", recoverySentAt = "recovery_sent_at", emailChangeSentAt = "email_change_sent_at"
         case phoneChangeSentAt = "phone_change_sent_at", reauthenticationSentAt = "reauthentication_sent_at"
 
@@ -251,5 +251,6 @@ extension User {
         invitedAt = row.date("invited_at")
         isSSOUser = row.bool("is_sso_user")
         deletedAt = row.date("deleted_at")
+        role = row.string("role")
     }
 }

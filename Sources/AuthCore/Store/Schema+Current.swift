@@ -18,7 +18,7 @@ extension Schema {
             verification_sent_at REAL, created_at REAL NOT NULL, updated_at REAL NOT NULL, last_sign_in_at REAL,
             pending_email TEXT, pending_phone TEXT, tokens_valid_after REAL, invited_at REAL, is_sso_user INTEGER NOT NULL DEFAULT 0,
             recovery_sent_at REAL, email_change_sent_at REAL, phone_change_sent_at REAL, reauthentication_sent_at REAL,
-            deleted_at REAL, PRIMARY KEY (tenant, id));
+            deleted_at REAL, role TEXT, PRIMARY KEY (tenant, id));
         CREATE UNIQUE INDEX users_username ON users (tenant, username) WHERE username IS NOT NULL;
         CREATE INDEX users_email ON users (tenant, email COLLATE NOCASE) WHERE email IS NOT NULL;
         CREATE INDEX users_phone ON users (tenant, phone) WHERE phone IS NOT NULL;

@@ -315,9 +315,11 @@ enum Schema {
             PRIMARY KEY (tenant, pool_id, provider, subject));
         CREATE INDEX pool_identity_logins_identity ON pool_identity_logins (identity_id);
         """,
-        // 25: when a user was soft-deleted (GoTrue's `deleted_at`): the row stays, its names obfuscated.
+        // 25: when a user was soft-deleted (GoTrue's `deleted_at`): the row stays, its names obfuscated; and the role its
+        // tokens carry where an administrator set one (GoTrue's `role`).
         """
         ALTER TABLE users ADD COLUMN deleted_at REAL;
+        ALTER TABLE users ADD COLUMN role TEXT;
         """,
     ]
 
