@@ -152,4 +152,20 @@ extension SupabaseConfig {
 
     /// 2^63-1 nanoseconds, in whole seconds.
     static let longestGoDuration: TimeInterval = 9_223_372_036
+
+    /// `GOTRUE_PASSWORD_REQUIRED_CHARACTERS` as GoTrue's `PasswordRequiredCharacters.Decode` reads it: sets split on `:`,
+    /// where a set ending in `\` takes the `:` and the next set into it (the dashboard's "letters, digits and symbols"
+    /// value escapes the colon among its symbols), one join at a time, as Go's loop does.
+    static func requiredCharacterSets(_ value: String) -> [String] {
+        var parts = value.components(separatedBy: ":")
+        var index = 0
+        while index < parts.count - 1 {
+            if parts[index].hasSuffix("\\") {
+                parts[index] = String(parts[index].dropLast()) + ":" + parts[index + 1]
+                parts[index + 1] = ""
+            }
+            index += 1
+        }
+        return parts.filter { !$0.isEmpty }
+    }
 }

@@ -142,7 +142,7 @@ struct SupabaseConfig: Sendable {
         // GoTrue counts a password's length in bytes, and refuses more than bcrypt's 72 on every path that sets one.
         passwordPolicy = PasswordPolicy(
             minLength: max(6, try Self.int(env, "GOTRUE_PASSWORD_MIN_LENGTH", default: 6, minimum: nil)), maxLength: 72, unit: .utf8Bytes,
-            requiredCharacterSets: (env["GOTRUE_PASSWORD_REQUIRED_CHARACTERS"] ?? "").split(separator: ":").map(String.init))
+            requiredCharacterSets: Self.requiredCharacterSets(env["GOTRUE_PASSWORD_REQUIRED_CHARACTERS"] ?? ""))
         mailerOTPExpiry = TimeInterval(try Self.seconds(env, "GOTRUE_MAILER_OTP_EXP", default: 86400, unsigned: true, zeroMeans: 86400))
         mailerOTPLength = try Self.otpLength(env, "GOTRUE_MAILER_OTP_LENGTH")
         smtpMaxFrequency = try Self.duration(env, "GOTRUE_SMTP_MAX_FREQUENCY", default: 60, zeroMeans: 60)

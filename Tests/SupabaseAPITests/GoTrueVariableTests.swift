@@ -76,3 +76,17 @@ import Testing
         #expect(try SupabaseConfig(env: ["GOTRUE_SITE_URL": ""]).siteURL == "")
     }
 }
+
+/// `GOTRUE_PASSWORD_REQUIRED_CHARACTERS` as GoTrue's `PasswordRequiredCharacters.Decode` splits it, escaped colons kept.
+@Suite struct RequiredCharacterTests {
+    @Test(arguments: [
+        ("abc:0123456789", ["abc", "0123456789"]),
+        // The dashboard's "letters, digits and symbols": the colon among the symbols is escaped.
+        (#"abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789:!@#$%^&*()_+-=[]{};'\:"|<>?,./`~"#,
+         ["abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789", #"!@#$%^&*()_+-=[]{};':"|<>?,./`~"#]),
+        (#"!@#\:$"#, ["!@#:$"]), (#"a\:b\:c"#, [#"a:b\"#, "c"]), ("::x::", ["x"]), ("", []),
+    ])
+    func setsAreSplitAsGoTrueSplitsThem(_ value: String, _ sets: [String]) {
+        #expect(SupabaseConfig.requiredCharacterSets(value) == sets)
+    }
+}

@@ -606,3 +606,14 @@ def test_each_message_stamps_when_it_went_and_a_new_password_retires_the_codes_s
     resent = fauxth.wait_message("alice.moved@example.com", purpose="email_change")["codes"][0]
     verified = auth_post(fauxth, "verify", {"type": "email_change", "email": "alice.moved@example.com", "token": resent})
     assert verified.status_code == 200, verified.text
+
+
+def test_required_characters_keep_an_escaped_colon_in_its_set(supabase_project):
+    """The dashboard's "letters, digits and symbols" value escapes the colon among the symbols; GoTrue's
+    PasswordRequiredCharacters.Decode keeps it in one set (configuration.go). Fauxth split the symbols in two."""
+    symbols = "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789:!@#$%^&*()_+-=[]{};'\\:\"|<>?,./`~"
+    fauxth = supabase_project({"GOTRUE_PASSWORD_REQUIRED_CHARACTERS": symbols, "GOTRUE_MAILER_AUTOCONFIRM": "true"})
+    accepted = auth_post(fauxth, "signup", {"email": "strong@example.com", "password": "Abcdef1!"})
+    assert accepted.status_code == 200, accepted.text
+    refused = auth_post(fauxth, "signup", {"email": "weak@example.com", "password": "Abcdefg1"})
+    assert refused.status_code == 422 and refused.json()["code"] == "weak_password"
