@@ -78,7 +78,8 @@ struct Signup {
         let config = project.config
         let confirmed = signup.phone == nil ? user.emailVerifiedAt != nil : user.phoneVerifiedAt != nil
         if confirmed {
-            if signup.autoconfirm {
+            // Either autoconfirm tells, whichever channel this sign-up is on (`config.Mailer.Autoconfirm || config.Sms.Autoconfirm`).
+            if config.mailerAutoconfirm || config.phoneAutoconfirm {
                 throw SupabaseError(status: .unprocessableContent, code: .userAlreadyExists, message: "User already registered")
             }
             // GoTrue's `sanitizeUser`, field by field: what it resets, and what it keeps of the real user (the other
@@ -98,7 +99,13 @@ struct Signup {
         }
         try sender.checkFrequency(for: user, signup)
         try await sender.sendConfirmation(to: user, signup)
-        return GoTrueJSON.user(try emulator.requireUser(in: user.tenant, id: user.id), config: config)
+        var answered = try emulator.requireUser(in: user.tenant, id: user.id)
+        // An invited user's answer keeps back what the inviter set ("Remove sensitive fields", signup.go).
+        if answered.invitedAt != nil {
+            answered.userMetadata = [:]
+            answered.identities = []
+        }
+        return GoTrueJSON.user(answered, config: config)
     }
 
     /// What a sign-up confirms: an email (by mail) or a phone (by SMS), each with its own switches.

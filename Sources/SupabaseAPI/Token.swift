@@ -119,15 +119,27 @@ struct Token {
     private func password(_ call: Call) async throws -> GoTrueSession {
         let (origin, tenant) = (call.origin, call.tenant)
         let (body, project) = try call.bodyAndProject()
-        let email = try body.string("email"), phone = try body.string("phone")
+        let email = try body.string("email") ?? "", phone = try body.string("phone") ?? ""
         let password = try body.string("password") ?? ""
+        // GoTrue's ResourceOwnerPasswordGrant, in its order: one identifier, its provider switched on, then the user,
+        // whose ban is told before the password is checked.
+        guard email.isEmpty || phone.isEmpty else { throw SupabaseError.validation("Only an email address or phone number should be provided on login.") }
         let identifier: Identifier
-        if let email, !email.isEmpty {
+        if !email.isEmpty {
+            guard project.config.emailEnabled else {
+                throw SupabaseError(status: .unprocessableContent, code: .emailProviderDisabled, message: "Email logins are disabled")
+            }
             identifier = .email(email.trimmingSpaces())
-        } else if let phone, !phone.isEmpty {
+        } else if !phone.isEmpty {
+            guard project.config.phoneEnabled else {
+                throw SupabaseError(status: .unprocessableContent, code: .phoneProviderDisabled, message: "Phone logins are disabled")
+            }
             identifier = .phone(phone)
         } else {
-            throw AuthError.invalidCredentials
+            throw SupabaseError.validation("missing email or phone")
+        }
+        if let found = try emulator.user(in: tenant, identifier), found.hasPassword, found.isBanned(at: emulator.clock.now) {
+            throw AuthError.userBanned
         }
         // The password verification attempt hook hears about every attempt on a known, unbanned user, right
         // password or not, and may reject it before GoTrue's own answer.

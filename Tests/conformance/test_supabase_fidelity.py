@@ -617,3 +617,41 @@ def test_required_characters_keep_an_escaped_colon_in_its_set(supabase_project):
     assert accepted.status_code == 200, accepted.text
     refused = auth_post(fauxth, "signup", {"email": "weak@example.com", "password": "Abcdefg1"})
     assert refused.status_code == 422 and refused.json()["code"] == "weak_password"
+
+
+def test_the_password_grant_checks_in_gotrues_order(supabase_project):
+    """GoTrue's ResourceOwnerPasswordGrant: one identifier (validation_failed for both or neither), the provider switched
+    on (email_provider_disabled), and a banned user told so before the password is checked."""
+    fauxth = supabase_project({"GOTRUE_MAILER_AUTOCONFIRM": "true"},
+                              [{"email": "banned@example.com", "password": "secret123", "email_verified": True}])
+    both = auth_post(fauxth, "token", {"email": "banned@example.com", "phone": "+15555550100", "password": "x"}, grant_type="password")
+    assert error(both, 400, "validation_failed") == "Only an email address or phone number should be provided on login."
+    assert error(auth_post(fauxth, "token", {"password": "x"}, grant_type="password"), 400, "validation_failed") == "missing email or phone"
+    user_id = next(u["id"] for u in fauxth.control("GET", "/tenants/default/users").json()["users"] if u["email"] == "banned@example.com")
+    requests.put(f"{fauxth.url}/auth/v1/admin/users/{user_id}", json={"ban_duration": "24h"}, headers=admin_headers())
+    wrong = auth_post(fauxth, "token", {"email": "banned@example.com", "password": "wrong-password"}, grant_type="password")
+    assert error(wrong, 400, "user_banned") == "User is banned"
+
+
+def test_a_disabled_email_provider_refuses_email_logins(supabase_project):
+    fauxth = supabase_project({"GOTRUE_EXTERNAL_EMAIL_ENABLED": "false"},
+                              [{"email": "old@example.com", "password": "secret123", "email_verified": True}])
+    refused = auth_post(fauxth, "token", {"email": "old@example.com", "password": "secret123"}, grant_type="password")
+    assert error(refused, 422, "email_provider_disabled") == "Email logins are disabled"
+
+
+def test_sms_autoconfirm_also_tells_that_a_confirmed_email_is_registered(supabase_project):
+    """signup.go answers user_already_exists when either autoconfirm is on (Mailer.Autoconfirm || Sms.Autoconfirm)."""
+    fauxth = supabase_project({"GOTRUE_SMS_AUTOCONFIRM": "true"}, [{"email": "taken@example.com", "password": "secret123", "email_verified": True}])
+    again = auth_post(fauxth, "signup", {"email": "taken@example.com", "password": "secret123"})
+    assert error(again, 422, "user_already_exists") == "User already registered"
+
+
+def test_an_invited_user_signing_up_does_not_see_the_invitations_data(fauxth):
+    """signup.go removes an invited user's metadata and identities from the answer ("Remove sensitive fields")."""
+    assert requests.post(f"{fauxth.url}/auth/v1/invite", json={"email": "invited@example.com", "data": {"secret": "s"}},
+                         headers=admin_headers()).status_code == 200
+    fauxth.control("POST", "/clock/advance", json={"seconds": 61})
+    answer = auth_post(fauxth, "signup", {"email": "invited@example.com", "password": "secret123", "data": {"mine": 1}})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["user_metadata"] == {} and answer.json()["identities"] == []
