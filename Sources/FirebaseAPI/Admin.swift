@@ -20,14 +20,30 @@ enum Admin {
                 guard case .object(let fields) = item else { throw FirebaseError(.invalidArgument, "a user must be an object") }
                 try AccountImport(call: call, scope: scope, hash: hash).importUser(FirebaseBody(fields: FirebaseBody.normalized(fields)))
             } catch let error as FirebaseError {
-                errors.append(["index": .int(index), "message": .string(error.message)])
+                errors.append(["index": .int(index), "message": .string(importMessage(error, user: item, sanityCheck: try call.body.bool("sanityCheck") == true))])
             } catch let error as AuthError {
-                errors.append(["index": .int(index), "message": .string(FirebaseError(core: error).message)])
+                errors.append(["index": .int(index), "message": .string(importMessage(FirebaseError(core: error), user: item,
+                                                                                     sanityCheck: try call.body.bool("sanityCheck") == true))])
             }
         }
         var answer: [String: JSON] = ["kind": "identitytoolkit#UploadAccountResponse"]
         if !errors.isEmpty { answer["error"] = .array(errors) }
         return .json(.object(answer))
+    }
+
+    /// A user's import refusal in the words the emulator gives "consistent with production" (claims), or says of itself:
+    /// production imports a duplicate email or phone as another account (checking emails only with `sanityCheck`), which
+    /// Fauxth, keeping the project's addresses unique, cannot.
+    private static func importMessage(_ error: FirebaseError, user: JSON, sanityCheck: Bool) -> String {
+        switch error.code {
+        case .invalidClaims: return "Invalid custom claims provided."
+        case .claimsTooLarge: return "Custom claims provided are too large."
+        case .forbiddenClaim: return "Custom claims provided include a reserved claim."
+        case .emailExists where sanityCheck: return "email exists in other account in database"
+        case .emailExists: return "((Fauxth does not support importing duplicate email: \(user["email"]?.stringValue ?? "")))"
+        case .phoneNumberExists: return "((Fauxth does not support importing duplicate phone number: \(user["phoneNumber"]?.stringValue ?? "")))"
+        default: return error.message
+        }
     }
 
     /// The users' int64 fields as Google maps the request's JSON onto its messages, before any user is imported: a value

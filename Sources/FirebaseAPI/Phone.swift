@@ -79,14 +79,19 @@ enum Phone {
         let caller = try linking.map { try call.caller(idToken: $0) }
         let scope = try caller?.scope ?? call.scope()
         let phone: String
-        if let proof = try body.string("temporaryProof") {
-            phone = try readProof(proof, call: call, phone: try body.string("phoneNumber"))
+        let usesProof = (try body.string("temporaryProof"))?.isEmpty == false
+        if usesProof, let proof = try body.string("temporaryProof") {
+            // The emulator's order: a proof comes with the number it proves.
+            guard let number = try body.string("phoneNumber"), !number.isEmpty else { throw FirebaseError(.missingPhoneNumber) }
+            phone = try readProof(proof, call: call, phone: number)
         } else {
             phone = try verify(call, scope: scope, sessionInfo: try body.string("sessionInfo"), code: try body.string("code"), purposes: [.otp]).phone
         }
         let owner = try call.emulator.user(in: scope.coreTenant, .phone(phone))
         if let caller {
             if let owner, owner.id != caller.user.id {
+                // A proof that is already the answer to this refusal is refused outright, so an app cannot loop on it.
+                guard !usesProof else { throw FirebaseError(.phoneNumberExists) }
                 // The number belongs to someone else: Firebase answers a proof the app can sign in with instead.
                 return .json(["phoneNumber": .string(phone), "temporaryProof": .string(try proof(for: phone, call: call)),
                               "temporaryProofExpiresIn": "3600"])

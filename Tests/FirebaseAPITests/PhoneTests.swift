@@ -157,6 +157,13 @@ import Testing
             #expect(withProof.json["localId"] == "phone-owner")
             let wrongNumber = try await client.send(.post, accounts("signInWithPhoneNumber"), json: ["phoneNumber": "+15550100009", "temporaryProof": proof])
             #expect(errorMessage(wrongNumber) == "INVALID_TEMPORARY_PROOF")
+            // As the emulator has it: a proof comes with its number, and linking with the proof of a number another
+            // account has is refused outright (the SDK's credentialFromError would loop on a new proof).
+            let bare = try await client.send(.post, accounts("signInWithPhoneNumber"), json: ["temporaryProof": proof])
+            #expect(errorMessage(bare) == "MISSING_PHONE_NUMBER")
+            let relink = try await client.send(.post, accounts("signInWithPhoneNumber"), json: ["idToken": session["idToken"]!,
+                                                                                               "phoneNumber": "+15550100007", "temporaryProof": proof])
+            #expect(errorMessage(relink) == "PHONE_NUMBER_EXISTS")
         }
     }
 

@@ -305,6 +305,20 @@ def test_imported_users_sign_in_with_their_original_password(firebase, firebase_
     assert firebase_error(wrong) == "INVALID_PASSWORD"
 
 
+def test_an_imports_refusals_are_worded_as_production_words_them(firebase):
+    """The emulator rewrites claims refusals "consistent with production" (operations.ts batchCreate); a duplicate email
+    is production's "email exists in other account in database" under sanityCheck, and otherwise something production
+    would import as another account, which Fauxth says it cannot. (firebase-admin checks claims itself, so raw REST.)"""
+    users = [{"localId": "importclaims0001", "customAttributes": '{"sub": "x"}'},
+             {"localId": "importclaims0002", "customAttributes": '{"big": "' + "x" * 1001 + '"}'},
+             {"localId": "importdupemail01", "email": "alice@example.com"}]
+    answer = firebase.admin("POST", "/accounts:batchCreate", json={"users": users})
+    assert answer.status_code == 200, answer.text
+    assert {error["index"]: error["message"] for error in answer.json()["error"]} == {
+        0: "Custom claims provided include a reserved claim.", 1: "Custom claims provided are too large.",
+        2: "((Fauxth does not support importing duplicate email: alice@example.com))"}
+
+
 # --- tenants ----------------------------------------------------------------------------------------------------
 
 

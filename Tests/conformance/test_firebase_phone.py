@@ -69,3 +69,18 @@ def test_codes_expire_after_five_minutes(firebase):
 def test_a_malformed_phone_number_is_refused(firebase):
     response = firebase.call("accounts:sendVerificationCode", {"phoneNumber": "5555550100", "recaptchaToken": "x"})
     assert firebase_error(response).startswith("INVALID_PHONE_NUMBER")
+
+
+def test_linking_with_the_proof_of_another_accounts_number_is_refused(firebase):
+    """The emulator's signInWithPhoneNumber: linking a number another account has answers a temporary proof once, and
+    linking again with that proof is PHONE_NUMBER_EXISTS (the JS SDK's auth/phone-number-exists), so an app retrying
+    with credentialFromError cannot loop; a proof without its number is MISSING_PHONE_NUMBER."""
+    alice = firebase.sign_in("alice@example.com", "password123")
+    session_info = send_code(firebase, "+15555550100")  # carol's number
+    conflict = firebase.ok("accounts:signInWithPhoneNumber", {"idToken": alice["idToken"], "sessionInfo": session_info,
+                                                              "code": firebase.verification_code(session_info)})
+    proof = conflict["temporaryProof"]
+    relink = firebase.call("accounts:signInWithPhoneNumber", {"idToken": alice["idToken"], "phoneNumber": "+15555550100", "temporaryProof": proof})
+    assert firebase_error(relink) == "PHONE_NUMBER_EXISTS"
+    assert firebase_error(firebase.call("accounts:signInWithPhoneNumber", {"temporaryProof": proof})) == "MISSING_PHONE_NUMBER"
+    assert firebase.ok("accounts:signInWithPhoneNumber", {"phoneNumber": "+15555550100", "temporaryProof": proof})["localId"] == CAROL
