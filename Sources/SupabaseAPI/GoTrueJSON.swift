@@ -123,6 +123,9 @@ struct GoTrueSession {
     let factors: [Factor]
     /// The provider's access token, which an OAuth flow's code exchange hands over with the session.
     var providerToken: String?
+    /// What a password sign-in's password falls short of under the project's policy (GoTrue's `weak_password`, which
+    /// auth-js hands the app as `weakPassword`).
+    var weakPassword: (message: String, reasons: [String])?
 
     func members<Sink: JSONObjectSink>(into o: inout Sink) {
         o.member("access_token", .string(token.jwt))
@@ -132,6 +135,9 @@ struct GoTrueSession {
         o.member("refresh_token", .string(refreshToken))
         o.member("token_type", "bearer")
         o.object("user") { GoTrueJSON.user(user, config: config, factors: factors, into: &$0) }
+        if let weakPassword {
+            o.member("weak_password", ["message": .string(weakPassword.message), "reasons": .array(weakPassword.reasons.map(JSON.string))])
+        }
     }
 
     var json: JSON { JSONObjectBuilder.object { members(into: &$0) } }

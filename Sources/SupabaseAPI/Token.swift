@@ -149,6 +149,13 @@ struct Token {
         }
         let user = try emulator.authenticate(in: tenant, PasswordSignIn(identifier: identifier, password: password, requireVerified: true),
                                              origin: origin)
-        return try await emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
+        var session = try await emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
+        // A right password that the policy would refuse now is told, not refused (token.go's checkPasswordStrength).
+        do {
+            try project.config.passwordPolicy.check(password)
+        } catch AuthError.weakPassword(let reasons, let message) {
+            session.weakPassword = (message, reasons)
+        }
+        return session
     }
 }

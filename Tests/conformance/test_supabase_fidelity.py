@@ -655,3 +655,14 @@ def test_an_invited_user_signing_up_does_not_see_the_invitations_data(fauxth):
     answer = auth_post(fauxth, "signup", {"email": "invited@example.com", "password": "secret123", "data": {"mine": 1}})
     assert answer.status_code == 200, answer.text
     assert answer.json()["user_metadata"] == {} and answer.json()["identities"] == []
+
+
+def test_a_password_sign_in_tells_of_a_password_the_policy_now_refuses(supabase_project):
+    """token.go's ResourceOwnerPasswordGrant checks a right password against the policy and answers weak_password
+    beside the session (auth-js's data.weakPassword); Fauxth said nothing."""
+    fauxth = supabase_project({"GOTRUE_PASSWORD_MIN_LENGTH": "10"}, [{"email": "old@example.com", "password": "secret123", "email_verified": True}])
+    answer = auth_post(fauxth, "token", {"email": "old@example.com", "password": "secret123"}, grant_type="password")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["weak_password"] == {"message": "Password should be at least 10 characters.", "reasons": ["length"]}
+    strong = supabase_project({}, [{"email": "fine@example.com", "password": "secret123", "email_verified": True}])
+    assert "weak_password" not in auth_post(strong, "token", {"email": "fine@example.com", "password": "secret123"}, grant_type="password").json()
