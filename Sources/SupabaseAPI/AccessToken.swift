@@ -10,9 +10,9 @@ struct AccessToken {
     /// Claims as GoTrue sets them: `aud` a single string, `email`/`phone` always present, integer
     /// `iat`/`exp`, `amr` newest first, no `jti` or `nbf`. With the custom access token hook on, the
     /// hook's claims replace them (checked against GoTrue's minimum schema).
-    init(user: User, session: Session, config: SupabaseConfig, now: Date,
+    init(user: User, session: Session, factors: [Factor], config: SupabaseConfig, now: Date,
          customize: ([String: JSON]) async throws -> [String: JSON]) async throws {
-        let times = Times(session: session, config: config, now: now)
+        let times = Times(session: session, factors: factors, config: config, now: now)
         let claims = JSONObjectBuilder.members { Self.claims(user: user, session: session, config: config, times: times, into: &$0) }
         jwt = try JWS.sign(try await customize(claims), with: config.signingKey)
         (expiresAt, expiresIn) = (times.expiresAt, times.expiresIn)
@@ -21,22 +21,25 @@ struct AccessToken {
     /// The token with GoTrue's own claims, signed. Not async: a sign-in without the custom access token hook makes its
     /// token without a suspension (each costs the task a trip through the event loop's queue). The claims are written
     /// as they are added, with no dictionary to build and sort (`JSONObjectWriter`).
-    init(user: User, session: Session, config: SupabaseConfig, now: Date) throws {
-        let times = Times(session: session, config: config, now: now)
+    init(user: User, session: Session, factors: [Factor], config: SupabaseConfig, now: Date) throws {
+        let times = Times(session: session, factors: factors, config: config, now: now)
         let payload = JSONObjectWriter.bytes { Self.claims(user: user, session: session, config: config, times: times, into: &$0) }
         jwt = try JWS.sign(payload: payload, with: config.signingKey)
         (expiresAt, expiresIn) = (times.expiresAt, times.expiresIn)
     }
 
-    /// When a token is issued and when it expires: GoTrue never lets an access token outlive its session's timebox.
+    /// When a token is issued and when it expires: `GOTRUE_JWT_EXP` after, or sooner when the session is below the
+    /// level its user can reach (`factors`) and `GOTRUE_SESSIONS_ALLOW_LOW_AAL` ends it sooner. The timebox does not
+    /// shorten a token: GoTrue's `GenerateAccessToken` reads only the low-assurance allowance.
     private struct Times {
         let issuedAt: Int, expiresAt: Int
         var expiresIn: Int { expiresAt - issuedAt }
 
-        init(session: Session, config: SupabaseConfig, now: Date) {
+        init(session: Session, factors: [Factor], config: SupabaseConfig, now: Date) {
             issuedAt = Int(now.timeIntervalSince1970)
-            let sessionEnd = config.refreshPolicy.timebox.map { Int(session.createdAt.timeIntervalSince1970 + $0) } ?? Int.max
-            expiresAt = min(issuedAt + config.jwtExpiry, sessionEnd)
+            let allowanceEnd = config.refreshPolicy.lowAssuranceEnd(of: session)
+                .flatMap { factors.contains(where: \.verified) ? Int($0.timeIntervalSince1970) : nil } ?? Int.max
+            expiresAt = min(issuedAt + config.jwtExpiry, allowanceEnd)
         }
     }
 
@@ -86,14 +89,14 @@ extension Emulator {
     func goTrueSessionResponse(_ issued: IssuedSession, userId: String, project: SupabaseProject, method: String,
                                origin: RequestOrigin) async throws -> GoTrueSession {
         let user = try issued.user ?? requireUser(in: project.storeTenant, id: userId)
+        let factors = try issued.factors ?? factors(in: project.storeTenant, userId: userId)
         let hooks = AuthHooks(emulator: self, project: project)
         let token = hooks.enabled(.customAccessToken)
-            ? try await AccessToken(user: user, session: issued.session, config: project.config, now: clock.now) { claims in
+            ? try await AccessToken(user: user, session: issued.session, factors: factors, config: project.config, now: clock.now) { claims in
                 try await hooks.customizeClaims(claims, userId: user.id, method: method, origin: origin)
             }
-            : try AccessToken(user: user, session: issued.session, config: project.config, now: clock.now)
-        return GoTrueSession(token: token, refreshToken: issued.refreshToken, user: user, config: project.config,
-                             factors: try issued.factors ?? factors(in: project.storeTenant, userId: userId))
+            : try AccessToken(user: user, session: issued.session, factors: factors, config: project.config, now: clock.now)
+        return GoTrueSession(token: token, refreshToken: issued.refreshToken, user: user, config: project.config, factors: factors)
     }
 
     /// GoTrue's v1 refresh tokens: 12 lowercase letters and digits.

@@ -71,7 +71,9 @@ enum OAuthServerToken {
 
     /// The OAuth answer: the session's tokens without the user GoTrue's own `/token` adds.
     private static func tokenResponse(_ call: Call, _ issued: IssuedSession, user: User, project: SupabaseProject) async throws -> [String: JSON] {
-        let token = try await AccessToken(user: user, session: issued.session, config: project.config, now: call.emulator.clock.now) { claims in
+        let factors = try issued.factors ?? call.emulator.factors(in: project.storeTenant, userId: user.id)
+        let token = try await AccessToken(user: user, session: issued.session, factors: factors, config: project.config,
+                                          now: call.emulator.clock.now) { claims in
             try await AuthHooks(emulator: call.emulator, project: project)
                 .customizeClaims(claims, userId: user.id, method: OAuthServer.authenticationMethod, origin: call.origin)
         }

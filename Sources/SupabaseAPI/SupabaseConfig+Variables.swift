@@ -142,7 +142,7 @@ extension SupabaseConfig {
         return (6...10).contains(length) ? length : 6
     }
 
-    /// `GOTRUE_SESSIONS_TIMEBOX` and `_INACTIVITY_TIMEOUT`: none when unset; when set, positive, or GoTrue refuses to start.
+    /// `GOTRUE_SESSIONS_TIMEBOX`, `_INACTIVITY_TIMEOUT` and `_ALLOW_LOW_AAL`: none when unset; when set, positive, or GoTrue refuses to start.
     static func sessionLimit(_ env: [String: String], _ name: String, named what: String) throws -> TimeInterval? {
         guard let raw = try Self.value(env, name, emptyRefusedBy: #"time: invalid duration """#) else { return nil }
         let limit = try duration(env, name, default: 0)

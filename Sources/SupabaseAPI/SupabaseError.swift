@@ -199,6 +199,7 @@ extension SupabaseError {
             let suffix = switch reason {
             case nil: ""
             case .inactivity?: " (Inactivity)"
+            case .lowAssurance?: " (Low AAL: User Needs MFA Verification)"
             case .newerLogin?: " (Revoked by Newer Login)"
             }
             self.init(status: .badRequest, code: .sessionExpired, message: "Invalid Refresh Token: Session Expired" + suffix)

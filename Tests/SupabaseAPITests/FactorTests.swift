@@ -79,29 +79,58 @@ import Testing
     }
 
     /// Only the factor removed lowers a session: one raised by another factor of the user keeps aal2.
+    /// Enrols a TOTP factor from `session` and verifies it: the factor's id and the aal2 session.
+    func enrollAndVerify(_ client: Client, _ harness: Harness, _ session: JSON, _ name: String) async throws -> (id: String, session: JSON) {
+        let factor = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "totp", "friendly_name": .string(name)],
+                                           headers: bearer(session)).json
+        let id = try #require(factor["id"]?.stringValue)
+        let totp = TOTP(secret: try #require(factor["totp"]?["secret"]?.stringValue.flatMap(Base32.decode)))
+        let challenge = try await client.send(.post, "/auth/v1/factors/\(id)/challenge", headers: bearer(session)).json
+        let verified = try await client.send(.post, "/auth/v1/factors/\(id)/verify",
+                                             json: ["challenge_id": challenge["id"]!, "code": .string(totp.code(at: harness.emulator.clock.now))],
+                                             headers: bearer(session)).json
+        return (id, verified)
+    }
+
     @Test func removingAFactorLowersOnlyTheSessionsItRaised() async throws {
         let harness = try Harness(seed: project(users: [confirmedUser]))
         try await harness.run { client in
-            func enrollAndVerify(_ session: JSON, _ name: String) async throws -> (id: String, session: JSON) {
-                let factor = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "totp", "friendly_name": .string(name)],
-                                                   headers: bearer(session)).json
-                let id = try #require(factor["id"]?.stringValue)
-                let totp = TOTP(secret: try #require(factor["totp"]?["secret"]?.stringValue.flatMap(Base32.decode)))
-                let challenge = try await client.send(.post, "/auth/v1/factors/\(id)/challenge", headers: bearer(session)).json
-                let verified = try await client.send(.post, "/auth/v1/factors/\(id)/verify",
-                                                     json: ["challenge_id": challenge["id"]!, "code": .string(totp.code(at: harness.emulator.clock.now))],
-                                                     headers: bearer(session)).json
-                return (id, verified)
-            }
-            let first = try await enrollAndVerify(try await signIn(client), "first")
+            let first = try await enrollAndVerify(client, harness, try await signIn(client), "first")
             harness.emulator.clock.advance(by: 30)
-            let second = try await enrollAndVerify(first.session, "second")
+            let second = try await enrollAndVerify(client, harness, first.session, "second")
             #expect(try await client.send(.delete, "/auth/v1/factors/\(first.id)", headers: bearer(second.session)).status == .ok)
             let refreshed = try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": second.session["refresh_token"]!],
                                                   headers: .supabaseClient)
             let claims = try JWS.verify(try #require(refreshed.json["access_token"]?.stringValue), keys: [projectKey.verificationKey]).claims
             #expect(claims["aal"] == "aal2")
             #expect(claims["amr"]?.arrayValue?.compactMap { $0["method"]?.stringValue } == ["totp", "password"])
+        }
+    }
+
+    /// GoTrue's `GOTRUE_SESSIONS_ALLOW_LOW_AAL`: an aal1 session of a user with a verified factor ends that long after
+    /// its sign-in, and its access tokens with it; an aal2 session, or any session of a user without a factor, does not.
+    @Test func aLowAssuranceSessionEndsAfterItsAllowance() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_SESSIONS_ALLOW_LOW_AAL": "10m"], users: [confirmedUser]))
+        try await harness.run { client in
+            func refresh(_ session: JSON) async throws -> Reply {
+                try await client.send(.post, "/auth/v1/token?grant_type=refresh_token", json: ["refresh_token": session["refresh_token"]!],
+                                      headers: .supabaseClient)
+            }
+            let withoutFactor = try await signIn(client)
+            #expect(withoutFactor["expires_in"] == 3600)
+            let raised = try await enrollAndVerify(client, harness, withoutFactor, "app").session
+            #expect(raised["expires_in"] == 3600)
+            let low = try await signIn(client)
+            #expect(low["expires_in"] == 600)
+            harness.emulator.clock.advance(by: 240)
+            let refreshed = try await refresh(low)
+            #expect(refreshed.json["expires_in"] == 360, "still ending at the allowance's end")
+            harness.emulator.clock.advance(by: 361)
+            #expect(try await refresh(refreshed.json).json == ["code": "session_expired",
+                                                              "message": "Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)"])
+            let stillRaised = try await refresh(raised)
+            #expect(stillRaised.status == .ok)
+            #expect(stillRaised.json["expires_in"] == 3600)
         }
     }
 

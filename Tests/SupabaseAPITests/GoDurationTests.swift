@@ -34,7 +34,7 @@ import Testing
     @Test(arguments: ["GOTRUE_SMTP_MAX_FREQUENCY", "GOTRUE_SMS_MAX_FREQUENCY", "GOTRUE_MFA_PHONE_MAX_FREQUENCY",
                       "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "GOTRUE_SAML_RELAY_STATE_VALIDITY_PERIOD",
                       "GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION", "GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", "GOTRUE_SESSIONS_TIMEBOX",
-                      "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT"])
+                      "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", "GOTRUE_SESSIONS_ALLOW_LOW_AAL"])
     func aDurationNeedsAUnit(_ variable: String) throws {
         do {
             _ = try SupabaseConfig(env: [variable: "45"])
@@ -84,15 +84,15 @@ import Testing
         #expect([config.mailerOTPLength, config.smsOTPLength, config.mfaPhoneOTPLength] == [length, length, length])
     }
 
-    @Test(arguments: ["GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT"])
+    @Test(arguments: ["GOTRUE_SESSIONS_TIMEBOX", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", "GOTRUE_SESSIONS_ALLOW_LOW_AAL"])
     func aSessionLimitWhenSetIsPositive(_ variable: String) throws {
         for text in ["0", "0s", "-1h"] {
             #expect(throws: SupabaseConfigError.self) { try SupabaseConfig(env: [variable: text]) }
         }
-        #expect(try SupabaseConfig(env: [:]).refreshPolicy.timebox == nil)
-        #expect(try SupabaseConfig(env: [:]).refreshPolicy.inactivityTimeout == nil)
-        let config = try SupabaseConfig(env: [variable: "90m"])
-        #expect([config.refreshPolicy.timebox, config.refreshPolicy.inactivityTimeout].contains(5400))
+        let unset = try SupabaseConfig(env: [:]).refreshPolicy
+        #expect([unset.timebox, unset.inactivityTimeout, unset.lowAssuranceAllowance] == [nil, nil, nil])
+        let policy = try SupabaseConfig(env: [variable: "90m"]).refreshPolicy
+        #expect([policy.timebox, policy.inactivityTimeout, policy.lowAssuranceAllowance].compactMap { $0 } == [5400])
     }
 
     /// GoTrue validates the SAML settings only when SAML is on.

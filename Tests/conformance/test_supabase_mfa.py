@@ -83,3 +83,27 @@ def test_phone_factor_verifies_with_the_texted_code(supabase_project):
     with pytest.raises(AuthApiError) as error:
         auth.mfa.challenge({"factor_id": enrolled.id})
     assert error.value.code == "over_sms_send_rate_limit"
+
+
+def test_a_low_assurance_session_ends_with_its_allowance(supabase_project):
+    """GOTRUE_SESSIONS_ALLOW_LOW_AAL: once the user has a verified factor, a password-only session's tokens end with its
+    allowance and its refresh is refused after it; the session that proved the factor goes on."""
+    import datetime
+    instance = supabase_project({"GOTRUE_SESSIONS_ALLOW_LOW_AAL": "15m"},
+                                [{"email": "mfa@example.com", "password": "secret123", "email_verified": True}],
+                                "--clock", "frozen@2026-01-01T00:00:00Z")
+    raised = create_client(instance.url, ANON_KEY).auth
+    assert raised.sign_in_with_password({"email": "mfa@example.com", "password": "secret123"}).session.expires_in == 3600
+    enrolled = raised.mfa.enroll({"factor_type": "totp", "friendly_name": "Authenticator"})
+    challenge = raised.mfa.challenge({"factor_id": enrolled.id})
+    code = pyotp.TOTP(enrolled.totp.secret).at(datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc))
+    raised.mfa.verify({"factor_id": enrolled.id, "challenge_id": challenge.id, "code": code})
+
+    low = create_client(instance.url, ANON_KEY).auth
+    assert low.sign_in_with_password({"email": "mfa@example.com", "password": "secret123"}).session.expires_in == 900
+    instance.control("POST", "/clock/advance", json={"seconds": 16 * 60})
+    with pytest.raises(AuthApiError) as error:
+        low.refresh_session()
+    assert (error.value.code, error.value.message) == ("session_expired",
+                                                      "Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)")
+    assert raised.refresh_session().session.expires_in == 3600

@@ -80,5 +80,7 @@ public enum AuthError: Error, Equatable, Sendable {
 /// Why a session expired, beyond its absolute lifetime.
 public enum SessionExpiry: String, Sendable, Equatable {
     case inactivity
+    /// An aal1 session of a user with a verified factor, past its allowance.
+    case lowAssurance
     case newerLogin
 }

@@ -11,6 +11,9 @@ public struct RefreshPolicy: Sendable {
     public var timebox: TimeInterval?
     /// How long a session may go unrefreshed (`GOTRUE_SESSIONS_INACTIVITY_TIMEOUT`); nil for ever.
     public var inactivityTimeout: TimeInterval?
+    /// How long a session below the level its user can reach (a verified factor not proven in it) lasts
+    /// (`GOTRUE_SESSIONS_ALLOW_LOW_AAL`); nil for as long as any other session.
+    public var lowAssuranceAllowance: TimeInterval?
     /// Only the user's newest session may refresh (`GOTRUE_SESSIONS_SINGLE_PER_USER`).
     public var singlePerUser: Bool
     /// The token the live one replaced still works, for a client that lost the last answer (GoTrue's
@@ -24,9 +27,10 @@ public struct RefreshPolicy: Sendable {
     public var endedSessionsForgetTokens: Bool
 
     public init(rotationEnabled: Bool = true, reuseInterval: TimeInterval = 0, timebox: TimeInterval? = nil,
-                inactivityTimeout: TimeInterval? = nil, singlePerUser: Bool = false, parentOfLiveAllowed: Bool = true,
-                reuseRevokesSession: Bool = true, endedSessionsForgetTokens: Bool = false) {
+                inactivityTimeout: TimeInterval? = nil, lowAssuranceAllowance: TimeInterval? = nil, singlePerUser: Bool = false,
+                parentOfLiveAllowed: Bool = true, reuseRevokesSession: Bool = true, endedSessionsForgetTokens: Bool = false) {
         self.endedSessionsForgetTokens = endedSessionsForgetTokens
+        self.lowAssuranceAllowance = lowAssuranceAllowance
         self.rotationEnabled = rotationEnabled
         self.reuseInterval = reuseInterval
         self.timebox = timebox
@@ -36,14 +40,25 @@ public struct RefreshPolicy: Sendable {
         self.reuseRevokesSession = reuseRevokesSession
     }
 
-    /// Whether `session` may still be refreshed at `now`; `newest` is the user's latest sign-in.
-    func expiry(of session: Session, newest: Date?, at now: Date) -> AuthError? {
+    /// Whether `session` may still be refreshed at `now`, in GoTrue's order (`Session.CheckValidity`, then the newer
+    /// login); `newest` is the user's latest sign-in, `reachesAAL2` whether the user has a verified factor (asked only
+    /// when the low-assurance allowance has run out for an aal1 session).
+    func expiry(of session: Session, newest: Date?, at now: Date, reachesAAL2: () throws -> Bool) rethrows -> AuthError? {
         if let timebox, now.timeIntervalSince(session.createdAt) > timebox { return .sessionExpired(reason: nil) }
         if let inactivityTimeout, now.timeIntervalSince(session.refreshedAt ?? session.createdAt) > inactivityTimeout {
             return .sessionExpired(reason: .inactivity)
         }
+        if let end = lowAssuranceEnd(of: session), now > end, try reachesAAL2() { return .sessionExpired(reason: .lowAssurance) }
         if singlePerUser, let newest, newest > session.createdAt { return .sessionExpired(reason: .newerLogin) }
         return nil
+    }
+
+    /// When `session`'s low-assurance allowance ends, if it is an aal1 session and the policy sets one; it applies only
+    /// when its user has a verified factor, which the caller knows. GoTrue also ends the session's access tokens then
+    /// (`GenerateAccessToken`); nothing else, not the timebox, shortens them.
+    public func lowAssuranceEnd(of session: Session) -> Date? {
+        guard let lowAssuranceAllowance, session.aal == "aal1" else { return nil }
+        return session.createdAt.addingTimeInterval(lowAssuranceAllowance)
     }
 
     /// How a refresh token of an ended session is answered. GoTrue deletes a session that ends (a
@@ -144,7 +159,10 @@ extension Emulator {
             if session.revokedAt != nil { return .failure(policy.endedSessionError(reason: found.revokedReason)) }
             // Only the single-session rule reads the user's newest sign-in: a query fewer for every other refresh.
             let newest = policy.singlePerUser ? try Sessions.newestStart(c, tenant: tenant, userId: session.userId) : nil
-            if let expired = policy.expiry(of: session, newest: newest, at: now) { return .failure(expired) }
+            let expired = try policy.expiry(of: session, newest: newest, at: now) {
+                try Factors.of(c, tenant: tenant, userId: session.userId).contains(where: \.verified)
+            }
+            if let expired { return .failure(expired) }
             // The gate before anything is written: a refused refresh rotates nothing. The user as last read while no
             // account changed, not even by a sign-in's stamp: a client refreshes again and again.
             let user = try userReads.value("\(tenant)\u{0}\(session.userId)", on: c, of: db, keep: { $0 != nil }) { c in
@@ -222,8 +240,10 @@ extension Emulator {
             let rotates = rotation.live == presented
             guard rotates || (policy.parentOfLiveAllowed && rotation.parent == presented) else { return nil }
             try admit(rotation.session)
-            // A refusal is answered, and recorded, by the store's path.
-            guard policy.expiry(of: rotation.session, newest: nil, at: now) == nil, signInRefusal(rotation.user, at: now) == nil else {
+            // A refusal is answered, and recorded, by the store's path, which also reads the factors that decide the
+            // low-assurance allowance's end (taken as reached here).
+            guard policy.expiry(of: rotation.session, newest: nil, at: now, reachesAAL2: { true }) == nil,
+                  signInRefusal(rotation.user, at: now) == nil else {
                 return nil
             }
             let sessionId = rotation.session.id
