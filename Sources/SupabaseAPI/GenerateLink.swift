@@ -16,14 +16,17 @@ struct GenerateLink {
         try Authentication(emulator: emulator).requireAdmin(request, project: project)
         var type = try body.string("type") ?? ""
         let email = try Validation.email(try body.string("email"))
-        let redirect = Redirects.target(for: request, project: project, emulator: emulator)
+        // The body's `redirect_to` (GoTrue's `GenerateLinkParams`, which raw callers send) wins when allowed; then the
+        // query's or header's, as everywhere (supabase-js and supabase-py send it there).
+        let requested = try body.string("redirect_to").flatMap { Redirects.isAllowed($0, config: project.config) ? $0 : nil }
+        let redirect = requested ?? Redirects.target(for: request, project: project, emulator: emulator)
         let kind: Mailer.Kind
         var user: User
         var address: String?
         switch type {
         case "signup":
             kind = .confirmation
-            user = try await newOrUnconfirmed(email, tenant: tenant, password: try body.string("password"), data: try body.object("data"), origin: origin, project: project)
+            user = try await signUp(email, tenant: tenant, password: try body.string("password"), data: try body.object("data"), origin: origin, project: project)
         case "invite":
             kind = .invite
             user = try await newOrUnconfirmed(email, tenant: tenant, password: nil, data: try body.object("data"), origin: origin, project: project)
@@ -85,6 +88,19 @@ struct GenerateLink {
         try await call.mailer(project).send(.invite, to: user, redirectTo: Redirects.target(for: request, project: project, emulator: emulator), origin: origin)
         try emulator.markInvited(in: tenant, userId: user.id)
         return GoTrueJSON.user(try emulator.requireUser(in: tenant, id: user.id), config: project.config)
+    }
+
+    /// A `signup` link's user, as GoTrue's `adminGenerateLink` makes it: a new one needs a password (checked as a sign-up's
+    /// is); an unconfirmed one takes `data` into its metadata, merged as a user update merges it.
+    private func signUp(_ email: String, tenant: String, password: String?, data: [String: JSON]?, origin: RequestOrigin,
+                        project: SupabaseProject) async throws -> User {
+        if let existing = try emulator.user(in: tenant, .email(email)) {
+            guard existing.emailVerifiedAt == nil else { throw AuthError.emailTaken }
+            guard let data else { return existing }
+            return try emulator.updateUser(in: tenant, id: existing.id, UserChanges(userMetadata: data), origin: origin)
+        }
+        guard let password, !password.isEmpty else { throw SupabaseError.validation("Signup requires a valid password") }
+        return try await newOrUnconfirmed(email, tenant: tenant, password: password, data: data, origin: origin, project: project)
     }
 
     /// The unconfirmed user with this email, created when absent; a confirmed one is `email_exists`.

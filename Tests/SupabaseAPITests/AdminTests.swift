@@ -202,6 +202,32 @@ let serviceRole: HTTPFields = {
         }
     }
 
+    /// GoTrue's `adminGenerateLink`: a sign-up link for a new address needs a password; one for an unconfirmed user merges
+    /// `data` into its metadata; the body's `redirect_to` is read when allowed.
+    @Test func generateLinkSignsUpAsGoTrueDoes() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            func link(_ body: JSON, query: String = "") async throws -> Reply {
+                try await client.send(.post, "/auth/v1/admin/generate_link" + query, json: body, headers: serviceRole)
+            }
+            let passwordless = try await link(["type": "signup", "email": "new@example.com"])
+            #expect(passwordless.status == .badRequest)
+            #expect(passwordless.json == ["code": "validation_failed", "message": "Signup requires a valid password"])
+            #expect(try await link(["type": "signup", "email": "new@example.com", "password": "123"]).json["code"] == "weak_password")
+            let made = try await link(["type": "signup", "email": "new@example.com", "password": "secret123", "data": ["plan": "free", "team": "red"],
+                                       "redirect_to": "http://127.0.0.1:3000/welcome"])
+            #expect(made.json["user_metadata"] == ["plan": "free", "team": "red"])
+            #expect(made.json["redirect_to"] == "http://127.0.0.1:3000/welcome")
+            let again = try await link(["type": "signup", "email": "new@example.com", "data": ["plan": "pro", "team": nil]],
+                                       query: "?redirect_to=http://127.0.0.1:3000/q")
+            #expect(again.json["user_metadata"] == ["plan": "pro"])
+            #expect(again.json["redirect_to"] == "http://127.0.0.1:3000/q", "the query's when the body names none")
+            let refused = try await link(["type": "recovery", "email": "new@example.com", "redirect_to": "https://evil.example/"],
+                                         query: "?redirect_to=http://127.0.0.1:3000/q")
+            #expect(refused.json["redirect_to"] == "http://127.0.0.1:3000/q", "an unlisted body redirect is not taken")
+        }
+    }
+
     @Test func inviteSendsTheInvitationWhichSignsTheUserIn() async throws {
         let harness = try Harness(seed: project())
         try await harness.run { client in

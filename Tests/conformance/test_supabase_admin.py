@@ -140,6 +140,24 @@ def test_generate_link_gives_a_working_otp_without_sending_mail(fauxth):
     assert session.user.email == "alice@example.com"
 
 
+def test_generate_link_signs_up_as_gotrue_does(fauxth):
+    """A sign-up link for a new address needs a password (supabase-py's generate_link, GoTrue's validateSignupParams);
+    the body's redirect_to, as GoTrue's docs send it with curl, is read; a second link merges data into the metadata."""
+    api = admin(fauxth)
+    with pytest.raises(AuthApiError) as error:
+        api.generate_link({"type": "signup", "email": "linked@example.com", "password": ""})
+    assert (error.value.code, error.value.message) == ("validation_failed", "Signup requires a valid password")
+    raw = requests.post(f"{fauxth.url}/auth/v1/admin/generate_link",
+                        json={"type": "signup", "email": "linked@example.com", "password": "secret123", "data": {"plan": "free"},
+                              "redirect_to": "myapp://welcome"},
+                        headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"})
+    assert raw.status_code == 200 and raw.json()["redirect_to"] == "myapp://welcome"
+    assert raw.json()["action_link"].endswith("type=signup&redirect_to=myapp://welcome")
+    again = api.generate_link({"type": "signup", "email": "linked@example.com", "password": "ignored1",
+                               "options": {"data": {"plan": "pro", "team": "red"}}})
+    assert again.user.user_metadata == {"plan": "pro", "team": "red"}
+
+
 def test_invite_user_by_email_sends_an_invitation(fauxth):
     user = admin(fauxth).invite_user_by_email("invitee@example.com", {"data": {"team": "blue"}}).user
     assert user.email == "invitee@example.com"
