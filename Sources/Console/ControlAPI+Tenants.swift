@@ -74,9 +74,9 @@ extension ControlAPI {
             let control = ControlRequest(request: request)
             let filter = try control.listFilter()
             let tenant = try filter.tenant.map { try emulator.requireTenant($0).id }
-            let query = control.query("q")
-            let users = try emulator.users(in: tenant, query: query, limit: filter.limit)
-            return ControlJSON.response(["users": .array(users.map(ControlJSON.user)), "total": .int(try emulator.userCount(in: tenant, query: query))])
+            let search = control.query("q").map(UserSearch.names)
+            let users = try emulator.users(in: tenant, search: search, limit: filter.limit)
+            return ControlJSON.response(["users": .array(users.map(ControlJSON.user)), "total": .int(try emulator.userCount(in: tenant, search: search))])
         }
     }
 
@@ -91,7 +91,7 @@ extension ControlAPI {
             } else if let phone = control.query("phone") {
                 users = try emulator.users(in: tenant, having: .phone(phone))
             } else {
-                users = try emulator.users(in: tenant, query: control.query("q"), limit: try control.listFilter().limit)
+                users = try emulator.users(in: tenant, search: control.query("q").map(UserSearch.names), limit: try control.listFilter().limit)
             }
             return ControlJSON.response(["users": .array(users.map(ControlJSON.user))])
         }

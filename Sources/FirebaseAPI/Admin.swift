@@ -134,7 +134,7 @@ enum Admin {
         let count: Int, page: [User]
         if email == nil, id == nil, phone == nil {
             // Every user: counted, and the page read, in SQL.
-            count = try call.emulator.userCount(in: scope.coreTenant, query: nil)
+            count = try call.emulator.userCount(in: scope.coreTenant, search: nil)
             page = wanted ? try call.emulator.users(in: scope.coreTenant, limit: limit, offset: offset) : []
         } else {
             // An id, an email or a phone number names one user at most: looked up, not scanned for among all.

@@ -31,9 +31,9 @@ struct Admin {
         var perPage = try Self.pagination(query.get("per_page"), default: 50)
         if perPage < 1 { perPage = 20 }
         perPage = min(perPage, 10_000)
-        let filter = query.get("filter").flatMap { $0.isEmpty ? nil : $0 }
-        let total = try emulator.userCount(in: tenant, query: filter)
-        let users = try emulator.users(in: tenant, query: filter, limit: perPage, offset: (page - 1) * perPage, newestFirst: newestFirst)
+        let filter = query.get("filter").map { UserSearch.goTrueFilter(String($0)) }
+        let total = try emulator.userCount(in: tenant, search: filter)
+        let users = try emulator.users(in: tenant, search: filter, limit: perPage, offset: (page - 1) * perPage, newestFirst: newestFirst)
         let last = max(1, (total + perPage - 1) / perPage)
         var links: [String] = []
         if page < last { links.append("<\(Self.pageLink(request, page: page + 1))>; rel=\"next\"") }

@@ -107,6 +107,31 @@ import Testing
         #expect(try members("x") == ["g-number"])
     }
 
+    /// GoTrue's admin `filter`: the email as Postgres' LIKE reads it (case kept, `%` and `_` wildcards, `\` escaping) or
+    /// the metadata's `full_name` in any case; never the phone or username, as the console's search also reads.
+    @Test func goTrueFiltersAsFindUsersInAudience() throws {
+        let emulator = try makeEmulator()
+        try emulator.createUser(in: "other", NewUser(email: "Ada@Fauxth.test", userMetadata: ["full_name": "Ada Lovelace"]))
+        try emulator.createUser(in: "other", NewUser(email: "grace@fauxth.test", userMetadata: ["full_name": "Grace Hopper"]))
+        try emulator.createUser(in: "other", NewUser(email: "x_y*@fauxth.test"))
+        try emulator.createUser(in: "other", NewUser(phone: "+15550001111", userMetadata: ["full_name": 42]))
+        func found(_ search: UserSearch) throws -> [String] {
+            try emulator.users(in: "other", search: search).map { $0.email ?? $0.phone ?? "" }.sorted()
+        }
+        #expect(try found(.goTrueFilter("fauxth")) == ["grace@fauxth.test", "x_y*@fauxth.test"])
+        #expect(try found(.goTrueFilter("LOVELACE")) == ["Ada@Fauxth.test"])
+        #expect(try found(.goTrueFilter("gr_ce")) == ["grace@fauxth.test"])
+        #expect(try found(.goTrueFilter(#"x\_y"#)) == ["x_y*@fauxth.test"])
+        #expect(try found(.goTrueFilter(#"r\_c"#)).isEmpty)
+        #expect(try found(.goTrueFilter("y*@")) == ["x_y*@fauxth.test"])
+        #expect(try found(.goTrueFilter("a*e")).isEmpty, "GLOB's star is a character here")
+        #expect(try found(.goTrueFilter("4")) == ["+15550001111"], "a full name that is a number is its text")
+        #expect(try found(.goTrueFilter("555")).isEmpty)
+        #expect(try found(.names("555")) == ["+15550001111"])
+        #expect(try found(.names("ada@fauxth")) == ["Ada@Fauxth.test"])
+        #expect(try emulator.userCount(in: "other", search: .goTrueFilter("%")) == 4)
+    }
+
     /// The admin lists: a search and its count agree, in both orders, at any offset, and every user of a page comes
     /// with its identities (read for the page in one query); with each user's factors and last session beside it.
     @Test func listsCountAndPageInTheStore() throws {
@@ -116,11 +141,11 @@ import Testing
             try emulator.createUser(in: "proj", NewUser(email: "list\(i)@example.com", password: "pw"))
         }
         let all = try emulator.users(in: "proj", limit: 1_000)
-        #expect(try emulator.userCount(in: "proj", query: nil) == all.count)
-        #expect(try emulator.userCount(in: "proj", query: "list1") == 3) // list1, list10, list11
-        let oldest = try emulator.users(in: "proj", query: "list", limit: 5, offset: 2)
+        #expect(try emulator.userCount(in: "proj", search: nil) == all.count)
+        #expect(try emulator.userCount(in: "proj", search: .names("list1")) == 3) // list1, list10, list11
+        let oldest = try emulator.users(in: "proj", search: .names("list"), limit: 5, offset: 2)
         #expect(oldest.map(\.email) == (2..<7).map { "list\($0)@example.com" })
-        let newest = try emulator.users(in: "proj", query: "list", limit: 3, newestFirst: true)
+        let newest = try emulator.users(in: "proj", search: .names("list"), limit: 3, newestFirst: true)
         #expect(newest.map(\.email) == ["list11@example.com", "list10@example.com", "list9@example.com"])
         for user in oldest + newest {
             #expect(user.identities == (try emulator.requireUser(in: "proj", id: user.id)).identities)

@@ -126,6 +126,25 @@ def test_list_users_pages(fauxth):
     assert raw.headers["Link"] == '</admin/users?page=1&per_page=>; rel="last"'
 
 
+def test_the_admin_filter_is_gotrues(fauxth):
+    """The dashboard's search (GET /admin/users?filter=): GoTrue's `email LIKE` keeps case, `full_name ILIKE` does not,
+    and neither reads the phone (Fauxth's searched the phone and ignored case everywhere)."""
+    api = admin(fauxth)
+    api.create_user({"email": "Searched.Person@example.com", "user_metadata": {"full_name": "Searchable Person"}})
+    api.create_user({"phone": "+15550009876", "phone_confirm": True})
+
+    def emails(text):
+        raw = requests.get(f"{fauxth.url}/auth/v1/admin/users", params={"filter": text},
+                           headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"})
+        assert raw.status_code == 200 and raw.headers["X-Total-Count"] == str(len(raw.json()["users"]))
+        return [u["email"] for u in raw.json()["users"]]
+    # GoTrue keeps addresses in lower case, so a capital never finds one; the full name is found in any case.
+    assert emails("searched.") == ["searched.person@example.com"]
+    assert emails("Searched.") == []
+    assert emails("SEARCHABLE") == ["searched.person@example.com"]
+    assert emails("0009876") == []
+
+
 def test_generate_link_gives_a_working_otp_without_sending_mail(fauxth):
     api = admin(fauxth)
     link = api.generate_link({"type": "magiclink", "email": "alice@example.com", "options": {"redirect_to": "myapp://in"}})

@@ -160,18 +160,18 @@ extension Emulator {
     }
 
     /// Users of a tenant, or of every tenant for nil, oldest first (or newest first, as GoTrue's admin list sorts by
-    /// default); `query` matches email, phone, username (substring) or id. Two queries, whatever the page's size (one
-    /// more per further tenant on the page, across tenants).
-    public func users(in tenant: String?, query: String? = nil, limit: Int = 500, offset: Int = 0, newestFirst: Bool = false) throws -> [User] {
+    /// default), those `search` finds. Two queries, whatever the page's size (one more per further tenant on the page,
+    /// across tenants).
+    public func users(in tenant: String?, search: UserSearch? = nil, limit: Int = 500, offset: Int = 0, newestFirst: Bool = false) throws -> [User] {
         try db.withConnection { c in
-            try Accounts.list(c, Accounts.Selection(tenant: tenant).searching(query), newestFirst ? .newestFirst : .oldestFirst,
+            try Accounts.list(c, Accounts.Selection(tenant: tenant).searching(search), newestFirst ? .newestFirst : .oldestFirst,
                               limit: limit, offset: offset)
         }
     }
 
-    /// How many users `users(in:query:)` would list without a limit: one COUNT.
-    public func userCount(in tenant: String?, query: String?) throws -> Int {
-        try db.withConnection { c in try Accounts.count(c, Accounts.Selection(tenant: tenant).searching(query)) }
+    /// How many users `users(in:search:)` would list without a limit: one COUNT.
+    public func userCount(in tenant: String?, search: UserSearch?) throws -> Int {
+        try db.withConnection { c in try Accounts.count(c, Accounts.Selection(tenant: tenant).searching(search)) }
     }
 
     /// Users of a tenant in id order, `limit` at a time after the id `after` (a page cursor), only those
@@ -197,7 +197,7 @@ extension Emulator {
 
     /// How many users a tenant has.
     public func userCount(in tenant: String) throws -> Int {
-        try userCount(in: tenant, query: nil)
+        try userCount(in: tenant, search: nil)
     }
 
     /// Deletes a user and everything attached to it.

@@ -61,13 +61,10 @@ enum Accounts {
             return next
         }
 
-        /// Those whose email, phone or username contains `text`, or whose id is `text` (the console's and the
-        /// admin lists' search); everyone for nil or empty text. `%` and `_` in the text are LIKE's wildcards, as in
-        /// GoTrue's admin filter.
-        func searching(_ text: String?) -> Selection {
-            guard let text, !text.isEmpty else { return self }
-            let like = SQLValue.text("%\(text)%")
-            return and("users.email LIKE ? OR users.phone LIKE ? OR users.username LIKE ? OR users.id = ?", [like, like, like, .text(text)])
+        /// Those `search` finds; everyone for nil or an empty text.
+        func searching(_ search: UserSearch?) -> Selection {
+            guard let condition = search?.condition else { return self }
+            return and(condition.sql, condition.arguments)
         }
 
         /// Those `filter` matches.
