@@ -339,3 +339,56 @@ def test_a_pkce_clients_email_change_is_a_pkce_flow(fauxth):
     code = urllib.parse.parse_qs(last.query)["code"][0]
     exchanged = client(fauxth).auth.exchange_code_for_session({"auth_code": code, "code_verifier": verifier}).session
     assert exchanged.user.email == "alice.pkce@example.com"
+
+
+def test_a_pkce_clients_resent_confirmation_is_a_pkce_flow(fauxth):
+    """auth-js's resend({type: 'signup'}) with flowType 'pkce' sends a new code challenge (GoTrueClient.resend); GoTrue's
+    Resend makes a flow state for it, so the resent link redirects with ?code= for exchangeCodeForSession. Fauxth
+    ignored the challenge, and the link put a session in the fragment, which a PKCE client does not read."""
+    import base64
+    import secrets
+
+    def pkce():
+        verifier = secrets.token_urlsafe(48)
+        return verifier, base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    fauxth.control("POST", "/clock/freeze")
+    _, first = pkce()
+    signed_up = requests.post(f"{fauxth.url}/auth/v1/signup", params={"redirect_to": "myapp://confirmed"}, headers={"apikey": ANON_KEY},
+                              json={"email": "resent.pkce@example.com", "password": "secret123", "code_challenge": first,
+                                    "code_challenge_method": "s256"})
+    assert signed_up.status_code == 200, signed_up.text
+    fauxth.control("POST", "/clock/advance", json={"seconds": 61})
+    verifier, challenge = pkce()
+    resent = requests.post(f"{fauxth.url}/auth/v1/resend", params={"redirect_to": "myapp://confirmed"}, headers={"apikey": ANON_KEY},
+                           json={"email": "resent.pkce@example.com", "type": "signup", "gotrue_meta_security": {"captcha_token": None},
+                                 "code_challenge": challenge, "code_challenge_method": "s256"})
+    assert resent.status_code == 200 and resent.json() == {}, resent.text
+    newest = fauxth.control("GET", "/messages", params={"to": "resent.pkce@example.com"}).json()["messages"][0]
+    link = next(l for l in newest["links"] if "/verify?" in l)
+    assert "token=pkce_" in link
+    location = requests.get(link, allow_redirects=False).headers["Location"]
+    assert location.startswith("myapp://confirmed?code=")
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
+    session = client(fauxth).auth.exchange_code_for_session({"auth_code": code, "code_verifier": verifier}).session
+    assert session.user.email == "resent.pkce@example.com" and session.user.email_confirmed_at is not None
+
+
+def test_a_switched_off_provider_is_refused_in_each_endpoints_words(supabase_project):
+    """GoTrue words the refusal per endpoint: /otp's email path 422 "Email logins are disabled", its phone path 400
+    "Unsupported phone provider", /recover and /resend 400 "Email logins are disabled"; /otp with create_user false
+    refuses an unknown address first. Fauxth answered sign-up's "Email signups are disabled" everywhere."""
+    instance = supabase_project({"GOTRUE_EXTERNAL_EMAIL_ENABLED": "false"},
+                                [{"email": "off@example.com", "password": "secret123", "email_verified": True}])
+
+    def post(path, body):
+        answer = requests.post(f"{instance.url}/auth/v1/{path}", json=body,
+                               headers={"apikey": ANON_KEY, "X-Supabase-Api-Version": "2024-01-01"})
+        return answer.status_code, answer.json()["code"], answer.json()["message"]
+    assert post("otp", {"email": "off@example.com"}) == (422, "email_provider_disabled", "Email logins are disabled")
+    assert post("otp", {"email": "new@example.com", "create_user": False}) == (422, "otp_disabled", "Signups not allowed for otp")
+    assert post("otp", {"phone": "+15550001234"}) == (400, "phone_provider_disabled", "Unsupported phone provider")
+    assert post("otp", {}) == (400, "validation_failed", "One of email or phone must be set")
+    assert post("otp", {"email": "off@example.com", "phone": "+15550001234"})[2] == "Only an email address or phone number should be provided"
+    assert post("recover", {"email": "off@example.com"}) == (400, "email_provider_disabled", "Email logins are disabled")
+    assert post("resend", {"type": "signup", "email": "off@example.com"}) == (400, "email_provider_disabled", "Email logins are disabled")
+    assert post("resend", {"type": "email_change"}) == (400, "validation_failed", "Missing email address or phone number")
