@@ -106,6 +106,9 @@ enum Phone {
         if let owner {
             user = owner
         } else {
+            // The SDK's reauthenticateWithPhoneNumber says `operation: REAUTH` and reads USER_NOT_FOUND as another
+            // user's number (`auth/user-mismatch`): a reauthentication never signs a new user up.
+            if try body.string("operation") == "REAUTH" { throw FirebaseError(.userNotFound) }
             let new = try await call.beforeCreate(NewUser(id: SignUp.newLocalId(call.emulator), phone: phone, phoneVerified: true), scope: scope, .init("phone"))
             user = try call.emulator.createUser(in: scope.coreTenant, new, origin: call.origin, event: .userSignedUp)
         }

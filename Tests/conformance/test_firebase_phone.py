@@ -84,3 +84,17 @@ def test_linking_with_the_proof_of_another_accounts_number_is_refused(firebase):
     assert firebase_error(relink) == "PHONE_NUMBER_EXISTS"
     assert firebase_error(firebase.call("accounts:signInWithPhoneNumber", {"temporaryProof": proof})) == "MISSING_PHONE_NUMBER"
     assert firebase.ok("accounts:signInWithPhoneNumber", {"phoneNumber": "+15555550100", "temporaryProof": proof})["localId"] == CAROL
+
+
+def test_reauthenticating_with_an_unknown_number_signs_nobody_up(firebase):
+    """reauthenticateWithPhoneNumber sends `operation: REAUTH` (verifyPhoneNumberForExisting) and maps USER_NOT_FOUND to
+    auth/user-mismatch: the number must be a user's. Fauxth signed a new user up, whose token the SDK then refused."""
+    session_info = send_code(firebase, "+15555550188")
+    refused = firebase.call("accounts:signInWithPhoneNumber",
+                            {"sessionInfo": session_info, "code": firebase.verification_code(session_info), "operation": "REAUTH"})
+    assert firebase_error(refused) == "USER_NOT_FOUND"
+    assert firebase.fauxth.control("GET", f"/tenants/{firebase.project}/users", params={"phone": "+15555550188"}).json()["users"] == []
+    known = send_code(firebase, "+15555550100")
+    reauthenticated = firebase.ok("accounts:signInWithPhoneNumber",
+                                  {"sessionInfo": known, "code": firebase.verification_code(known), "operation": "REAUTH"})
+    assert reauthenticated["localId"] == CAROL
