@@ -38,6 +38,9 @@ struct FirebaseSettings: Sendable, Equatable {
     /// `totpProviderConfig`). A project has both, as the emulator has every sign-in method on.
     var smsMFAEnabled = true
     var totpMFAEnabled = true
+    /// How many 30-second steps either way an authenticator's code may be (`totpProviderConfig.adjacentIntervals`,
+    /// 0-10); one where a tenant does not say, as the project has.
+    var totpAdjacentIntervals = 1
     /// Whether a sign-in asks a user with factors for one.
     var mfaEnabled: Bool { smsMFAEnabled || totpMFAEnabled }
     /// The project config's `blockingFunctions`; an Identity Platform tenant uses its project's.
@@ -85,8 +88,12 @@ struct FirebaseSettings: Sendable, Equatable {
         let mfa = tenant["mfaConfig"]
         let providers = mfa?["enabledProviders"]?.arrayValue?.compactMap(\.stringValue)
         smsMFAEnabled = mfa?["state"]?.stringValue == "ENABLED" && (providers?.contains("PHONE_SMS") ?? true)
-        totpMFAEnabled = (mfa?["providerConfigs"]?.arrayValue ?? []).contains { config in
+        let totp = (mfa?["providerConfigs"]?.arrayValue ?? []).first { config in
             config["state"]?.stringValue == "ENABLED" && config["totpProviderConfig"]?.objectValue != nil
+        }
+        totpMFAEnabled = totp != nil
+        if let intervals = totp?["totpProviderConfig"]?["adjacentIntervals"]?.intValue, (0...10).contains(intervals) {
+            totpAdjacentIntervals = intervals
         }
         for (number, code) in tenant["testPhoneNumbers"]?.objectValue ?? [:] {
             if let code = code.stringValue, let phone = try? Identifiers.phone(number) { testPhoneNumbers[phone] = code }

@@ -62,7 +62,8 @@ enum MFA {
                   Base32.decode(secret) != nil else { throw FirebaseError(.invalidSessionInfo) }
             guard !call.emulator.clock.hasPassed(expiryOf: claims, required: true) else { throw FirebaseError(.sessionExpired) }
             factor = try call.emulator.enrollVerifiedTOTP(in: tenant, userId: userId, secret: secret, code: try totpInfo.string("verificationCode") ?? "",
-                                                          friendlyName: name, maxFactors: maxFactors, origin: call.origin)
+                                                          friendlyName: name, maxFactors: maxFactors, drift: scope.settings.totpAdjacentIntervals,
+                                                          origin: call.origin)
         } else {
             throw FirebaseError(.invalidArgument, "((Missing phoneVerificationInfo.))")
         }
@@ -117,7 +118,8 @@ enum MFA {
             guard let id = try call.body.string("mfaEnrollmentId"), let match = factors.first(where: { $0.id == id && $0.kind == "totp" }) else {
                 throw FirebaseError(.mfaEnrollmentNotFound)
             }
-            try call.emulator.verifyTOTP(in: scope.coreTenant, factor: match, code: try totpInfo.string("verificationCode") ?? "", origin: call.origin)
+            try call.emulator.verifyTOTP(in: scope.coreTenant, factor: match, code: try totpInfo.string("verificationCode") ?? "",
+                                         drift: scope.settings.totpAdjacentIntervals, origin: call.origin)
             factor = match
         } else {
             throw FirebaseError(.invalidArgument, "((Missing phoneVerificationInfo.))")

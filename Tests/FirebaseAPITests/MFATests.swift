@@ -412,4 +412,32 @@ import Testing
             #expect(try await signIn("totp")["mfaPendingCredential"] != nil)
         }
     }
+
+    /// A tenant's `totpProviderConfig.adjacentIntervals` is how many 30-second steps either way a code may be: 0 takes
+    /// only the current one, 3 one from 90 seconds ago.
+    @Test func aTenantsAdjacentIntervalsBoundTheAuthenticatorsDrift() async throws {
+        func tenant(_ id: String, intervals: Int) -> Seed.TenantSeed {
+            Seed.TenantSeed(id: "p:\(id)", dialect: .firebase, settings: ["tenant_config": ["allowPasswordSignup": true, "mfaConfig": [
+                "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": .int(intervals)]]]]]],
+                            users: [Seed.UserSeed(id: "\(id)-user", email: "t@example.com", password: "secret123", emailVerified: true)])
+        }
+        let harness = try Harness(seed: firebaseProject(tenants: [tenant("tight", intervals: 0), tenant("loose", intervals: 3)]))
+        try await harness.run { client in
+            func finalize(_ tenant: String, codeFrom secondsAgo: Double) async throws -> Reply {
+                let idToken = try #require(try await client.send(.post, accounts("signInWithPassword"), json: [
+                    "email": "t@example.com", "password": "secret123", "tenantId": .string(tenant)]).json["idToken"])
+                let info = try #require(try await client.send(.post, mfa("mfaEnrollment:start"), json: [
+                    "idToken": idToken, "tenantId": .string(tenant), "totpEnrollmentInfo": [:]]).json["totpSessionInfo"])
+                let code = try authenticator(info).code(at: harness.emulator.clock.now.addingTimeInterval(-secondsAgo))
+                return try await client.send(.post, mfa("mfaEnrollment:finalize"), json: [
+                    "idToken": idToken, "tenantId": .string(tenant),
+                    "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(code)]])
+            }
+            let late = try await finalize("tight", codeFrom: 30), drifted = try await finalize("loose", codeFrom: 90)
+            let current = try await finalize("tight", codeFrom: 0)
+            #expect(late.status == .badRequest)
+            #expect(drifted.status == .ok)
+            #expect(current.status == .ok)
+        }
+    }
 }
