@@ -10,6 +10,7 @@ enum Admin {
         try call.requireOwner()
         let scope = try call.scope()
         let users = try call.body.array("users")
+        guard !users.isEmpty else { throw FirebaseError(.missingUserAccount) }
         guard users.count <= 1000 else { throw FirebaseError(.invalidArgument, "A maximum of 1000 users can be imported at once.") }
         let hash = try PasswordImport(call.body)
         try checkInt64s(users)
@@ -65,15 +66,24 @@ enum Admin {
         }
     }
 
-    /// With `sanityCheck`, duplicate emails or ids within the request refuse the whole batch.
+    /// Duplicate ids within the request refuse the whole batch; with `sanityCheck`, so do duplicate emails and
+    /// duplicate provider accounts (the emulator's `batchCreate`, in its words).
     private static func sanityCheck(_ users: [JSON], call: FirebaseCall) throws {
-        var ids = Set<String>(), emails = Set<String>()
+        let sane = try call.body.bool("sanityCheck") == true
+        var ids = Set<String>(), emails = Set<String>(), providerAccounts = Set<String>()
         for user in users {
             if let id = user["localId"]?.stringValue, !ids.insert(id).inserted, try call.body.bool("allowOverwrite") != true {
                 throw FirebaseError(.duplicateLocalID, id)
             }
-            if try call.body.bool("sanityCheck") == true, let email = user["email"]?.stringValue?.lowercased(), !emails.insert(email).inserted {
+            guard sane else { continue }
+            if let email = user["email"]?.stringValue?.lowercased(), !emails.insert(email).inserted {
                 throw FirebaseError(.duplicateEmail, email)
+            }
+            for info in user["providerUserInfo"]?.arrayValue ?? [] {
+                let provider = info["providerId"]?.stringValue ?? "", rawId = info["rawId"]?.stringValue ?? ""
+                guard providerAccounts.insert("\(provider):\(rawId)").inserted else {
+                    throw FirebaseError(.duplicateRawID, "Provider id(\(provider)), Raw id(\(rawId))")
+                }
             }
         }
     }

@@ -40,6 +40,8 @@ struct FirebaseError: Error, Equatable {
         case missingLocalID = "MISSING_LOCAL_ID"
         case duplicateLocalID = "DUPLICATE_LOCAL_ID"
         case duplicateEmail = "DUPLICATE_EMAIL"
+        case duplicateRawID = "DUPLICATE_RAW_ID"
+        case missingUserAccount = "MISSING_USER_ACCOUNT"
         case localIDListExceedsLimit = "LOCAL_ID_LIST_EXCEEDS_LIMIT"
         case missingIdentifier = "MISSING_IDENTIFIER"
         case invalidIdentifier = "INVALID_IDENTIFIER"

@@ -93,8 +93,11 @@ struct ImportedHashCase: Sendable, CustomTestStringConvertible {
             #expect(lookup.json["users"]?[0]?["createdAt"] == "1500000000000")
             #expect(lookup.json["users"]?[0]?["providerUserInfo"]?[0]?["providerId"] == "google.com")
 
-            let unsupported = try await client.send(.post, projectAccounts("batchCreate"), json: ["hashAlgorithm": "ROT13", "users": []], headers: owner)
+            let unsupported = try await client.send(.post, projectAccounts("batchCreate"), json: ["hashAlgorithm": "ROT13", "users": [["localId": "r"]]],
+                                                    headers: owner)
             #expect(errorMessage(unsupported) == "INVALID_ARGUMENT : Unsupported hash algorithm ROT13")
+            let empty = try await client.send(.post, projectAccounts("batchCreate"), json: ["users": []], headers: owner)
+            #expect(errorMessage(empty) == "MISSING_USER_ACCOUNT")
             let notOwner = try await client.send(.post, projectAccounts("batchCreate") + "?key=k", json: ["users": []])
             #expect(errorMessage(notOwner) == "INSUFFICIENT_PERMISSION")
         }
@@ -106,6 +109,10 @@ struct ImportedHashCase: Sendable, CustomTestStringConvertible {
             let users: JSON = [["localId": "a", "email": "dup@example.com"], ["localId": "b", "email": "DUP@example.com"]]
             let reply = try await client.send(.post, projectAccounts("batchCreate"), json: ["users": users, "sanityCheck": true], headers: owner)
             #expect(errorMessage(reply) == "DUPLICATE_EMAIL : dup@example.com")
+            let google: JSON = [["providerId": "google.com", "rawId": "g-1"]]
+            let sameAccount: JSON = [["localId": "c", "providerUserInfo": google], ["localId": "d", "providerUserInfo": google]]
+            let twice = try await client.send(.post, projectAccounts("batchCreate"), json: ["users": sameAccount, "sanityCheck": true], headers: owner)
+            #expect(errorMessage(twice) == "DUPLICATE_RAW_ID : Provider id(google.com), Raw id(g-1)")
         }
         #expect(try harness.emulator.users(in: "p").isEmpty)
     }
