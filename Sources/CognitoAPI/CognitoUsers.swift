@@ -115,14 +115,20 @@ enum CognitoUsers {
     /// an unknown user: a delivery that goes nowhere.
     static func simulatedDelivery(_ name: String) -> JSON { delivery(name.contains("@") ? name : "+10000000000") }
 
-    /// `AdminGetUser`'s and `ListUsers`' user shape, `Attributes` named as `attributeKey`.
-    static func record(_ user: User, pool: CognitoPool, attributeKey: String = "Attributes", only: [String]? = nil) -> [String: JSON] {
-        var o: [String: JSON] = [
-            "Username": .string(username(user, pool: pool)), attributeKey: .array(attributes(user, only: only)),
-            "UserCreateDate": .double(user.createdAt.timeIntervalSince1970), "UserLastModifiedDate": .double(user.updatedAt.timeIntervalSince1970),
-            "Enabled": .bool(!user.disabled), "UserStatus": .string(status(user)),
-        ]
+    /// The `UserType` of `ListUsers`, `ListUsersInGroup` and `AdminCreateUser`, whose model has no MFA settings.
+    static func record(_ user: User, pool: CognitoPool, only: [String]? = nil) -> [String: JSON] {
+        ["Username": .string(username(user, pool: pool)), "Attributes": .array(attributes(user, only: only)),
+         "UserCreateDate": .double(user.createdAt.timeIntervalSince1970), "UserLastModifiedDate": .double(user.updatedAt.timeIntervalSince1970),
+         "Enabled": .bool(!user.disabled), "UserStatus": .string(status(user))]
+    }
+
+    /// `AdminGetUser`'s answer: the record with its attributes as `UserAttributes`, and the user's MFA settings, modern
+    /// and legacy. `GetUser` answers part of it, with the attributes its client may read (`only`).
+    static func details(_ user: User, pool: CognitoPool, only: [String]? = nil) -> [String: JSON] {
+        var o = record(user, pool: pool, only: only)
+        o["UserAttributes"] = o.removeValue(forKey: "Attributes")
         o.merge(mfaSettings(user)) { $1 }
+        o["MFAOptions"] = mfaOptions(user)
         return o
     }
 

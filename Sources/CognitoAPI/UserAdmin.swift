@@ -58,9 +58,7 @@ enum UserAdmin {
     static func get(_ call: CognitoCall) async throws -> JSON {
         let pool = try call.pool()
         let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
-        var record = CognitoUsers.record(user, pool: pool, attributeKey: "UserAttributes")
-        record["MFAOptions"] = CognitoUsers.mfaOptions(user)
-        return .object(record)
+        return .object(CognitoUsers.details(user, pool: pool))
     }
 
     static func delete(_ call: CognitoCall) async throws -> JSON {

@@ -5,31 +5,39 @@ import HTTPSupport
 /// What a signed-in user does with their access token: `GetUser`, `UpdateUserAttributes`,
 /// `DeleteUserAttributes`, `GetUserAttributeVerificationCode`, `VerifyUserAttribute`, `DeleteUser`.
 enum UserSelf {
+    /// The user as their client may see them: only the attributes its `ReadAttributes` lists ("Amazon Cognito only returns
+    /// values for attributes that your app client can read"), as in the ID token.
     static func get(_ call: CognitoCall) async throws -> JSON {
-        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
-        let record = CognitoUsers.record(user, pool: pool, attributeKey: "UserAttributes")
-        var answer = record.filter { ["Username", "UserAttributes", "UserMFASettingList", "PreferredMfaSetting"].contains($0.key) }
-        answer["MFAOptions"] = CognitoUsers.mfaOptions(user)
-        return .object(answer)
+        let (pool, user, claims) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let readable = pool.client(claims["client_id"]?.stringValue ?? "")?.readAttributes
+        let details = CognitoUsers.details(user, pool: pool, only: readable)
+        return .object(details.filter { ["Username", "UserAttributes", "UserMFASettingList", "PreferredMfaSetting", "MFAOptions"].contains($0.key) })
+    }
+
+    /// Refuses what the caller's client may not write: the verification flags and developer-only attributes, which are
+    /// the administrator's (DeveloperOnlyAttribute in the AWS model), and anything outside its `WriteAttributes`. A
+    /// deletion is a write.
+    private static func requireWritable(_ names: [String], pool: CognitoPool, claims: [String: JSON]) throws {
+        let writable = pool.client(claims["client_id"]?.stringValue ?? "")?.writeAttributes
+        for name in names where name.hasSuffix("_verified") || name.hasPrefix("dev:") || !(writable.map { $0.contains(name) } ?? true) {
+            throw CognitoError(.notAuthorized, "A client attempted to write unauthorized attribute")
+        }
     }
 
     static func updateAttributes(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, claims) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
         let attributes = try call.body.attributes("UserAttributes")
-        let writable = pool.client(claims["client_id"]?.stringValue ?? "")?.writeAttributes
-        // Developer-only attributes are the administrator's (DeveloperOnlyAttribute in the AWS model).
-        for attribute in attributes where attribute.name.hasSuffix("_verified") || attribute.name.hasPrefix("dev:")
-            || !(writable.map { $0.contains(attribute.name) } ?? true) {
-            throw CognitoError(.notAuthorized, "A client attempted to write unauthorized attribute")
-        }
+        try requireWritable(attributes.map(\.name), pool: pool, claims: claims)
         let deliveries = try await AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin)
             .apply(attributes, to: user, triggers: call.triggers(pool), cause: call.cause("UpdateUserAttribute", client: claims["client_id"]?.stringValue))
         return ["CodeDeliveryDetailsList": .array(deliveries)]
     }
 
     static func deleteAttributes(_ call: CognitoCall) async throws -> JSON {
-        let (pool, user, _) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
-        try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).delete(try call.body.strings("UserAttributeNames") ?? [], from: user)
+        let (pool, user, claims) = try CognitoTokens.caller(try call.body.required("AccessToken"), pools: call.pools, emulator: call.emulator)
+        let names = try call.body.strings("UserAttributeNames") ?? []
+        try requireWritable(names, pool: pool, claims: claims)
+        try AttributeUpdate(pool: pool, emulator: call.emulator, origin: call.origin).delete(names, from: user)
         return [:]
     }
 
@@ -75,7 +83,12 @@ struct AttributeUpdate {
     func apply(_ attributes: [(name: String, value: String)], to user: User, triggers: LambdaTriggers,
                cause: CognitoMailer.Cause) async throws -> [JSON] {
         try CognitoUsers.checkMutable(attributes.map(\.name), pool: pool)
-        var changes = try CognitoUsers.changes(attributes, pool: pool)
+        // A blank value deletes the attribute ("submit the attribute in your API request with a blank value"), under
+        // the deletion's rules; an address is cleared, not changed to nothing.
+        let blanked = attributes.filter(\.value.isEmpty).map(\.name)
+        try checkDeletable(blanked)
+        let addresses: Set<String> = ["email", "phone_number"]
+        var changes = try CognitoUsers.changes(attributes.filter { !($0.value.isEmpty && addresses.contains($0.name)) }, pool: pool)
         let held = Set((pool.pool["UserAttributeUpdateSettings"]?["AttributesRequireVerificationBeforeUpdate"]?.arrayValue ?? []).compactMap(\.stringValue))
         var toVerify: [String] = []
         var pendingEmail: String?, pendingPhone: String?
@@ -98,6 +111,7 @@ struct AttributeUpdate {
         } catch let error as AuthError {
             throw CognitoError(core: error)
         }
+        try delete(blanked.filter(addresses.contains), from: user)
         if let pendingEmail { try emulator.setPendingEmail(in: pool.id, userId: user.id, pendingEmail) }
         if let pendingPhone { try emulator.setPendingPhone(in: pool.id, userId: user.id, pendingPhone) }
         let mailer = CognitoMailer(triggers: triggers)
@@ -108,12 +122,24 @@ struct AttributeUpdate {
         return deliveries
     }
 
-    /// Removes attributes; the ones the user signs in with and `sub` cannot go.
+    /// Refuses the deletion of what the pool's schema requires or makes immutable (`sub` among them).
+    private func checkDeletable(_ names: [String]) throws {
+        guard !names.isEmpty else { return }
+        try CognitoUsers.checkMutable(names, pool: pool)
+        let required = Set(PoolSchema.described(pool.pool["Schema"]?.arrayValue ?? []).compactMap { attribute in
+            attribute["Required"]?.boolValue == true ? attribute["Name"]?.stringValue : nil
+        })
+        if let name = names.first(where: required.contains) {
+            throw CognitoError.invalid("Invalid user attributes: \(name): Required attribute cannot be deleted.")
+        }
+    }
+
+    /// Removes attributes; the ones the user signs in with, the required and the immutable ones cannot go.
     func delete(_ names: [String], from user: User) throws {
+        try checkDeletable(names)
         var metadata: [String: JSON] = [:]
         for name in names {
             switch name {
-            case "sub": throw CognitoError.invalid("Cannot delete the non-mutable attribute sub")
             case "email", "phone_number":
                 guard !pool.usernameAttributes.contains(name) else {
                     throw CognitoError.invalid("Cannot delete \(name): the pool's users sign in with it")

@@ -402,3 +402,49 @@ def test_refresh_token_rotation_is_set_through_the_api_and_excludes_refresh_toke
     again = cognito.idp.initiate_auth(ClientId=client["ClientId"], AuthFlow="REFRESH_TOKEN_AUTH",
                                       AuthParameters={"REFRESH_TOKEN": rotated["AuthenticationResult"]["RefreshToken"]})
     assert again["AuthenticationResult"]["AccessToken"]
+
+
+def test_attribute_deletion_follows_the_pool_and_the_clients_permissions(cognito):
+    """A blank value deletes an attribute ("submit the attribute … with a blank value"): an address is cleared, never
+    sent a code; what the schema requires or fixes cannot go (AWS: "Invalid user attributes: phone_number: Required
+    attribute cannot be deleted."); a user's own deletion is a write, under the client's WriteAttributes and never of a
+    verification flag; GetUser shows only the client's ReadAttributes; ListUsers' UserType has no MFA settings."""
+    pool_id = cognito.create_pool(username_attributes=(), Schema=[
+        {"Name": "name", "AttributeDataType": "String", "Required": True, "Mutable": True},
+        {"Name": "tier", "AttributeDataType": "String", "Mutable": False}],
+        UserAttributeUpdateSettings={"AttributesRequireVerificationBeforeUpdate": ["email"]})
+    client_id = cognito.create_client(pool_id, ReadAttributes=["email", "name"], WriteAttributes=["name", "email", "phone_number"])["ClientId"]
+    email = cognito_email("blank")
+    cognito.admin_user(pool_id, "blank-user", attributes={"email": email, "email_verified": "true", "name": "Blank",
+                                                          "phone_number": "+15550104567", "given_name": "B", "custom:tier": "gold"})
+    token = cognito.tokens("blank-user", client_id=client_id)["AccessToken"]
+
+    shown = {a["Name"] for a in cognito.idp.get_user(AccessToken=token)["UserAttributes"]}
+    assert shown == {"sub", "email", "name"}
+
+    def self_update(name, value):
+        return cognito.fails("update_user_attributes", AccessToken=token, UserAttributes=[{"Name": name, "Value": value}])
+    required = {"Code": "InvalidParameterException", "Message": "Invalid user attributes: name: Required attribute cannot be deleted."}
+    assert self_update("name", "") == required
+    assert cognito.fails("admin_delete_user_attributes", UserPoolId=pool_id, Username="blank-user", UserAttributeNames=["name"]) == required
+    assert cognito.fails("admin_delete_user_attributes", UserPoolId=pool_id, Username="blank-user",
+                         UserAttributeNames=["custom:tier"])["Message"] == "Cannot modify the non-mutable attribute custom:tier"
+    unauthorized = {"Code": "NotAuthorizedException", "Message": "A client attempted to write unauthorized attribute"}
+    for name in ("email_verified", "given_name"):
+        assert cognito.fails("delete_user_attributes", AccessToken=token, UserAttributeNames=[name]) == unauthorized
+
+    cognito.idp.admin_set_user_mfa_preference(UserPoolId=pool_id, Username="blank-user", SMSMfaSettings={"Enabled": True, "PreferredMfa": True})
+    assert cognito.idp.admin_get_user(UserPoolId=pool_id, Username="blank-user")["UserMFASettingList"] == ["SMS_MFA"]
+    [listed] = cognito.idp.list_users(UserPoolId=pool_id)["Users"]
+    assert "UserMFASettingList" not in listed and "PreferredMfaSetting" not in listed
+    cognito.idp.admin_set_user_mfa_preference(UserPoolId=pool_id, Username="blank-user", SMSMfaSettings={"Enabled": False})
+
+    sent_before = len(cognito.messages(email))
+    answer = cognito.idp.update_user_attributes(AccessToken=token, UserAttributes=[{"Name": "email", "Value": ""},
+                                                                                   {"Name": "phone_number", "Value": ""}])
+    assert answer.get("CodeDeliveryDetailsList", []) == []
+    user = cognito.idp.admin_get_user(UserPoolId=pool_id, Username="blank-user")
+    assert {a["Name"] for a in user["UserAttributes"]}.isdisjoint({"email", "phone_number", "email_verified", "phone_number_verified"})
+    assert len(cognito.messages(email)) == sent_before
+    assert cognito.fauxth.control("GET", "/messages", params={"to": ""}).json()["messages"] == []
+
