@@ -6,9 +6,10 @@ import HTTPSupport
 /// (`attribute = "value"` or `attribute ^= "prefix"`), a page at a time (`Paging`), and only the
 /// `AttributesToGet` when given.
 enum ListUsers {
-    /// The attributes Cognito can search, and whether their comparison ignores case.
+    /// The attributes Cognito can search, and whether their comparison ignores case (the API reference marks `username`
+    /// and `status` case-sensitive, `cognito:user_status` not).
     static let searchable: [String: Bool] = ["username": false, "email": true, "phone_number": false, "name": false, "given_name": false,
-                                             "family_name": false, "preferred_username": false, "cognito:user_status": true, "status": true,
+                                             "family_name": false, "preferred_username": false, "cognito:user_status": true, "status": false,
                                              "sub": false]
 
     struct Filter: Equatable {

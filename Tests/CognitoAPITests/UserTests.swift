@@ -216,6 +216,8 @@ import Testing
             #expect(try await usernames("name ^= \"Alice\"") == [aliceId])
             #expect(try await usernames("sub = \"\(bobId)\"") == [bobId])
             #expect(try await usernames("status = \"Enabled\"")?.count == 3)
+            #expect(try await usernames("status = \"enabled\"") == [], "status keeps case, as the API reference says")
+            #expect(try await usernames("cognito:user_status = \"unconfirmed\"") == [bobId])
             #expect(try await usernames("email = \"nobody@example.com\"") == [])
             #expect(try await usernames("") == [aliceId, bobId, carolId].sorted())
 
