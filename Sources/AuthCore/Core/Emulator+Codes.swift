@@ -65,6 +65,14 @@ extension Emulator {
     public func liveCodeTargets(in tenant: String, userId: String, purpose: MessagePurpose) throws -> [String] {
         try db.withConnection { c in try Codes.liveTargets(c, tenant: tenant, userId: userId, purpose: purpose, at: clock.now) }
     }
+
+    /// Retires every code still unused that was issued to the user but their second factors': GoTrue clears a user's
+    /// one-time tokens whenever one of them confirms something (`ClearAllOneTimeTokensForUser`), so no other link of
+    /// theirs works after.
+    public func retireCodes(in tenant: String, userId: String) throws {
+        let now = clock.now
+        try db.transaction { c in try Codes.retire(c, tenant: tenant, userId: userId, except: .mfa, at: now) }
+    }
 }
 
 /// A code's record, read without using it.

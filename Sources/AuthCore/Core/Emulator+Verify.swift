@@ -21,8 +21,11 @@ extension Emulator {
     ///
     /// With `forUser`, a typed code counts only among that user's codes: where a tenant lets users share an
     /// address, one user's code does not answer for another.
+    ///
+    /// With `gatingOwner`, a code whose user may not sign in (disabled, banned) is refused with the gate's error before
+    /// it is used or its expiry looked at, and stays usable (GoTrue's `verifyTokenHash` checks the ban first).
     public func consumeCode(in tenant: String, purposes: [MessagePurpose], _ proof: CodeProof, forUser owner: String? = nil, maxAttempts: Int? = nil,
-                            lockout: Bool = true, origin: RequestOrigin = RequestOrigin())
+                            lockout: Bool = true, gatingOwner: Bool = false, origin: RequestOrigin = RequestOrigin())
         throws -> (userId: String?, purpose: MessagePurpose, target: String) {
         let now = clock.now
         let guarded = lockout ? try lockoutSubject(in: tenant, proof, purposes: purposes) : nil
@@ -30,6 +33,7 @@ extension Emulator {
             throw AuthError.wrongCode
         }
         var attemptedBy: String?
+        var refused: (user: User, reason: String)?
         let found: Result<CodeRecord, AuthError> = try db.transaction { c in
             let candidates: [CodeRecord]
             switch proof {
@@ -54,12 +58,21 @@ extension Emulator {
                 }
             }
             guard let found = candidates.first else { return .failure(.codeInvalid) }
+            if gatingOwner, let userId = found.userId, let user = try Accounts.user(c, tenant: tenant, id: userId),
+               let refusal = signInRefusal(user, at: now) {
+                refused = (user, refusal.1)
+                return .failure(refusal.0)
+            }
             guard found.expiresAt > now else { return .failure(.codeExpired) }
             try Codes.markUsed(c, tenant: tenant, id: found.id, at: now)
             return .success(found)
         }
         guard case .success(let found) = found else {
             let error = if case .failure(let error) = found { error } else { AuthError.codeInvalid }
+            if let refused {
+                recordRefusal(refused.user, reason: refused.reason, stage: .firstFactor, origin: origin)
+                throw error
+            }
             let reason = switch error {
             case .codeExpired: "code_expired"
             case .wrongCode: "wrong_code"
