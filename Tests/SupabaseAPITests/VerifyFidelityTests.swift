@@ -45,6 +45,16 @@ import Testing
             let location = try #require(try await client.send(.get, try linkPath(try newest(harness, to: "hash@example.com"))).headers[.location])
             let code = try #require(location.firstMatch(of: /code=([0-9a-f-]+)/)?.1)
             #expect(location == "http://127.0.0.1:3000/?code=\(code)&tab=b#/auth/callback")
+
+            // A PKCE link whose flow is another kind's finds no flow: GoTrue's error, never a session in the fragment.
+            _ = try await client.send(.post, "/auth/v1/recover?redirect_to=myapp://reset", json: [
+                "email": "hash@example.com", "code_challenge": .string(PKCEChallenge.s256(verifier: verifier).challenge), "code_challenge_method": "s256",
+            ])
+            let reset = try linkPath(try newest(harness, to: "hash@example.com")).replacingOccurrences(of: "type=recovery", with: "type=magiclink")
+            #expect(try await client.send(.get, reset).headers[.location] == "myapp://reset?error=invalid_request&error_code=flow_state_not_found"
+                + "&error_description=No+associated+flow+state+found.+422%3A+No+valid+flow+state+found+for+user."
+                + "#error=invalid_request&error_code=flow_state_not_found"
+                + "&error_description=No+associated+flow+state+found.+422%3A+No+valid+flow+state+found+for+user.&sb=")
         }
     }
 
