@@ -80,9 +80,7 @@ struct Factors {
             return try FactorWebAuthn(emulator: emulator).challenge(call, factor: factor, user: caller.user, project: project)
         }
         if factor.kind == "phone" {
-            guard ["sms", "whatsapp"].contains(try body.string("channel") ?? "sms") else {
-                throw SupabaseError.validation("Invalid channel, supported values are 'sms' or 'whatsapp'")
-            }
+            try Validation.channel(try body.string("channel"), config: project.config)
             if let last = factor.lastChallengedAt {
                 let wait = project.config.mfaPhoneMaxFrequency - emulator.clock.now.timeIntervalSince(last)
                 if wait > 0 {

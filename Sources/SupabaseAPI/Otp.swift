@@ -66,6 +66,7 @@ extension Otp {
             throw SupabaseError(status: .badRequest, code: .phoneProviderDisabled, message: "Unsupported phone provider")
         }
         let normalized = try Validation.phone(phone)
+        try Validation.channel(try body.string("channel"), config: project.config)
         let sender = SmsSender(emulator: emulator, project: project)
         var user = try emulator.user(in: call.tenant, .phone(normalized))
         if user == nil {

@@ -37,6 +37,8 @@ struct SupabaseError: Error, Equatable {
         case badJWT = "bad_jwt"
         case notAdmin = "not_admin"
         case samePassword = "same_password"
+        case currentPasswordRequired = "current_password_required"
+        case currentPasswordMismatch = "current_password_mismatch"
         case flowStateNotFound = "flow_state_not_found"
         case flowStateExpired = "flow_state_expired"
         case badCodeVerifier = "bad_code_verifier"

@@ -24,6 +24,7 @@ struct UpdateUser {
         }
         if !requestedPhone.isEmpty {
             let normalized = try Validation.phone(requestedPhone)
+            try Validation.channel(try body.string("channel"), config: project.config)
             if normalized != user.phone { changedPhone = normalized }
         }
         let password = try body.string("password")
@@ -40,13 +41,30 @@ struct UpdateUser {
             throw SupabaseError(status: .unprocessableContent, code: .validationFailed,
                                 message: "Updating password of an anonymous user without an email or phone is not allowed")
         }
+        // Another user's address refuses the whole update before anything is written, as GoTrue checks it first.
+        if let changedEmail, let holder = try emulator.user(in: call.tenant, .email(changedEmail)), holder.id != user.id {
+            throw SupabaseError(status: .unprocessableContent, code: .emailExists, message: "A user with this email address has already been registered")
+        }
+        if let changedPhone, let holder = try emulator.user(in: call.tenant, .phone(changedPhone)), holder.id != user.id {
+            throw SupabaseError(status: .unprocessableContent, code: .phoneExists, message: "A user with this phone number has already been registered")
+        }
         if let password {
             // Reauthentication first, as GoTrue: a valid nonce is spent even when the password then turns out the same.
             try checkReauthentication(caller, nonce: try body.string("nonce"), call: call, project: project)
-            if !password.isEmpty, try emulator.checkPassword(password, in: call.tenant, userId: user.id) {
-                throw SupabaseError(status: .unprocessableContent, code: .samePassword,
-                                    message: "New password should be different from the old password.")
+            if !password.isEmpty, try emulator.hasPassword(in: call.tenant, userId: user.id) {
+                try checkCurrentPassword(caller, try body.string("current_password"), call: call, project: project)
+                if try emulator.checkPassword(password, in: call.tenant, userId: user.id) {
+                    throw SupabaseError(status: .unprocessableContent, code: .samePassword,
+                                        message: "New password should be different from the old password.")
+                }
             }
+        }
+        // GoTrue sends the confirmations in the update's transaction, so one refused for its frequency writes nothing.
+        if let changedEmail, !(project.config.mailerAutoconfirm && user.isAnonymous) {
+            try call.mailer(project).checkFrequency(.emailChange, for: user, address: changedEmail)
+        }
+        if let changedPhone, !project.config.phoneAutoconfirm {
+            try SmsSender(emulator: emulator, project: project).checkFrequency(for: user, address: changedPhone, purpose: .phoneChange)
         }
         var changes = UserChanges(password: password, userMetadata: try body.object("data"))
         changes.passwordRetiresCodes = true
@@ -75,6 +93,19 @@ struct UpdateUser {
             _ = try emulator.consumeCode(in: call.tenant, purposes: [.reauthentication], .code(nonce, target: target), origin: call.origin)
         } catch AuthError.codeInvalid, AuthError.codeExpired, AuthError.wrongCode, AuthError.tooManyAttempts {
             throw SupabaseError(status: .unprocessableContent, code: .reauthenticationNotValid, message: "Nonce has expired or is invalid")
+        }
+    }
+
+    /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`: the current password beside a new one, unless the
+    /// session came from a code or link (GoTrue's `IsRecovery`: an `amr` of `otp`, `magiclink` or `recovery`), as a
+    /// password reset's does. Both refusals have GoTrue's one message.
+    private func checkCurrentPassword(_ caller: Authentication.Caller, _ current: String?, call: Call, project: SupabaseProject) throws {
+        let recovery: Set<String> = ["otp", "magiclink", "recovery"]
+        guard project.config.passwordUpdateNeedsCurrentPassword, !caller.session.amr.contains(where: { recovery.contains($0.method) }) else { return }
+        let message = "Current password required when setting new password."
+        guard let current, !current.isEmpty else { throw SupabaseError(status: .badRequest, code: .currentPasswordRequired, message: message) }
+        guard try emulator.checkPassword(current, in: call.tenant, userId: caller.user.id) else {
+            throw SupabaseError(status: .badRequest, code: .currentPasswordMismatch, message: message)
         }
     }
 
@@ -136,7 +167,7 @@ enum Reauthenticate {
         } else if user.phone != nil {
             try await SmsSender(emulator: call.emulator, project: project).sendCode(to: user, origin: call.origin, purpose: .reauthentication)
         } else {
-            throw SupabaseError(status: .badRequest, code: .validationFailed, message: "Reauthentication requires an email or a phone number")
+            throw SupabaseError(status: .badRequest, code: .validationFailed, message: "Reauthentication requires the user to have an email or a phone number")
         }
         return [:]
     }

@@ -33,6 +33,16 @@ enum Validation {
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
+    /// GoTrue's `IsValidMessageChannel`: `sms` (the default) or `whatsapp` (its Twilio providers', for which the outbox
+    /// stands in), anything when the send SMS hook is on.
+    static func channel(_ raw: String?, config: SupabaseConfig) throws {
+        let channel = raw.flatMap { $0.isEmpty ? nil : $0 } ?? "sms"
+        guard config.hooks[.sendSMS] != nil || channel == "sms" || channel == "whatsapp" else {
+            throw SupabaseError.validation("Invalid channel, supported values are 'sms' or 'whatsapp'. "
+                + "'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.")
+        }
+    }
+
     /// GoTrue's `validatePhone`: E.164 after dropping formatting, or 400 with its message.
     static func phone(_ raw: String) throws -> String {
         guard let phone = try? Identifiers.phone(raw) else { throw AuthError.invalidPhone }

@@ -392,3 +392,24 @@ def test_a_switched_off_provider_is_refused_in_each_endpoints_words(supabase_pro
     assert post("recover", {"email": "off@example.com"}) == (400, "email_provider_disabled", "Email logins are disabled")
     assert post("resend", {"type": "signup", "email": "off@example.com"}) == (400, "email_provider_disabled", "Email logins are disabled")
     assert post("resend", {"type": "email_change"}) == (400, "validation_failed", "Missing email address or phone number")
+
+
+def test_update_user_checks_everything_before_it_writes(supabase_project):
+    """GoTrue's UserUpdate refuses another user's address before any write, and with
+    GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD needs auth-js's current_password. Fauxth changed the
+    password (and ended the other sessions) before refusing the address."""
+    instance = supabase_project({"GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD": "true"},
+                                [{"email": "mine@example.com", "password": "secret123", "email_verified": True},
+                                 {"email": "theirs@example.com", "password": "secret123", "email_verified": True}])
+    auth = create_client(instance.url, ANON_KEY).auth
+    session = auth.sign_in_with_password({"email": "mine@example.com", "password": "secret123"}).session
+    headers = {"apikey": ANON_KEY, "Authorization": f"Bearer {session.access_token}", "X-Supabase-Api-Version": "2024-01-01"}
+
+    def put(body):
+        return requests.put(f"{instance.url}/auth/v1/user", json=body, headers=headers)
+    taken = put({"email": "theirs@example.com", "password": "another123", "current_password": "secret123"})
+    assert (taken.status_code, taken.json()["code"]) == (422, "email_exists")
+    assert auth.sign_in_with_password({"email": "mine@example.com", "password": "secret123"}).session is not None
+    assert put({"password": "another123"}).json()["code"] == "current_password_required"
+    assert put({"password": "another123", "current_password": "nope-nope"}).json()["code"] == "current_password_mismatch"
+    assert put({"password": "another123", "current_password": "secret123"}).status_code == 200

@@ -123,6 +123,11 @@ extension Emulator {
         return true
     }
 
+    /// Whether the user has a password (GoTrue's `HasPassword`).
+    public func hasPassword(in tenant: String, userId: String) throws -> Bool {
+        try passwordHash(in: tenant, userId: userId) != nil
+    }
+
     /// The stored password hash of a user, if it has one.
     func passwordHash(in tenant: String, userId: String) throws -> String? {
         try passwordReads.value("\(tenant)\u{0}\(userId)", in: db) { c in try credential(c, tenant: tenant, userId: userId, kind: "password") }
