@@ -27,6 +27,12 @@ struct CognitoPool: Sendable {
 
     var usernameAttributes: [String] { strings(pool["UsernameAttributes"]) }
     var aliasAttributes: [String] { strings(pool["AliasAttributes"]) }
+    /// The attributes the schema requires (as described, standard ones included), but `sub`, which Cognito sets.
+    var requiredAttributes: Set<String> {
+        Set(PoolSchema.described(pool["Schema"]?.arrayValue ?? []).compactMap { attribute in
+            attribute["Required"]?.boolValue == true ? attribute["Name"]?.stringValue : nil
+        }).subtracting(["sub"])
+    }
     var autoVerifiedAttributes: [String] { strings(pool["AutoVerifiedAttributes"]) }
     /// API-made pools without `UsernameConfiguration` are case sensitive; the console's are not.
     var caseSensitive: Bool { pool["UsernameConfiguration"]?["CaseSensitive"]?.boolValue ?? true }

@@ -13,8 +13,16 @@ enum Passwords {
                                                                    clientId: client.id, validationData: [], clientMetadata: call.clientMetadata) else { return nil }
             return try triggers.createMigrated(migration, userName: username, password: nil)
         }) { user, pool, client in
-            try call.emulator.checkCanSignIn(user, stage: .recovery, origin: call.origin)
-            _ = try recoveryDestination(user, pool: pool)
+            // A user an administrator made, who has not signed in and chosen a password, has none to reset.
+            guard CognitoUsers.status(user) != "FORCE_CHANGE_PASSWORD" else { throw CognitoError.cannotResetInThisState }
+            do {
+                try call.emulator.checkCanSignIn(user, stage: .recovery, origin: call.origin)
+                _ = try recoveryDestination(user, pool: pool)
+            } catch let error where client.preventUserExistenceErrors && (error as? AuthError == .userDisabled || (error as? CognitoError)?.kind == .invalidParameter) {
+                // "When a user isn't found, is deactivated, or doesn't have a verified delivery mechanism" a client that
+                // hides which users exist answers a simulated delivery (the developer guide's user existence page).
+                return CognitoUsers.simulatedDelivery(try call.body.required("Username"))
+            }
             return try await sendResetCode(user, triggers: call.triggers(pool), cause: call.cause("ForgotPassword", client: client.id))
         }
     }
@@ -45,6 +53,9 @@ enum Passwords {
         let code = try call.body.required("ConfirmationCode"), password = try call.body.required("Password")
         try call.checkSecretHash(try call.body.string("SecretHash"), usernames: [username], client: client)
         let user = try CognitoUsers.require(username, pool: pool, emulator: call.emulator, hiding: client.preventUserExistenceErrors ? .codeMismatch : .userNotFoundForClient)
+        // A disabled user's code sets nothing: CodeMismatchException where the client hides users, as for one that does
+        // not exist.
+        if user.disabled { throw client.preventUserExistenceErrors ? CognitoError.codeMismatch : CognitoError(.notAuthorized, "User is disabled.") }
         try reset(user, code: code, password: password, pool: pool, emulator: call.emulator, origin: call.origin)
         try await SignUp.confirmed(user, triggers: call.triggers(pool), source: "PostConfirmation_ConfirmForgotPassword", clientId: client.id,
                                    clientMetadata: call.clientMetadata)
@@ -77,6 +88,9 @@ enum Passwords {
             }
         } catch AuthError.invalidCredentials {
             throw CognitoError.incorrectCredentials
+        } catch AuthError.lockedOut {
+            // Where a sign-in says "Password attempts exceeded", a password change says this (aws-sdk-android #627).
+            throw CognitoError(.limitExceeded, "Attempt limit exceeded, please try after some time.")
         }
         try CognitoMailer.checkPassword(proposed, pool: pool)
         try call.emulator.updateUser(in: pool.id, id: user.id, UserChanges(password: proposed), origin: call.origin)
@@ -101,7 +115,9 @@ enum Passwords {
     static func adminReset(_ call: CognitoCall) async throws -> JSON {
         let pool = try call.pool()
         let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
-        guard CognitoUsers.status(user) != "UNCONFIRMED" else { throw CognitoError(.notAuthorized, "User password cannot be reset in the current state.") }
+        guard CognitoUsers.status(user) != "UNCONFIRMED" else { throw CognitoError.cannotResetInThisState }
+        // "You need to use admin-enable-user before admin-reset-user-password" (amazon-cognito-identity-js #373).
+        guard !user.disabled else { throw CognitoError(.notAuthorized, "User is disabled.") }
         let destination: String?
         do { destination = try recoveryDestination(user, pool: pool) } catch let error as CognitoError where error.kind == .notAuthorized {
             destination = nil // admin_only recovery: the administrator sets the next password.
@@ -113,4 +129,8 @@ enum Passwords {
         }
         return [:]
     }
+}
+
+extension CognitoError {
+    static let cannotResetInThisState = CognitoError(.notAuthorized, "User password cannot be reset in the current state.")
 }

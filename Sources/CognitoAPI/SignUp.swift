@@ -51,6 +51,13 @@ enum SignUp {
         let pool = triggers.pool
         if let password { try CognitoMailer.checkPassword(password, pool: pool) }
         let new = try newUser(username: username, attributes: attributes, pool: pool, emulator: triggers.emulator)
+        // A sign-up must give what the schema requires (an administrator's AdminCreateUser need not).
+        let given = Set(attributes.filter { !$0.value.isEmpty }.map(\.name)
+                        + (new.email != nil ? ["email"] : []) + (new.phone != nil ? ["phone_number"] : []))
+        let missing = pool.requiredAttributes.subtracting(given).sorted()
+        if !missing.isEmpty {
+            throw CognitoError.invalid("Attributes did not conform to the schema: " + missing.map { "\($0): The attribute is required\n" }.joined())
+        }
         // A user without a password signs in with a code, so they must give an address one of the pool's code factors uses.
         if password == nil, !(pool.passwordlessFactors.contains("EMAIL_OTP") && new.email != nil),
            !(pool.passwordlessFactors.contains("SMS_OTP") && new.phone != nil) {
@@ -92,6 +99,13 @@ enum SignUp {
         if pool.usernameAttributes.isEmpty {
             guard username.wholeMatch(of: #/[\p{L}\p{M}\p{S}\p{N}\p{P}]+/#) != nil else {
                 throw CognitoError.invalid("Username should match the pattern [\\p{L}\\p{M}\\p{S}\\p{N}\\p{P}]+")
+            }
+            // An alias may not be mistaken for a username: in an alias pool a username cannot look like one.
+            if pool.aliasAttributes.contains("email"), (try? Identifiers.email(username)) != nil {
+                throw CognitoError.invalid("Username cannot be of email format, since user pool is configured for email alias.")
+            }
+            if pool.aliasAttributes.contains("phone_number"), username.hasPrefix("+"), (try? Identifiers.phone(username)) != nil {
+                throw CognitoError.invalid("Username cannot be of phone number format, since user pool is configured for phone number alias.")
             }
             new.username = pool.caseSensitive ? username : username.lowercased()
         } else if pool.usernameAttributes.contains("email"), username.contains("@") {

@@ -126,10 +126,7 @@ struct AttributeUpdate {
     private func checkDeletable(_ names: [String]) throws {
         guard !names.isEmpty else { return }
         try CognitoUsers.checkMutable(names, pool: pool)
-        let required = Set(PoolSchema.described(pool.pool["Schema"]?.arrayValue ?? []).compactMap { attribute in
-            attribute["Required"]?.boolValue == true ? attribute["Name"]?.stringValue : nil
-        })
-        if let name = names.first(where: required.contains) {
+        if let name = names.first(where: pool.requiredAttributes.contains) {
             throw CognitoError.invalid("Invalid user attributes: \(name): Required attribute cannot be deleted.")
         }
     }

@@ -448,3 +448,48 @@ def test_attribute_deletion_follows_the_pool_and_the_clients_permissions(cognito
     assert len(cognito.messages(email)) == sent_before
     assert cognito.fauxth.control("GET", "/messages", params={"to": ""}).json()["messages"] == []
 
+
+
+def test_sign_up_and_password_resets_follow_the_users_state(cognito):
+    """From a boto3 sweep against AWS's references: a sign-up gives what the schema requires; an alias pool's usernames
+    cannot look like the alias; an administrator's user who never signed in has no password to reset; a hiding
+    client answers a disabled user's reset with a simulated delivery and its code with CodeMismatchException;
+    AdminResetUserPassword needs the user enabled; a password change past the lockout is LimitExceededException."""
+    pool_id = cognito.create_pool(username_attributes=(), AliasAttributes=["email"], Schema=[
+        {"Name": "name", "AttributeDataType": "String", "Required": True, "Mutable": True}],
+        AccountRecoverySetting={"RecoveryMechanisms": [{"Name": "verified_email", "Priority": 1}]})
+    client_id = cognito.create_client(pool_id, PreventUserExistenceErrors="ENABLED")["ClientId"]
+    email = cognito_email("states")
+
+    def sign_up(username, attributes):
+        return cognito.fails("sign_up", ClientId=client_id, Username=username, Password=COGNITO_PASSWORD,
+                             UserAttributes=[{"Name": k, "Value": v} for k, v in attributes.items()])
+    assert sign_up("states-user", {"email": email}) == {
+        "Code": "InvalidParameterException", "Message": "Attributes did not conform to the schema: name: The attribute is required\n"}
+    assert sign_up(email, {"email": email, "name": "S"})["Message"] == \
+        "Username cannot be of email format, since user pool is configured for email alias."
+
+    cognito.idp.admin_create_user(UserPoolId=pool_id, Username="new-admin-user", MessageAction="SUPPRESS", TemporaryPassword="temporary123",
+                                  UserAttributes=[{"Name": "email", "Value": cognito_email("fresh")}, {"Name": "email_verified", "Value": "true"},
+                                                  {"Name": "name", "Value": "F"}])
+    assert cognito.fails("forgot_password", ClientId=client_id, Username="new-admin-user") == {
+        "Code": "NotAuthorizedException", "Message": "User password cannot be reset in the current state."}
+
+    cognito.admin_user(pool_id, "states-user", attributes={"email": email, "email_verified": "true", "name": "S"})
+    cognito.idp.forgot_password(ClientId=client_id, Username="states-user")
+    code = cognito.code(email)
+    cognito.idp.admin_disable_user(UserPoolId=pool_id, Username="states-user")
+    sent = len(cognito.messages(email))
+    assert "CodeDeliveryDetails" in cognito.idp.forgot_password(ClientId=client_id, Username="states-user")
+    assert len(cognito.messages(email)) == sent
+    assert cognito.fails("confirm_forgot_password", ClientId=client_id, Username="states-user", ConfirmationCode=code,
+                         Password="Another-password1")["Code"] == "CodeMismatchException"
+    assert cognito.fails("admin_reset_user_password", UserPoolId=pool_id, Username="states-user") == {
+        "Code": "NotAuthorizedException", "Message": "User is disabled."}
+    cognito.idp.admin_enable_user(UserPoolId=pool_id, Username="states-user")
+
+    token = cognito.tokens("states-user", client_id=client_id)["AccessToken"]
+    errors = [cognito.fails("change_password", AccessToken=token, PreviousPassword="wrong-password1", ProposedPassword="Another-password1")
+              for _ in range(6)]
+    assert errors[0]["Code"] == "NotAuthorizedException"
+    assert errors[-1] == {"Code": "LimitExceededException", "Message": "Attempt limit exceeded, please try after some time."}
