@@ -9,9 +9,13 @@ enum SignIn {
     /// are the same `INVALID_LOGIN_CREDENTIALS`; off, they are `EMAIL_NOT_FOUND` and `INVALID_PASSWORD`.
     static func password(_ call: FirebaseCall) async throws -> Response {
         let scope = try call.scope()
-        guard let email = try call.body.string("email"), !email.isEmpty else { throw FirebaseError(.invalidEmail) }
-        guard let password = try call.body.string("password"), !password.isEmpty else { throw FirebaseError(.missingPassword) }
+        // The emulator's order (`signInWithPassword`), which a disabled account's sign-in follows too: USER_DISABLED
+        // before the password is looked at, so whatever password is typed (auth/user-disabled).
         guard scope.settings.allowPasswordSignup else { throw FirebaseError(.passwordLoginDisabled) }
+        guard let email = try call.body.string("email") else { throw FirebaseError(.missingEmail) }
+        guard (try? Identifiers.email(email)) != nil else { throw FirebaseError(.invalidEmail) }
+        guard let password = try call.body.string("password"), !password.isEmpty else { throw FirebaseError(.missingPassword) }
+        if try call.emulator.user(in: scope.coreTenant, .email(email))?.disabled == true { throw FirebaseError(.userDisabled) }
         let user: User
         do {
             user = try call.emulator.authenticate(in: scope.coreTenant, PasswordSignIn(identifier: .email(email), password: password, requireVerified: false),
@@ -55,7 +59,11 @@ enum SignIn {
         if !token.hasPrefix("{"), claims["tenant_id"]?.stringValue?.isEmpty != false, (try call.body.string("tenantId"))?.isEmpty == false {
             throw FirebaseError(.tenantIDMismatch)
         }
-        let scope = try call.scope(tokenTenant: claims["tenant_id"]?.stringValue)
+        // A token's tenant is checked against the tenant the request names; a request naming none signs in to the
+        // project whatever the token says, as the emulator's project state does (the JS SDK then refuses the answer
+        // as another tenant's, where Fauxth made the user in the token's tenant).
+        let namesTenant = (try call.body.string("tenantId"))?.isEmpty == false || call.route.tenant?.isEmpty == false
+        let scope = try namesTenant ? call.scope(tokenTenant: claims["tenant_id"]?.stringValue) : call.scope()
         var user = try call.emulator.user(in: scope.coreTenant, id: uid)
         let isNewUser = user == nil
         if user == nil {

@@ -20,9 +20,10 @@ enum Update {
             throw FirebaseError(.operationNotAllowed, "Please verify the new email before changing email.")
         }
         if try body.string("email") != nil || body.string("password") != nil { try call.requireRecentSignIn() }
-        if try body.string("customAttributes") != nil || body["disableUser"] != nil || body["emailVerified"] != nil {
-            try call.requireOwner()
-        }
+        // The emulator's rules for a user's own update: custom claims are the owner's, disabling is refused, and
+        // `emailVerified` is not theirs to set (ignored, in `profileChanges`).
+        if try body.string("customAttributes") != nil { try call.requireOwner() }
+        if !call.isOwner, body["disableUser"] != nil { throw FirebaseError(.operationNotAllowed) }
         var changes = try profileChanges(call, user: user, scope: scope)
         let deleted = Set(try body.strings("deleteAttribute"))
         if deleted.contains("PASSWORD") { try call.emulator.removePassword(in: scope.coreTenant, userId: user.id) }
@@ -42,15 +43,19 @@ enum Update {
         if try applyValidSince(call, scope: scope, user: updated) { updated = try call.emulator.requireUser(in: scope.coreTenant, id: user.id) }
         try applyEnrollments(call, scope: scope, user: updated)
         let emailChanged = email != nil && email != user.email?.lowercased()
-        if emailChanged, let previous = user.email, !user.isAnonymous, !call.isOwner {
+        // The previous address may undo the change (an owner's change too, as the emulator sends it), but an
+        // anonymous user's own.
+        if emailChanged, let previous = user.email, call.isOwner || !user.isAnonymous {
             _ = try OobMailer(call: call, scope: scope).issue(.recoverEmail, email: previous, user: updated, newEmail: email, continueURL: nil)
         }
         var extra: [String: JSON] = [:]
-        // A new password or email ends the sessions begun before this second (`validSince`); the caller gets
-        // a fresh one, as Firebase answers.
-        if !call.isOwner, changes.password != nil || emailChanged {
+        // A new password or email ends the sessions begun before this second (`validSince`), whoever changed it:
+        // "a major account change … password or email address updates" (Manage user sessions). A user's own
+        // `validSince` does the same (the emulator takes no other value from them). The user gets a fresh session.
+        let ownRevocation = try !call.isOwner && body.string("validSince") != nil
+        if changes.password != nil || emailChanged || ownRevocation {
             try call.emulator.revokeTokens(in: scope.coreTenant, userId: user.id, reason: "credentials_changed", origin: call.origin)
-            extra = try call.startSession(updated, scope: scope, provider: "password").fields
+            if !call.isOwner { extra = try call.startSession(updated, scope: scope, provider: "password").fields }
         }
         return .json(response(try call.emulator.requireUser(in: scope.coreTenant, id: user.id), extra: extra))
     }
@@ -120,7 +125,7 @@ enum Update {
     /// `validSince` (firebase-admin's `revoke_refresh_tokens`): tokens issued before it are refused, and
     /// the sessions open now end.
     private static func applyValidSince(_ call: FirebaseCall, scope: FirebaseScope, user: User) throws -> Bool {
-        guard let text = try call.body.string("validSince") else { return false }
+        guard call.isOwner, let text = try call.body.string("validSince") else { return false }
         let seconds = try FirebaseBody.int64(text, field: "valid_since")
         let instant = Date(timeIntervalSince1970: TimeInterval(seconds))
         try call.emulator.setTokensValidAfter(in: scope.coreTenant, userId: user.id, instant)

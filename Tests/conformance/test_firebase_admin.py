@@ -377,3 +377,18 @@ def test_tenant_users_stay_out_of_the_project(firebase, tenant_app):
     assert client.verify_id_token(signed_in["idToken"], check_revoked=True)["uid"] == user.uid
     with pytest.raises(tenant_mgt.TenantIdMismatchError):
         client.verify_id_token(firebase.sign_in("alice@example.com")["idToken"])
+
+
+def test_a_tenants_custom_token_without_a_tenant_signs_in_to_the_project(firebase, tenant_app):
+    """The emulator checks a custom token's tenant_id only where the request names a tenant; a request naming none
+    signs in to the project, whose answer the JS SDK then refuses as another tenant's (auth/tenant-id-mismatch).
+    Fauxth made the user in the token's tenant."""
+    tenant = tenant_mgt.create_tenant("tokens", allow_password_sign_up=True, app=tenant_app)
+    client = tenant_mgt.auth_for_tenant(tenant.tenant_id, app=tenant_app)
+    token = client.create_custom_token("tenantTokenUser1").decode()
+    signed_in = firebase.ok("accounts:signInWithCustomToken", {"token": token, "returnSecureToken": True})
+    assert "tenant" not in jwt_claims(signed_in["idToken"])["firebase"]
+    with pytest.raises(auth.UserNotFoundError):
+        client.get_user("tenantTokenUser1")
+    in_tenant = firebase.ok("accounts:signInWithCustomToken", {"token": token, "tenantId": tenant.tenant_id, "returnSecureToken": True})
+    assert jwt_claims(in_tenant["idToken"])["firebase"]["tenant"] == tenant.tenant_id

@@ -155,6 +155,43 @@ def test_changing_the_password_revokes_the_tokens_issued_before(firebase):
     assert firebase.sign_in("changer@example.com", "brand-new-pass")["localId"] == session["localId"]
 
 
+def test_an_owners_password_or_email_change_revokes_the_users_tokens_too(firebase):
+    """firebase-admin's update_user(password=…) is projects/{p}/accounts:update; the emulator sets validSince for a
+    password or email change whoever makes it, as production's "major account change" rule says. Fauxth revoked only
+    on the user's own change."""
+    session = firebase.sign_up("owner-changed@example.com")
+    firebase.advance(2)
+    changed = firebase.admin("POST", "/accounts:update", json={"localId": session["localId"], "password": "set-by-owner-1"})
+    assert changed.status_code == 200 and "idToken" not in changed.json()
+    assert firebase_error(firebase.refresh(session["refreshToken"])) == "TOKEN_EXPIRED"
+    assert firebase_error(firebase.call("accounts:lookup", {"idToken": session["idToken"]})) == "TOKEN_EXPIRED"
+
+
+def test_a_users_own_update_keeps_to_the_users_fields(firebase):
+    """The emulator's setAccountInfo for an idToken caller: disableUser is OPERATION_NOT_ALLOWED, emailVerified is
+    not theirs to set (ignored), and validSince revokes as of now, answering fresh tokens."""
+    session = firebase.sign_up("own-update@example.com")
+    refused = firebase.call("accounts:update", {"idToken": session["idToken"], "disableUser": True})
+    assert firebase_error(refused) == "OPERATION_NOT_ALLOWED"
+    kept = firebase.ok("accounts:update", {"idToken": session["idToken"], "emailVerified": True, "displayName": "Own"})
+    assert kept["emailVerified"] is False and kept["displayName"] == "Own"
+    firebase.advance(2)
+    revoked = firebase.ok("accounts:update", {"idToken": session["idToken"], "validSince": "1", "returnSecureToken": True})
+    assert firebase.refresh(revoked["refreshToken"]).status_code == 200
+    assert firebase_error(firebase.refresh(session["refreshToken"])) == "TOKEN_EXPIRED"
+
+
+def test_password_sign_in_checks_the_address_then_the_account(firebase):
+    """The emulator's signInWithPassword: MISSING_EMAIL, INVALID_EMAIL (auth/invalid-email, where Fauxth said
+    EMAIL_NOT_FOUND), then a disabled account is USER_DISABLED whatever the password."""
+    assert firebase_error(firebase.call("accounts:signInWithPassword", {"password": "x"})) == "MISSING_EMAIL"
+    assert firebase_error(firebase.call("accounts:signInWithPassword", {"email": "nobody", "password": "x"})) == "INVALID_EMAIL"
+    session = firebase.sign_up("to-disable@example.com")
+    assert firebase.admin("POST", "/accounts:update", json={"localId": session["localId"], "disableUser": True}).status_code == 200
+    wrong = firebase.call("accounts:signInWithPassword", {"email": "to-disable@example.com", "password": "not-the-password"})
+    assert firebase_error(wrong) == "USER_DISABLED"
+
+
 def test_verify_email_link_from_the_outbox_verifies_the_address(firebase):
     session = firebase.sign_up("verify.me@example.com")
     sent = firebase.ok("accounts:sendOobCode", {"requestType": "VERIFY_EMAIL", "idToken": session["idToken"]})
