@@ -26,17 +26,20 @@ struct Admin {
         let query = request.uri.queryParameters
         // A form-encoded space is `+`, which Go's query parser reads as a space.
         let newestFirst = try Self.newestFirst(query.getAll("sort").map { $0.replacingOccurrences(of: "+", with: " ") })
-        // Page 0 is the first page and a page size of 0 is 20, as the paginator under GoTrue reads them.
-        let page = max(1, try Self.pagination(query.get("page"), default: 1))
+        // Page 0 reads as page 1 (pop's Paginate), but GoTrue's links count from the page asked for. A page size of 0
+        // is pop's 20 here; GoTrue's own link arithmetic divides by it and answers 500.
+        let askedPage = try Self.pagination(query.get("page"), default: 1)
+        let page = max(1, askedPage)
         var perPage = try Self.pagination(query.get("per_page"), default: 50)
         if perPage < 1 { perPage = 20 }
         perPage = min(perPage, 10_000)
         let filter = query.get("filter").map { UserSearch.goTrueFilter(String($0)) }
         let total = try emulator.userCount(in: tenant, search: filter)
         let users = try emulator.users(in: tenant, search: filter, limit: perPage, offset: (page - 1) * perPage, newestFirst: newestFirst)
-        let last = max(1, (total + perPage - 1) / perPage)
+        // GoTrue's calculateTotalPages: no users, no pages, so the last link names page 0.
+        let last = (total + perPage - 1) / perPage
         var links: [String] = []
-        if page < last { links.append("<\(Self.pageLink(request, page: page + 1))>; rel=\"next\"") }
+        if askedPage < last { links.append("<\(Self.pageLink(request, page: askedPage + 1))>; rel=\"next\"") }
         links.append("<\(Self.pageLink(request, page: last))>; rel=\"last\"")
         var headers = HTTPFields()
         headers[HTTPField.Name("X-Total-Count")!] = String(total)
@@ -62,15 +65,18 @@ struct Admin {
     }
 
     /// GoTrue's `sort` for the admin list: `created_at` only, `asc` or `desc` (the default).
+    /// Every value is checked, as GoTrue's loop does; the first decides the order.
     private static func newestFirst(_ values: [String]) throws -> Bool {
-        guard let first = values.first else { return true }
-        let parts = first.split(separator: " ", maxSplits: 1).map(String.init)
-        guard parts.first == "created_at" else { throw SupabaseError.validation("Bad Sort Parameters: bad field for sort '\(parts.first ?? "")'") }
-        switch parts.count > 1 ? parts[1].uppercased() : "DESC" {
-        case "ASC": return false
-        case "DESC": return true
-        default: throw SupabaseError.validation("Bad Sort Parameters: bad direction for sort '\(parts[1])', only 'asc' and 'desc' allowed")
+        let orders = try values.map { value in
+            let parts = value.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.first == "created_at" else { throw SupabaseError.validation("Bad Sort Parameters: bad field for sort '\(parts.first ?? "")'") }
+            switch parts.count > 1 ? parts[1].uppercased() : "DESC" {
+            case "ASC": return false
+            case "DESC": return true
+            default: throw SupabaseError.validation("Bad Sort Parameters: bad direction for sort '\(parts[1])', only 'asc' and 'desc' allowed")
+            }
         }
+        return orders.first ?? true
     }
 
     /// `POST /admin/users`.
@@ -90,11 +96,14 @@ struct Admin {
             guard parsed != "00000000-0000-0000-0000-000000000000" else { throw SupabaseError.validation("ID cannot be a nil uuid") }
             id = parsed
         }
-        let password = try body.string("password"), passwordHash = try body.string("password_hash")
-        if let password { try project.config.passwordPolicy.check(password) }
+        var password = try body.string("password")
+        let passwordHash = try body.string("password_hash").flatMap { $0.isEmpty ? nil : $0 }
+        if passwordHash != nil, password != nil { throw SupabaseError.validation("Only a password or a password hash should be provided") }
+        // GoTrue's adminUserCreate checks no strength (an administrator may set "123"), only bcrypt's 72 bytes, and
+        // gives a user created without a password a random one nobody knows.
+        if let password, password.utf8.count > 72 { throw AuthError.invalidInput(field: "Password", reason: "cannot be longer than 72 characters") }
+        if (password ?? "").isEmpty, passwordHash == nil { password = emulator.generator.lowerAlphanumeric(64) }
         if let passwordHash {
-            // An imported hash skips the password policy, as in GoTrue: the plaintext is not known.
-            guard password == nil else { throw SupabaseError.validation("Only a password or a password hash should be provided") }
             if passwordHash.hasPrefix("$argon2") || passwordHash.hasPrefix("$fbscrypt$") {
                 throw SupabaseError.validation("Fauxth checks bcrypt password hashes only; argon2 and Firebase scrypt imports are not emulated")
             }
@@ -120,7 +129,8 @@ struct Admin {
     /// `GET /admin/users/{id}`.
     func get(_ call: Call) throws -> JSON {
         let project = try adminProject(call)
-        return GoTrueJSON.user(try findUser(call), config: project.config)
+        let user = try findUser(call)
+        return GoTrueJSON.user(user, config: project.config, factors: try emulator.factors(in: call.tenant, userId: user.id))
     }
 
     /// `PUT /admin/users/{id}`: a password set here ends all the user's sessions and retires the codes sent before it.
@@ -134,10 +144,14 @@ struct Admin {
         let email = try body.string("email").flatMap { $0.isEmpty ? nil : $0 }.map(Validation.email)
         // GoTrue confirms only on `email_confirm`/`phone_confirm` true; a new address alone keeps the confirmation.
         let confirmsEmail = body.fields["email_confirm"]?.boolValue == true, confirmsPhone = body.fields["phone_confirm"]?.boolValue == true
+        let phone = try body.string("phone").flatMap { $0.isEmpty ? nil : $0 }.map(Validation.phone)
+        // GoTrue's Confirm also records `email_verified` in the metadata.
+        var userMetadata = try body.object("user_metadata")
+        if confirmsEmail { userMetadata = (userMetadata ?? [:]).merging(["email_verified": true]) { $1 } }
         var changes = UserChanges(
-            email: email, phone: try body.string("phone"), password: password,
+            email: email, phone: phone, password: password,
             emailVerified: confirmsEmail ? true : nil, phoneVerified: confirmsPhone ? true : nil,
-            userMetadata: try body.object("user_metadata"), appMetadata: try body.object("app_metadata"), bannedUntil: try banChange(body))
+            userMetadata: userMetadata, appMetadata: try body.object("app_metadata"), bannedUntil: try banChange(body))
         changes.passwordRetiresCodes = true
         changes.keepsConfirmation = true
         changes.role = try body.string("role").map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -150,8 +164,15 @@ struct Admin {
             user = try emulator.linkIdentity(in: tenant, userId: id, NewIdentity(provider: "email", subject: identity.subject, email: email, data: data),
                                              origin: origin)
         }
+        // The phone identity likewise, made with the number when the user had none.
+        if let phone, let identity = user.identities.first(where: { $0.provider == "phone" }) {
+            var data = identity.data
+            data["phone"] = .string(GoTrueJSON.phone(phone))
+            data["phone_verified"] = .bool(confirmsPhone)
+            user = try emulator.linkIdentity(in: tenant, userId: id, NewIdentity(provider: "phone", subject: identity.subject, data: data), origin: origin)
+        }
         if password != nil { try emulator.revokeSessions(in: tenant, userId: id, .all, reason: "password_changed_by_admin", origin: origin) }
-        return GoTrueJSON.user(user, config: project.config)
+        return GoTrueJSON.user(user, config: project.config, factors: try emulator.factors(in: tenant, userId: id))
     }
 
     /// `DELETE /admin/users/{id}`: removes the user, or with `should_soft_delete` keeps it obfuscated (`SoftDelete`). The

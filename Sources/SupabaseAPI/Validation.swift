@@ -43,9 +43,10 @@ enum Validation {
         }
     }
 
-    /// GoTrue's `validatePhone`: E.164 after dropping formatting, or 400 with its message.
+    /// GoTrue's `validatePhone`: E.164 after dropping the `+` and spaces (`formatPhoneNumber`; dashes and brackets stay,
+    /// and fail), or 400 with its message.
     static func phone(_ raw: String) throws -> String {
-        guard let phone = try? Identifiers.phone(raw) else { throw AuthError.invalidPhone }
+        guard !raw.contains(where: { "-()".contains($0) }), let phone = try? Identifiers.phone(raw) else { throw AuthError.invalidPhone }
         return phone
     }
 

@@ -202,6 +202,45 @@ let serviceRole: HTTPFields = {
         }
     }
 
+    /// From a sweep of GoTrue's admin.go: creation checks no password strength and gives a user without a password a
+    /// random one; a user is answered with their factors; `email_confirm` records `email_verified`; a new phone
+    /// reaches the phone identity; formatted numbers are refused; paging links count as GoTrue's do.
+    @Test func adminUsersAreWrittenAndAnsweredAsGoTrueDoes() async throws {
+        let harness = try Harness(seed: project(["GOTRUE_EXTERNAL_PHONE_ENABLED": "true"], users: [confirmedUser]))
+        try await harness.run { client in
+            let short = try await client.send(.post, "/auth/v1/admin/users", json: ["email": "short@example.com", "password": "123", "email_confirm": true],
+                                              headers: serviceRole)
+            #expect(short.status == .ok)
+            #expect(try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "short@example.com", "password": "123"]).status == .ok)
+            let blank = try await client.send(.post, "/auth/v1/admin/users", json: ["email": "blank@example.com", "password": ""], headers: serviceRole)
+            let blankId = try #require(blank.json["id"]?.stringValue)
+            #expect(try harness.emulator.hasPassword(in: "p", userId: blankId), "a random password nobody knows")
+            #expect(try await client.send(.post, "/auth/v1/admin/users", json: ["email": "both@example.com", "password": "", "password_hash": "$2a$10$x"],
+                                          headers: serviceRole).json["message"] == "Only a password or a password hash should be provided")
+
+            let session = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "done@example.com", "password": "secret123"]).json
+            _ = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "totp", "friendly_name": "app"], headers: bearer(session))
+            let fetched = try await client.send(.get, "/auth/v1/admin/users/\(confirmedUser.id!)", headers: serviceRole)
+            #expect(fetched.json["factors"]?[0]?["friendly_name"] == "app")
+
+            let unconfirmed = try await client.send(.post, "/auth/v1/admin/users", json: ["email": "later@example.com"], headers: serviceRole)
+            let laterId = try #require(unconfirmed.json["id"]?.stringValue)
+            let confirmed = try await client.send(.put, "/auth/v1/admin/users/\(laterId)", json: ["email_confirm": true, "phone": "+15550100066",
+                                                                                                 "phone_confirm": true], headers: serviceRole)
+            #expect(confirmed.json["user_metadata"]?["email_verified"] == true)
+            let phoneIdentity = confirmed.json["identities"]?.arrayValue?.first { $0["provider"] == "phone" }
+            #expect(phoneIdentity?["identity_data"]?["phone"] == "15550100066")
+            #expect(phoneIdentity?["identity_data"]?["phone_verified"] == true)
+            let formatted = try await client.send(.put, "/auth/v1/admin/users/\(laterId)", json: ["phone": "+1 (555) 010-0067"], headers: serviceRole)
+            #expect(formatted.status == .badRequest)
+
+            let none = try await client.send(.get, "/auth/v1/admin/users?filter=nobody-at-all", headers: serviceRole)
+            #expect(none.headers[HTTPField.Name("Link")!] == #"</admin/users?filter=nobody-at-all&page=0>; rel="last""#)
+            let badSort = try await client.send(.get, "/auth/v1/admin/users?sort=created_at&sort=bogus", headers: serviceRole)
+            #expect(badSort.status == .badRequest)
+        }
+    }
+
     /// GoTrue's `adminGenerateLink`: a sign-up link for a new address needs a password; one for an unconfirmed user merges
     /// `data` into its metadata; the body's `redirect_to` is read when allowed.
     @Test func generateLinkSignsUpAsGoTrueDoes() async throws {

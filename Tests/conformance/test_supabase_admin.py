@@ -228,3 +228,16 @@ def test_a_ban_duration_is_read_as_go_reads_it(fauxth):
         assert refused.value.message == f"invalid format for ban duration: {go_error}"
     assert api.update_user_by_id(user.id, {"ban_duration": "-1h"}).user.banned_until is not None
     assert api.update_user_by_id(user.id, {"ban_duration": "0"}).user.banned_until is None
+
+
+def test_admin_users_are_made_and_read_as_gotrue_does(fauxth):
+    """GoTrue's adminUserCreate checks no password strength (a test suite's "123" is fine), get_user_by_id answers the
+    user's factors (apps check MFA there), and email_confirm records email_verified in the metadata."""
+    api = admin(fauxth)
+    made = api.create_user({"email": "weak@example.com", "password": "123", "email_confirm": True}).user
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    auth.sign_in_with_password({"email": "weak@example.com", "password": "123"})
+    auth.mfa.enroll({"factor_type": "totp", "friendly_name": "Authenticator"})
+    assert [f.friendly_name for f in api.get_user_by_id(made.id).user.factors] == ["Authenticator"]
+    later = api.create_user({"email": "confirm-later@example.com"}).user
+    assert api.update_user_by_id(later.id, {"email_confirm": True}).user.user_metadata["email_verified"] is True
