@@ -66,8 +66,10 @@ package enum GoTrueJSON {
             data["phone"] = .string(phone(number))
         }
         o.member("created_at", time(identity.createdAt))
-        // The identity's `email` is `omitempty` in GoTrue (a phone identity has none).
-        o.member("email", ifPresent: identity.email.flatMap { $0.isEmpty ? nil : .string($0) })
+        // The identity's `email` is a generated column in GoTrue, `lower(identity_data->>'email')`, and `omitempty`: a
+        // phone identity has none, even for a user with an email.
+        let email = identity.data["email"]?.stringValue?.lowercased() ?? (identity.provider == "phone" ? nil : identity.email)
+        o.member("email", ifPresent: email.flatMap { $0.isEmpty ? nil : .string($0) })
         o.member("id", .string(identity.subject))
         o.member("identity_data", .object(data))
         o.member("identity_id", .string(identity.id))

@@ -231,6 +231,10 @@ let serviceRole: HTTPFields = {
             let phoneIdentity = confirmed.json["identities"]?.arrayValue?.first { $0["provider"] == "phone" }
             #expect(phoneIdentity?["identity_data"]?["phone"] == "15550100066")
             #expect(phoneIdentity?["identity_data"]?["phone_verified"] == true)
+            let both = try await client.send(.post, "/auth/v1/admin/users", json: ["email": "pair@example.com", "phone": "+15550100068"],
+                                             headers: serviceRole)
+            let pairPhone = both.json["identities"]?.arrayValue?.first { $0["provider"] == "phone" }
+            #expect(pairPhone != nil && pairPhone?["email"] == nil, "GoTrue's identity email is its data's: a phone identity has none")
             let formatted = try await client.send(.put, "/auth/v1/admin/users/\(laterId)", json: ["phone": "+1 (555) 010-0067"], headers: serviceRole)
             #expect(formatted.status == .badRequest)
 
