@@ -204,7 +204,7 @@ enum SignUp {
     static func resend(_ call: CognitoCall) async throws -> JSON {
         try await call.deliverCode { user, pool, client in
             guard CognitoUsers.status(user) == "UNCONFIRMED" else { throw CognitoError.invalid("User is already confirmed.") }
-            guard destination(user, pool: pool) != nil else { throw CognitoError.invalid("Auto verification not turned on.") }
+            guard destination(user, pool: pool) != nil else { throw CognitoError.autoVerificationOff }
             return try await resendCode(user, triggers: call.triggers(pool), cause: call.cause("ResendCode", client: client.id))
         }
     }
@@ -212,7 +212,7 @@ enum SignUp {
     /// A new confirmation code for an `UNCONFIRMED` user; the old one stops working.
     static func resendCode(_ user: User, triggers: LambdaTriggers, cause: CognitoMailer.Cause) async throws -> JSON {
         guard CognitoUsers.status(user) == "UNCONFIRMED" else { throw CognitoError.invalid("User is already confirmed.") }
-        guard let destination = destination(user, pool: triggers.pool) else { throw CognitoError.invalid("Auto verification not turned on.") }
+        guard let destination = destination(user, pool: triggers.pool) else { throw CognitoError.autoVerificationOff }
         return try await CognitoMailer(triggers: triggers).send(.confirmSignUp, to: destination, user: user, origin: triggers.origin, cause: cause)
     }
 
@@ -226,4 +226,9 @@ enum SignUp {
         try await confirmed(user, triggers: call.triggers(pool), source: "PostConfirmation_ConfirmSignUp", clientId: nil, clientMetadata: call.clientMetadata)
         return [:]
     }
+}
+
+extension CognitoError {
+    /// AWS's answer to a resend in a pool that verifies no address (as users quote it, with its type).
+    static let autoVerificationOff = CognitoError(.notAuthorized, "Cannot resend codes. Auto verification not turned on.")
 }

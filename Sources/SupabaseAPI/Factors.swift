@@ -19,7 +19,8 @@ struct Factors {
         guard !caller.user.isAnonymous else {
             throw SupabaseError(status: .forbidden, code: .noAuthorization, message: "Anonymous users cannot enroll MFA factors")
         }
-        let name = try body.string("friendly_name")
+        // GoTrue keeps a missing name as "" and checks it against the others', so a second unnamed factor conflicts.
+        let name = try body.string("friendly_name") ?? ""
         let kind = try body.string("factor_type") ?? ""
         switch kind {
         case "totp" where !project.config.mfaTOTPEnroll:
@@ -37,7 +38,7 @@ struct Factors {
         if kind == "webauthn" {
             // The credential itself is made by answering the factor's first challenge.
             let factor = try emulator.enrollWebAuthn(in: call.tenant, userId: caller.user.id, friendlyName: name, maxFactors: project.config.mfaMaxFactors)
-            return ["id": .string(factor.id), "type": "webauthn", "friendly_name": .string(name ?? "")]
+            return ["id": .string(factor.id), "type": "webauthn", "friendly_name": .string(name)]
         }
         if kind == "phone" {
             guard let raw = try body.string("phone"), !raw.isEmpty else {
@@ -46,12 +47,12 @@ struct Factors {
             guard let phone = try? Identifiers.phone(raw) else { throw SupabaseError.validation("Invalid phone number format (E.164 required)") }
             let factor = try emulator.enrollPhone(in: call.tenant, userId: caller.user.id, phone: phone, friendlyName: name,
                                                   maxFactors: project.config.mfaMaxFactors)
-            return ["id": .string(factor.id), "type": "phone", "friendly_name": .string(name ?? ""), "phone": .string(raw)]
+            return ["id": .string(factor.id), "type": "phone", "friendly_name": .string(name), "phone": .string(raw)]
         }
         let factor = try emulator.enrollTOTP(in: call.tenant, userId: caller.user.id, friendlyName: name, maxFactors: project.config.mfaMaxFactors)
         let issuer = try body.string("issuer").flatMap { $0.isEmpty ? nil : $0 } ?? URLComponents(string: project.config.siteURL)?.host ?? "localhost"
         let uri = factor.totp?.uri(issuer: issuer, account: caller.user.email ?? caller.user.phone ?? caller.user.id) ?? ""
-        return ["id": .string(factor.id), "type": "totp", "friendly_name": .string(name ?? ""),
+        return ["id": .string(factor.id), "type": "totp", "friendly_name": .string(name),
                 "totp": ["qr_code": .string(try QRCode(uri).svg()), "secret": JSON(factor.secret), "uri": .string(uri)]]
     }
 
@@ -114,10 +115,11 @@ struct Factors {
         // A wrong code is held back until the MFA verification attempt hook has heard of it: the hook may
         // reject either way (GoTrue asks it between checking the code and answering).
         var wrongCode: (any Error)?
+        var passed: Emulator.PassedChallenge?
         do {
-            _ = try emulator.verifyChallenge(in: call.tenant, factor: factor, challengeId: challengeId, ip: call.origin.ip,
-                                             expiry: project.config.mfaChallengeExpiry,
-                                             proof: factor.kind == "phone" ? .textedCode(code) : .totp(code), origin: call.origin)
+            passed = try emulator.checkChallenge(in: call.tenant, factor: factor, challengeId: challengeId, ip: call.origin.ip,
+                                                 expiry: project.config.mfaChallengeExpiry,
+                                                 proof: factor.kind == "phone" ? .textedCode(code) : .totp(code), replayAllowed: true, origin: call.origin)
         } catch AuthError.factorNotFound {
             throw SupabaseError(status: .unprocessableContent, code: .mfaFactorNotFound, message: "MFA factor with the provided challenge ID not found")
         } catch AuthError.mfaVerificationFailed where factor.kind == "phone" {
@@ -128,6 +130,8 @@ struct Factors {
         try await AuthHooks(emulator: emulator, project: project).mfaAttempt(userId: caller.user.id, factor: factor, valid: wrongCode == nil,
                                                                              origin: call.origin)
         if let wrongCode { throw wrongCode }
+        // Recorded only once the hook has let it through: a rejected attempt leaves the factor and challenge as they were.
+        if let passed { try emulator.recordChallenge(passed) }
         try emulator.elevate(in: call.tenant, sessionId: caller.session.id, method: factor.kind == "phone" ? "mfa/phone" : "totp", factorId: factor.id,
                              origin: call.origin)
         try emulator.revokeSessions(in: call.tenant, userId: caller.user.id, .belowAAL2Except(caller.session.id),

@@ -87,7 +87,7 @@ package enum GoTrueJSON {
     static func factor<Sink: JSONObjectSink>(_ factor: Factor, into o: inout Sink) {
         o.member("created_at", time(factor.createdAt))
         o.member("factor_type", .string(factor.kind))
-        o.member("friendly_name", ifPresent: factor.friendlyName.map(JSON.string))
+        o.member("friendly_name", ifPresent: factor.friendlyName.flatMap { $0.isEmpty ? nil : .string($0) })
         o.member("id", .string(factor.id))
         o.member("last_challenged_at", factor.lastChallengedAt.map(time) ?? .null)
         o.member("phone", .string(phone(factor.phone)))

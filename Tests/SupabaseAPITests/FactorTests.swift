@@ -134,6 +134,26 @@ import Testing
         }
     }
 
+    /// GoTrue's `validateFactors` compares every name, the missing (empty) one too; and its TOTP check keeps no record
+    /// of used codes, so a code may answer a new challenge in its window (a frozen clock's suite signs in twice).
+    @Test func unnamedFactorsConflictAndACodeMayAnswerANewChallenge() async throws {
+        let harness = try Harness(seed: project(users: [confirmedUser]))
+        try await harness.run { client in
+            let session = try await signIn(client)
+            #expect(try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "totp"], headers: bearer(session)).status == .ok)
+            let again = try await client.send(.post, "/auth/v1/factors", json: ["factor_type": "totp"], headers: bearer(session))
+            #expect(again.json["code"] == "mfa_factor_name_conflict")
+
+            let (id, raised) = try await enrollAndVerify(client, harness, session, "named")
+            let secretFactor = try #require(try harness.emulator.requireFactor(in: "p", userId: confirmedUser.id!, id: id).totp)
+            let code = secretFactor.code(at: harness.emulator.clock.now)
+            let challenge = try await client.send(.post, "/auth/v1/factors/\(id)/challenge", headers: bearer(raised)).json
+            let replayed = try await client.send(.post, "/auth/v1/factors/\(id)/verify", json: ["challenge_id": challenge["id"]!, "code": .string(code)],
+                                                 headers: bearer(raised))
+            #expect(replayed.status == .ok)
+        }
+    }
+
     @Test func adminsListAndRemoveFactors() async throws {
         let harness = try Harness(seed: project(users: [confirmedUser]))
         try await harness.run { client in

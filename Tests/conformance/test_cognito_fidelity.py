@@ -493,3 +493,14 @@ def test_sign_up_and_password_resets_follow_the_users_state(cognito):
               for _ in range(6)]
     assert errors[0]["Code"] == "NotAuthorizedException"
     assert errors[-1] == {"Code": "LimitExceededException", "Message": "Attempt limit exceeded, please try after some time."}
+
+
+def test_a_resend_where_the_pool_verifies_nothing_is_refused_in_awss_words(cognito):
+    """Users quote AWS's answer with its type: NotAuthorizedException "Cannot resend codes. Auto verification not turned
+    on." (Fauxth said InvalidParameterException "Auto verification not turned on.")."""
+    pool_id = cognito.create_pool(auto_verified=())
+    client_id = cognito.create_client(pool_id)["ClientId"]
+    email = cognito_email("noverify")
+    cognito.idp.sign_up(ClientId=client_id, Username=email, Password=COGNITO_PASSWORD)
+    assert cognito.fails("resend_confirmation_code", ClientId=client_id, Username=email) == {
+        "Code": "NotAuthorizedException", "Message": "Cannot resend codes. Auto verification not turned on."}

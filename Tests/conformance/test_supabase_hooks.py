@@ -218,6 +218,11 @@ def test_mfa_verification_hook_can_reject_a_right_code(fauxth, hook_server):
     assert (error.value.status, error.value.code, error.value.message) == (403, "mfa_verification_rejected", "Not from this device")
     payload = hook_server.calls[0].json
     assert payload["valid"] is True and payload["factor_id"] == factor.id and payload["factor_type"] == "totp"
+    # GoTrue asks the hook before it records anything: the factor stays unverified (Fauxth had verified it).
+    from test_supabase_admin import SERVICE_ROLE_KEY
+    listed = requests.get(f"{fauxth.url}/auth/v1/admin/users/{payload['user_id']}/factors",
+                          headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"}).json()
+    assert [f["status"] for f in listed] == ["unverified"]
 
 
 def test_before_user_created_can_refuse_a_sign_up_and_sees_the_user(fauxth, hook_server):

@@ -38,7 +38,9 @@ extension Emulator {
             try Factors.dropAbandoned(c, tenant: tenant, userId: userId, madeBefore: now.addingTimeInterval(-Self.abandonedFactorLifetime))
             let existing = try Factors.of(c, tenant: tenant, userId: userId)
             guard existing.count < maxFactors else { throw AuthError.tooManyFactors }
-            if let friendlyName, !friendlyName.isEmpty, existing.contains(where: { $0.friendlyName == friendlyName }) {
+            // A name is the user's one factor's (an empty one too, which GoTrue compares as well; a dialect that does
+            // not name factors passes none).
+            if let friendlyName, existing.contains(where: { ($0.friendlyName ?? "") == friendlyName }) {
                 throw AuthError.factorNameTaken
             }
             try Factors.insert(c, tenant: tenant, id: id, userId: userId, kind: kind, secret: secret, phone: phone, friendlyName: friendlyName, at: now)
@@ -91,16 +93,32 @@ extension Emulator {
     /// the factor verified.
     public func verifyChallenge(in tenant: String, factor: Factor, challengeId: String, ip: String?, expiry: TimeInterval,
                                 proof: FactorProof, origin: RequestOrigin = RequestOrigin()) throws -> Factor {
+        try recordChallenge(try checkChallenge(in: tenant, factor: factor, challengeId: challengeId, ip: ip, expiry: expiry, proof: proof,
+                                               origin: origin))
+    }
+
+    /// A challenge whose proof was right, not yet recorded (`recordChallenge`).
+    public struct PassedChallenge: Sendable {
+        let tenant: String, factor: Factor, challengeId: String, step: Int64?, at: Date
+    }
+
+    /// `verifyChallenge`'s checks alone, so a caller may ask someone (GoTrue's MFA verification attempt hook) between
+    /// the proof and its record. `replayAllowed`: an authenticator code already used may answer a new challenge, as
+    /// GoTrue's `ValidateCustom` alone allows (Cognito and Firebase spend each code's step).
+    public func checkChallenge(in tenant: String, factor: Factor, challengeId: String, ip: String?, expiry: TimeInterval,
+                               proof: FactorProof, replayAllowed: Bool = false, origin: RequestOrigin = RequestOrigin()) throws -> PassedChallenge {
         let now = clock.now
         let open = try db.withConnection { c in try Factors.openChallenge(c, tenant: tenant, id: challengeId, factorId: factor.id) }
         guard let open else { throw AuthError.factorNotFound }
         guard now.timeIntervalSince(open.createdAt) <= expiry else { throw AuthError.mfaChallengeExpired }
         guard open.ip == ip else { throw AuthError.mfaIPMismatch }
-        var step: Int64?
+        var spent: Int64?
         switch proof {
         case .totp(let code):
             guard factor.kind == "totp", let secret = factor.secret.flatMap(Base32.decode) else { throw AuthError.factorNotFound }
-            step = try totpAttempt(in: tenant, userId: factor.userId, secret: secret, code: code, lastUsedStep: factor.lastUsedStep, origin: origin)
+            let step = try totpAttempt(in: tenant, userId: factor.userId, secret: secret, code: code,
+                                       lastUsedStep: replayAllowed ? nil : factor.lastUsedStep, origin: origin)
+            spent = replayAllowed ? nil : step
         case .textedCode(let code):
             // The texted code is bound to its challenge; a wrong one leaves it usable for another try.
             guard try attempt(.mfa, in: tenant, subject: factor.userId, userId: factor.userId, origin: origin, {
@@ -122,10 +140,17 @@ extension Emulator {
                                                response: response, friendlyName: factor.friendlyName, origin: origin)
             }
         }
+        return PassedChallenge(tenant: tenant, factor: factor, challengeId: challengeId, step: spent, at: now)
+    }
+
+    /// Records a passed challenge: answered, its factor verified (and its code's step spent).
+    @discardableResult
+    public func recordChallenge(_ passed: PassedChallenge) throws -> Factor {
+        let (tenant, factor) = (passed.tenant, passed.factor)
         try db.transaction { c in
-            if let step { try spend(step, c, tenant: tenant, factorId: factor.id) }
-            try Factors.answerChallenge(c, tenant: tenant, id: challengeId, at: now)
-            try Factors.markVerified(c, tenant: tenant, id: factor.id, at: now)
+            if let step = passed.step { try spend(step, c, tenant: tenant, factorId: factor.id) }
+            try Factors.answerChallenge(c, tenant: tenant, id: passed.challengeId, at: passed.at)
+            try Factors.markVerified(c, tenant: tenant, id: factor.id, at: passed.at)
             // The user proved this factor, so their other half-finished enrolments of the same kind go.
             try Factors.dropOtherUnverified(c, tenant: tenant, userId: factor.userId, kind: factor.kind, keeping: factor.id)
         }
