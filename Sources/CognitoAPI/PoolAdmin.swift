@@ -193,6 +193,11 @@ enum PoolAdmin {
             guard pool["MfaConfiguration"]?.stringValue ?? "OFF" == "OFF" || factors.contains(true) else {
                 throw CognitoError.invalid("Invalid MFA configuration given, can't disable all MFAs with a required or optional configuration.")
             }
+            // Live calls quoted in go-to-k/cdkd #1923: OFF beside an enabled TOTP or email factor is refused.
+            if call.body["MfaConfiguration"]?.stringValue == "OFF",
+               call.body["SoftwareTokenMfaConfiguration"]?["Enabled"]?.boolValue == true || call.body["EmailMfaConfiguration"] != nil {
+                throw CognitoError.invalid("Invalid MFA configuration given, can't turn off MFA and configure an MFA together.")
+            }
             settings["pool"] = .object(pool)
         }
         return try await mfaConfig(call)

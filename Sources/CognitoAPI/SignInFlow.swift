@@ -169,7 +169,9 @@ struct SignInFlow {
         if CognitoUsers.legacySMSMFA(user), !enabled.contains("SMS_MFA") { enabled.append("SMS_MFA") }
         return enabled.filter { method in
             switch method {
-            case "SOFTWARE_TOKEN_MFA": pool.softwareTokenMFAEnabled && hasTOTP
+            // "If you deactivate software token MFA for the user pool later, users who previously associated and
+            // verified a TOTP token can continue to use it for MFA" (the TOTP page of the developer guide).
+            case "SOFTWARE_TOKEN_MFA": hasTOTP
             case "SMS_MFA": pool.smsMFAEnabled && user.phone != nil
             case "EMAIL_OTP": pool.emailMFAEnabled && user.email != nil
             default: false
@@ -276,7 +278,12 @@ struct SignInFlow {
             if session.data["mfa_setup"] == true, let address = session.data["destination"]?.stringValue {
                 return .signedIn(try finishEmailSetup(user, address: address), firstFactor: session.firstFactor, mfa: name)
             }
-            guard passwordless else { return .signedIn(user, firstFactor: session.firstFactor, mfa: name) }
+            guard passwordless else {
+                // "After your user completes SMS MFA, Amazon Cognito sets their phone_number_verified attribute to true."
+                let proven = name == "SMS_MFA" && user.phoneVerifiedAt == nil
+                    ? try emulator.updateUser(in: pool.id, id: user.id, UserChanges(phoneVerified: true), origin: origin) : user
+                return .signedIn(proven, firstFactor: session.firstFactor, mfa: name)
+            }
             try emulator.checkCanSignIn(user, stage: .challenge, origin: origin)
             // A code that reached the address proves it, as a confirmation code would.
             if CognitoUsers.status(user) == "CONFIRMED" {

@@ -22,9 +22,17 @@ enum SoftwareToken {
         return (pool, user, session)
     }
 
+    /// A pool that has TOTP off sets none up (the developer guide's TOTP page quotes this answer).
+    private static func requirePoolTOTP(_ pool: CognitoPool) throws {
+        guard pool.softwareTokenMFAEnabled else {
+            throw CognitoError(.softwareTokenMFANotFound, "Software Token MFA has not been enabled by the userPool")
+        }
+    }
+
     /// A fresh secret (20 random bytes, base32) on a new unverified factor; unfinished set-ups go.
     static func associate(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, session) = try subject(call)
+        try requirePoolTOTP(pool)
         let (factor, next) = try associate(user, pool: pool, session: session, emulator: call.emulator, replays: call.pools.replays)
         var answer: [String: JSON] = ["SecretCode": .string(factor.secret ?? "")]
         if let next { answer["Session"] = .string(try next.sealed(call.emulator)) }
@@ -35,6 +43,7 @@ enum SoftwareToken {
     /// a sign-in session it also turns TOTP on as the user's MFA, which the pool requires.
     static func verify(_ call: CognitoCall) async throws -> JSON {
         let (pool, user, session) = try subject(call)
+        try requirePoolTOTP(pool)
         let next = try verify(user, pool: pool, session: session, code: try call.body.required("UserCode"),
                               friendlyName: try call.body.string("FriendlyDeviceName"), emulator: call.emulator, origin: call.origin,
                               replays: call.pools.replays)
@@ -97,7 +106,8 @@ enum SoftwareToken {
                 switch method {
                 case "SOFTWARE_TOKEN_MFA":
                     guard try CognitoUsers.softwareToken(user, pool: pool, emulator: call.emulator) != nil else {
-                        throw CognitoError.invalid("User has not verified software token mfa")
+                        // AWS's words since 2023 (aws-sdk-js-v3 #4645); "User has not verified software token mfa" before.
+                        throw CognitoError.invalid("User does not have delivery config set to turn on SOFTWARE_TOKEN_MFA")
                     }
                 case "SMS_MFA":
                     guard user.phone != nil else { throw CognitoError.invalid("User does not have a phone_number for SMS MFA") }

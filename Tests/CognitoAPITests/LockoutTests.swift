@@ -74,7 +74,8 @@ import Testing
     }
 
     @Test func wrongTOTPCodesLockMFAWhenThePoolSaysSo() async throws {
-        let harness = try Harness(seed: try builtInAnd(cognitoSeed(settings: ["policies": ["mfa_lockout": ["max_attempts": 3, "durations": [300]]]])))
+        let harness = try Harness(seed: try builtInAnd(cognitoSeed(pool: ["MfaConfiguration": "OPTIONAL", "SoftwareTokenMfaConfiguration": ["Enabled": true]],
+                                                                   settings: ["policies": ["mfa_lockout": ["max_attempts": 3, "durations": [300]]]])))
         try await harness.run { client async throws in
             let tokens = try await client.signIn("dave", clientId: testClient)
             let access = try #require(tokens["AccessToken"])

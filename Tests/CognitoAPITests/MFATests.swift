@@ -39,7 +39,7 @@ import Testing
             #expect(associated.json["Session"] == nil)
 
             let early = try await setPreference(client, "dave", ["SoftwareTokenMfaSettings": ["Enabled": true, "PreferredMfa": true]])
-            #expect(early.json == ["__type": "InvalidParameterException", "message": "User has not verified software token mfa"])
+            #expect(early.json == ["__type": "InvalidParameterException", "message": "User does not have delivery config set to turn on SOFTWARE_TOKEN_MFA"])
             let mismatch = try await client.cognito("VerifySoftwareToken", ["AccessToken": tokens["AccessToken"] ?? .null, "UserCode": .string(wrong(try totp(secret, harness)))])
             #expect(mismatch.errorType == "EnableSoftwareTokenMFAException")
             let verified = try await client.cognito("VerifySoftwareToken", ["AccessToken": tokens["AccessToken"] ?? .null, "UserCode": .string(try totp(secret, harness)),

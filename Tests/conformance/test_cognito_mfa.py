@@ -265,3 +265,35 @@ def test_chromium_sets_up_an_authenticator_on_the_hosted_ui_when_the_pool_requir
     done = cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="SOFTWARE_TOKEN_MFA", Session=challenge["Session"],
                                                  ChallengeResponses={"USERNAME": email, "SOFTWARE_TOKEN_MFA_CODE": totp_now(cognito, key)})
     assert done["AuthenticationResult"]["AccessToken"]
+
+
+def test_totp_outlives_the_pools_switch_and_sms_mfa_verifies_the_number(cognito):
+    """From AWS's developer guide: "users who previously associated and verified a TOTP token can continue to use it"
+    after the pool turns TOTP off, while nobody new can set one up ("Software Token MFA has not been enabled by the
+    userPool"); completing SMS MFA sets phone_number_verified; and OFF beside an enabled factor is refused."""
+    pool_id, client_id = mfa_pool(cognito, sms=True)
+    email = cognito.admin_user(pool_id, cognito_email("kept-totp"))
+    freeze_behind(cognito)
+    access = cognito.tokens(email, client_id=client_id)["AccessToken"]
+    secret = cognito.idp.associate_software_token(AccessToken=access)["SecretCode"]
+    cognito.idp.verify_software_token(AccessToken=access, UserCode=totp_now(cognito, secret))
+    cognito.idp.set_user_mfa_preference(AccessToken=access, SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True})
+    cognito.idp.set_user_pool_mfa_config(UserPoolId=pool_id, MfaConfiguration="OPTIONAL", SoftwareTokenMfaConfiguration={"Enabled": False},
+                                         SmsMfaConfiguration={"SmsAuthenticationMessage": "Your code is {####}", "SmsConfiguration": SMS_CONFIG})
+    assert cognito.password_auth(email, client_id=client_id)["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
+    other = cognito.admin_user(pool_id, cognito_email("new-totp"))
+    other_access = cognito.tokens(other, client_id=client_id)["AccessToken"]
+    assert cognito.fails("associate_software_token", AccessToken=other_access) == {
+        "Code": "SoftwareTokenMFANotFoundException", "Message": "Software Token MFA has not been enabled by the userPool"}
+
+    texted = cognito_email("texted-unverified")
+    cognito.admin_user(pool_id, texted, attributes={"phone_number": "+15555550143"})
+    cognito.idp.admin_set_user_mfa_preference(UserPoolId=pool_id, Username=texted, SMSMfaSettings={"Enabled": True, "PreferredMfa": True})
+    challenge = cognito.password_auth(texted, client_id=client_id)
+    cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="SMS_MFA", Session=challenge["Session"],
+                                          ChallengeResponses={"USERNAME": texted, "SMS_MFA_CODE": cognito.code("+15555550143", "mfa")})
+    attributes = {a["Name"]: a["Value"] for a in cognito.idp.admin_get_user(UserPoolId=pool_id, Username=texted)["UserAttributes"]}
+    assert attributes["phone_number_verified"] == "true"
+
+    refused = cognito.fails("set_user_pool_mfa_config", UserPoolId=pool_id, MfaConfiguration="OFF", SoftwareTokenMfaConfiguration={"Enabled": True})
+    assert refused["Message"] == "Invalid MFA configuration given, can't turn off MFA and configure an MFA together."
