@@ -74,15 +74,27 @@ enum Lookup {
         guard let continueUri = try call.body.string("continueUri"), !continueUri.isEmpty else { throw FirebaseError(.missingContinueURI) }
         guard identifier.contains("@") else { throw FirebaseError(.invalidIdentifier) }
         guard URLComponents(string: continueUri)?.scheme?.isEmpty == false else { throw FirebaseError(.invalidContinueURI) }
-        let sessionId = call.emulator.generator.string(27, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let sessionId = try call.body.string("sessionId").flatMap { $0.isEmpty ? nil : $0 }
+            ?? call.emulator.generator.string(27, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         var answer: [String: JSON] = ["kind": "identitytoolkit#CreateAuthUriResponse", "sessionId": .string(sessionId)]
         if scope.settings.improvedEmailPrivacy { return .json(.object(answer)) }
         let user = try call.emulator.user(in: scope.coreTenant, .email(identifier))
         var methods: [String] = []
         if let user {
-            if user.hasPassword { methods.append("password") }
-            if FirebaseUserJSON.emailLinkUser(user) { methods.append("emailLink") }
-            methods += user.identities.map(\.provider).filter { !["email", "phone", "anonymous"].contains($0) }
+            // In the order the methods were added, as the emulator walks `providerUserInfo`; with duplicate emails
+            // allowed it reports the password methods only ("No IDP.").
+            var own: [String] = []
+            if user.hasPassword { own.append("password") }
+            if FirebaseUserJSON.emailLinkUser(user) { own.append("emailLink") }
+            var placed = false
+            for provider in user.identities.map(\.provider) where !["phone", "anonymous"].contains(provider) {
+                if provider == "email" {
+                    if !placed { methods += own; placed = true }
+                } else if !scope.settings.allowDuplicateEmails {
+                    methods.append(provider)
+                }
+            }
+            if !placed { methods += own }
         }
         answer["registered"] = .bool(user != nil)
         answer["allProviders"] = .array(methods.map { $0 == "emailLink" ? "password" : $0 }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.map(JSON.string))

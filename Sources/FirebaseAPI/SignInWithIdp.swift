@@ -214,9 +214,14 @@ enum SignInWithIdp {
                     user = try emulator.removeIdentities(in: tenant, userId: user.id, provider: identity.provider)
                 }
                 if user.hasPassword { try emulator.removePassword(in: tenant, userId: user.id) }
-                user = try emulator.updateUser(in: tenant, id: user.id, UserChanges(emailVerified: true, userMetadata: profile(assertion)), origin: call.origin)
+                user = try emulator.updateUser(in: tenant, id: user.id, UserChanges(emailVerified: true), origin: call.origin)
                 try emulator.revokeTokens(in: tenant, userId: user.id, reason: "account_recovered_by_provider", origin: call.origin)
             }
+            // The emulator's handleIdpSigninEmailRequired takes the provider's profile either way, "discarding any old
+            // data": a claim the provider lacks clears the field.
+            var replaced = profile(assertion)
+            for field in ["displayName", "photoUrl"] where replaced[field] == nil { replaced[field] = .null }
+            user = try emulator.updateUser(in: tenant, id: user.id, UserChanges(userMetadata: replaced), origin: call.origin)
             return try await call.signIn(try emulator.requireUser(in: tenant, id: user.id), scope: scope, provider: assertion.provider, isNewUser: false,
                                          blocking: blocking)
         }
@@ -242,6 +247,9 @@ enum SignInWithIdp {
             if target.email == nil {
                 changes.email = email
                 changes.emailVerified = assertion.emailVerified
+            } else if target.email?.lowercased() == email, assertion.emailVerified {
+                // A provider that vouches for the account's own address verifies it (the emulator's handleLinkIdp).
+                changes.emailVerified = true
             }
         }
         try emulator.linkIdentity(in: tenant, userId: target.id, assertion.identity, origin: call.origin)

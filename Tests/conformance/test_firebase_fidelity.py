@@ -235,3 +235,24 @@ def test_the_v2_endpoints_the_js_sdk_calls_answer(firebase):
     assert firebase_error(firebase.call("accounts:revokeToken", {**revoke, "idToken": "not-a-token"}, version="v2")) == "INVALID_ID_TOKEN"
     assert firebase_error(firebase.call("accounts:revokeToken", {**revoke, "token": "", "idToken": user["idToken"]}, version="v2")).startswith(
         "INVALID_ARGUMENT")
+
+
+def test_a_verified_provider_vouches_for_the_address_and_brings_its_profile(firebase, firebase_app):
+    """The emulator's handleLinkIdp verifies the account's own address when a linked provider vouches for it, and
+    handleIdpSigninEmailRequired takes a verified provider's profile over a verified account, "discarding any old data".
+    createAuthUri echoes the caller's sessionId."""
+    session = firebase.sign_up("vouched@example.com")
+    token = json.dumps({"sub": "vouch-1", "email": "vouched@example.com", "email_verified": True, "name": "Vouched"})
+    body = "access_token=" + urllib.parse.quote(token, safe="") + "&providerId=github.com"
+    linked = firebase.call("accounts:signInWithIdp", {"requestUri": "http://localhost", "postBody": body, "idToken": session["idToken"],
+                                                      "returnSecureToken": True})
+    assert linked.status_code == 200, linked.text
+    assert auth.get_user(session["localId"], app=firebase_app).email_verified is True
+
+    auth.update_user(session["localId"], display_name="Old Name", app=firebase_app)
+    google = json.dumps({"sub": "vouch-g", "email": "vouched@example.com", "email_verified": True, "name": "New Name"})
+    assert idp_credential(firebase, access_token=google, providerId="google.com").status_code == 200
+    assert auth.get_user(session["localId"], app=firebase_app).display_name == "New Name"
+
+    uri = firebase.ok("accounts:createAuthUri", {"identifier": "vouched@example.com", "continueUri": "http://localhost", "sessionId": "mine-123"})
+    assert uri["sessionId"] == "mine-123"
