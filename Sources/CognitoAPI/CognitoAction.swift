@@ -43,6 +43,7 @@ enum CognitoAction: String, CaseIterable, Sendable {
     case adminSetUserPassword = "AdminSetUserPassword", adminResetUserPassword = "AdminResetUserPassword"
     case adminUpdateUserAttributes = "AdminUpdateUserAttributes", adminDeleteUserAttributes = "AdminDeleteUserAttributes"
     case adminSetUserMFAPreference = "AdminSetUserMFAPreference", adminUserGlobalSignOut = "AdminUserGlobalSignOut"
+    case adminDeleteSoftwareToken = "AdminDeleteSoftwareToken"
     case adminLinkProviderForUser = "AdminLinkProviderForUser", adminDisableProviderForUser = "AdminDisableProviderForUser"
     case listUsers = "ListUsers"
     case adminGetDevice = "AdminGetDevice", adminListDevices = "AdminListDevices", adminUpdateDeviceStatus = "AdminUpdateDeviceStatus"
@@ -79,6 +80,7 @@ enum CognitoAction: String, CaseIterable, Sendable {
         case .associateSoftwareToken: SoftwareToken.associate
         case .verifySoftwareToken: SoftwareToken.verify
         case .setUserMFAPreference, .adminSetUserMFAPreference: SoftwareToken.setPreference
+        case .adminDeleteSoftwareToken: SoftwareToken.adminDelete
         case .setUserSettings, .adminSetUserSettings: UserAuthFactors.setSettings
         case .getUserAuthFactors, .adminGetUserAuthFactors: UserAuthFactors.get
         case .createUserPool: PoolAdmin.create

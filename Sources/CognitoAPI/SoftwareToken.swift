@@ -121,6 +121,19 @@ enum SoftwareToken {
         return [:]
     }
 
+    /// `AdminDeleteSoftwareToken`, for a user who lost their authenticator: the TOTP factor goes, and with it TOTP as
+    /// their MFA, so they may associate a new one (or, where the pool requires MFA, are asked to set one up).
+    static func adminDelete(_ call: CognitoCall) async throws -> JSON {
+        let pool = try call.pool()
+        let user = try CognitoUsers.require(try call.body.required("Username"), pool: pool, emulator: call.emulator)
+        for factor in try call.emulator.factors(in: pool.id, userId: user.id) where factor.kind == "totp" {
+            try call.emulator.deleteFactor(in: pool.id, userId: user.id, id: factor.id)
+        }
+        try setMFA(try call.emulator.requireUser(in: pool.id, id: user.id), method: "SOFTWARE_TOKEN_MFA", enabled: false, preferred: false,
+                   emulator: call.emulator)
+        return [:]
+    }
+
     /// Turns one method on or off, and makes it preferred or stops it being so.
     @discardableResult
     static func setMFA(_ user: User, method: String, enabled: Bool, preferred: Bool, emulator: Emulator) throws -> User {

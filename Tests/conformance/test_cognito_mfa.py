@@ -297,3 +297,22 @@ def test_totp_outlives_the_pools_switch_and_sms_mfa_verifies_the_number(cognito)
 
     refused = cognito.fails("set_user_pool_mfa_config", UserPoolId=pool_id, MfaConfiguration="OFF", SoftwareTokenMfaConfiguration={"Enabled": True})
     assert refused["Message"] == "Invalid MFA configuration given, can't turn off MFA and configure an MFA together."
+
+
+def test_an_administrator_deletes_a_lost_authenticator(cognito):
+    """AdminDeleteSoftwareToken: "the user can no longer sign in with TOTP MFA, and can register a new TOTP factor"; in
+    a pool that requires MFA the next sign-in asks them to set one up (MFA_SETUP)."""
+    pool_id, client_id = mfa_pool(cognito, mode="ON")
+    email = cognito.admin_user(pool_id, cognito_email("lost-totp"))
+    freeze_behind(cognito)
+    setup = cognito.password_auth(email, client_id=client_id)
+    assert setup["ChallengeName"] == "MFA_SETUP"
+    associated = cognito.idp.associate_software_token(Session=setup["Session"])
+    verified = cognito.idp.verify_software_token(Session=associated["Session"], UserCode=totp_now(cognito, associated["SecretCode"]))
+    cognito.idp.respond_to_auth_challenge(ClientId=client_id, ChallengeName="MFA_SETUP", Session=verified["Session"],
+                                          ChallengeResponses={"USERNAME": email})
+    assert cognito.password_auth(email, client_id=client_id)["ChallengeName"] == "SOFTWARE_TOKEN_MFA"
+
+    cognito.idp.admin_delete_software_token(UserPoolId=pool_id, Username=email)
+    assert not cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email).get("UserMFASettingList")
+    assert cognito.password_auth(email, client_id=client_id)["ChallengeName"] == "MFA_SETUP"
