@@ -78,7 +78,9 @@ enum Lookup {
             ?? call.emulator.generator.string(27, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         var answer: [String: JSON] = ["kind": "identitytoolkit#CreateAuthUriResponse", "sessionId": .string(sessionId)]
         if scope.settings.improvedEmailPrivacy { return .json(.object(answer)) }
-        let user = try call.emulator.user(in: scope.coreTenant, .email(identifier))
+        // The account with the address, else (one account per email) one whose provider has it, as the emulator finds them.
+        var user = try call.emulator.user(in: scope.coreTenant, .email(identifier))
+        if user == nil, !scope.settings.allowDuplicateEmails { user = try call.emulator.user(in: scope.coreTenant, providerEmail: identifier) }
         var methods: [String] = []
         if let user {
             // In the order the methods were added, as the emulator walks `providerUserInfo`; with duplicate emails

@@ -256,3 +256,15 @@ def test_a_verified_provider_vouches_for_the_address_and_brings_its_profile(fire
 
     uri = firebase.ok("accounts:createAuthUri", {"identifier": "vouched@example.com", "continueUri": "http://localhost", "sessionId": "mine-123"})
     assert uri["sessionId"] == "mine-123"
+
+
+def test_create_auth_uri_finds_an_address_a_linked_provider_has(firebase):
+    """The emulator's createAuthUri looks users up by email or provider email (getUsersByEmailOrProviderEmail), so
+    fetchSignInMethodsForEmail finds the account by its Facebook address too."""
+    session = firebase.sign_up("primary@example.com")
+    token = json.dumps({"sub": "fb-linked-1", "email": "linked.fb@example.com", "email_verified": False})
+    body = "access_token=" + urllib.parse.quote(token, safe="") + "&providerId=facebook.com"
+    assert firebase.call("accounts:signInWithIdp", {"requestUri": "http://localhost", "postBody": body, "idToken": session["idToken"],
+                                                    "returnSecureToken": True}).status_code == 200
+    uri = firebase.ok("accounts:createAuthUri", {"identifier": "linked.fb@example.com", "continueUri": "http://localhost"})
+    assert uri["registered"] is True and uri["signinMethods"] == ["password", "facebook.com"]

@@ -45,6 +45,16 @@ extension Emulator {
 
 extension Emulator {
     /// The user linked to a provider account, if any.
+    /// The oldest user one of whose provider identities carries `email` (any case): the Firebase emulator's
+    /// `getUsersByEmailOrProviderEmail`, after the account's own address.
+    public func user(in tenant: String, providerEmail email: String) throws -> User? {
+        try db.withConnection { c in
+            try Accounts.first(c, Accounts.Selection(tenant: tenant).and(
+                "users.id IN (SELECT user_id FROM identities WHERE identities.tenant = users.tenant AND identities.email = ? COLLATE NOCASE)",
+                [.text(email)]))
+        }
+    }
+
     public func user(in tenant: String, provider: String, subject: String) throws -> User? {
         try db.withConnection { c in
             guard let identity = try Identities.find(c, tenant: tenant, provider: provider, subject: subject) else { return nil }
