@@ -161,13 +161,19 @@ enum CognitoTokens {
         }
     }
 
+    /// The session a refresh token of `client` continues: an unknown token is `Invalid Refresh Token.`, another client's
+    /// "Refresh Token has different Client" (AWS's words since 2022, aws-sdk-js #4016).
+    private static func sessionOfClient(_ token: String, pool: CognitoPool, client: CognitoClient, emulator: Emulator) throws -> Session {
+        guard let session = try emulator.session(in: pool.id, refreshToken: token) else { throw CognitoError.invalidRefreshToken }
+        guard session.claims["client_id"]?.stringValue == client.id else { throw CognitoError(.notAuthorized, "Refresh Token has different Client") }
+        return session
+    }
+
     /// Uses a refresh token of `client` without rotating it (Cognito's default): the user and session it
     /// continues. Unknown, revoked, expired, another client's, or of a deleted or disabled user: NotAuthorized.
     static func continueSession(_ token: String, pool: CognitoPool, client: CognitoClient, emulator: Emulator,
                                 origin: RequestOrigin) throws -> (user: User, session: Session) {
-        guard let session = try emulator.session(in: pool.id, refreshToken: token), session.claims["client_id"]?.stringValue == client.id else {
-            throw CognitoError.invalidRefreshToken
-        }
+        let session = try sessionOfClient(token, pool: pool, client: client, emulator: emulator)
         do {
             return try emulator.continueSession(in: pool.id, token: token, maxAge: client.refreshTokenLifetime, origin: origin)
         } catch AuthError.userNotFound {
@@ -183,9 +189,7 @@ enum CognitoTokens {
     /// which keeps working for the client's grace period.
     static func rotateSession(_ token: String, pool: CognitoPool, client: CognitoClient, emulator: Emulator,
                               origin: RequestOrigin) throws -> (user: User, session: Session, refreshToken: String) {
-        guard let session = try emulator.session(in: pool.id, refreshToken: token), session.claims["client_id"]?.stringValue == client.id else {
-            throw CognitoError.invalidRefreshToken
-        }
+        let session = try sessionOfClient(token, pool: pool, client: client, emulator: emulator)
         guard emulator.clock.now.timeIntervalSince(session.createdAt) <= client.refreshTokenLifetime else {
             throw CognitoError(.notAuthorized, "Refresh Token has expired")
         }

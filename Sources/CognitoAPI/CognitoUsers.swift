@@ -188,6 +188,17 @@ enum CognitoUsers {
         if let name = names.first(where: fixed.contains) { throw CognitoError.invalid("Cannot modify the non-mutable attribute \(name)") }
     }
 
+    /// What a `NEW_PASSWORD_REQUIRED` answer may not set: what `checkMutable` refuses, the verification flags among it, and
+    /// "a required attribute that already has a value" (the model's words; the CLI quotes NotAuthorizedException
+    /// "Cannot modify an already provided email"), which the SDKs' habit of echoing `userAttributes` back trips.
+    static func checkNewPasswordAttributes(_ names: [String], of user: User, pool: CognitoPool) throws {
+        try checkMutable(names, pool: pool, refusingVerificationFlags: true)
+        let present = Set(attributePairs(user).map(\.name))
+        if let name = names.first(where: { pool.requiredAttributes.contains($0) && present.contains($0) }) {
+            throw CognitoError(.notAuthorized, "Cannot modify an already provided \(name)")
+        }
+    }
+
     /// How Cognito shows where a code went: `a***@e***` for an email, `+*******0100` for a phone.
     static func masked(_ destination: String) -> String {
         if destination.contains("@") {

@@ -257,7 +257,7 @@ struct SignInFlow {
             if let missing = missingRequiredAttributes(user).first(where: { name in !attributes.contains { $0.name == name && !$0.value.isEmpty } }) {
                 throw CognitoError.invalid("Invalid attributes given, \(missing) is missing")
             }
-            try CognitoUsers.checkMutable(attributes.map(\.name), pool: pool, refusingVerificationFlags: true)
+            try CognitoUsers.checkNewPasswordAttributes(attributes.map(\.name), of: user, pool: pool)
             var changes = try CognitoUsers.changes(attributes, pool: pool)
             changes.password = password
             changes.appMetadata = [CognitoUsers.statusKey: "CONFIRMED"]

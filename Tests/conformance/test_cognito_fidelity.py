@@ -504,3 +504,28 @@ def test_a_resend_where_the_pool_verifies_nothing_is_refused_in_awss_words(cogni
     cognito.idp.sign_up(ClientId=client_id, Username=email, Password=COGNITO_PASSWORD)
     assert cognito.fails("resend_confirmation_code", ClientId=client_id, Username=email) == {
         "Code": "NotAuthorizedException", "Message": "Cannot resend codes. Auto verification not turned on."}
+
+
+def test_a_new_password_answer_cannot_rewrite_a_provided_required_attribute_and_another_clients_token_says_so(cognito):
+    """The model: "In a NEW_PASSWORD_REQUIRED challenge response, you can't modify a required attribute that already has
+    a value" (the CLI quotes NotAuthorizedException "Cannot modify an already provided email"); and a refresh token of
+    another client is "Refresh Token has different Client" (aws-sdk-js #4016)."""
+    pool_id = cognito.create_pool(username_attributes=(), Schema=[{"Name": "email", "AttributeDataType": "String", "Required": True,
+                                                                      "Mutable": True}])
+    client_id = cognito.create_client(pool_id, flows=("ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_USER_PASSWORD_AUTH",
+                                                      "ALLOW_REFRESH_TOKEN_AUTH"))["ClientId"]
+    email = cognito_email("provided")
+    cognito.idp.admin_create_user(UserPoolId=pool_id, Username="provided-user", MessageAction="SUPPRESS", TemporaryPassword="temporary123",
+                                  UserAttributes=[{"Name": "email", "Value": email}])
+    challenge = cognito.idp.admin_initiate_auth(UserPoolId=pool_id, ClientId=client_id, AuthFlow="ADMIN_USER_PASSWORD_AUTH",
+                                                AuthParameters={"USERNAME": "provided-user", "PASSWORD": "temporary123"})
+    refused = cognito.fails("admin_respond_to_auth_challenge", UserPoolId=pool_id, ClientId=client_id, ChallengeName="NEW_PASSWORD_REQUIRED",
+                            Session=challenge["Session"], ChallengeResponses={"USERNAME": "provided-user", "NEW_PASSWORD": COGNITO_PASSWORD,
+                                                                              "userAttributes.email": email})
+    assert refused == {"Code": "NotAuthorizedException", "Message": "Cannot modify an already provided email"}
+
+    cognito.idp.admin_set_user_password(UserPoolId=pool_id, Username="provided-user", Password=COGNITO_PASSWORD, Permanent=True)
+    refresh = cognito.tokens("provided-user", client_id=client_id)["RefreshToken"]
+    other = cognito.create_client(pool_id)["ClientId"]
+    assert cognito.fails("initiate_auth", ClientId=other, AuthFlow="REFRESH_TOKEN_AUTH", AuthParameters={"REFRESH_TOKEN": refresh}) == {
+        "Code": "NotAuthorizedException", "Message": "Refresh Token has different Client"}
