@@ -206,6 +206,18 @@ enum CognitoTokens {
         }
     }
 
+    /// A refresh by the client's own rule, for `GetTokensFromRefreshToken` and the token endpoint alike: a
+    /// rotating client's answer carries the new refresh token, another's none.
+    static func refreshSession(_ token: String, pool: CognitoPool, client: CognitoClient, emulator: Emulator,
+                               origin: RequestOrigin) throws -> (user: User, session: Session, refreshToken: String?) {
+        guard client.refreshTokenRotation.enabled else {
+            let (user, session) = try continueSession(token, pool: pool, client: client, emulator: emulator, origin: origin)
+            return (user, session, nil)
+        }
+        let (user, session, rotated) = try rotateSession(token, pool: pool, client: client, emulator: emulator, origin: origin)
+        return (user, session, rotated)
+    }
+
     /// The caller of an access token: signed by the pool's access key, an access token, unexpired on
     /// the emulator clock, of a live session (`GlobalSignOut` and `RevokeToken` end it) and of a user
     /// who still exists and is enabled.

@@ -105,7 +105,9 @@ struct HostedUI: Sendable {
             if let state = oauth["state"] { parameters.append(("state", state)) }
             return .redirect(Self.redirect(redirectURI, parameters, fragment: implicit))
         }
-        guard oauth["response_type"] == "code" || implicit else { throw refuse("unsupported_response_type", "response_type must be code or token") }
+        // A missing response_type is a missing parameter (the authorization endpoint's negative responses); another value unsupported.
+        guard let responseType = oauth["response_type"] else { throw refuse("invalid_request", "response_type is required") }
+        guard responseType == "code" || implicit else { throw refuse("unsupported_response_type", "response_type must be code or token") }
         guard client.oauthEnabled, client.oauthFlows.contains(implicit ? "implicit" : "code") else {
             throw refuse("unauthorized_client", "The client is not allowed the \(implicit ? "implicit" : "code") grant.")
         }

@@ -67,7 +67,9 @@ struct LambdaTriggers {
         let event: JSON = [
             "version": .string(version), "region": .string(pool.region), "userPoolId": .string(pool.id), "triggerSource": .string(source),
             "userName": .string(userName), "callerContext": ["awsSdkVersion": "aws-sdk-unknown-unknown", "clientId": .string(clientId ?? Self.noClient)],
-            "request": .object(request), "response": .object(response),
+            // A call that sent no ClientMetadata leaves the key out of the event (captured PreSignUp_SignUp and
+            // CustomMessage events), where `null` would break a function's `request.get("clientMetadata", {})`.
+            "request": .object(request.filter { $0.key != "clientMetadata" || $0.value != .null }), "response": .object(response),
         ]
         let url = try self.url(of: function, trigger: trigger)
         let outcome = await emulator.callHook(HookRequest(dialect: .cognito, tenant: pool.id, point: trigger, url: url, json: event,
@@ -285,14 +287,15 @@ extension LambdaTriggers {
 }
 
 extension LambdaTriggers {
-    /// The user a migration function described, created as it said: `CONFIRMED` with the password it was
-    /// asked about (unless it says `RESET_REQUIRED`), and `RESET_REQUIRED` for a forgotten password.
+    /// The user a migration function described, with the password it was asked about: `CONFIRMED` only when the
+    /// function says so, `RESET_REQUIRED` otherwise ("If you don't set this attribute to CONFIRMED, it's set to
+    /// RESET_REQUIRED") and always for a forgotten password.
     func createMigrated(_ migration: Migration, userName: String, password: String?) throws -> User {
         var new = try SignUp.newUser(username: userName, attributes: migration.attributes, pool: pool, emulator: emulator)
         new.password = password
         new.emailVerified = migration.attributes.contains { $0.name == "email_verified" && CognitoUsers.isTrue($0.value) }
         new.phoneVerified = migration.attributes.contains { $0.name == "phone_number_verified" && CognitoUsers.isTrue($0.value) }
-        new.appMetadata[CognitoUsers.statusKey] = .string(password == nil ? "RESET_REQUIRED" : (migration.finalUserStatus ?? "CONFIRMED"))
+        new.appMetadata[CognitoUsers.statusKey] = .string(password != nil && migration.finalUserStatus == "CONFIRMED" ? "CONFIRMED" : "RESET_REQUIRED")
         return try SignUp.create(new, pool: pool, emulator: emulator, origin: origin, event: .userCreated)
     }
 }

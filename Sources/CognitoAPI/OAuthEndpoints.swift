@@ -80,6 +80,9 @@ struct OAuthEndpoints: Sendable {
         let grant: AuthorizationGrant
         do {
             grant = try emulator.redeemAuthorizationCode(in: pool.id, code: code, clientId: client.id, redirectURI: redirectURI, verifier: form["code_verifier"])
+        } catch AuthError.invalidInput(field: "redirect_uri", _) {
+            // The token endpoint's reference: "returns unauthorized_client with an error_description of invalid_redirect".
+            throw Failure(error: "unauthorized_client", description: "invalid_redirect")
         } catch let error as AuthError {
             throw Failure(error: "invalid_grant", description: error == .badCodeVerifier ? "The code_verifier does not match the code_challenge." : "The code is invalid or expired.")
         }
@@ -100,12 +103,13 @@ struct OAuthEndpoints: Sendable {
                          origin: RequestOrigin) async throws -> JSON {
         guard let token = form["refresh_token"], !token.isEmpty else { throw Failure(error: "invalid_request", description: "refresh_token is required.") }
         do {
-            let (user, session) = try CognitoTokens.continueSession(token, pool: pool, client: client, emulator: emulator, origin: origin)
+            // A rotating client's answer carries the new refresh token here too (the token endpoint's reference).
+            let (user, session, rotated) = try CognitoTokens.refreshSession(token, pool: pool, client: client, emulator: emulator, origin: origin)
             let overrides = try await Auth.refreshOverrides(dialect.pools.triggers(pool, origin: origin), client: client, user: user, session: session,
                                                             clientMetadata: .null)
             return tokenAnswer(try CognitoTokens.mint(user: user, pool: pool, client: client, session: session, baseURL: baseURL, emulator: emulator,
                                                       overrides: overrides),
-                               refreshToken: nil)
+                               refreshToken: rotated)
         } catch let error as CognitoError {
             throw Failure(error: "invalid_grant", description: error.message)
         }
@@ -150,8 +154,11 @@ struct OAuthEndpoints: Sendable {
         return .object(body)
     }
 
-    /// The user's claims by the access token's scopes: `email` and `phone` give those attributes,
-    /// `profile` the others, `aws.cognito.signin.user.admin` all of them.
+    /// The user's attributes by the access token's scopes, as the user attributes endpoint's reference lists
+    /// them: `openid` is required (the API's tokens, scoped `aws.cognito.signin.user.admin` only, are refused,
+    /// and that scope adds nothing); `openid` alone gives every attribute the client can read, `email`,
+    /// `phone` and `profile` their groups (custom attributes with `profile`); always within the client's
+    /// `ReadAttributes`.
     func userInfo(_ request: Request) throws -> Response {
         do {
             guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
@@ -160,18 +167,21 @@ struct OAuthEndpoints: Sendable {
             let (pool, user, claims): (CognitoPool, User, [String: JSON])
             do {
                 (pool, user, claims) = try CognitoTokens.caller(String(header.dropFirst(7)), pools: pools, emulator: emulator, requireAdminScope: false)
-            } catch let error as CognitoError {
-                throw Failure(error: "invalid_token", description: error.message, status: .unauthorized)
+            } catch is CognitoError {
+                throw Failure(error: "invalid_token", description: Self.invalidTokenDescription, status: .unauthorized)
             }
             let scopes = Set((claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init))
-            guard scopes.contains("openid") || scopes.contains(CognitoTokens.adminScope) else {
-                throw Failure(error: "insufficient_scope", description: "The access token needs the openid scope.", status: .forbidden)
+            // The words Cognito answers (simov/grant #189); the status is RFC 6750's, AWS's is not documented.
+            guard scopes.contains("openid") else {
+                throw Failure(error: "insufficient_scope", description: "Access token does not contain openid scope", status: .forbidden)
             }
+            let groups = scopes.intersection(["email", "phone", "profile"])
+            let client = pool.client(claims["client_id"]?.stringValue ?? "")
             var info: [String: JSON] = ["sub": .string(user.id), "username": .string(CognitoUsers.username(user, pool: pool))]
-            for attribute in CognitoUsers.attributes(user) {
+            for attribute in CognitoUsers.attributes(user, only: client?.readAttributes) {
                 guard let name = attribute["Name"]?.stringValue, let value = attribute["Value"] else { continue }
-                let scope = ["email", "email_verified"].contains(name) ? "email" : (["phone_number", "phone_number_verified"].contains(name) ? "phone" : "profile")
-                if scopes.contains(scope) || scopes.contains(CognitoTokens.adminScope) { info[name] = value }
+                let group = ["email", "email_verified"].contains(name) ? "email" : (["phone_number", "phone_number_verified"].contains(name) ? "phone" : "profile")
+                if groups.isEmpty || groups.contains(group) { info[name] = value }
             }
             return .json(.object(info), headers: [.cacheControl: "no-store"])
         } catch let failure as Failure {
@@ -179,19 +189,30 @@ struct OAuthEndpoints: Sendable {
         }
     }
 
+    /// The user attributes endpoint's one description of a token it refuses, whatever the reason.
+    static let invalidTokenDescription = "Access token is expired, disabled, or deleted, or the user has globally signed out."
+
     /// Revokes a refresh token's session (and so its access tokens). RFC 7009: an unknown token is no error.
     func revoke(_ call: HostedUICall) throws -> Response {
         let (request, origin) = (call.request, call.origin)
         do {
             let form = try call.form()
             guard let token = form["token"], !token.isEmpty else { throw Failure(error: "invalid_request", description: "token is required.") }
-            let (pool, client) = try client(request, form: form)
+            let (pool, client): (CognitoPool, CognitoClient)
+            do {
+                (pool, client) = try self.client(request, form: form)
+            } catch var failure as Failure {
+                // The revocation endpoint answers a client it cannot authenticate with 401, where the token endpoint uses 400.
+                failure.status = .unauthorized
+                throw failure
+            }
             do {
                 try SignOut.revoke(token, pool: pool, client: client, secret: client.secret, emulator: emulator, origin: origin)
             } catch let error as CognitoError {
                 switch error.kind {
                 case .unsupportedTokenType: throw Failure(error: "unsupported_token_type", description: error.message)
-                case .unsupportedOperation: throw Failure(error: "unauthorized_client", description: error.message)
+                // The revocation endpoint's reference: a client without token revocation is invalid_request.
+                case .unsupportedOperation: throw Failure(error: "invalid_request", description: error.message)
                 default: throw Failure(error: "invalid_request", description: error.message)
                 }
             }

@@ -29,16 +29,15 @@ enum UserAdmin {
         } else {
             let attributes = try call.body.attributes("UserAttributes")
             var new = try SignUp.newUser(username: username, attributes: attributes, pool: pool, emulator: call.emulator)
-            // The user is the administrator's to confirm (a temporary password); a pre sign-up function may
-            // still verify their addresses.
-            let decision = try await call.triggers(pool).preSignUp(source: "PreSignUp_AdminCreateUser", userName: username, clientId: nil,
-                                                                   attributes: attributes, validationData: try call.body.attributes("ValidationData"),
-                                                                   clientMetadata: call.clientMetadata)
+            // The user is the administrator's to confirm (a temporary password), and the function's answer is not
+            // read: "autoVerifyPhone, autoVerifyEmail and autoConfirmUser are ignored" for AdminCreateUser (the pre
+            // sign-up trigger's guide). It may still refuse the user.
+            _ = try await call.triggers(pool).preSignUp(source: "PreSignUp_AdminCreateUser", userName: username, clientId: nil,
+                                                        attributes: attributes, validationData: try call.body.attributes("ValidationData"),
+                                                        clientMetadata: call.clientMetadata)
             new.password = temporary
-            new.emailVerified = decision.autoVerifyEmail && new.email != nil
-                || attributes.contains { $0.name == "email_verified" && CognitoUsers.isTrue($0.value) }
-            new.phoneVerified = decision.autoVerifyPhone && new.phone != nil
-                || attributes.contains { $0.name == "phone_number_verified" && CognitoUsers.isTrue($0.value) }
+            new.emailVerified = attributes.contains { $0.name == "email_verified" && CognitoUsers.isTrue($0.value) }
+            new.phoneVerified = attributes.contains { $0.name == "phone_number_verified" && CognitoUsers.isTrue($0.value) }
             new.appMetadata[CognitoUsers.statusKey] = "FORCE_CHANGE_PASSWORD"
             new.takeVerifiedAddresses = try call.body.bool("ForceAliasCreation") ?? false
             user = try SignUp.create(new, pool: pool, emulator: call.emulator, origin: call.origin, event: .userCreated)

@@ -40,6 +40,9 @@ enum OAuthServerToken {
                 ? "code_verifier is required when PKCE challenge is present" : "code challenge does not match previously saved code verifier"))
         } catch AuthError.codeInvalid {
             throw OAuthServer.error("invalid_grant", "Invalid authorization code")
+        } catch AuthError.invalidInput(let field, _) {
+            // GoTrue's handlers.go words the two apart.
+            throw OAuthServer.error("invalid_grant", field == "client_id" ? "Authorization code was not issued for this client" : "Invalid redirect_uri")
         }
         if let resource = params["resource"], !resource.isEmpty, resource != grant.data["resource"]?.stringValue {
             throw OAuthServer.error("invalid_grant", "Authorization code resource does not match the resource parameter")

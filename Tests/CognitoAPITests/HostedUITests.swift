@@ -142,7 +142,7 @@ import Testing
             func code() async throws -> String { try callbackCode(try await logIn(client, Self.authorize())) }
             let otherURI = try await exchange(client, [("grant_type", "authorization_code"), ("client_id", seedClient), ("code", try await code()),
                                                        ("redirect_uri", "myapp://callback")])
-            #expect(otherURI.json["error"] == "invalid_grant")
+            #expect(otherURI.json["error"] == "unauthorized_client" && otherURI.json["error_description"] == "invalid_redirect")
             let late = try await code()
             harness.emulator.clock.advance(by: 301)
             let expired = try await exchange(client, [("grant_type", "authorization_code"), ("client_id", seedClient), ("code", late),
@@ -179,9 +179,6 @@ import Testing
             #expect(info.json["email"] == "alice@example.com")
             #expect(info.json["email_verified"] == "true")
             #expect(info.json["name"] == nil, "name needs the profile scope")
-            let api = try await client.signIn("alice@example.com")
-            let adminScope = try await client.send(.get, "/oauth2/userInfo", headers: [.authorization: "Bearer \(api["AccessToken"]?.stringValue ?? "")"])
-            #expect(adminScope.json["name"] == "Alice Verified")
 
             let missing = try await client.send(.get, "/oauth2/userInfo")
             #expect(missing.status == .unauthorized)

@@ -61,8 +61,9 @@ private func basic(_ id: String, _ secret: String) -> HTTPFields {
     [.authorization: "Basic " + Data("\(id):\(secret)".utf8).base64EncodedString(), .contentType: "application/x-www-form-urlencoded"]
 }
 
-private func exchange(_ client: Client, code: String, clientId: String, secret: String, codeVerifier: String = verifier) async throws -> Reply {
-    try await client.send(.post, "/auth/v1/oauth/token", raw: "grant_type=authorization_code&code=\(code)&redirect_uri=myapp%3A%2F%2Fcallback&code_verifier=\(codeVerifier)",
+private func exchange(_ client: Client, code: String, clientId: String, secret: String, codeVerifier: String = verifier,
+                      redirect: String = "myapp%3A%2F%2Fcallback") async throws -> Reply {
+    try await client.send(.post, "/auth/v1/oauth/token", raw: "grant_type=authorization_code&code=\(code)&redirect_uri=\(redirect)&code_verifier=\(codeVerifier)",
                           headers: basic(clientId, secret))
 }
 
@@ -203,6 +204,12 @@ private func exchange(_ client: Client, code: String, clientId: String, secret: 
             #expect(claims["client_id"] == .string(id))
             #expect(claims["scope"] == "email")
             #expect(claims["amr"]?[0]?["method"] == "oauth_provider/authorization_code")
+
+            // Another redirect URI is GoTrue's own refusal (handlers.go), and it spends the code, as any failure does here.
+            let (other, _) = try await consent(client, clientId: id)
+            let elsewhere = try await exchange(client, code: redirectQuery(other)["code"] ?? "", clientId: id, secret: secret ?? "",
+                                               redirect: "myapp%3A%2F%2Fother")
+            #expect(elsewhere.json == ["error": "invalid_grant", "error_description": "Invalid redirect_uri"])
 
             // Single use: the same code again is refused.
             let again = try await exchange(client, code: code, clientId: id, secret: secret ?? "")

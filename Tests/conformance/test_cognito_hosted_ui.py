@@ -128,6 +128,35 @@ def test_userinfo_returns_the_signed_in_users_claims(cognito):
     assert anonymous.status_code == 401
 
 
+def test_userinfo_needs_openid_and_answers_every_readable_attribute_for_openid_alone(cognito):
+    """The user attributes endpoint's reference: openid alone gives all the client can read; the API's tokens (scoped
+    aws.cognito.signin.user.admin only) are not accepted, which Fauxth let through, hiding an app that would fail."""
+    code, verifier, _, _ = sign_in(cognito, scope="openid")
+    tokens = exchange(cognito, code, verifier).json()
+    info = requests.get(f"{cognito.url}/oauth2/userInfo", headers={"Authorization": f"Bearer {tokens['access_token']}"}, timeout=30)
+    assert info.status_code == 200, info.text
+    assert info.json()["email"] == "alice@example.com" and "name" in info.json()
+    api = cognito.tokens("alice@example.com")
+    refused = requests.get(f"{cognito.url}/oauth2/userInfo", headers={"Authorization": f"Bearer {api['AccessToken']}"}, timeout=30)
+    assert refused.status_code == 403 and refused.json()["error_description"] == "Access token does not contain openid scope"
+
+
+def test_a_code_redeemed_with_another_redirect_uri_is_invalid_redirect(cognito):
+    """The token endpoint's reference: unauthorized_client with the description invalid_redirect (a trailing slash is
+    the usual cause); Fauxth said invalid_grant."""
+    code, verifier, _, _ = sign_in(cognito)
+    response = exchange(cognito, code, verifier, redirect_uri=REDIRECT + "/")
+    assert oauth_error(response) == "unauthorized_client"
+    assert response.json()["error_description"] == "invalid_redirect"
+
+
+def test_revoking_as_a_client_that_cannot_authenticate_is_401(cognito):
+    code, verifier, _, _ = sign_in(cognito)
+    refresh = exchange(cognito, code, verifier).json()["refresh_token"]
+    response = requests.post(f"{cognito.url}/oauth2/revoke", data={"token": refresh, "client_id": "nosuchclient"}, timeout=30)
+    assert response.status_code == 401 and response.json()["error"] == "invalid_client"
+
+
 def test_the_refresh_grant_returns_new_tokens_until_the_refresh_token_is_revoked(cognito):
     code, verifier, _, _ = sign_in(cognito)
     first = exchange(cognito, code, verifier).json()

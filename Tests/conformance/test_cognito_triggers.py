@@ -80,7 +80,9 @@ def test_a_pre_sign_up_function_that_throws_refuses_the_sign_up(cognito, hook_se
 
 
 def test_admin_create_user_calls_pre_sign_up_as_admin_create_user(cognito, hook_server):
-    hook_server.answer = returning()
+    """An AdminCreateUser's pre sign-up answer is not applied: "autoVerifyPhone, autoVerifyEmail and autoConfirmUser
+    are ignored" there (the pre sign-up guide); Fauxth verified the address."""
+    hook_server.answer = returning(autoVerifyEmail=True)
     pool_id, _ = pool_with(cognito, {"PreSignUp": hook_server.url})
     email = cognito_email("invited")
     cognito.idp.admin_create_user(UserPoolId=pool_id, Username=email, MessageAction="SUPPRESS",
@@ -88,6 +90,8 @@ def test_admin_create_user_calls_pre_sign_up_as_admin_create_user(cognito, hook_
     [call] = hook_server.calls
     assert call.json["triggerSource"] == "PreSignUp_AdminCreateUser"
     assert call.json["callerContext"]["clientId"] == "CLIENT_ID_NOT_APPLICABLE"
+    user = cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)
+    assert attributes(user).get("email_verified", "false") == "false"
 
 
 # --- Failures ------------------------------------------------------------------------------------------------------
@@ -277,6 +281,25 @@ def test_user_migration_brings_in_a_user_at_a_password_sign_in(cognito, hook_ser
                           AuthParameters={"USERNAME": other, "PASSWORD": "wrong-pass1"})
     assert error == {"Code": "UserNotFoundException", "Message": f"Exception migrating user in app client {client_id}"}
     assert cognito.fails("admin_get_user", UserPoolId=pool_id, Username=other)["Code"] == "UserNotFoundException"
+
+
+def test_a_migrated_user_is_reset_required_unless_confirmed_and_keeps_a_weak_password(cognito, hook_server):
+    """The migrate user trigger's guide: without finalUserStatus CONFIRMED the user is RESET_REQUIRED (Fauxth made them
+    CONFIRMED), and the pool's password policy is not applied to the migrated password (Fauxth refused it)."""
+    pool_id, client_id = pool_with(cognito, {"UserMigration": hook_server.url})
+    hook_server.answer = lambda call: {**call.json, "response": {"userAttributes": {"email": call.json["userName"], "email_verified": "true"}}}
+    email = cognito_email("legacy-reset")
+    error = cognito.fails("initiate_auth", ClientId=client_id, AuthFlow="USER_PASSWORD_AUTH",
+                          AuthParameters={"USERNAME": email, "PASSWORD": "weak"})
+    assert error["Code"] == "PasswordResetRequiredException", error
+    assert cognito.idp.admin_get_user(UserPoolId=pool_id, Username=email)["UserStatus"] == "RESET_REQUIRED"
+    # No ClientMetadata was sent, so the event has no clientMetadata key (AWS's events leave it out).
+    assert "clientMetadata" not in hook_server.calls[0].json["request"]
+
+    hook_server.answer = lambda call: {**call.json, "response": {"userAttributes": {"email": call.json["userName"]},
+                                                                 "finalUserStatus": "CONFIRMED"}}
+    weak = cognito_email("legacy-weak")
+    assert cognito.tokens(weak, password="weak", client_id=client_id)["AccessToken"]
 
 
 # --- CUSTOM_AUTH ---------------------------------------------------------------------------------------------------

@@ -35,7 +35,9 @@ extension Emulator {
 
     /// Redeems a code once: it must be live, issued to `clientId` for `redirectURI`, and the verifier
     /// must answer its PKCE challenge (`badCodeVerifier`). An unknown or used code is `codeInvalid`, a
-    /// late one `codeExpired`; either way it cannot be tried again.
+    /// late one `codeExpired`; another client's, or one sent with another redirect URI, is `invalidInput`
+    /// naming `client_id` or `redirect_uri` (the vendors word these apart: Cognito's `invalid_redirect`,
+    /// GoTrue's "Invalid redirect_uri"). Whatever the failure, the code cannot be tried again.
     public func redeemAuthorizationCode(in tenant: String, code: String, clientId: String, redirectURI: String?,
                                         verifier: String?) throws -> AuthorizationGrant {
         let now = clock.now
@@ -44,7 +46,10 @@ extension Emulator {
                 return .failure(.codeInvalid)
             }
             guard expiresAt > now else { return .failure(.codeExpired) }
-            guard grant.clientId == clientId, redirectURI.map({ $0 == grant.redirectURI }) ?? true else { return .failure(.codeInvalid) }
+            guard grant.clientId == clientId else { return .failure(.invalidInput(field: "client_id", reason: "The code was issued to another client.")) }
+            guard redirectURI.map({ $0 == grant.redirectURI }) ?? true else {
+                return .failure(.invalidInput(field: "redirect_uri", reason: "The code was issued for another redirect URI."))
+            }
             if let challenge = grant.challenge {
                 guard let verifier, challenge.isAnswered(by: verifier) else { return .failure(.badCodeVerifier) }
             }
