@@ -145,7 +145,8 @@ enum Admin {
         if email == nil, id == nil, phone == nil {
             // Every user: counted, and the page read, in SQL.
             count = try call.emulator.userCount(in: scope.coreTenant, search: nil)
-            page = wanted ? try call.emulator.users(in: scope.coreTenant, limit: limit, offset: offset) : []
+            page = wanted ? try call.emulator.users(in: scope.coreTenant, sortedBy: try Self.sort(call.body), descending: try call.body.string("order") == "DESC",
+                                                    limit: limit, offset: offset) : []
         } else {
             // An id, an email or a phone number names one user at most: looked up, not scanned for among all.
             let tenant = scope.coreTenant, found: User?
@@ -163,6 +164,19 @@ enum Admin {
         var answer: [String: JSON] = ["recordsCount": .string(String(count))]
         if wanted { answer["userInfo"] = .array(try Lookup.infos(call.emulator, page, scope: scope)) }
         return .json(.object(answer))
+    }
+
+    /// `sortBy`: by user id unless it says otherwise, as the emulator's queryAccounts sorts (`localId`, then `order`).
+    /// Production's other fields but creation are not kept here, and are refused as the emulator refuses them.
+    private static func sort(_ body: FirebaseBody) throws -> Emulator.UserSort {
+        switch try body.string("sortBy") {
+        case nil, "SORT_BY_FIELD_UNSPECIFIED"?, "USER_ID"?: return .id
+        case "CREATED_AT"?: return .createdAt
+        case let other?:
+            var error = FirebaseError(.notImplemented, status: .notImplemented, googleStatus: "NOT_IMPLEMENTED")
+            error.rawMessage = "Only sorting by USER_ID or CREATED_AT is implemented, not \(other)."
+            throw error
+        }
     }
 
     /// A session cookie: the ID token's claims re-issued by `session.firebase.google.com`, living

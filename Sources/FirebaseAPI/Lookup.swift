@@ -37,7 +37,13 @@ enum Lookup {
         for phone in try body.strings("phoneNumber") { users += try emulator.user(in: tenant, .phone(phone)).map { [$0] } ?? [] }
         for item in try body.array("federatedUserId") {
             guard let provider = item["providerId"]?.stringValue, let raw = item["rawId"]?.stringValue else { continue }
-            users += try emulator.user(in: tenant, provider: provider, subject: raw).map { [$0] } ?? []
+            // The emulator indexes the password and phone providers by address (their rawId is the email or number).
+            let found: User? = switch provider {
+            case "password": try emulator.user(in: tenant, .email(raw.lowercased())).flatMap { $0.hasPassword ? $0 : nil }
+            case "phone": try emulator.user(in: tenant, .phone(raw))
+            default: try emulator.user(in: tenant, provider: provider, subject: raw)
+            }
+            users += found.map { [$0] } ?? []
         }
         return users
     }

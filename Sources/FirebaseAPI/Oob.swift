@@ -62,11 +62,23 @@ enum Oob {
             guard email.contains("@") else { throw FirebaseError(.invalidEmail) }
             return (scope, try call.emulator.user(in: scope.coreTenant, .email(email)), email, nil)
         case .verifyAndChangeEmail:
-            let (scope, user) = try call.subject()
+            // As the emulator's sendOobCode: the new address first; an admin's generated link (firebase-admin's
+            // generateVerifyAndChangeEmailLink) names the account by its address; the account needs an address to
+            // change, and the new one must be no account's, the caller's own included.
             guard let newEmail = try body.string("newEmail")?.lowercased(), !newEmail.isEmpty else { throw FirebaseError(.missingNewEmail) }
+            let scope: FirebaseScope, user: User
+            if call.isOwner, try body.string("idToken") == nil, try body.string("localId") == nil {
+                scope = try call.scope()
+                guard let email = try body.string("email")?.lowercased(), !email.isEmpty else { throw FirebaseError(.missingEmail) }
+                guard let found = try call.emulator.user(in: scope.coreTenant, .email(email)) else { throw FirebaseError(.userNotFound) }
+                user = found
+            } else {
+                (scope, user) = try call.subject()
+            }
+            guard let email = user.email else { throw FirebaseError(.missingEmail) }
             guard newEmail.contains("@") else { throw FirebaseError(.invalidEmail) }
-            if let owner = try call.emulator.user(in: scope.coreTenant, .email(newEmail)), owner.id != user.id { throw FirebaseError(.emailExists) }
-            return (scope, user, user.email ?? newEmail, newEmail)
+            if try call.emulator.user(in: scope.coreTenant, .email(newEmail)) != nil { throw FirebaseError(.emailExists) }
+            return (scope, user, email, newEmail)
         case .recoverEmail:
             throw FirebaseError(.invalidReqType, "Unsupported request parameters.")
         }
@@ -100,8 +112,10 @@ enum Oob {
     /// Without `newPassword`: what the code is for, the code left unused (the JS SDK's `checkActionCode`). With it: a
     /// password reset (or the matching action) is applied, the email counts as verified and older tokens stop working.
     static func resetPassword(_ call: FirebaseCall) async throws -> Response {
-        guard let oobCode = try call.body.string("oobCode"), !oobCode.isEmpty else { throw FirebaseError(.missingOOBCode) }
         let scope = try call.scope()
+        // The emulator's first check, before the code: a project or tenant without password sign-in has no reset either.
+        guard scope.settings.allowPasswordSignup else { throw FirebaseError(.passwordLoginDisabled) }
+        guard let oobCode = try call.body.string("oobCode"), !oobCode.isEmpty else { throw FirebaseError(.missingOOBCode) }
         let record = try OobActions(call: call, scope: scope).live(oobCode)
         guard let type = OobType(purpose: record.purpose) else { throw FirebaseError(.invalidOOBCode) }
         var answer: [String: JSON] = ["kind": "identitytoolkit#ResetPasswordResponse", "requestType": .string(type.rawValue)]

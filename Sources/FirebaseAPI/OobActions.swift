@@ -23,8 +23,14 @@ struct OobActions {
     private func use(_ oobCode: String, _ types: [OobType]) throws -> (CodeRecord, User) {
         let record = try live(oobCode)
         guard let type = OobType(purpose: record.purpose), types.contains(type) else { throw FirebaseError(.invalidOOBCode) }
+        // The emulator finds the account by the address the code was sent to (getUserByEmail), so a verification or
+        // reset code dies with its account or once the account's address changed, where a code held by id would
+        // verify or reset the new address.
+        guard let userId = record.userId, let user = try emulator.user(in: scope.coreTenant, id: userId),
+              [.verifyEmail, .passwordReset].contains(type) ? user.email == record.target : true else {
+            throw FirebaseError(.invalidOOBCode)
+        }
         _ = try emulator.consumeCode(in: scope.coreTenant, purposes: [record.purpose], .linkToken(oobCode), origin: call.origin)
-        guard let userId = record.userId, let user = try emulator.user(in: scope.coreTenant, id: userId) else { throw FirebaseError(.userNotFound) }
         try emulator.checkCanSignIn(user, stage: .recovery, origin: call.origin)
         return (record, user)
     }

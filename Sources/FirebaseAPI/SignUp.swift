@@ -25,6 +25,9 @@ enum SignUp {
             new = try await call.beforeCreate(new, scope: scope, .init("password"))
         }
         var user = try create(call, scope: scope, new: new)
+        // firebase-admin's createUser({multiFactor: {enrolledFactors}}) sends them here, as batchCreate does.
+        let enrollments = call.isOwner ? try body.array("mfaInfo") : []
+        if !enrollments.isEmpty { try MFAAdmin.replaceEnrollments(call, scope: scope, user: user, enrollments: enrollments) }
         var tokens: [String: JSON] = [:]
         if !call.isOwner {
             tokens = try await call.signIn(user, scope: scope, provider: "password", allowMFA: false, blocking: .init("password"))
@@ -40,6 +43,10 @@ enum SignUp {
     /// The account a sign-up body describes; admin-only fields are read only from owners.
     static func newUser(_ call: FirebaseCall, scope: FirebaseScope) throws -> NewUser {
         let body = call.body
+        // An owner's taken id fails first, "matching production behavior" (the emulator's signUp).
+        if call.isOwner, let id = try body.string("localId"), try call.emulator.user(in: scope.coreTenant, id: id) != nil {
+            throw FirebaseError(.duplicateLocalID)
+        }
         let email = try body.string("email").map { $0.lowercased() }
         if let email { guard !email.isEmpty, email.contains("@") else { throw FirebaseError(.invalidEmail) } }
         let password = try body.string("password")
@@ -48,8 +55,13 @@ enum SignUp {
         metadata["displayName"] = try body.string("displayName").map(JSON.string)
         var new = NewUser(email: email, password: password, emailVerified: false, userMetadata: metadata)
         if call.isOwner {
+            // The phone must be E.164 as written, and so must the factors' numbers (the emulator's signUp).
             new.id = try body.string("localId")
             new.phone = try body.string("phoneNumber")
+            if let phone = new.phone, !phone.hasPrefix("+") { throw FirebaseError(.invalidPhoneNumber, "Invalid format.") }
+            for enrollment in try body.array("mfaInfo") where (enrollment["phoneInfo"]?.stringValue).flatMap({ try? Identifiers.phone($0) }) == nil {
+                throw FirebaseError(.invalidMFAPhoneNumber, "Invalid format.")
+            }
             new.emailVerified = try body.bool("emailVerified") ?? false
             new.phoneVerified = new.phone != nil
             new.disabled = try body.bool("disabled") ?? false

@@ -32,7 +32,9 @@ enum Update {
         if let email {
             guard email.contains("@") else { throw FirebaseError(.invalidEmail) }
             changes.email = email
-            changes.emailVerified = call.isOwner ? (try body.bool("emailVerified") ?? false) : false
+            // Only a new address starts unverified (the emulator compares it with the account's); the same one sent
+            // again, as an admin form sends every field, keeps its verification.
+            if email != user.email?.lowercased() { changes.emailVerified = call.isOwner ? (try body.bool("emailVerified") ?? false) : false }
         }
         if let password = try body.string("password") {
             try SignUp.checkPassword(password, scope: scope)

@@ -74,6 +74,8 @@ import Testing
             let signIn = try await client.send(.post, accounts("signInWithPassword"), json: ["tenantId": .string(tenantId), "email": "t@example.com",
                                                                                             "password": "secret123"])
             #expect(errorMessage(signIn) == "PASSWORD_LOGIN_DISABLED")
+            let reset = try await client.send(.post, accounts("resetPassword"), json: ["tenantId": .string(tenantId), "oobCode": "any"])
+            #expect(errorMessage(reset) == "PASSWORD_LOGIN_DISABLED", "the emulator's resetPassword checks password sign-in first")
             let anonymous = try await client.send(.post, accounts("signUp"), json: ["tenantId": .string(tenantId)])
             #expect(errorMessage(anonymous) == "ADMIN_ONLY_OPERATION")
             // The owner still creates its users.

@@ -126,6 +126,50 @@ import Testing
         }
     }
 
+    /// firebase-admin's generateVerifyAndChangeEmailLink names the account by its address (the emulator's sendOobCode);
+    /// Fauxth answered MISSING_LOCAL_ID. The new address must be no account's, the account's own included.
+    @Test func anAdminsChangeEmailLinkNamesTheAccountByItsAddress() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            func send(_ body: JSON) async throws -> Reply {
+                try await client.send(.post, projectAccounts("sendOobCode"), json: body, headers: owner)
+            }
+            let link = try await send(["requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "alice@example.com", "newEmail": "alice.new@example.com",
+                                       "returnOobLink": true])
+            #expect(link.status == .ok, "\(link.text)")
+            #expect(queryItems(try #require(link.json["oobLink"]?.stringValue))["mode"] == "verifyAndChangeEmail")
+            let unknown = try await send(["requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "nobody@example.com", "newEmail": "x@example.com",
+                                          "returnOobLink": true])
+            #expect(errorMessage(unknown) == "USER_NOT_FOUND")
+            let own = try await send(["requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "alice@example.com", "newEmail": "alice@example.com",
+                                      "returnOobLink": true])
+            #expect(errorMessage(own) == "EMAIL_EXISTS")
+        }
+    }
+
+    /// The emulator finds a code's account by the address it was sent to: a verification code sent before the address
+    /// changed verifies nothing, and a password reset code dies with its account.
+    @Test func aCodeFollowsTheAddressItWasSentTo() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice, unverifiedBob]))
+        try await harness.run { client in
+            let session = try await passwordSignIn(client, "bob@example.com")
+            _ = try await client.send(.post, accounts("sendOobCode"), json: ["requestType": "VERIFY_EMAIL", "idToken": session["idToken"]!])
+            let (verify, _, _) = try lastCode(harness)
+            let moved = try await client.send(.post, projectAccounts("update"), json: ["localId": "bob-uid", "email": "bob.new@example.com"], headers: owner)
+            #expect(moved.status == .ok)
+            let applied = try await client.send(.post, accounts("update"), json: ["oobCode": .string(verify)])
+            #expect(errorMessage(applied) == "INVALID_OOB_CODE")
+            let bob = try await client.send(.post, projectAccounts("lookup"), json: ["localId": ["bob-uid"]], headers: owner).json["users"]?[0]
+            #expect(bob?["emailVerified"] == false)
+
+            _ = try await client.send(.post, accounts("sendOobCode"), json: ["requestType": "PASSWORD_RESET", "email": "alice@example.com"])
+            let (reset, _, _) = try lastCode(harness)
+            _ = try await client.send(.post, projectAccounts("delete"), json: ["localId": "alice-uid"], headers: owner)
+            let used = try await client.send(.post, accounts("resetPassword"), json: ["oobCode": .string(reset), "newPassword": "another-secret"])
+            #expect(errorMessage(used) == "INVALID_OOB_CODE")
+        }
+    }
+
     @Test func unknownAddressesAndRequestTypesAreRefused() async throws {
         let harness = try Harness(seed: firebaseProject())
         try await harness.run { client in

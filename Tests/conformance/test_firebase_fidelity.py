@@ -268,3 +268,28 @@ def test_create_auth_uri_finds_an_address_a_linked_provider_has(firebase):
                                                     "returnSecureToken": True}).status_code == 200
     uri = firebase.ok("accounts:createAuthUri", {"identifier": "linked.fb@example.com", "continueUri": "http://localhost"})
     assert uri["registered"] is True and uri["signinMethods"] == ["password", "facebook.com"]
+
+
+# --- out-of-band codes as the emulator's sendOobCode and resetPassword treat them ----------------------------------
+
+
+def test_an_admin_verify_and_change_email_link_names_the_account_by_its_address(firebase):
+    """The Node Admin SDK's generateVerifyAndChangeEmailLink sends email, newEmail and returnOobLink, no idToken or
+    localId; Fauxth answered MISSING_LOCAL_ID."""
+    firebase.sign_up("changer@example.com")
+    body = {"requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "changer@example.com", "newEmail": "changed@example.com", "returnOobLink": True}
+    response = firebase.admin("POST", "/accounts:sendOobCode", json=body)
+    assert response.status_code == 200, response.text
+    code = response.json()["oobCode"]
+    assert "mode=verifyAndChangeEmail" in response.json()["oobLink"]
+    applied = firebase.call("accounts:update", {"oobCode": code})
+    assert applied.status_code == 200 and applied.json()["email"] == "changed@example.com"
+
+
+def test_a_verification_code_sent_before_the_address_changed_verifies_nothing(firebase):
+    session = firebase.sign_up("mover@example.com")
+    firebase.ok("accounts:sendOobCode", {"requestType": "VERIFY_EMAIL", "idToken": session["idToken"]})
+    [code] = [c["oobCode"] for c in firebase.emulator("GET", "/oobCodes").json()["oobCodes"] if c["email"] == "mover@example.com"]
+    moved = firebase.admin("POST", "/accounts:update", json={"localId": session["localId"], "email": "moved@example.com"})
+    assert moved.status_code == 200, moved.text
+    assert firebase_error(firebase.call("accounts:update", {"oobCode": code})) == "INVALID_OOB_CODE"

@@ -169,6 +169,18 @@ extension Emulator {
         }
     }
 
+    /// What a page of users is sorted by (Firebase's `accounts:query` `sortBy`).
+    public enum UserSort: Sendable { case id, createdAt }
+
+    /// A page of a tenant's users sorted by id or by creation, either way.
+    public func users(in tenant: String, sortedBy sort: UserSort, descending: Bool, limit: Int, offset: Int) throws -> [User] {
+        let order: Accounts.Order = switch sort {
+        case .id: descending ? .idDescending : .id
+        case .createdAt: descending ? .newestFirst : .oldestFirst
+        }
+        return try db.withConnection { c in try Accounts.list(c, Accounts.Selection(tenant: tenant), order, limit: limit, offset: offset) }
+    }
+
     /// How many users `users(in:search:)` would list without a limit: one COUNT.
     public func userCount(in tenant: String?, search: UserSearch?) throws -> Int {
         try db.withConnection { c in try Accounts.count(c, Accounts.Selection(tenant: tenant).searching(search)) }

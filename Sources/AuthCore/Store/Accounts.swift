@@ -22,6 +22,8 @@ enum Accounts {
         case newestFirst
         /// By id, for lists paged by an id cursor (Cognito's and Firebase's page tokens).
         case id
+        /// By id, descending (Firebase's `accounts:query` with `order` `DESC`).
+        case idDescending
         /// Oldest first among the few users a lookup finds by an address: sorted after the address's index finds
         /// them. Written `+created_at`, which no index can serve, because otherwise the planner walks the whole
         /// tenant along `users_created` to skip that sort (it did: every sign-in by email scanned every user).
@@ -33,6 +35,7 @@ enum Accounts {
             case .oldestFirst: "ORDER BY users.created_at, users.rowid"
             case .newestFirst: "ORDER BY users.created_at DESC, users.rowid DESC"
             case .id: "ORDER BY users.id"
+            case .idDescending: "ORDER BY users.id DESC"
             }
         }
     }
