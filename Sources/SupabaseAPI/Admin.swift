@@ -155,6 +155,8 @@ struct Admin {
         changes.passwordRetiresCodes = true
         changes.keepsConfirmation = true
         changes.role = try body.string("role").map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        // An address confirmed here ends an anonymous user's anonymity (admin.go), as a confirmation link would.
+        if (email != nil && confirmsEmail) || (phone != nil && confirmsPhone) { changes.isAnonymous = false }
         var user = try emulator.updateUser(in: tenant, id: id, changes, origin: origin)
         // The email identity takes the new address and whether this call confirmed it (GoTrue's UpdateIdentityData).
         if let email, let identity = user.identities.first(where: { $0.provider == "email" }) {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// GoTrue's built-in OAuth providers (`internal/api/external.go` `Provider`), each configured by
-/// `GOTRUE_EXTERNAL_<NAME>_{ENABLED,CLIENT_ID,SECRET,REDIRECT_URI,URL}`.
+/// `GOTRUE_EXTERNAL_<NAME>_{ENABLED,CLIENT_ID,SECRET,REDIRECT_URI,URL,SKIP_NONCE_CHECK}`.
 struct ExternalProvider: Sendable {
     var name: String
     var enabled: Bool
@@ -15,6 +15,9 @@ struct ExternalProvider: Sendable {
     /// Whether `GOTRUE_EXTERNAL_<NAME>_URL` points the provider somewhere (a self-hosted GitLab or
     /// Keycloak), which Fauxth then leaves to it rather than to a fake provider.
     var hasCustomURL: Bool
+    /// `GOTRUE_EXTERNAL_<NAME>_SKIP_NONCE_CHECK` (the dashboard's "Skip nonce checks", for native sign-in libraries
+    /// that cannot pass the raw nonce); Facebook's Limited Login always skips it, as token_oidc.go sets it.
+    var skipNonceCheck: Bool
 
     /// Where each provider sends the browser, and the scopes GoTrue asks for by default. Providers a team
     /// self-hosts (GitLab, Keycloak, WorkOS…) take their base from `GOTRUE_EXTERNAL_<NAME>_URL`.
@@ -45,7 +48,7 @@ struct ExternalProvider: Sendable {
     ]
 
     /// The variable-name suffixes a provider reads; `isKnown` uses them to tell known variables apart.
-    static let variables = ["ENABLED", "CLIENT_ID", "SECRET", "REDIRECT_URI", "URL"]
+    static let variables = ["ENABLED", "CLIENT_ID", "SECRET", "REDIRECT_URI", "URL", "SKIP_NONCE_CHECK"]
 
     /// The provider `name` as configured in `env`; nil when GoTrue has no such provider. Refuses an `ENABLED` that GoTrue
     /// would not start with.
@@ -61,6 +64,7 @@ struct ExternalProvider: Sendable {
         authorizeURL = entry.base == nil ? entry.path : base.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + entry.path
         defaultScopes = entry.scopes
         hasCustomURL = !(env[prefix + "URL"] ?? "").isEmpty
+        skipNonceCheck = try SupabaseConfig.bool(env, prefix + "SKIP_NONCE_CHECK", default: false) || name == "facebook"
     }
 
     /// GoTrue's `ValidateOAuth`: why the provider cannot be used, or nil.

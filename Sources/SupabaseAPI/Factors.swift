@@ -11,14 +11,22 @@ struct Factors {
     let emulator: Emulator
     let projects: SupabaseProjects
 
+    /// Every `/factors` route's caller (api.go): signed in, and not anonymous by the token's claim
+    /// (`requireNotAnonymous`), before the body or the factor is read.
+    private func caller(_ call: Call, project: SupabaseProject) throws -> Authentication.Caller {
+        let caller = try Authentication(emulator: emulator).require(call.request, project: project)
+        guard caller.claims["is_anonymous"]?.boolValue != true else {
+            throw SupabaseError(status: .forbidden, code: .noAuthorization, message: "Anonymous user not allowed to perform these actions")
+        }
+        return caller
+    }
+
     /// `POST /factors`: a new, unverified factor. TOTP answers with its secret, URI and QR code (SVG);
     /// phone with the number, which each challenge then texts a code to.
     func enroll(_ call: Call) async throws -> JSON {
-        let (body, project) = try call.bodyAndProject()
-        let caller = try Authentication(emulator: emulator).require(call.request, project: project)
-        guard !caller.user.isAnonymous else {
-            throw SupabaseError(status: .forbidden, code: .noAuthorization, message: "Anonymous users cannot enroll MFA factors")
-        }
+        let project = try call.project()
+        let caller = try self.caller(call, project: project)
+        let body = try call.body()
         // GoTrue keeps a missing name as "" and checks it against the others', so a second unnamed factor conflicts.
         let name = try body.string("friendly_name") ?? ""
         let kind = try body.string("factor_type") ?? ""
@@ -73,8 +81,8 @@ struct Factors {
     /// `GOTRUE_MFA_PHONE_MAX_FREQUENCY`.
     func challenge(_ call: Call) async throws -> JSON {
         let project = try call.project()
+        let caller = try self.caller(call, project: project)
         let body = try call.body(emptyAllowed: true)
-        let caller = try Authentication(emulator: emulator).require(call.request, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
         try requireVerifyEnabled(factor, project.config)
         if factor.kind == "webauthn" {
@@ -102,8 +110,9 @@ struct Factors {
     /// `POST /factors/{id}/verify`: the session becomes aal2 and gets a new refresh token; the user's
     /// other aal1 sessions end.
     func verify(_ call: Call) async throws -> JSON {
-        let (body, project) = try call.bodyAndProject()
-        let caller = try Authentication(emulator: emulator).require(call.request, project: project)
+        let project = try call.project()
+        let caller = try self.caller(call, project: project)
+        let body = try call.body()
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
         if factor.kind == "webauthn" {
             return try await FactorWebAuthn(emulator: emulator).verify(call, body: body, factor: factor, caller: caller, project: project)
@@ -144,7 +153,7 @@ struct Factors {
     /// `DELETE /factors/{id}`: a verified factor can only be removed from an aal2 session.
     func unenroll(_ call: Call) throws -> JSON {
         let project = try call.project()
-        let caller = try Authentication(emulator: emulator).require(call.request, project: project)
+        let caller = try self.caller(call, project: project)
         let factor = try emulator.requireFactor(in: call.tenant, userId: caller.user.id, id: try call.factorParameter("id"))
         try emulator.requireAssurance(.verifiedFactorRemoval, session: caller.session, factor: factor)
         try emulator.deleteFactor(in: call.tenant, userId: caller.user.id, id: factor.id, downgradingSessions: true)

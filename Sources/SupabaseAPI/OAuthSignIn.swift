@@ -51,24 +51,56 @@ enum OAuthSignIn {
             return try await adoptAddress(of: identity, verified: verified, linkingTo: user, provider: provider, project: project,
                                           emulator: emulator, origin: origin, mailer: mailer)
         }
+        // DetermineAccountLinking: under autoconfirm every address the provider gives counts as verified.
+        let vouched = verified || project.config.mailerAutoconfirm
+        let user: User
         if let existing = try emulator.user(in: tenant, provider: provider, subject: subject) {
-            try emulator.checkCanSignIn(existing, origin: origin)
+            try checkCanSignIn(existing, emulator: emulator, origin: origin)
             _ = try emulator.linkIdentity(in: tenant, userId: existing.id, identity, origin: origin)
-            return try emulator.updateUser(in: tenant, id: existing.id, UserChanges(userMetadata: data), origin: origin)
-        }
-        if let email, verified, let match = try emulator.user(in: tenant, .email(email)) {
-            try emulator.checkCanSignIn(match, origin: origin)
+            user = try emulator.updateUser(in: tenant, id: existing.id, UserChanges(userMetadata: data), origin: origin)
+        } else if let email, vouched, let match = try emulator.user(in: tenant, .email(email)) {
+            try checkCanSignIn(match, emulator: emulator, origin: origin)
             _ = try emulator.linkIdentity(in: tenant, userId: match.id, identity, origin: origin)
-            // The provider vouches for the address: an unconfirmed account is confirmed by it.
-            return match.emailVerifiedAt == nil ? try emulator.confirm(in: tenant, userId: match.id, channel: .email) : try emulator.requireUser(in: tenant, id: match.id)
+            // LinkAccount merges the identity's data into the user's metadata, as a returning sign-in does.
+            user = try emulator.updateUser(in: tenant, id: match.id, UserChanges(userMetadata: data), origin: origin)
+        } else {
+            guard !project.config.disableSignup else {
+                throw SupabaseError(status: .unprocessableContent, code: .signupDisabled, message: "Signups not allowed for this instance")
+            }
+            let taken = try email.map { try emulator.user(in: tenant, .email($0)) != nil } ?? false
+            user = try await AuthHooks(emulator: emulator, project: project).createUser(
+                NewUser(email: taken ? nil : email, emailVerified: verified, userMetadata: data, addressIdentities: false, identities: [identity]),
+                provider: provider, origin: origin)
         }
-        guard !project.config.disableSignup else {
-            throw SupabaseError(status: .unprocessableContent, code: .signupDisabled, message: "Signups not allowed for this instance")
+        return try await confirmed(user, vouched: vouched, provider: provider, project: project, emulator: emulator, origin: origin, mailer: mailer)
+    }
+
+    /// createAccountFromExternalIdentity's last step, for every decision: an unconfirmed user is confirmed when the
+    /// provider vouches for the address (or autoconfirm is on); otherwise the address gets a confirmation and the
+    /// sign-in is refused with 422 `provider_email_needs_verification`, the user kept (GoTrue commits before refusing),
+    /// unless `GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS`.
+    private static func confirmed(_ user: User, vouched: Bool, provider: String, project: SupabaseProject, emulator: Emulator,
+                                  origin: RequestOrigin, mailer: Mailer?) async throws -> User {
+        guard user.emailVerifiedAt == nil else { return user }
+        if vouched, user.email != nil { return try emulator.confirm(in: project.storeTenant, userId: user.id, channel: .email) }
+        if vouched || project.config.allowUnverifiedEmailSignIns { return user }
+        guard user.email != nil else {
+            throw SupabaseError(status: .unprocessableContent, code: .providerEmailNeedsVerification,
+                                message: "Unverified email with \(provider). Verify the email with \(provider) in order to sign in")
         }
-        let taken = try email.map { try emulator.user(in: tenant, .email($0)) != nil } ?? false
-        return try await AuthHooks(emulator: emulator, project: project).createUser(
-            NewUser(email: taken ? nil : email, emailVerified: verified, userMetadata: data, addressIdentities: false, identities: [identity]),
-            provider: provider, origin: origin)
+        try await mailer?.send(.confirmation, to: user, redirectTo: project.config.siteURL, origin: origin)
+        throw SupabaseError(status: .unprocessableContent, code: .providerEmailNeedsVerification,
+                            message: "Unverified email with \(provider). A confirmation email has been sent to your \(provider) email")
+    }
+
+    /// A provider's sign-in refuses a banned user with 403 (external.go's createAccountFromExternalIdentity), where
+    /// the password grant's refusal is a 400.
+    private static func checkCanSignIn(_ user: User, emulator: Emulator, origin: RequestOrigin) throws {
+        do {
+            try emulator.checkCanSignIn(user, origin: origin)
+        } catch AuthError.userBanned, AuthError.userDisabled {
+            throw SupabaseError(status: .forbidden, code: .userBanned, message: "User is banned")
+        }
     }
 
     /// GoTrue's `linkIdentityToUser` for a user without an email (an anonymous user, or a phone user): the linked

@@ -19,6 +19,8 @@ struct SupabaseError: Error, Equatable {
         case emailProviderDisabled = "email_provider_disabled"
         case phoneProviderDisabled = "phone_provider_disabled"
         case anonymousProviderDisabled = "anonymous_provider_disabled"
+        case providerDisabled = "provider_disabled"
+        case providerEmailNeedsVerification = "provider_email_needs_verification"
         case invalidCredentials = "invalid_credentials"
         case emailNotConfirmed = "email_not_confirmed"
         case phoneNotConfirmed = "phone_not_confirmed"

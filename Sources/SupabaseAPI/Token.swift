@@ -76,19 +76,31 @@ struct Token {
         }
         let token = try body.string("id_token") ?? ""
         guard !token.isEmpty else { throw bad("invalid request", "id_token required") }
-        let name = (try body.string("provider") ?? "").lowercased()
-        let clientId = try body.string("client_id")
-        guard !name.isEmpty || clientId != nil else { throw bad("invalid request", "provider or client_id and issuer required") }
+        // GoTrue's IdTokenGrant, in its order: the parameters, the linking caller, the provider, the token, its
+        // audience, its nonce. Provider names are matched as written.
+        let name = try body.string("provider") ?? ""
+        let clientId = try body.string("client_id") ?? "", issuer = try body.string("issuer") ?? ""
+        guard !name.isEmpty || (!clientId.isEmpty && !issuer.isEmpty) else { throw bad("invalid request", "provider or client_id and issuer required") }
+        var target: String?
+        if case .bool(true)? = body.fields["link_identity"] {
+            // Linking here needs no GOTRUE_SECURITY_MANUAL_LINKING_ENABLED: only the /user/identities routes ask for it.
+            guard call.request.headers[.authorization] != nil else {
+                throw bad("invalid request", "Linking requires a valid user access token in Authorization")
+            }
+            target = try Authentication(emulator: emulator).require(call.request, project: project).user.id
+        }
         guard let provider = project.config.externalProviders[name], let providers = call.identityProviders,
               let fake = try providers.provider(name) else {
-            throw bad("invalid request", "Custom OIDC provider \"\(name)\" not allowed")
+            throw SupabaseError.validation("Custom OIDC provider \"\(name)\" not allowed")
         }
-        guard provider.enabled else { throw bad("invalid request", "Provider (issuer \"\(fake.issuer(baseURL: call.request.baseURL))\") is not enabled") }
+        guard provider.enabled else {
+            throw SupabaseError(status: .badRequest, code: .providerDisabled, message: "Provider (issuer \"\(fake.issuer(baseURL: call.request.baseURL))\") is not enabled")
+        }
         // The client ids the provider accepts: GOTRUE_EXTERNAL_<NAME>_CLIENT_ID (comma-separated), and for
         // Apple the iOS bundle id.
         var audiences = provider.clientID.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if name == "apple", let bundle = project.config.iosBundleID { audiences.append(bundle) }
-        let claims: [String: JSON]
+        var claims: [String: JSON]
         do {
             let verified = try providers.verify(token, audiences: nil, baseURL: call.request.baseURL)
             guard verified.provider.id == fake.id else { throw bad("invalid request", "Bad ID token") }
@@ -96,20 +108,23 @@ struct Token {
         } catch is ProviderError {
             throw bad("invalid request", "Bad ID token")
         }
-        guard audiences.contains(claims["aud"]?.stringValue ?? "") else { throw bad("invalid request", "Unacceptable audience in id_token") }
-        let nonce = try body.string("nonce") ?? ""
-        let tokenNonce = claims["nonce"]?.stringValue ?? ""
-        if !nonce.isEmpty || !tokenNonce.isEmpty {
-            let hashed = SHA256.hash(data: Array(nonce.utf8)).hex
-            guard !nonce.isEmpty, constantTimeEquals(hashed, tokenNonce) else { throw bad("invalid nonce", "Nonces mismatch") }
+        // `aud` is a string or a list (go-oidc reads both); the refusal prints the list as Go's %v prints a slice.
+        let audience = claims["aud"].map { $0.arrayValue?.compactMap(\.stringValue) ?? [$0.stringValue].compactMap { $0 } } ?? []
+        guard audience.contains(where: { !$0.isEmpty && audiences.contains($0) }) else {
+            throw bad("invalid request", "Unacceptable audience in id_token: [\(audience.joined(separator: " "))]")
         }
-        var target: String?
-        if case .bool(true)? = body.fields["link_identity"] {
-            guard project.config.manualLinkingEnabled else {
-                throw SupabaseError(status: .notFound, code: .manualLinkingDisabled, message: "Manual linking is disabled")
+        if !provider.skipNonceCheck {
+            let nonce = try body.string("nonce") ?? ""
+            let tokenNonce = claims["nonce"]?.stringValue ?? ""
+            guard nonce.isEmpty == tokenNonce.isEmpty else {
+                throw bad("invalid request", "Passed nonce and nonce in id_token should either both exist or not.")
             }
-            target = try Authentication(emulator: emulator).require(call.request, project: project).user.id
+            if !nonce.isEmpty {
+                guard constantTimeEquals(SHA256.hash(data: Array(nonce.utf8)).hex, tokenNonce) else { throw bad("invalid nonce", "Nonces mismatch") }
+            }
         }
+        // parseAppleIDToken takes Apple's address as verified whatever the token says.
+        if name == "apple", claims["email"] != nil { claims["email_verified"] = true }
         let user = try await OAuthSignIn.user(for: claims, provider: name, project: project, emulator: emulator, origin: origin, linkingTarget: target,
                                               mailer: call.mailer(project))
         return try await emulator.goTrueSession(for: user, method: "oauth", project: project, origin: origin)

@@ -82,11 +82,46 @@ import Testing
             let user = try await client.send(.get, "/auth/v1/user", headers: [.authorization: "Bearer \(token)"]).json
             #expect(user["id"] == .string(confirmedUser.id ?? ""))
             #expect(Set(user["identities"]?.arrayValue?.compactMap { $0["provider"]?.stringValue } ?? []) == ["email", "google"])
-            // The same address, unverified at the provider: a new user, without the address another user has.
+            // The same address, unverified at the provider: a new user, without the address another user has, and so
+            // without any address to confirm: GoTrue refuses the sign-in (createAccountFromExternalIdentity).
+            let separate = try await Self.follow(client, "/auth/v1/authorize?provider=google&redirect_to=myapp://cb&fauxth_account=g-unverified")
+            let refusal = Self.fragment(separate).merging(queryItems(separate)) { $1 }
+            #expect(refusal["error_code"] == "provider_email_needs_verification", "\(separate)")
+            #expect(try harness.emulator.user(in: "p", provider: "google", subject: "g-unverified")?.email == nil, "the user is kept, as GoTrue commits it")
+        }
+        // A project that lets unverified addresses in signs the separate user in.
+        let lenient = try Harness(seed: Self.seed(users: [confirmedUser], env: ["GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS": "true"]))
+        try await lenient.run { client in
             let separate = try await Self.follow(client, "/auth/v1/authorize?provider=google&redirect_to=myapp://cb&fauxth_account=g-unverified")
             let other = try await client.send(.get, "/auth/v1/user", headers: [.authorization: "Bearer \(Self.fragment(separate)["access_token"] ?? "")"]).json
-            #expect(other["id"] != user["id"])
+            #expect(other["id"] != .string(confirmedUser.id ?? ""))
             #expect(other["email"] == "")
+        }
+    }
+
+    /// An unverified address the provider gives a new user gets GoTrue's confirmation and a 422; under autoconfirm it
+    /// counts as verified (DetermineAccountLinking), so it links to the user who has it and confirms.
+    @Test func anUnverifiedProviderAddressNeedsConfirmingUnlessAutoconfirm() async throws {
+        let strict = try Harness(seed: IdTokenGrantTests.seed())
+        try await strict.run { client in
+            let token = try #require(try await client.send(.post, "/_emu/v1/idp/google/tokens",
+                                                           json: ["email": "fresh@example.com", "email_verified": false, "aud": "web-client"]).json["id_token"]?.stringValue)
+            let refused = try await client.send(.post, "/auth/v1/token?grant_type=id_token", json: ["provider": "google", "id_token": .string(token)],
+                                                headers: [HTTPField.Name("X-Supabase-Api-Version")!: "2024-01-01"])
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.json == ["code": "provider_email_needs_verification",
+                                     "message": "Unverified email with google. A confirmation email has been sent to your google email"])
+            #expect(try strict.emulator.messages(MessageFilter(to: "fresh@example.com")).first?.purpose == .verifyEmail)
+        }
+        let auto = try Harness(seed: IdTokenGrantTests.seed(["GOTRUE_MAILER_AUTOCONFIRM": "true"], users: [confirmedUser]))
+        try await auto.run { client in
+            let token = try #require(try await client.send(.post, "/_emu/v1/idp/google/tokens",
+                                                           json: ["email": "done@example.com", "email_verified": false, "aud": "web-client",
+                                                                  "picture": "https://example.com/p.png"]).json["id_token"]?.stringValue)
+            let signedIn = try await client.send(.post, "/auth/v1/token?grant_type=id_token", json: ["provider": "google", "id_token": .string(token)])
+            #expect(signedIn.status == .ok, "\(signedIn.text)")
+            #expect(signedIn.json["user"]?["id"] == .string(confirmedUser.id ?? ""))
+            #expect(signedIn.json["user"]?["user_metadata"]?["avatar_url"] == "https://example.com/p.png", "LinkAccount merges the identity's data")
         }
     }
 
@@ -128,10 +163,13 @@ import Testing
             #expect(signedIn.status == .ok)
             #expect(signedIn.json["user"]?["email"] == "native@example.com")
             let noNonce = try await client.send(.post, "/auth/v1/token?grant_type=id_token", json: ["provider": "apple", "id_token": .string(apple)])
-            #expect(noNonce.json == ["error": "invalid nonce", "error_description": "Nonces mismatch"])
+            #expect(noNonce.json == ["error": "invalid request", "error_description": "Passed nonce and nonce in id_token should either both exist or not."])
+            let wrongNonce = try await client.send(.post, "/auth/v1/token?grant_type=id_token", json: ["provider": "apple", "id_token": .string(apple),
+                                                                                                      "nonce": "another"])
+            #expect(wrongNonce.json == ["error": "invalid nonce", "error_description": "Nonces mismatch"])
             let web = try await mint("apple", ["email": "native@example.com", "aud": "com.other"])
             let audience = try await client.send(.post, "/auth/v1/token?grant_type=id_token", json: ["provider": "apple", "id_token": .string(web)])
-            #expect(audience.json["error_description"] == "Unacceptable audience in id_token")
+            #expect(audience.json["error_description"] == "Unacceptable audience in id_token: [com.other]")
             let google = try await mint("google", ["email": "native@example.com", "aud": "web-client"])
             let mismatch = try await client.send(.post, "/auth/v1/token?grant_type=id_token", json: ["provider": "apple", "id_token": .string(google)])
             #expect(mismatch.json["error_description"] == "Bad ID token")

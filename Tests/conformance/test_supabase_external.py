@@ -232,6 +232,39 @@ def test_linking_a_verified_identity_makes_an_anonymous_user_permanent(supabase_
     assert claims["is_anonymous"] is False and claims["email"] == "linked@example.com"
 
 
+def test_linking_with_an_id_token_needs_no_manual_linking(supabase_project):
+    """GoTrue's IdTokenGrant never asks for GOTRUE_SECURITY_MANUAL_LINKING_ENABLED (only the /user/identities routes
+    do); Fauxth answered 404 manual_linking_disabled, so an app upgrading anonymous users failed only here."""
+    off = {k: v for k, v in GOOGLE.items() if k != "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED"}
+    fauxth = supabase_project({**off, "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true"})
+    session, linked = anonymous_link(fauxth, {"email": "upgraded@example.com", "email_verified": True})
+    assert linked.status_code == 200, linked.text
+    assert linked.json()["user"]["id"] == session["user"]["id"] and linked.json()["user"]["is_anonymous"] is False
+
+
+def test_a_nonce_on_one_side_only_is_gotrues_own_refusal(supabase_project):
+    """Native Google Sign-In on iOS puts a nonce in the token; an app that forgets to pass the raw one gets this."""
+    fauxth = supabase_project(GOOGLE)
+    token = fauxth.control("POST", "/idp/google/tokens", json={"aud": "web-client", "email": "n@example.com",
+                                                               "nonce": "a" * 64}).json()["id_token"]
+    auth = create_client(fauxth.url, ANON_KEY).auth
+    with pytest.raises(AuthApiError) as refused:
+        auth.sign_in_with_id_token({"provider": "google", "token": token})
+    assert "Passed nonce and nonce in id_token should either both exist or not." in str(refused.value)
+
+
+def test_an_unverified_provider_address_is_refused_until_confirmed(supabase_project):
+    """createAccountFromExternalIdentity: a new user whose provider does not vouch for the address gets a confirmation
+    and 422 provider_email_needs_verification (Fauxth signed them in unconfirmed, hiding the app's missing handler)."""
+    fauxth = supabase_project(GOOGLE)
+    token = fauxth.control("POST", "/idp/google/tokens", json={"aud": "web-client", "email": "unsure@example.com",
+                                                               "email_verified": False}).json()["id_token"]
+    with pytest.raises(AuthApiError) as refused:
+        create_client(fauxth.url, ANON_KEY).auth.sign_in_with_id_token({"provider": "google", "token": token})
+    assert refused.value.code == "provider_email_needs_verification" and refused.value.status == 422
+    assert fauxth.control("GET", "/messages", params={"to": "unsure@example.com"}).json()["messages"]
+
+
 def test_linking_an_unverified_identity_asks_an_anonymous_user_to_confirm(supabase_project):
     fauxth = supabase_project({**GOOGLE, "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true"})
     session, linked = anonymous_link(fauxth, {"email": "pending@example.com", "email_verified": False})

@@ -108,10 +108,12 @@ extension Emulator {
     public func checkChallenge(in tenant: String, factor: Factor, challengeId: String, ip: String?, expiry: TimeInterval,
                                proof: FactorProof, replayAllowed: Bool = false, origin: RequestOrigin = RequestOrigin()) throws -> PassedChallenge {
         let now = clock.now
-        let open = try db.withConnection { c in try Factors.openChallenge(c, tenant: tenant, id: challengeId, factorId: factor.id) }
+        let open = try db.withConnection { c in try Factors.challenge(c, tenant: tenant, id: challengeId, factorId: factor.id) }
         guard let open else { throw AuthError.factorNotFound }
+        // GoTrue's validateChallenge, in its order: an answered challenge is refused as one from another IP is, then
+        // the expiry.
+        guard open.verifiedAt == nil, open.ip == ip else { throw AuthError.mfaIPMismatch }
         guard now.timeIntervalSince(open.createdAt) <= expiry else { throw AuthError.mfaChallengeExpired }
-        guard open.ip == ip else { throw AuthError.mfaIPMismatch }
         var spent: Int64?
         switch proof {
         case .totp(let code):

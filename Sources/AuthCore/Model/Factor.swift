@@ -27,4 +27,6 @@ public struct MFAChallenge: Sendable, Equatable {
     public var factorId: String
     public var ip: String?
     public var createdAt: Date
+    /// When a proof answered it; an answered challenge takes no other.
+    public var verifiedAt: Date? = nil
 }

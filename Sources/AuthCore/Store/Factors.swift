@@ -77,10 +77,11 @@ enum Factors {
     }
 
     /// An unanswered challenge on a factor.
-    static func openChallenge(_ c: borrowing Connection, tenant: String, id: String, factorId: String) throws -> MFAChallenge? {
-        guard let row = try c.first("SELECT * FROM challenges WHERE tenant = ? AND id = ? AND factor_id = ? AND verified_at IS NULL",
+    /// A challenge of the factor, answered or not.
+    static func challenge(_ c: borrowing Connection, tenant: String, id: String, factorId: String) throws -> MFAChallenge? {
+        guard let row = try c.first("SELECT * FROM challenges WHERE tenant = ? AND id = ? AND factor_id = ?",
                                     [.text(tenant), .text(id), .text(factorId)]), let created = row.date("created_at") else { return nil }
-        return MFAChallenge(id: row.string("id") ?? id, factorId: factorId, ip: row.string("ip"), createdAt: created)
+        return MFAChallenge(id: row.string("id") ?? id, factorId: factorId, ip: row.string("ip"), createdAt: created, verifiedAt: row.date("verified_at"))
     }
 
     /// Drops challenges opened before `cutoff`, answered or not.
