@@ -176,17 +176,24 @@ enum MFA {
 /// Admin edits of second factors (`accounts:update` with `mfa.enrollments`, `batchCreate` with `mfaInfo`).
 enum MFAAdmin {
     /// Replaces a user's factors with `enrollments` (phone ones; TOTP secrets cannot be imported).
+    /// Every number is checked before anything changes, so a refused list leaves the user's factors as they were; a
+    /// number given twice is kept once, as the emulator's getMfaEnrollmentsFromRequest does ("the real API is lenient
+    /// and removes duplicates").
     static func replaceEnrollments(_ call: FirebaseCall, scope: FirebaseScope, user: User, enrollments: [JSON]) throws {
         let tenant = scope.coreTenant
+        var wanted: [(phone: String, name: String?)] = []
+        for enrollment in enrollments {
+            guard let text = enrollment["phoneInfo"]?.stringValue, text.hasPrefix("+"), let phone = try? Identifiers.phone(text) else {
+                throw FirebaseError(.invalidMFAPhoneNumber, "Invalid format.")
+            }
+            if !wanted.contains(where: { $0.phone == phone }) { wanted.append((phone, enrollment["displayName"]?.stringValue)) }
+        }
         for factor in try call.emulator.factors(in: tenant, userId: user.id) {
             try call.emulator.deleteFactor(in: tenant, userId: user.id, id: factor.id)
         }
-        for enrollment in enrollments {
-            guard let text = enrollment["phoneInfo"]?.stringValue, let phone = try? Identifiers.phone(text) else {
-                throw FirebaseError(.invalidMFAPhoneNumber, "Invalid format.")
-            }
+        for (phone, name) in wanted {
             let factor = try call.emulator.enrollPhone(in: tenant, userId: user.id, phone: phone, friendlyName: nil, maxFactors: MFA.maxFactors + 1)
-            try call.emulator.markFactorVerified(in: tenant, userId: user.id, id: factor.id, friendlyName: enrollment["displayName"]?.stringValue)
+            try call.emulator.markFactorVerified(in: tenant, userId: user.id, id: factor.id, friendlyName: name)
         }
     }
 }

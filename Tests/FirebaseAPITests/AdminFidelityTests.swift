@@ -47,6 +47,24 @@ import Testing
         }
     }
 
+    /// update_user's factors: a number given twice is kept once, and a bad number refuses the list without touching
+    /// the factors the user has (they were deleted before the check).
+    @Test func anOwnersFactorListIsCheckedWholeAndKeepsANumberOnce() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            func update(_ enrollments: JSON) async throws -> Reply {
+                try await client.send(.post, projectAccounts("update"), json: ["localId": "alice-uid", "mfa": ["enrollments": enrollments]], headers: owner)
+            }
+            let twice = try await update([["phoneInfo": "+15555550111"], ["phoneInfo": "+15555550111", "displayName": "again"]])
+            #expect(twice.status == .ok, "\(twice.text)")
+            #expect(try await lookup(client, ["localId": ["alice-uid"]]).first?["mfaInfo"]?.arrayValue?.count == 1)
+            let bad = try await update([["phoneInfo": "+15555550122"], ["phoneInfo": "15555550133"]])
+            #expect(errorMessage(bad) == "INVALID_MFA_PHONE_NUMBER : Invalid format.")
+            let kept = try await lookup(client, ["localId": ["alice-uid"]]).first?["mfaInfo"]?.arrayValue ?? []
+            #expect(kept.count == 1 && kept.first?["phoneInfo"] == "+15555550111")
+        }
+    }
+
     /// get_users([ProviderIdentifier("phone", …)]): the emulator finds the password and phone providers by address.
     @Test func aFederatedIdLookupFindsThePasswordAndPhoneProvidersByAddress() async throws {
         let phoneUser = Seed.UserSeed(id: "phone-uid", phone: "+15555550142", phoneVerified: true)
