@@ -7,6 +7,36 @@ import HTTPSupport
 enum Groups {
     static let settable: Set = ["GroupName", "Description", "RoleArn", "Precedence"]
 
+    /// The model's constraints on a group's fields, refused in AWS's validation words: a name of letters, marks,
+    /// symbols, numbers and punctuation (no spaces), an IAM role ARN of 20 to 2,048 characters, a precedence of
+    /// zero or more, a description of at most 2,048. Fauxth stored any value, and a junk ARN then reached tokens'
+    /// `cognito:roles`.
+    static func checkFields(_ fields: [String: JSON]) throws {
+        func refuse(_ value: String, _ member: String, _ constraint: String) -> CognitoError {
+            CognitoError.invalid("1 validation error detected: Value '\(value)' at '\(member)' failed to satisfy constraint: \(constraint)")
+        }
+        if let name = fields["GroupName"]?.stringValue, !name.isEmpty, name.wholeMatch(of: #/[\p{L}\p{M}\p{S}\p{N}\p{P}]+/#) == nil {
+            throw refuse(name, "groupName", "Member must satisfy regular expression pattern: [\\p{L}\\p{M}\\p{S}\\p{N}\\p{P}]+")
+        }
+        if let arn = fields["RoleArn"]?.stringValue {
+            guard (20...2048).contains(arn.count) else {
+                throw refuse(arn, "roleArn", arn.count < 20 ? "Member must have length greater than or equal to 20"
+                                                           : "Member must have length less than or equal to 2048")
+            }
+            // The model's ArnType pattern.
+            let pattern = #/arn:[\w+=\/,.@-]+:[\w+=\/,.@-]+:([\w+=\/,.@-]*)?:[0-9]+:[\w+=\/,.@-]+(:[\w+=\/,.@-]+)?(:[\w+=\/,.@-]+)?/#
+            guard arn.wholeMatch(of: pattern) != nil else { throw CognitoError.invalid("Invalid ARN format \(arn)") }
+        }
+        if let precedence = fields["Precedence"], precedence != .null {
+            guard let value = precedence.intValue, value >= 0 else {
+                throw refuse(precedence.intValue.map(String.init) ?? "\(precedence)", "precedence", "Member must have value greater than or equal to 0")
+            }
+        }
+        if let description = fields["Description"]?.stringValue, description.count > 2048 {
+            throw refuse(description, "description", "Member must have length less than or equal to 2048")
+        }
+    }
+
     static func manage(_ call: CognitoCall) async throws -> JSON {
         let poolId = try call.body.required("UserPoolId")
         if call.action == .listGroups {
@@ -14,6 +44,7 @@ enum Groups {
             return try page(call, groups, scope: "ListGroups \(poolId)", poolId: poolId)
         }
         let name = try call.body.required("GroupName")
+        if [.createGroup, .updateGroup].contains(call.action) { try checkFields(call.body.fields) }
         let now = JSON.double(call.emulator.clock.now.timeIntervalSince1970)
         let answer: JSON = try call.pools.update(poolId) { settings in
             var groups = (settings["groups"]?.arrayValue ?? []).compactMap(\.objectValue)

@@ -182,6 +182,28 @@ import Testing
         }
     }
 
+    /// The model's constraints on a group (Fauxth stored anything, and a junk role ARN reached `cognito:roles`).
+    @Test func aGroupsFieldsAreCheckedAsTheModelConstrainsThem() async throws {
+        let harness = try Harness(seed: cognitoSeed())
+        try await harness.run { client in
+            let pool = JSON.string(testPool)
+            let spaced = try await client.cognito("CreateGroup", ["UserPoolId": pool, "GroupName": "my group"])
+            #expect(spaced.errorType == "InvalidParameterException")
+            #expect(spaced.message == "1 validation error detected: Value 'my group' at 'groupName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\p{L}\\p{M}\\p{S}\\p{N}\\p{P}]+")
+            let junk = try await client.cognito("CreateGroup", ["UserPoolId": pool, "GroupName": "admins", "RoleArn": "not-an-arn-but-long-enough"])
+            #expect(junk.message == "Invalid ARN format not-an-arn-but-long-enough")
+            let short = try await client.cognito("CreateGroup", ["UserPoolId": pool, "GroupName": "admins", "RoleArn": "arn:aws:iam::1:r"])
+            #expect(short.message?.hasSuffix("Member must have length greater than or equal to 20") == true)
+            let negative = try await client.cognito("CreateGroup", ["UserPoolId": pool, "GroupName": "admins", "Precedence": -1])
+            #expect(negative.errorType == "InvalidParameterException")
+            #expect(try await client.cognito("GetGroup", ["UserPoolId": pool, "GroupName": "admins"]).errorType == "ResourceNotFoundException")
+            let fine = try await client.cognito("CreateGroup", ["UserPoolId": pool, "GroupName": "admins_ü.1", "RoleArn": "arn:aws:iam::123456789012:role/Admins"])
+            #expect(fine.status == .ok, "\(fine.text)")
+            let update = try await client.cognito("UpdateGroup", ["UserPoolId": pool, "GroupName": "admins_ü.1", "RoleArn": "nope-nope-nope-nope-nope"])
+            #expect(update.errorType == "InvalidParameterException")
+        }
+    }
+
     @Test func groupsAndMembershipsReachTheTokens() async throws {
         let harness = try Harness(seed: cognitoSeed())
         try await harness.run { client in
