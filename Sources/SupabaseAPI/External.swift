@@ -158,7 +158,7 @@ enum External {
     /// The `error` a failed callback redirects with (GoTrue's `getErrorQueryString` and `oauthErrorMap`): refusals of
     /// the person are `access_denied`, others go by their status, `server_error` when it has no OAuth name.
     static func oauthError(_ error: SupabaseError) -> String {
-        if [.signupDisabled, .userBanned].contains(error.code) { return "access_denied" }
+        if [.signupDisabled, .userBanned, .providerEmailNeedsVerification].contains(error.code) { return "access_denied" }
         switch error.status.code {
         case 400: return "invalid_request"
         case 401: return "unauthorized_client"

@@ -117,6 +117,8 @@ struct Passkeys {
         if requireNotAnonymous, caller.user.isAnonymous {
             throw SupabaseError(status: .forbidden, code: .noAuthorization, message: "Anonymous user not allowed to perform these actions")
         }
+        // The registration handlers' own first check (passkey_registration.go): the IdP manages an SSO user's sign-in.
+        if requireNotAnonymous, caller.user.isSSOUser { throw SupabaseError(status: .unprocessableContent, code: .validationFailed, message: "SSO users cannot register passkeys") }
         if caller.session.aal != "aal2", try emulator.highestAssurance(in: call.tenant, userId: caller.user.id) == "aal2" {
             throw SupabaseError(status: .forbidden, code: .insufficientAAL, message: "AAL2 session is required to manage passkeys when MFA is enabled")
         }

@@ -29,14 +29,8 @@ enum SAMLACS {
         do {
             do { return try await consume(call, project: project) } catch let error as AuthError { throw SupabaseError(error) }
         } catch let error as SupabaseError {
-            // GoTrue's `getErrorQueryString`: 400 is invalid_request, 403 access_denied, the rest server_error.
-            let kind = switch error.status.code {
-            case 400: "invalid_request"
-            case 401: "unauthorized_client"
-            case 403: "access_denied"
-            case 503: "temporarily_unavailable"
-            default: "server_error"
-            }
+            // GoTrue's `getErrorQueryString`, shared with the OAuth callback: a refused sign-up is access_denied.
+            let kind = External.oauthError(error)
             call.emulator.record(.signInFailed, tenant: project.storeTenant, origin: call.origin, detail: [
                 "method": "sso/saml", "reason": .string(error.message),
             ])
@@ -168,7 +162,9 @@ enum SAMLACS {
         let custom = claims.filter { !standardClaims.contains($0.key) }
         data.merge(["sub": .string(subject), "iss": .string(provider.entityID), "email": .string(email), "email_verified": true,
                     "phone_verified": false]) { $1 }
-        if !custom.isEmpty { data["custom_claims"] = .object(custom) }
+        // Always there, `{}` when nothing was mapped: GoTrue's Process answers an empty map, not nil, and structs.Map
+        // keeps it; a later sign-in replaces stale claims with it.
+        data["custom_claims"] = .object(custom)
         let providerType = "sso:\(provider.id)"
         let tenant = project.storeTenant
         let emulator = call.emulator
@@ -201,7 +197,8 @@ enum SAMLACS {
             location = target + (target.contains("?") ? "&" : "?") + FormBody.encode([("code", code)])
         } else {
             let session = try await call.emulator.goTrueSession(for: user, method: "sso/saml", project: project, origin: call.origin)
-            location = target + "#" + FormBody.encode(session.fragment)
+            // AsRedirectURL: url.Values, so sorted by key, with the `sb` marker supabase-js looks for.
+            location = target + "#" + FormBody.encode((session.fragment + [("sb", "")]).sorted { $0.0 < $1.0 })
         }
         try call.emulator.captureIfAppLink(location, tenant: project.storeTenant, source: "sso", userId: user.id)
         return Response(status: .found, headers: [.location: location])

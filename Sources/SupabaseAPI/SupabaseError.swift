@@ -21,6 +21,7 @@ struct SupabaseError: Error, Equatable {
         case anonymousProviderDisabled = "anonymous_provider_disabled"
         case providerDisabled = "provider_disabled"
         case providerEmailNeedsVerification = "provider_email_needs_verification"
+        case userSSOManaged = "user_sso_managed"
         case invalidCredentials = "invalid_credentials"
         case emailNotConfirmed = "email_not_confirmed"
         case phoneNotConfirmed = "phone_not_confirmed"

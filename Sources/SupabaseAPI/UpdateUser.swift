@@ -41,6 +41,11 @@ struct UpdateUser {
             throw SupabaseError(status: .unprocessableContent, code: .validationFailed,
                                 message: "Updating password of an anonymous user without an email or phone is not allowed")
         }
+        // The identity provider owns an SSO user's credentials: a new password, address or a reauthentication is refused.
+        if try user.isSSOUser && (changedEmail != nil || changedPhone != nil || !(password ?? "").isEmpty || !(body.string("nonce") ?? "").isEmpty) {
+            throw SupabaseError(status: .unprocessableContent, code: .userSSOManaged,
+                                message: "Updating email, phone, password of a SSO account only possible via SSO")
+        }
         // Another user's address refuses the whole update before anything is written, as GoTrue checks it first.
         if let changedEmail, let holder = try emulator.user(in: call.tenant, .email(changedEmail)), holder.id != user.id {
             throw SupabaseError(status: .unprocessableContent, code: .emailExists, message: "A user with this email address has already been registered")

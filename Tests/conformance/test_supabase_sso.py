@@ -154,7 +154,29 @@ def test_sign_in_with_sso_implicit_flow(sso):
     assert ordinary.id != user.id and ordinary.app_metadata["provider"] == "email"
     # A second sign-in finds the same SSO account.
     browser, posting = sign_in(fauxth)
-    assert client(fauxth).get_user(fragment(to_acs(browser, posting))["access_token"]).user.id == user.id
+    again = to_acs(browser, posting)
+    assert client(fauxth).get_user(fragment(again)["access_token"]).user.id == user.id
+    # AsRedirectURL's fragment carries the `sb` marker supabase-js looks for (Fauxth's SAML redirect lacked it).
+    assert "sb" in urllib.parse.parse_qs(urllib.parse.urlsplit(again).fragment, keep_blank_values=True)
+    # The identity provider owns the SSO account's credentials (GoTrue's UserUpdate).
+    refused = requests.put(f"{fauxth.url}/auth/v1/user", json={"password": "another-pass-1"}, timeout=30,
+                           headers={"apikey": ANON_KEY, "Authorization": f"Bearer {session['access_token']}", "X-Supabase-Api-Version": "2024-01-01"})
+    assert refused.status_code == 422 and refused.json() == {
+        "code": "user_sso_managed", "message": "Updating email, phone, password of a SSO account only possible via SSO"}
+
+
+def test_an_sso_identity_always_has_custom_claims(supabase_project):
+    """GoTrue's attribute mapping answers an empty map, never nil, so identity_data and user_metadata carry
+    "custom_claims": {} even when nothing was mapped beyond the standard claims."""
+    fauxth = supabase_project(ENV)
+    idp = fauxth.control("POST", "/idp", json={"id": "plain", "kind": "saml", "accounts": [{"sub": "p-1", "email": "pat@plain.test"}]}).json()
+    assert admin(fauxth, "POST", "/sso/providers", json={"type": "saml", "metadata_url": idp["metadata_url"],
+                                                          "domains": ["plain.test"]}).status_code == 201
+    started = client(fauxth).sign_in_with_sso({"domain": "plain.test", "options": {"redirect_to": APP}})
+    browser = requests.Session()
+    location = to_acs(browser, idp_answer(browser, started.url, account="p-1"))
+    user = client(fauxth).get_user(fragment(location)["access_token"]).user
+    assert user.user_metadata["custom_claims"] == {} and user.identities[0].identity_data["custom_claims"] == {}
 
 
 def test_sign_in_with_sso_pkce_flow(sso):
