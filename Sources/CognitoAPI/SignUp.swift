@@ -63,10 +63,12 @@ enum SignUp {
            !(pool.passwordlessFactors.contains("SMS_OTP") && new.phone != nil) {
             throw CognitoError.invalid("A user without a password needs an email address or phone number the pool's passwordless sign-in can use.")
         }
-        let decision = try await triggers.preSignUp(source: "PreSignUp_SignUp", userName: username, clientId: cause.clientId, attributes: attributes,
-                                                    validationData: validationData, clientMetadata: cause.clientMetadata)
+        // In a pool that signs in by email or phone the function sees the user's sub as userName, as it does in
+        // every later event (captured PreSignUp_SignUp events; amplify-cli #2219), so the user keeps the id it was told.
+        let decision = try await triggers.preSignUp(source: "PreSignUp_SignUp", userName: new.username ?? new.id ?? username, clientId: cause.clientId,
+                                                    attributes: attributes, validationData: validationData, clientMetadata: cause.clientMetadata)
         let user = try createUnconfirmed(username: username, password: password, attributes: attributes, pool: pool, decision: decision,
-                                         emulator: triggers.emulator, origin: triggers.origin)
+                                         emulator: triggers.emulator, origin: triggers.origin, id: new.id)
         if decision.autoConfirmUser {
             try await triggers.postConfirmation(source: "PostConfirmation_ConfirmSignUp", user: user, clientId: cause.clientId,
                                                 clientMetadata: cause.clientMetadata)
@@ -81,9 +83,10 @@ enum SignUp {
     /// addresses).
     static func createUnconfirmed(username: String, password: String?, attributes: [(name: String, value: String)], pool: CognitoPool,
                                   decision: LambdaTriggers.SignUpDecision = LambdaTriggers.SignUpDecision(), emulator: Emulator,
-                                  origin: RequestOrigin) throws -> User {
+                                  origin: RequestOrigin, id: String? = nil) throws -> User {
         if let password { try CognitoMailer.checkPassword(password, pool: pool) }
         var new = try newUser(username: username, attributes: attributes, pool: pool, emulator: emulator)
+        if let id { new.id = id }
         new.password = password
         new.appMetadata[CognitoUsers.statusKey] = decision.autoConfirmUser ? "CONFIRMED" : "UNCONFIRMED"
         new.emailVerified = decision.autoVerifyEmail && new.email != nil

@@ -51,7 +51,8 @@ def test_pre_sign_up_sees_the_sign_up_and_confirms_the_user_at_once(cognito, hoo
     event = call.json
     assert event["version"] == "1" and event["region"] == "us-east-1" and event["userPoolId"] == pool_id
     assert event["triggerSource"] == "PreSignUp_SignUp"
-    assert event["userName"] == email
+    # A pool of email users: the function sees the user's sub, which SignUp then answers (AWS's captured events).
+    assert event["userName"] == answer["UserSub"]
     assert event["callerContext"]["clientId"] == client_id and "awsSdkVersion" in event["callerContext"]
     assert event["request"]["userAttributes"] == {"email": email}
     assert event["request"]["validationData"] == {"invite": "abc"}
