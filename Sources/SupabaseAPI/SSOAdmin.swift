@@ -61,7 +61,7 @@ enum SSOAdmin {
         if let resource = params.resourceId { provider.resourceId = resource.isEmpty ? nil : resource }
         if let disabled = params.disabled { provider.disabled = disabled }
         let updated = provider
-        return .json(json(try write { try call.emulator.updateSSOProvider(updated) }))
+        return .json(json(try write(updating: true) { try call.emulator.updateSSOProvider(updated) }))
     }
 
     static func delete(_ call: Call) throws -> Response {
@@ -95,16 +95,17 @@ enum SSOAdmin {
         return provider
     }
 
-    /// The core's conflicts in GoTrue's words.
-    private static func write(_ body: () throws -> SSOProvider) throws -> SSOProvider {
+    /// The core's conflicts in GoTrue's words, which differ between creating and updating a provider.
+    private static func write(updating: Bool = false, _ body: () throws -> SSOProvider) throws -> SSOProvider {
         do { return try body() } catch let conflict as SSOProviderConflict {
             switch conflict {
             case .entityID(let entity):
                 throw SupabaseError(status: .unprocessableContent, code: .samlIdPAlreadyExists,
                                     message: "SAML Identity Provider with this EntityID (\(entity)) already exists")
             case .domain(let domain, let owner):
-                throw SupabaseError(status: .badRequest, code: .ssoDomainAlreadyExists,
-                                    message: "SSO Domain '\(domain)' is already assigned to an SSO identity provider (\(owner))")
+                throw SupabaseError(status: .badRequest, code: .ssoDomainAlreadyExists, message: updating
+                                    ? "SSO domain '\(domain)' already assigned to another provider (\(owner))"
+                                    : "SSO Domain '\(domain)' is already assigned to an SSO identity provider (\(owner))")
             }
         }
     }

@@ -112,6 +112,16 @@ def test_admin_sso_provider_api(sso):
     other = fauxth.control("POST", "/idp", json={"id": "globex", "kind": "saml"}).json()
     taken = admin(fauxth, "POST", "/sso/providers", json={"type": "saml", "metadata_url": other["metadata_url"], "domains": ["acme.test"]})
     assert taken.status_code == 400 and taken.json()["error_code"] == "sso_domain_already_exists"
+    # Domains are GoTrue's: kept as written, matched exactly at /sso, unique whatever their case.
+    shouted = admin(fauxth, "POST", "/sso/providers", json={"type": "saml", "metadata_url": other["metadata_url"], "domains": ["ACME.test"]})
+    assert shouted.status_code == 400 and shouted.json()["error_code"] == "sso_domain_already_exists"
+    globex = admin(fauxth, "POST", "/sso/providers", json={"type": "saml", "metadata_url": other["metadata_url"], "domains": ["Globex.test"]})
+    assert globex.status_code == 201 and globex.json()["domains"] == [{"domain": "Globex.test"}]
+    exact = requests.post(f"{fauxth.url}/auth/v1/sso", json={"domain": "globex.test"}, headers={"apikey": ANON_KEY}, timeout=30)
+    assert exact.status_code == 404 and exact.json()["error_code"] == "sso_provider_not_found"
+    moved = admin(fauxth, "PUT", f"/sso/providers/{globex.json()['id']}", json={"domains": ["Globex.test", "acme.test"]})
+    assert moved.status_code == 400 and moved.json()["msg"] == f"SSO domain 'acme.test' already assigned to another provider ({provider['id']})"
+    assert admin(fauxth, "DELETE", f"/sso/providers/{globex.json()['id']}").status_code == 200
     bad = admin(fauxth, "POST", "/sso/providers", json={"type": "saml", "metadata_xml": "<not-metadata/>"})
     assert bad.status_code == 400 and bad.json()["error_code"] == "validation_failed"
     outside = admin(fauxth, "POST", "/sso/providers", json={"type": "saml", "metadata_url": "http://idp.example/metadata"})

@@ -8,7 +8,6 @@ extension Emulator {
         provider.id = newID()
         provider.createdAt = clock.now
         provider.updatedAt = provider.createdAt
-        provider.domains = provider.domains.map { $0.lowercased() }
         try db.transaction { c in
             try Self.checkSSOConflicts(c, provider)
             try SSO.insert(c, provider)
@@ -20,7 +19,6 @@ extension Emulator {
     public func updateSSOProvider(_ provider: SSOProvider) throws -> SSOProvider {
         var updated = provider
         updated.updatedAt = clock.now
-        updated.domains = updated.domains.map { $0.lowercased() }
         try db.transaction { c in
             try Self.checkSSOConflicts(c, updated)
             try SSO.update(c, updated)
@@ -46,11 +44,15 @@ extension Emulator {
         try db.withConnection { c in try SSO.provider(c, tenant: tenant, key) }
     }
 
+    /// Domains are kept as written and looked up exactly, as GoTrue's `FindSSOProviderByDomain` does, but one
+    /// differing only in case is still another provider's: GoTrue's unique index is on `lower(domain)`.
     private static func checkSSOConflicts(_ c: borrowing Connection, _ provider: SSOProvider) throws {
         let others = try SSO.providers(c, tenant: provider.tenant, except: provider.id)
         if others.contains(where: { $0.entityID == provider.entityID }) { throw SSOProviderConflict.entityID(provider.entityID) }
         for domain in provider.domains {
-            if let owner = others.first(where: { $0.domains.contains(domain) }) { throw SSOProviderConflict.domain(domain, provider: owner.id) }
+            if let owner = others.first(where: { $0.domains.contains { $0.lowercased() == domain.lowercased() } }) {
+                throw SSOProviderConflict.domain(domain, provider: owner.id)
+            }
         }
     }
 }

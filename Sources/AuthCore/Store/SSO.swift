@@ -39,7 +39,7 @@ enum SSO {
         case .id(let id): ("id = ? COLLATE NOCASE", id)
         case .resourceId(let id): ("resource_id = ?", id)
         case .entityID(let entity): ("entity_id = ?", entity)
-        case .domain(let domain): ("EXISTS (SELECT 1 FROM json_each(domains) WHERE json_each.value = ?)", domain.lowercased())
+        case .domain(let domain): ("EXISTS (SELECT 1 FROM json_each(domains) WHERE json_each.value = ?)", domain)
         }
         return try c.first("SELECT * FROM sso_providers WHERE tenant = ? AND \(condition) LIMIT 1", [.text(tenant), .text(value)])
             .map(SSOProvider.init(row:))
