@@ -26,7 +26,7 @@ struct Settings {
         external["anonymous_users"] = .bool(config.anonymousEnabled)
         return ["external": .object(external), "disable_signup": .bool(config.disableSignup),
                 "mailer_autoconfirm": .bool(config.mailerAutoconfirm), "phone_autoconfirm": .bool(config.phoneAutoconfirm),
-                "sms_provider": "twilio", "saml_enabled": .bool(config.saml.enabled), "saml_private_key_next_configured": false,
+                "sms_provider": .string(config.smsProvider), "saml_enabled": .bool(config.saml.enabled), "saml_private_key_next_configured": false,
                 "passkeys_enabled": .bool(config.passkeyEnabled)]
     }
 

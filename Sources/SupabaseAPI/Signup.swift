@@ -12,7 +12,6 @@ struct Signup {
         let (request, origin, tenant) = (call.request, call.origin, call.tenant)
         let (body, project) = try call.bodyAndProject()
         let config = project.config
-        if config.disableSignup { throw AuthError.signupDisabled }
         let email = try body.string("email"), phone = try body.string("phone"), password = try body.string("password")
         let data = try body.object("data") ?? [:]
         let challenge = try PKCE.challenge(in: body)
@@ -22,10 +21,14 @@ struct Signup {
                 throw SupabaseError(status: .unprocessableContent, code: .anonymousProviderDisabled, message: "Anonymous sign-ins are disabled")
             }
             try call.checkRequestLimit(.anonymous)
+            // The route decides anonymity from the body, then the anonymous switch and limit, and only then does
+            // SignupAnonymously refuse a project without sign-ups.
+            if config.disableSignup { throw AuthError.signupDisabled }
             let user = try await AuthHooks(emulator: emulator, project: project).createUser(NewUser(isAnonymous: true, userMetadata: data),
                                                                                           provider: "anonymous", origin: origin)
             return try await emulator.goTrueSession(for: user, method: "anonymous", project: project, origin: origin).json
         }
+        if config.disableSignup { throw AuthError.signupDisabled }
         try call.checkRequestLimit(.otp)
         guard let password, !password.isEmpty else { throw SupabaseError.validation("Signup requires a valid password") }
         // GoTrue's `validateSignupParams`: the password's strength (its length in bytes first) before the address.

@@ -21,6 +21,9 @@ struct SupabaseConfig: Sendable {
     /// `GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS`: a provider's unverified address signs in unconfirmed instead of
     /// being refused with `provider_email_needs_verification`.
     var allowUnverifiedEmailSignIns: Bool
+    /// `GOTRUE_SMS_PROVIDER`, which `/settings` reports as it is (GoTrue gives it no default); Fauxth's outbox is the
+    /// provider whatever it names.
+    var smsProvider: String
     var emailEnabled: Bool
     var phoneEnabled: Bool
     var anonymousEnabled: Bool
@@ -85,7 +88,7 @@ struct SupabaseConfig: Sendable {
     static let knownVariables: Set<String> = [
         "GOTRUE_JWT_SECRET", "GOTRUE_JWT_KEYS", "GOTRUE_JWT_KEY_ID", "GOTRUE_JWT_EXP", "GOTRUE_JWT_AUD", "GOTRUE_JWT_ISSUER",
         "GOTRUE_JWT_ADMIN_ROLES", "GOTRUE_JWT_DEFAULT_GROUP_NAME", "GOTRUE_SITE_URL", "API_EXTERNAL_URL", "GOTRUE_URI_ALLOW_LIST",
-        "GOTRUE_DISABLE_SIGNUP", "GOTRUE_MAILER_AUTOCONFIRM", "GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS", "GOTRUE_EXTERNAL_EMAIL_ENABLED", "GOTRUE_EXTERNAL_PHONE_ENABLED",
+        "GOTRUE_DISABLE_SIGNUP", "GOTRUE_MAILER_AUTOCONFIRM", "GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS", "GOTRUE_SMS_PROVIDER", "GOTRUE_EXTERNAL_EMAIL_ENABLED", "GOTRUE_EXTERNAL_PHONE_ENABLED",
         "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", "GOTRUE_PASSWORD_MIN_LENGTH", "GOTRUE_PASSWORD_REQUIRED_CHARACTERS",
         "GOTRUE_MAILER_OTP_EXP", "GOTRUE_MAILER_OTP_LENGTH", "GOTRUE_SMTP_MAX_FREQUENCY", "GOTRUE_SMTP_ADMIN_EMAIL",
         "GOTRUE_SMS_AUTOCONFIRM", "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "GOTRUE_SMS_OTP_EXP", "GOTRUE_SMS_OTP_LENGTH",
@@ -143,6 +146,7 @@ struct SupabaseConfig: Sendable {
         disableSignup = try Self.bool(env, "GOTRUE_DISABLE_SIGNUP", default: false)
         mailerAutoconfirm = try Self.bool(env, "GOTRUE_MAILER_AUTOCONFIRM", default: false)
         allowUnverifiedEmailSignIns = try Self.bool(env, "GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS", default: false)
+        smsProvider = env["GOTRUE_SMS_PROVIDER"] ?? ""
         emailEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_EMAIL_ENABLED", default: true)
         phoneEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_PHONE_ENABLED", default: false)
         anonymousEnabled = try Self.bool(env, "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", default: false)

@@ -165,12 +165,22 @@ enum Reauthenticate {
         let project = try call.project()
         let caller = try Authentication(emulator: call.emulator).require(call.request, project: project)
         let user = caller.user
+        // GoTrue's Reauthenticate: the email if there is one, else the phone, and that address must be confirmed
+        // (an OAuth user let in unverified, or a phone sign-in of a user with an unconfirmed email, is refused).
         if user.email != nil {
+            guard user.emailVerifiedAt != nil else {
+                throw SupabaseError(status: .unprocessableContent, code: .emailNotConfirmed, message: "Please verify your email first.")
+            }
             let mailer = call.mailer(project)
             try mailer.checkFrequency(.reauthentication, for: user)
             try await mailer.send(.reauthentication, to: user, redirectTo: project.config.siteURL, origin: call.origin)
         } else if user.phone != nil {
-            try await SmsSender(emulator: call.emulator, project: project).sendCode(to: user, origin: call.origin, purpose: .reauthentication)
+            guard user.phoneVerifiedAt != nil else {
+                throw SupabaseError(status: .unprocessableContent, code: .phoneNotConfirmed, message: "Please verify your phone first.")
+            }
+            // A test number's code answers `message_id` as /otp does.
+            return SmsSender.answer(try await SmsSender(emulator: call.emulator, project: project)
+                .sendCode(to: user, origin: call.origin, purpose: .reauthentication))
         } else {
             throw SupabaseError(status: .badRequest, code: .validationFailed, message: "Reauthentication requires the user to have an email or a phone number")
         }

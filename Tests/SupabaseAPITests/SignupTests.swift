@@ -185,7 +185,8 @@ let confirmedUser = Seed.UserSeed(id: "11111111-1111-4111-8111-111111111111", em
     }
 
     @Test func disabledSignupAndAnonymousSignInAreRefused() async throws {
-        let harness = try Harness(seed: project(["GOTRUE_DISABLE_SIGNUP": "true"]))
+        // Anonymous sign-ins on: SignupAnonymously then refuses them as sign-ups (off, the switch answers first).
+        let harness = try Harness(seed: project(["GOTRUE_DISABLE_SIGNUP": "true", "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true"]))
         let (disabled, anonymous) = try await harness.run { client in
             (try await client.send(.post, "/auth/v1/signup", json: ["email": "x@example.com", "password": "secret123"], headers: .supabaseClient),
              try await client.send(.post, "/auth/v1/signup", json: ["data": [:]], headers: .supabaseClient))
