@@ -112,6 +112,8 @@ enum Admin {
         try call.requireOwner()
         let query = call.request.uri.queryParameters
         let scope = try call.projects.scope(project: try call.projectId(), tenant: call.route.tenant ?? query.get("tenantId"))
+        // The emulator's batchGet: a tenant with authentication off lists nobody.
+        if scope.settings.disableAuth { throw FirebaseError(.projectDisabled) }
         let max = Int(query.get("maxResults") ?? "") ?? 20
         guard max == -1 || (1...1000).contains(max) else { throw FirebaseError(.invalidArgument, "maxResults must be between 1 and 1000") }
         let page = try call.emulator.usersByID(in: scope.coreTenant, after: query.get("nextPageToken"), limit: max == -1 ? Int.max : max)

@@ -87,7 +87,8 @@ struct FirebaseSettings: Sendable, Equatable {
         disableAuth = tenant["disableAuth"]?.boolValue ?? false
         let mfa = tenant["mfaConfig"]
         let providers = mfa?["enabledProviders"]?.arrayValue?.compactMap(\.stringValue)
-        smsMFAEnabled = mfa?["state"]?.stringValue == "ENABLED" && (providers?.contains("PHONE_SMS") ?? true)
+        // MANDATORY counts as on, as the emulator's isMfaEnabled counts it.
+        smsMFAEnabled = ["ENABLED", "MANDATORY"].contains(mfa?["state"]?.stringValue ?? "") && (providers?.contains("PHONE_SMS") ?? true)
         let totp = (mfa?["providerConfigs"]?.arrayValue ?? []).first { config in
             config["state"]?.stringValue == "ENABLED" && config["totpProviderConfig"]?.objectValue != nil
         }

@@ -104,6 +104,10 @@ struct FirebaseRoute: Equatable {
             if version == "v1", rest.first == "tenants", rest.count >= 3 {
                 route.tenant = rest[1]
                 rest = Array(rest.dropFirst(2))
+            } else if version == "v1", rest.count == 2, rest[0] == "tenants", let colon = rest[1].firstIndex(of: ":"), colon != rest[1].startIndex {
+                // `projects/{p}/tenants/{t}:createSessionCookie`, firebase-admin's tenant-aware session cookie.
+                route.tenant = String(rest[1][..<colon])
+                rest = [String(rest[1][colon...])]
             }
         } else if rest == ["projects"], method == .get {
             route.operation = .getProjects

@@ -101,6 +101,13 @@ enum Tenants {
         let id = name.lowercased() + "-" + call.emulator.generator.lowerAlphanumeric(5)
         var config = productionDefaults
         for (key, value) in call.body.fields where editable.contains(key) { config[key] = value }
+        // An mfaConfig without a state is off, with no providers, as the emulator's createTenant fills it (firebase-admin-node
+        // cannot read a tenant whose mfaConfig has no state).
+        if var mfa = config["mfaConfig"]?.objectValue {
+            if mfa["state"] == nil { mfa["state"] = "DISABLED" }
+            if mfa["enabledProviders"] == nil { mfa["enabledProviders"] = [] }
+            config["mfaConfig"] = .object(mfa)
+        }
         let tenant = try call.emulator.createTenant(id: FirebaseScope.coreTenant(project, id), dialect: .firebase, name: name,
                                                     settings: ["tenant_config": .object(config)])
         return .json(resource(tenant, project: project))
@@ -110,12 +117,13 @@ enum Tenants {
         try call.requireOwner()
         let project = try call.projectId()
         let query = call.request.uri.queryParameters
-        let size = Int(query.get("pageSize") ?? "") ?? 20
-        let after = query.get("pageToken") ?? ""
+        // The emulator's listTenants: a pageSize of 0 (or none) is 20, and the page token is the last tenant's id.
+        let size = Int(query.get("pageSize") ?? "").flatMap { $0 == 0 ? nil : $0 } ?? 20
+        let after = (query.get("pageToken") ?? "").isEmpty ? "" : FirebaseScope.coreTenant(project, query.get("pageToken") ?? "")
         let all = try call.projects.tenants(of: project).sorted { $0.id < $1.id }.filter { after.isEmpty || $0.id > after }
         let page = size < 0 ? all : Array(all.prefix(min(size, 1000)))
         var answer: [String: JSON] = ["tenants": .array(page.map { resource($0, project: project) })]
-        if size >= 0, page.count < all.count, let last = page.last { answer["nextPageToken"] = .string(last.id) }
+        if size >= 0, page.count < all.count, let last = page.last { answer["nextPageToken"] = .string(String(last.id.dropFirst(project.count + 1))) }
         return .json(.object(answer))
     }
 

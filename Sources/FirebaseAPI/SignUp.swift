@@ -98,6 +98,8 @@ enum SignUp {
         guard let email = try body.string("email")?.lowercased(), !email.isEmpty else { throw FirebaseError(.missingEmail) }
         guard email.contains("@") else { throw FirebaseError(.invalidEmail) }
         guard let password = try body.string("password") else { throw FirebaseError(.missingPassword) }
+        // Linking a password is a password sign-up: refused where password sign-in is off (the emulator's signUp).
+        guard caller.scope.settings.allowPasswordSignup else { throw FirebaseError(.operationNotAllowed) }
         try checkPassword(password, scope: caller.scope)
         var metadata: [String: JSON] = [:]
         metadata["displayName"] = try body.string("displayName").map(JSON.string)

@@ -66,7 +66,7 @@ import Testing
             #expect(name.wholeMatch(of: #/projects\/p\/tenants\/acme-[a-z0-9]{5}/#) != nil)
             #expect(created.json["displayName"] == "Acme")
             #expect(created.json["allowPasswordSignup"] == false)
-            #expect(created.json["mfaConfig"] == ["state": "DISABLED"])
+            #expect(created.json["mfaConfig"] == ["state": "DISABLED", "enabledProviders": []])
             let tenantId = String(name.split(separator: "/").last!)
 
             let signUp = try await client.send(.post, accounts("signUp"), json: ["tenantId": .string(tenantId), "email": "t@example.com", "password": "secret123"])
@@ -100,6 +100,7 @@ import Testing
             let firstPage = try await client.send(.get, tenantsPath + "?pageSize=1", headers: owner)
             #expect(firstPage.json["tenants"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == [names[0]])
             let token = try #require(firstPage.json["nextPageToken"]?.stringValue)
+            #expect(token == names[0].split(separator: "/").last.map(String.init), "the emulator's token is the last tenant's id")
             let secondPage = try await client.send(.get, tenantsPath + "?pageSize=1&pageToken=\(token)", headers: owner)
             #expect(secondPage.json["tenants"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == [names[1]])
             #expect(secondPage.json["nextPageToken"] == nil)
