@@ -18,6 +18,10 @@ enum ProjectConfig {
         let scope = try call.projects.scope(project: try call.projectId(), tenant: nil)
         var answer = config(scope)
         if [.getConfig, .updateConfig].contains(call.route.operation) {
+            // What else an admin set (mfa, passwordPolicyConfig, recaptchaConfig…) is answered as stored, as the emulator's
+            // getConfig answers its whole config; firebase-admin reads multiFactorConfig back from it.
+            let stored = try call.emulator.tenant(scope.projectId)?.settings["config"]?.objectValue ?? [:]
+            answer = stored.merging(answer) { $1 }
             answer["name"] = .string("projects/\(scope.projectId)/config")
         } else if answer["blockingFunctions"] == [:] {
             // The emulator's own config endpoint answers its two knobs; blocking functions only once set.
@@ -87,8 +91,10 @@ enum Tenants {
     static let productionDefaults: [String: JSON] = ["allowPasswordSignup": false, "enableEmailLinkSignin": false, "enableAnonymousUser": false,
                                                      "disableAuth": false, "mfaConfig": ["state": "DISABLED"]]
 
+    /// What a tenant keeps. The last four are stored and answered as set, not applied: firebase-admin writes them, and
+    /// reads an empty `passwordPolicyConfig` back as a broken answer.
     static let editable: Set = ["displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
-                                "mfaConfig", "testPhoneNumbers"]
+                                "mfaConfig", "testPhoneNumbers", "passwordPolicyConfig", "recaptchaConfig", "smsRegionConfig", "mobileLinksConfig"]
 
     static func create(_ call: FirebaseCall) async throws -> Response {
         try call.requireOwner()

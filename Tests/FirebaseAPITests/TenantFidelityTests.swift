@@ -63,4 +63,23 @@ import Testing
             #expect(errorMessage(listed) == "PROJECT_DISABLED")
         }
     }
+
+    /// firebase-admin's updateTenant and updateProjectConfig read back what they wrote (an empty passwordPolicyConfig made
+    /// firebase-admin-node throw; the config's mfa was not answered at all).
+    @Test func whatAnAdminSetsIsAnsweredBack() async throws {
+        let harness = try Harness(seed: firebaseProject())
+        try await harness.run { client in
+            let id = try await tenant(client, ["displayName": "Policies"])
+            let policy: JSON = ["enforcementState": "ENFORCE", "passwordPolicyVersions": [["customStrengthOptions": ["minPasswordLength": 8]]]]
+            let patched = try await client.send(.patch, tenantsPath + "/\(id)?updateMask=passwordPolicyConfig", json: ["passwordPolicyConfig": policy],
+                                                headers: owner)
+            #expect(patched.json["passwordPolicyConfig"] == policy, "\(patched.text)")
+            let config = "/identitytoolkit.googleapis.com/v2/projects/p/config"
+            let mfaOn: JSON = ["state": "ENABLED", "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 5]]]]
+            _ = try await client.send(.patch, config + "?updateMask=mfa", json: ["mfa": mfaOn], headers: owner)
+            let read = try await client.send(.get, config, headers: owner)
+            #expect(read.json["mfa"] == mfaOn)
+            #expect(read.json["signIn"]?["allowDuplicateEmails"] == false)
+        }
+    }
 }
