@@ -90,7 +90,7 @@ struct AccountImport {
         new.userMetadata["displayName"] = try info.string("displayName").map(JSON.string)
         new.userMetadata["photoUrl"] = try info.string("photoUrl").map(JSON.string)
         if let claims = try info.string("customAttributes"), !claims.isEmpty {
-            new.appMetadata = try Update.customClaims(claims, replacing: [:])
+            new.appMetadata = try Update.customClaims(claims)
         }
         if let created = try info.string("createdAt") {
             new.createdAt = Date(timeIntervalSince1970: TimeInterval(try FirebaseBody.int64(created, field: "created_at")) / 1000)

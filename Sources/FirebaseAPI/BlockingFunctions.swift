@@ -88,15 +88,14 @@ enum BlockingFunctions {
         var sessionClaims: [String: JSON] = [:]
 
         /// The changes to a user that exists.
-        func changes(replacing appMetadata: [String: JSON]) -> UserChanges? {
+        func changes() -> UserChanges? {
             var profile: [String: JSON] = [:]
             profile["displayName"] = displayName
             profile["photoUrl"] = photoUrl
             var changes = UserChanges(emailVerified: emailVerified, userMetadata: profile.isEmpty ? nil : profile, disabled: disabled)
             if let customClaims {
-                var replaced = customClaims
-                for key in appMetadata.keys where customClaims[key] == nil { replaced[key] = .null }
-                changes.appMetadata = replaced
+                changes.appMetadata = customClaims
+                changes.replacesAppMetadata = true
             }
             let unchanged = changes.emailVerified == nil && changes.userMetadata == nil && changes.disabled == nil && changes.appMetadata == nil
             return unchanged ? nil : changes
@@ -144,7 +143,7 @@ extension FirebaseCall {
                                             userId: user.id)
         let updates = try BlockingFunctions.updates(in: answer, for: .beforeSignIn)
         var updated = user
-        if let changes = updates.changes(replacing: user.appMetadata) {
+        if let changes = updates.changes() {
             updated = try emulator.updateUser(in: scope.coreTenant, id: user.id, changes, origin: origin)
         }
         if updated.disabled { throw FirebaseError(.userDisabled) }
@@ -255,7 +254,7 @@ extension BlockingFunctions {
             case "disabled": updates.disabled = truthy(value)
             case "emailVerified": updates.emailVerified = truthy(value)
             case "customClaims":
-                updates.customClaims = try Update.customClaims(value == .null ? "{}" : value.serialized(), replacing: [:])
+                updates.customClaims = try Update.customClaims(value == .null ? "{}" : value.serialized())
             case "sessionClaims" where event == .beforeSignIn:
                 guard case .object(let claims) = value else {
                     throw FirebaseError.blockingFunction(.badRequest, "((Response has malformed session claims.))")

@@ -89,20 +89,21 @@ enum Update {
                 changes.phone = phone
                 changes.phoneVerified = true
             }
-            if let claims = try body.string("customAttributes") { changes.appMetadata = try customClaims(claims, replacing: user.appMetadata) }
+            if let claims = try body.string("customAttributes") {
+                changes.appMetadata = try customClaims(claims)
+                changes.replacesAppMetadata = true
+            }
         }
         return changes
     }
 
     /// `customAttributes`: a JSON object of at most 1000 characters with no reserved claim, replacing the
     /// previous claims entirely.
-    static func customClaims(_ text: String, replacing current: [String: JSON]) throws -> [String: JSON] {
+    static func customClaims(_ text: String) throws -> [String: JSON] {
         guard text.count <= 1000 else { throw FirebaseError(.claimsTooLarge) }
         guard case .object(let claims)? = try? JSON.parse(text: text) else { throw FirebaseError(.invalidClaims) }
         if let reserved = claims.keys.sorted().first(where: FirebaseTokens.reservedClaims.contains) { throw FirebaseError(.forbiddenClaim, reserved) }
-        var merged = claims
-        for key in current.keys where claims[key] == nil { merged[key] = .null }
-        return merged
+        return claims
     }
 
     /// `deleteProvider` and `linkProviderUserInfo`.

@@ -65,6 +65,25 @@ import Testing
         }
     }
 
+    /// set_custom_user_claims replaces the claims whole, a null claim kept as the emulator stores the string it is given.
+    @Test func customClaimsAreReplacedWholeWithTheirNulls() async throws {
+        let harness = try Harness(seed: firebaseProject(users: [alice]))
+        try await harness.run { client in
+            func set(_ claims: String) async throws {
+                let reply = try await client.send(.post, projectAccounts("update"), json: ["localId": "alice-uid", "customAttributes": .string(claims)],
+                                                  headers: owner)
+                #expect(reply.status == .ok, "\(reply.text)")
+            }
+            func current() async throws -> JSON? {
+                let text = try await lookup(client, ["localId": ["alice-uid"]]).first?["customAttributes"]?.stringValue
+                return try text.map { try JSON.parse(text: $0) }
+            }
+            try await set(#"{"role":"admin","tier":1}"#)
+            try await set(#"{"role":null,"plan":"pro"}"#)
+            #expect(try await current() == ["role": .null, "plan": "pro"])
+        }
+    }
+
     /// get_users([ProviderIdentifier("phone", …)]): the emulator finds the password and phone providers by address.
     @Test func aFederatedIdLookupFindsThePasswordAndPhoneProvidersByAddress() async throws {
         let phoneUser = Seed.UserSeed(id: "phone-uid", phone: "+15555550142", phoneVerified: true)

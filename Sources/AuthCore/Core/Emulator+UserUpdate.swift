@@ -12,6 +12,9 @@ public struct UserChanges: Sendable {
     public var userMetadata: [String: JSON]?
     /// Shallow-merged into the app metadata, the same way.
     public var appMetadata: [String: JSON]?
+    /// `appMetadata` replaces the app metadata whole, `null` values kept (Firebase's custom claims, which are set as
+    /// one object and may hold a null claim).
+    public var replacesAppMetadata = false
     /// `.some(nil)` lifts a ban.
     public var bannedUntil: Date??
     public var disabled: Bool?
@@ -72,7 +75,8 @@ extension Emulator {
                     .email: SQLValue(email), .phone: SQLValue(phone), .emailVerifiedAt: SQLValue(emailVerifiedAt),
                     .phoneVerifiedAt: SQLValue(phoneVerifiedAt),
                     .userMetadata: SQLValue(JSON.object(Self.merge(user.userMetadata, changes.userMetadata))),
-                    .appMetadata: SQLValue(JSON.object(Self.merge(user.appMetadata, changes.appMetadata))),
+                    .appMetadata: SQLValue(JSON.object(changes.replacesAppMetadata ? changes.appMetadata ?? user.appMetadata
+                                                                                   : Self.merge(user.appMetadata, changes.appMetadata))),
                     .bannedUntil: SQLValue(changes.bannedUntil ?? user.bannedUntil), .disabled: SQLValue(changes.disabled ?? user.disabled),
                     .isAnonymous: SQLValue(changes.isAnonymous ?? user.isAnonymous), .updatedAt: SQLValue(now),
                 ])
