@@ -57,12 +57,12 @@ enum OAuthSignIn {
         if let existing = try emulator.user(in: tenant, provider: provider, subject: subject) {
             try checkCanSignIn(existing, emulator: emulator, origin: origin)
             _ = try emulator.linkIdentity(in: tenant, userId: existing.id, identity, origin: origin)
-            user = try emulator.updateUser(in: tenant, id: existing.id, UserChanges(userMetadata: data), origin: origin)
+            user = try emulator.updateUser(in: tenant, id: existing.id, metadataOnly(data), origin: origin)
         } else if let email, vouched, let match = try emulator.user(in: tenant, .email(email)) {
             try checkCanSignIn(match, emulator: emulator, origin: origin)
             _ = try emulator.linkIdentity(in: tenant, userId: match.id, identity, origin: origin)
             // LinkAccount merges the identity's data into the user's metadata, as a returning sign-in does.
-            user = try emulator.updateUser(in: tenant, id: match.id, UserChanges(userMetadata: data), origin: origin)
+            user = try emulator.updateUser(in: tenant, id: match.id, metadataOnly(data), origin: origin)
         } else {
             guard !project.config.disableSignup else {
                 throw SupabaseError(status: .unprocessableContent, code: .signupDisabled, message: "Signups not allowed for this instance")
@@ -72,7 +72,31 @@ enum OAuthSignIn {
                 NewUser(email: taken ? nil : email, emailVerified: verified, userMetadata: data, addressIdentities: false, identities: [identity]),
                 provider: provider, origin: origin)
         }
-        return try await confirmed(user, vouched: vouched, provider: provider, project: project, emulator: emulator, origin: origin, mailer: mailer)
+        let kept = try user.emailVerifiedAt == nil
+            ? removeUnconfirmed(user, keeping: identity, data: data, emulator: emulator, tenant: tenant, origin: origin) : user
+        return try await confirmed(kept, vouched: vouched, provider: provider, project: project, emulator: emulator, origin: origin, mailer: mailer)
+    }
+
+    /// GoTrue's RemoveUnconfirmedIdentities, before an unconfirmed user is confirmed or refused: what an earlier, unproven
+    /// sign-up gave the account goes (its password, its other identities, its metadata, replaced by the provider's), so an
+    /// account someone registered with another person's address cannot be taken over once its owner signs in.
+    private static func removeUnconfirmed(_ user: User, keeping identity: NewIdentity, data: [String: JSON], emulator: Emulator, tenant: String,
+                                          origin: RequestOrigin) throws -> User {
+        if user.hasPassword { try emulator.removePassword(in: tenant, userId: user.id, origin: origin) }
+        for other in user.identities where !(other.provider == identity.provider && other.subject == identity.subject) {
+            _ = try emulator.unlinkIdentity(in: tenant, userId: user.id, identityId: other.id, origin: origin)
+        }
+        var replaced = data
+        for key in user.userMetadata.keys where data[key] == nil { replaced[key] = .null }
+        return try emulator.updateUser(in: tenant, id: user.id, metadataOnly(replaced), origin: origin)
+    }
+
+    /// A metadata change that adds no `email` identity for the address the user already has: GoTrue's provider sign-in
+    /// touches only the provider's identity.
+    private static func metadataOnly(_ metadata: [String: JSON]) -> UserChanges {
+        var changes = UserChanges(userMetadata: metadata)
+        changes.addsAddressIdentities = false
+        return changes
     }
 
     /// createAccountFromExternalIdentity's last step, for every decision: an unconfirmed user is confirmed when the

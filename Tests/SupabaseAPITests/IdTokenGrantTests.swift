@@ -114,4 +114,28 @@ import Testing
             #expect(updated.json["is_anonymous"] == false, "\(updated.text)")
         }
     }
+
+    /// Pre-account takeover: someone signs up with another person's address and a password of their own and never
+    /// confirms; when the owner signs in with a provider vouching for the address, GoTrue's RemoveUnconfirmedIdentities
+    /// takes the password, the other identities and the metadata away before confirming the account.
+    @Test func aProviderSignInClearsWhatAnUnconfirmedSignUpLeft() async throws {
+        let squatted = Seed.UserSeed(id: "55555555-5555-4555-8555-555555555555", email: "owner@example.com", password: "attacker-1",
+                                     emailVerified: false, userMetadata: ["note": "squatter"])
+        let harness = try Harness(seed: Self.seed(users: [squatted]))
+        try await harness.run { client in
+            let token = try await mint(client, ["email": "owner@example.com", "email_verified": true, "aud": "web-client", "name": "The Owner"])
+            let signedIn = try await grant(client, ["provider": "google", "id_token": .string(token)])
+            #expect(signedIn.status == .ok, "\(signedIn.text)")
+            let user = try #require(signedIn.json["user"])
+            #expect(user["id"] == .string(squatted.id!))
+            #expect(user["identities"]?.arrayValue?.compactMap { $0["provider"]?.stringValue } == ["google"])
+            #expect(user["user_metadata"]?["note"] == nil && user["user_metadata"]?["name"] == "The Owner")
+            #expect(user["email_confirmed_at"] != nil)
+            // Signing in again keeps it so: no email identity comes back with the next sign-in's metadata.
+            let again = try await grant(client, ["provider": "google", "id_token": .string(token)])
+            #expect(again.json["user"]?["identities"]?.arrayValue?.compactMap { $0["provider"]?.stringValue } == ["google"])
+            let squatter = try await client.send(.post, "/auth/v1/token?grant_type=password", json: ["email": "owner@example.com", "password": "attacker-1"])
+            #expect(squatter.json["error_code"] == "invalid_credentials" || squatter.json["code"] == "invalid_credentials", "\(squatter.text)")
+        }
+    }
 }
