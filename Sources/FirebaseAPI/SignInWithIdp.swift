@@ -210,10 +210,8 @@ enum SignInWithIdp {
             var user = try emulator.linkIdentity(in: tenant, userId: owner.id, assertion.identity, origin: call.origin)
             if owner.emailVerifiedAt == nil {
                 // Unverified owner: its password and other methods may belong to an attacker, so they go.
-                for identity in user.identities where identity.provider != assertion.provider && identity.provider != "email" {
-                    user = try emulator.removeIdentities(in: tenant, userId: user.id, provider: identity.provider)
-                }
-                if user.hasPassword { try emulator.removePassword(in: tenant, userId: user.id) }
+                user = try emulator.clearUnprovenSignUp(in: tenant, userId: user.id, keeping: { [assertion.provider, "email"].contains($0.provider) },
+                                                        origin: call.origin)
                 user = try emulator.updateUser(in: tenant, id: user.id, UserChanges(emailVerified: true), origin: call.origin)
                 try emulator.revokeTokens(in: tenant, userId: user.id, reason: "account_recovered_by_provider", origin: call.origin)
             }

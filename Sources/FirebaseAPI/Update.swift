@@ -26,7 +26,7 @@ enum Update {
         if !call.isOwner, body["disableUser"] != nil { throw FirebaseError(.operationNotAllowed) }
         var changes = try profileChanges(call, user: user, scope: scope)
         let deleted = Set(try body.strings("deleteAttribute"))
-        if deleted.contains("PASSWORD") { try call.emulator.removePassword(in: scope.coreTenant, userId: user.id) }
+        if deleted.contains("PASSWORD") { try call.emulator.removePassword(in: scope.coreTenant, userId: user.id, origin: call.origin) }
         if deleted.contains("EMAIL") { try call.emulator.clearEmail(in: scope.coreTenant, userId: user.id) }
         let email = try body.string("email")?.lowercased()
         if let email {

@@ -82,10 +82,8 @@ enum OAuthSignIn {
     /// account someone registered with another person's address cannot be taken over once its owner signs in.
     private static func removeUnconfirmed(_ user: User, keeping identity: NewIdentity, data: [String: JSON], emulator: Emulator, tenant: String,
                                           origin: RequestOrigin) throws -> User {
-        if user.hasPassword { try emulator.removePassword(in: tenant, userId: user.id, origin: origin) }
-        for other in user.identities where !(other.provider == identity.provider && other.subject == identity.subject) {
-            _ = try emulator.unlinkIdentity(in: tenant, userId: user.id, identityId: other.id, origin: origin)
-        }
+        try emulator.clearUnprovenSignUp(in: tenant, userId: user.id, keeping: { $0.provider == identity.provider && $0.subject == identity.subject },
+                                         origin: origin)
         var replaced = data
         for key in user.userMetadata.keys where data[key] == nil { replaced[key] = .null }
         return try emulator.updateUser(in: tenant, id: user.id, metadataOnly(replaced), origin: origin)

@@ -111,6 +111,20 @@ extension Emulator {
         return try requireUser(in: tenant, id: userId)
     }
 
+    /// A provider now vouches for the address of an account no one has proven: what an unproven sign-up left goes, its
+    /// password and every identity `keep` does not hold, so an address someone registered first cannot be used to take
+    /// the account over once its owner signs in. Firebase's signInWithIdp and GoTrue's RemoveUnconfirmedIdentities both
+    /// do it; each dialect says which identities stay (Firebase keeps the email one, GoTrue only the provider's).
+    @discardableResult
+    public func clearUnprovenSignUp(in tenant: String, userId: String, keeping keep: (Identity) -> Bool,
+                                    origin: RequestOrigin = RequestOrigin()) throws -> User {
+        for identity in try requireUser(in: tenant, id: userId).identities where !keep(identity) {
+            try unlinkIdentity(in: tenant, userId: userId, identityId: identity.id, origin: origin)
+        }
+        if try requireUser(in: tenant, id: userId).hasPassword { try removePassword(in: tenant, userId: userId, origin: origin) }
+        return try requireUser(in: tenant, id: userId)
+    }
+
     /// Revokes the tokens a user was issued before this second (Firebase's `validSince`): ID tokens issued
     /// before it stop being accepted, and the sessions begun before it end with their refresh tokens.
     ///
@@ -159,10 +173,6 @@ extension Emulator {
         try db.withConnection { c in try Codes.tenantOf(c, linkToken: linkToken) }
     }
 
-    /// Takes away a user's password and what derives from it, keeping the email.
-    public func removePassword(in tenant: String, userId: String) throws {
-        try db.withConnection { c in try Credentials.delete(c, tenant: tenant, userId: userId) }
-    }
 }
 
 extension Emulator {
