@@ -173,7 +173,8 @@ enum CognitoTokens {
     /// continues. Unknown, revoked, expired, another client's, or of a deleted or disabled user: NotAuthorized.
     static func continueSession(_ token: String, pool: CognitoPool, client: CognitoClient, emulator: Emulator,
                                 origin: RequestOrigin) throws -> (user: User, session: Session) {
-        let session = try sessionOfClient(token, pool: pool, client: client, emulator: emulator)
+        // Checked first for the client rule alone; the session continued is the core's.
+        _ = try sessionOfClient(token, pool: pool, client: client, emulator: emulator)
         do {
             return try emulator.continueSession(in: pool.id, token: token, maxAge: client.refreshTokenLifetime, origin: origin)
         } catch AuthError.userNotFound {

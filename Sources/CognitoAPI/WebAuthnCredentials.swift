@@ -33,7 +33,7 @@ enum WebAuthnCredentials {
         let name = CognitoUsers.username(user, pool: pool)
         let ceremony = try emulator.beginWebAuthnRegistration(
             in: pool.id, userId: user.id, user: WebAuthnUserEntity(handle: Array(user.id.utf8), name: name, displayName: name),
-            relyingParty: rp, kind: .passkey, exclude: existing, id: registrationId(user))
+            relyingParty: rp, kind: .passkey, exclude: existing, id: .given(registrationId(user)))
         var options = ceremony.options.objectValue ?? [:]
         options["extensions"] = ["credProps": true]
         return .object(options)

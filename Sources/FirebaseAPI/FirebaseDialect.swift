@@ -91,7 +91,7 @@ public struct FirebaseDialect: Sendable {
         case .signUp:
             let anonymous = try (body.string("email") ?? "").isEmpty && (body.string("idToken") ?? "").isEmpty
             return anonymous ? [.tokenPerIP, .anonymousPerIP] : [.tokenPerIP]
-        case .signInWithPassword, .signInWithCustomToken, .signInWithIdp, .refresh: return [.tokenPerIP]
+        case .signInWithPassword, .signInWithCustomToken, .signInWithIdp, .passkeySignInFinalize, .refresh: return [.tokenPerIP]
         case .signInWithPhoneNumber, .signInWithEmailLink, .resetPassword, .mfaEnrollmentFinalize, .mfaSignInFinalize: return [.verifyPerIP]
         case .sendOobCode, .sendVerificationCode, .mfaEnrollmentStart, .mfaSignInStart: return [.otpPerIP]
         default: return []

@@ -102,6 +102,14 @@ struct FirebaseError: Error, Equatable {
         case invalidMFAPendingCredential = "INVALID_MFA_PENDING_CREDENTIAL"
         case missingMFAEnrollmentID = "MISSING_MFA_ENROLLMENT_ID"
         case invalidMFAPhoneNumber = "INVALID_MFA_PHONE_NUMBER"
+        // Passkeys: the codes the SDKs map (the JS SDK's `passkey` branch, the iOS SDK's `passkey-sv`), and the emulator's
+        // for a request without the authenticator's answer.
+        case invalidAuthenticatorResponse = "INVALID_AUTHENTICATOR_RESPONSE"
+        case missingAuthenticatorResponse = "MISSING_AUTHENTICATOR_RESPONSE"
+        case passkeyEnrollmentNotFound = "PASSKEY_ENROLLMENT_NOT_FOUND"
+        case passkeyExists = "PASSKEY_EXISTS"
+        case passkeyChallengeTimeout = "PASSKEY_CHALLENGE_TIMEOUT"
+        case passkeyLimitExceeded = "PASSKEY_LIMIT_EXCEEDED"
         // Tenants
         case invalidTenantID = "INVALID_TENANT_ID"
         // Provider configurations (`oauthIdpConfigs`, `inboundSamlConfigs`)
@@ -194,8 +202,15 @@ extension FirebaseError {
         case .codeExpired: self.init(.expiredOOBCode)
         case .wrongCode: self.init(.invalidCode)
         case .tooManyAttempts: self.init(.tooManyAttempts)
-        // Identity Toolkit's public API has no passkeys; nothing of Firebase's asks the core for WebAuthn.
-        case .webAuthn(let failure): self.init(.invalidArgument, failure.reason)
+        case .webAuthn(let failure):
+            switch failure {
+            case .challengeExpired: self.init(.passkeyChallengeTimeout)
+            case .credentialExists: self.init(.passkeyExists)
+            // A passkey no user has: production's answer to one (the iOS SDK's integration test signs in with a made-up one).
+            case .credentialNotFound: self.init(.userNotFound)
+            case .tooManyCredentials: self.init(.passkeyLimitExceeded)
+            case .challengeNotFound, .malformed, .rejected, .unsupportedAttestation: self.init(.invalidAuthenticatorResponse, failure.reason)
+            }
         case .flowStateNotFound, .flowStateExpired, .badCodeVerifier: self.init(.invalidArgument)
         case .factorNotFound: self.init(.mfaEnrollmentNotFound)
         case .factorNameTaken: self.init(.invalidArgument, "A second factor with this display name exists.")

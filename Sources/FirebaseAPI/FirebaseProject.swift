@@ -47,6 +47,12 @@ struct FirebaseSettings: Sendable, Equatable {
     var blockingFunctions = BlockingFunctions.Config(nil)
     /// The same as stored, which the config API answers.
     var blockingFunctionsJSON: JSON = [:]
+    /// The passkeys' relying party id: `localhost` as the Firebase emulator's (production uses the project's auth
+    /// domain, which a local app does not run on). A project's setting, which its tenants share.
+    var passkeyRelyingPartyId = "localhost"
+    /// Origins a passkey ceremony may run on beyond those on or under the RP id (an Android app's
+    /// `android:apk-key-hash:…`).
+    var passkeyOrigins: [String] = []
 
     /// The project settings in `settings`, with an Identity Platform tenant's `tenant_config` on top.
     init(project: [String: JSON], tenantConfig: [String: JSON]? = nil) throws {
@@ -77,6 +83,11 @@ struct FirebaseSettings: Sendable, Equatable {
         passwordMinLength = project["password_min_length"]?.intValue ?? passwordMinLength
         recentSignInWindow = try Self.seconds(project, "recent_sign_in_window") ?? recentSignInWindow
         authorizedDomains += (project["authorized_domains"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if let id = project["passkey_rp_id"]?.stringValue {
+            guard !id.isEmpty, !id.contains("/"), !id.contains(":") else { throw FirebaseSettingsError("passkey_rp_id must be a domain (localhost, example.com)") }
+            passkeyRelyingPartyId = id
+        }
+        passkeyOrigins = (project["passkey_origins"]?.arrayValue ?? []).compactMap(\.stringValue)
         if let tenant = tenantConfig { apply(tenant: tenant) }
     }
 

@@ -34,6 +34,10 @@ enum FirebaseOperation: String, CaseIterable, Sendable {
     case mfaEnrollmentWithdraw = "mfaEnrollment.withdraw"
     case mfaSignInStart = "mfaSignIn.start"
     case mfaSignInFinalize = "mfaSignIn.finalize"
+    case passkeyEnrollmentStart = "passkeyEnrollment.start"
+    case passkeyEnrollmentFinalize = "passkeyEnrollment.finalize"
+    case passkeySignInStart = "passkeySignIn.start"
+    case passkeySignInFinalize = "passkeySignIn.finalize"
     case getConfig = "config.get"
     case updateConfig = "config.update"
     case createTenant = "tenants.create"
@@ -175,7 +179,9 @@ struct FirebaseRoute: Equatable {
         table["v1 GET recaptchaParams"] = .recaptchaParams
         for (name, operation) in [("mfaEnrollment:start", FirebaseOperation.mfaEnrollmentStart), ("mfaEnrollment:finalize", .mfaEnrollmentFinalize),
                                   ("mfaEnrollment:withdraw", .mfaEnrollmentWithdraw), ("mfaSignIn:start", .mfaSignInStart),
-                                  ("mfaSignIn:finalize", .mfaSignInFinalize)] {
+                                  ("mfaSignIn:finalize", .mfaSignInFinalize), ("passkeyEnrollment:start", .passkeyEnrollmentStart),
+                                  ("passkeyEnrollment:finalize", .passkeyEnrollmentFinalize), ("passkeySignIn:start", .passkeySignInStart),
+                                  ("passkeySignIn:finalize", .passkeySignInFinalize)] {
             table["v2 POST accounts/\(name)"] = operation
         }
         table["v2 GET recaptchaConfig"] = .recaptchaConfig

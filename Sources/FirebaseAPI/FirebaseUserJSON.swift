@@ -8,7 +8,7 @@ enum FirebaseUserJSON {
     /// and `validSince` as strings of milliseconds (seconds for `validSince`), `lastRefreshAt` in RFC 3339.
     /// No usable password hash is ever returned: Firebase answers the redacted placeholder to callers
     /// without the hash-reading permission, and Fauxth to everyone.
-    static func user(_ user: User, factors: [Factor], lastRefreshAt: Date?, tenantId: String?) -> JSON {
+    static func user(_ user: User, factors: [Factor], passkeys: [WebAuthnCredential] = [], lastRefreshAt: Date?, tenantId: String?) -> JSON {
         var o: [String: JSON] = [
             "localId": .string(user.id), "emailVerified": .bool(user.emailVerifiedAt != nil), "disabled": .bool(user.disabled),
             "createdAt": millis(user.createdAt), "providerUserInfo": .array(providers(of: user)),
@@ -27,6 +27,7 @@ enum FirebaseUserJSON {
         }
         let enrolled = factors.filter(\.verified)
         if !enrolled.isEmpty { o["mfaInfo"] = .array(enrolled.map(mfaInfo)) }
+        if !passkeys.isEmpty { o["passkeyInfo"] = .array(Passkeys.info(passkeys)) }
         if emailLinkUser(user) { o["emailLinkSignin"] = true }
         o["tenantId"] = tenantId.map(JSON.string)
         return .object(o)

@@ -36,6 +36,10 @@ extension FirebaseDialect {
         case .mfaEnrollmentWithdraw: MFA.withdraw
         case .mfaSignInStart: MFA.startSignIn
         case .mfaSignInFinalize: MFA.finalizeSignIn
+        case .passkeyEnrollmentStart: Passkeys.startEnrollment
+        case .passkeyEnrollmentFinalize: Passkeys.finalizeEnrollment
+        case .passkeySignInStart: Passkeys.startSignIn
+        case .passkeySignInFinalize: Passkeys.finalizeSignIn
         case .getConfig, .emulatorGetConfig: ProjectConfig.get
         case .updateConfig, .emulatorUpdateConfig: ProjectConfig.update
         case .createTenant: Tenants.create

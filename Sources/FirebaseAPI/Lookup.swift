@@ -48,7 +48,7 @@ enum Lookup {
         return users
     }
 
-    /// A user as `UserInfo`, with its factors and the last refresh of any of its sessions.
+    /// A user as `UserInfo`, with its factors, its passkeys and the last refresh of any of its sessions.
     static func info(_ emulator: Emulator, _ user: User, scope: FirebaseScope) throws -> JSON {
         try infos(emulator, [user], scope: scope)[0]
     }
@@ -57,7 +57,8 @@ enum Lookup {
     static func infos(_ emulator: Emulator, _ users: [User], scope: FirebaseScope) throws -> [JSON] {
         let activity = try emulator.activity(in: scope.coreTenant, of: users)
         return users.map { user in
-            FirebaseUserJSON.user(user, factors: activity[user.id]?.factors ?? [], lastRefreshAt: activity[user.id]?.lastRefreshAt,
+            FirebaseUserJSON.user(user, factors: activity[user.id]?.factors ?? [], passkeys: activity[user.id]?.passkeys ?? [],
+                                  lastRefreshAt: activity[user.id]?.lastRefreshAt,
                                   tenantId: scope.tenantId)
         }
     }

@@ -3,7 +3,7 @@ import Foundation
 import HTTPSupport
 import Hummingbird
 
-/// `accounts:update` (`setAccountInfo`): profile, email, password, providers, an out-of-band code, and
+/// `accounts:update` (`setAccountInfo`): profile, email, password, providers, passkeys, an out-of-band code, and
 /// for owners the admin fields (`disableUser`, `customAttributes`, `validSince`…).
 enum Update {
     static func handle(_ call: FirebaseCall) async throws -> Response {
@@ -14,6 +14,7 @@ enum Update {
         }
         if !call.isOwner, (try body.string("idToken") ?? "").isEmpty { throw FirebaseError(.invalidReqType, "Unsupported request parameters.") }
         let (scope, user) = try call.subject()
+        let doomedPasskeys = try Passkeys.toDelete(call, scope: scope, user: user)
         // Under email enumeration protection a user changes their email only through a link to the new address
         // (`verifyBeforeUpdateEmail`); the SDK's `updateEmail` gets this (firebase-js-sdk #8009).
         if !call.isOwner, scope.settings.improvedEmailPrivacy, try body.string("email") != nil {
@@ -44,6 +45,7 @@ enum Update {
         updated = try applyProviders(call, scope: scope, user: updated)
         if try applyValidSince(call, scope: scope, user: updated) { updated = try call.emulator.requireUser(in: scope.coreTenant, id: user.id) }
         try applyEnrollments(call, scope: scope, user: updated)
+        for passkey in doomedPasskeys { try call.emulator.deleteWebAuthnCredential(in: scope.coreTenant, userId: user.id, id: passkey.id) }
         let emailChanged = email != nil && email != user.email?.lowercased()
         // The previous address may undo the change (an owner's change too, as the emulator sends it), but an
         // anonymous user's own.
@@ -58,6 +60,10 @@ enum Update {
         if changes.password != nil || emailChanged || ownRevocation {
             try call.emulator.revokeTokens(in: scope.coreTenant, userId: user.id, reason: "credentials_changed", origin: call.origin)
             if !call.isOwner { extra = try call.startSession(updated, scope: scope, provider: "password").fields }
+        } else if !doomedPasskeys.isEmpty, !call.isOwner {
+            // The iOS SDK's `unenroll` takes the tokens of its `setAccountInfo` answer and fails without them.
+            let provider = FirebaseCall.provider(of: try call.caller(idToken: try body.string("idToken")).claims)
+            extra = try call.startSession(updated, scope: scope, provider: provider).fields
         }
         return .json(response(try call.emulator.requireUser(in: scope.coreTenant, id: user.id), extra: extra))
     }

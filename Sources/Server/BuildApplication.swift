@@ -55,7 +55,9 @@ public func buildApplication(_ options: FauxthOptions, logger: Logger = Logger(l
                                                 credentialDerivers: [.cognito: CognitoDialect.credentialDeriver],
                                                 policyDerivers: [.supabase: SupabaseDialect.policyDeriver, .cognito: CognitoDialect.policyDeriver],
                                                 addressUniqueness: [.cognito: CognitoDialect.addressUniqueness],
-                                                retention: options.retention, webAuthn: [.supabase: SupabaseDialect.webAuthnSettings, .cognito: CognitoDialect.webAuthnSettings],
+                                                retention: options.retention,
+                                                webAuthn: [.supabase: SupabaseDialect.webAuthnSettings, .cognito: CognitoDialect.webAuthnSettings,
+                                                           .firebase: FirebaseDialect.webAuthnSettings],
                                                 journalScheduler: onAnEventLoop))
     var warnings = try validateTenants(emulator)
     if let path = options.snapshotPath, FileManager.default.fileExists(atPath: path) {

@@ -82,7 +82,8 @@ FIREBASE_ROUTES = (
        ("POST", f"{IDT}/v1/projects/{FIREBASE_PROJECT}:createSessionCookie"), ("GET", f"{IDT}/v1/recaptchaParams"),
        ("GET", f"{IDT}/v1/projects"), ("GET", f"{IDT}/v1/projects/{FIREBASE_PROJECT}"), ("POST", f"{IDT}/v1/projects/:/accounts:lookup")]
     + [("POST", f"{IDT}/v2/accounts/{name}") for name in ("mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw",
-                                                           "mfaSignIn:start", "mfaSignIn:finalize")]
+                                                           "mfaSignIn:start", "mfaSignIn:finalize", "passkeyEnrollment:start",
+                                                           "passkeyEnrollment:finalize", "passkeySignIn:start", "passkeySignIn:finalize")]
     + [("GET", f"{IDT}/v2/projects/{FIREBASE_PROJECT}/config"), ("PATCH", f"{IDT}/v2/projects/{FIREBASE_PROJECT}/config?updateMask=signIn"),
        ("POST", f"{IDT}/v2/projects/{FIREBASE_PROJECT}/tenants"), ("GET", f"{IDT}/v2/projects/{FIREBASE_PROJECT}/tenants?pageSize=-1"),
        ("GET", f"{IDT}/v2/projects/{FIREBASE_PROJECT}/tenants/t-1"), ("PATCH", f"{IDT}/v2/projects/{FIREBASE_PROJECT}/tenants/t-1"),

@@ -201,11 +201,11 @@ extension Emulator {
         let ceremony: WebAuthnCeremony
         if factor.verified {
             ceremony = try beginWebAuthnAssertion(in: tenant, userId: factor.userId, relyingParty: relyingParty, kind: .factor(factor.id),
-                                                  allow: try webAuthnCredentials(in: tenant, userId: factor.userId, kind: .factor(factor.id)), id: id)
+                                                  allow: try webAuthnCredentials(in: tenant, userId: factor.userId, kind: .factor(factor.id)), id: .given(id))
         } else {
             let existing = try webAuthnCredentials(in: tenant, userId: factor.userId).filter { $0.kind != .passkey }
             ceremony = try beginWebAuthnRegistration(in: tenant, userId: factor.userId, user: user, relyingParty: relyingParty,
-                                                     kind: .factor(factor.id), exclude: existing, id: id)
+                                                     kind: .factor(factor.id), exclude: existing, id: .given(id))
         }
         return (try challenge(in: tenant, factor: factor, ip: ip, id: id), ceremony)
     }

@@ -12,6 +12,15 @@ enum Passkeys {
             .map(WebAuthnCredential.init(row:))
     }
 
+    /// The passkeys of each of `userIds`, oldest first: one query.
+    static func passkeys(_ c: borrowing Connection, tenant: String, userIds: [String]) throws -> [String: [WebAuthnCredential]] {
+        let ids = JSON.array(userIds.map { JSON($0) }).serialized()
+        return Dictionary(grouping: try c.query("""
+            SELECT * FROM webauthn_credentials WHERE tenant = ? AND user_id IN (SELECT value FROM json_each(?)) AND kind = 'passkey'
+            ORDER BY created_at, rowid
+            """, [.text(tenant), .text(ids)]).map(WebAuthnCredential.init(row:)), by: \.userId)
+    }
+
     /// The credential with this authenticator credential id, whoever's it is.
     static func credential(_ c: borrowing Connection, tenant: String, credentialId: [UInt8]) throws -> WebAuthnCredential? {
         try c.first("SELECT * FROM webauthn_credentials WHERE tenant = ? AND credential_id = ?", [.text(tenant), .text(Base64URL.encode(credentialId))])

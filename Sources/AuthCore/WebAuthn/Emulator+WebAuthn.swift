@@ -6,9 +6,11 @@ import Foundation
 extension Emulator {
     /// Opens a registration for `userId`: a fresh 32-byte challenge from the generator, bound to `rp`,
     /// and the creation options to hand to the client. `exclude` lists the credentials the authenticator
-    /// must not register again. `id` reuses a dialect's own challenge id (an MFA challenge's).
+    /// must not register again. `id` names the challenge: a new id, a dialect's own (an MFA challenge's), or
+    /// the challenge itself, for a dialect whose client sends back no id (`WebAuthnChallengeID`).
     public func beginWebAuthnRegistration(in tenant: String, userId: String, user: WebAuthnUserEntity, relyingParty rp: RelyingParty,
-                                          kind: WebAuthnCredential.Kind, exclude: [WebAuthnCredential], id: String? = nil) throws -> WebAuthnCeremony {
+                                          kind: WebAuthnCredential.Kind, exclude: [WebAuthnCredential],
+                                          id: WebAuthnChallengeID = .new) throws -> WebAuthnCeremony {
         let (challenge, expiresAt) = try openChallenge(in: tenant, id: id, ceremony: "registration", userId: userId, handle: user.handle,
                                                        scope: kind.scope, rp: rp, allowed: nil)
         var selection: [String: JSON] = [:]
@@ -29,7 +31,7 @@ extension Emulator {
     /// Opens an assertion: for `userId` with `allow` as its allowed credentials, or with no user for a
     /// discoverable (passkey) sign-in, where the authenticator picks the credential and names its user.
     public func beginWebAuthnAssertion(in tenant: String, userId: String?, relyingParty rp: RelyingParty, kind: WebAuthnCredential.Kind,
-                                       allow: [WebAuthnCredential], id: String? = nil) throws -> WebAuthnCeremony {
+                                       allow: [WebAuthnCredential], id: WebAuthnChallengeID = .new) throws -> WebAuthnCeremony {
         let allowed = allow.map { Base64URL.encode($0.credentialId) }
         let (challenge, expiresAt) = try openChallenge(in: tenant, id: id, ceremony: "assertion", userId: userId, handle: nil,
                                                        scope: kind.scope, rp: rp, allowed: userId == nil ? nil : allowed)
@@ -119,6 +121,31 @@ extension Emulator {
     }
 }
 
+/// What a ceremony's challenge is stored under.
+public enum WebAuthnChallengeID: Sendable, Equatable {
+    /// A new id, which the dialect hands its client beside the options (GoTrue's `challenge_id`).
+    case new
+    /// The dialect's own id (an MFA challenge's).
+    case given(String)
+    /// The challenge's own bytes, base64url: for a dialect whose client sends back only the credential
+    /// (Identity Toolkit's passkeys), the answer's `clientDataJSON` names its challenge
+    /// (`WebAuthnChallengeID.answered(by:)`).
+    case challenge
+
+    /// The id a `.challenge`-keyed ceremony was stored under, read from the answer's `clientDataJSON`
+    /// (base64url as the browser writes it, or padded standard base64). The answer is still checked against
+    /// the stored challenge; this only finds it.
+    public static func answered(by credential: JSON) throws -> String {
+        guard let text = credential["response"]?["clientDataJSON"]?.stringValue, let raw = Base64URL.decode(text) else {
+            throw AuthError.webAuthn(.malformed("clientDataJSON is missing or not base64url"))
+        }
+        let clientData: ClientData
+        do { clientData = try ClientData(raw) } catch { throw AuthError.webAuthn(error) }
+        guard let bytes = Base64URL.decode(clientData.challenge) else { throw AuthError.webAuthn(.challengeNotFound) }
+        return Base64URL.encode(bytes)
+    }
+}
+
 /// A challenge as stored: what its answer is checked against.
 struct IssuedChallenge {
     var expectation: WebAuthnExpectation
@@ -128,9 +155,14 @@ struct IssuedChallenge {
 }
 
 extension Emulator {
-    private func openChallenge(in tenant: String, id: String?, ceremony: String, userId: String?, handle: [UInt8]?, scope: String,
+    private func openChallenge(in tenant: String, id: WebAuthnChallengeID, ceremony: String, userId: String?, handle: [UInt8]?, scope: String,
                                rp: RelyingParty, allowed: [String]?) throws -> (challenge: (id: String, bytes: [UInt8]), expiresAt: Date) {
-        let id = id ?? newID(), bytes = generator.bytes(32), now = clock.now
+        let bytes = generator.bytes(32), now = clock.now
+        let id = switch id {
+        case .new: newID()
+        case .given(let given): given
+        case .challenge: Base64URL.encode(bytes)
+        }
         let expiresAt = now.addingTimeInterval(rp.challengeLifetime)
         let challenge = Passkeys.Challenge(bytes: bytes, relyingParty: rp.json, userHandle: handle, allowed: allowed, expiresAt: expiresAt)
         try db.withConnection { c in
