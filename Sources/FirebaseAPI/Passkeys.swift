@@ -9,9 +9,9 @@ import Hummingbird
 /// checks no signature); production verifies the ceremony, and so does Fauxth, on the core's WebAuthn.
 ///
 /// The clients send no challenge id back, only the credential, so a ceremony is stored under its
-/// challenge and found again from the answer's `clientDataJSON`. The iOS SDK decodes `challenge` and
-/// `user.id` as padded standard base64 and sends every binary field so; the JS SDK sends base64url and
-/// decodes either: options are answered in standard base64, answers read in either.
+/// challenge and found again from the answer's `clientDataJSON`. Both SDKs decode `challenge` and `user.id`
+/// as padded standard base64 (iOS with `Data(base64Encoded:)`, JS with `atob`); iOS sends every binary field
+/// so, JS in base64url: options are answered in standard base64, answers read in either.
 enum Passkeys {
     /// `passkeyEnrollment:start`: creation options for the caller, excluding their passkeys.
     static func startEnrollment(_ call: FirebaseCall) async throws -> Response {
@@ -56,7 +56,11 @@ enum Passkeys {
     /// `passkey`), with no second factor asked, as the emulator signs them in.
     static func finalizeSignIn(_ call: FirebaseCall) async throws -> Response {
         let scope = try call.scope()
-        let credential = try answer(call.body, "authenticatorAuthenticationResponse", response: "authenticatorAssertionResponse")
+        // An earlier iOS SDK sent the assertion under its schema name, `authenticatorAssertionResponse`, beside no
+        // `authenticatorAuthenticationResponse`.
+        let key = call.body.fields["authenticatorAuthenticationResponse"] == nil && call.body.fields["authenticatorAssertionResponse"] != nil
+            ? "authenticatorAssertionResponse" : "authenticatorAuthenticationResponse"
+        let credential = try answer(call.body, key, response: "authenticatorAssertionResponse")
         let passkey = try call.emulator.finishWebAuthnAssertion(in: scope.coreTenant, challengeId: try WebAuthnChallengeID.answered(by: credential),
                                                                 userId: nil, kind: .passkey, response: credential, origin: call.origin)
         let user = try call.emulator.requireUser(in: scope.coreTenant, id: passkey.userId)

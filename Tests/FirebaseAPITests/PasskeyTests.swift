@@ -100,7 +100,7 @@ import Testing
         }
     }
 
-    @Test func aPasskeyWithoutANameGetsTheDefaultAndTheSchemaNamesAreRead() async throws {
+    @Test func aPasskeyWithoutANameGetsTheDefaultAndTheSchemasNamesAreRead() async throws {
         let harness = try Harness(seed: firebaseProject(users: [alice]))
         try await harness.run { client in
             let session = try await passwordSignIn(client)
@@ -116,6 +116,15 @@ import Testing
                                                                                                 "authenticatorRegistrationResponse": schemaNamed])
             #expect(enrolled.status == .ok)
             #expect(try await lookup(client)?["passkeyInfo"]?[0]?["name"] == "Unnamed Passkey")
+
+            // An earlier iOS SDK's sign-in: the schema's names, under `authenticatorAssertionResponse`, in standard base64.
+            let request = try await client.send(.post, mfa("passkeySignIn:start"), json: [:]).json["credentialRequestOptions"]
+            let assertion = iOSShaped(try await authenticator(client, "assert", request))
+            let signedIn = try await client.send(.post, mfa("passkeySignIn:finalize"), json: [
+                "authenticatorAssertionResponse": ["credentialId": assertion["id"]!, "authenticatorAssertionResponse": assertion["response"]!],
+            ])
+            #expect(signedIn.status == .ok)
+            #expect(try claims(signedIn.json["idToken"])["sub"] == "alice-uid")
         }
     }
 
