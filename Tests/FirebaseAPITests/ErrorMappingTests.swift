@@ -59,16 +59,17 @@ import Testing
         "codeExpired": (400, "EXPIRED_OOB_CODE"),
         "wrongCode": (400, "INVALID_CODE"),
         "tooManyAttempts": (400, "TOO_MANY_ATTEMPTS_TRY_LATER"),
-        "webAuthn.challenge_not_found": (400, "INVALID_ARGUMENT : challenge not found or already used"),
-        "webAuthn.challenge_expired": (400, "INVALID_ARGUMENT : challenge has expired"),
-        "webAuthn.malformed": (400, "INVALID_ARGUMENT : malformed response: clientDataJSON is missing"),
-        "webAuthn.origin_not_allowed": (400, "INVALID_ARGUMENT : verification failed: origin not allowed"),
-        "webAuthn.rp_id_mismatch": (400, "INVALID_ARGUMENT : verification failed: rp id mismatch"),
-        "webAuthn.bad_signature": (400, "INVALID_ARGUMENT : verification failed: bad signature"),
-        "webAuthn.unsupported_attestation": (400, "INVALID_ARGUMENT : attestation format tpm is not supported (only none and packed self-attestation)"),
-        "webAuthn.credential_not_found": (400, "INVALID_ARGUMENT : credential not found"),
-        "webAuthn.credential_exists": (400, "INVALID_ARGUMENT : credential is already registered"),
-        "webAuthn.too_many_credentials": (400, "INVALID_ARGUMENT : maximum number of credentials reached"),
+        // Passkeys' refusals, with the codes the SDKs' passkey work maps.
+        "webAuthn.challenge_not_found": (400, "INVALID_AUTHENTICATOR_RESPONSE : challenge not found or already used"),
+        "webAuthn.challenge_expired": (400, "PASSKEY_CHALLENGE_TIMEOUT"),
+        "webAuthn.malformed": (400, "INVALID_AUTHENTICATOR_RESPONSE : malformed response: clientDataJSON is missing"),
+        "webAuthn.origin_not_allowed": (400, "INVALID_AUTHENTICATOR_RESPONSE : verification failed: origin not allowed"),
+        "webAuthn.rp_id_mismatch": (400, "INVALID_AUTHENTICATOR_RESPONSE : verification failed: rp id mismatch"),
+        "webAuthn.bad_signature": (400, "INVALID_AUTHENTICATOR_RESPONSE : verification failed: bad signature"),
+        "webAuthn.unsupported_attestation": (400, "INVALID_AUTHENTICATOR_RESPONSE : attestation format tpm is not supported (only none and packed self-attestation)"),
+        "webAuthn.credential_not_found": (400, "USER_NOT_FOUND"),
+        "webAuthn.credential_exists": (400, "PASSKEY_EXISTS"),
+        "webAuthn.too_many_credentials": (400, "PASSKEY_LIMIT_EXCEEDED"),
     ]
 
     @Test(arguments: AuthError.samples)
