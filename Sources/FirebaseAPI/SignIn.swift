@@ -15,11 +15,10 @@ enum SignIn {
         guard let email = try call.body.string("email") else { throw FirebaseError(.missingEmail) }
         guard (try? Identifiers.email(email)) != nil else { throw FirebaseError(.invalidEmail) }
         guard let password = try call.body.string("password"), !password.isEmpty else { throw FirebaseError(.missingPassword) }
-        if try call.emulator.user(in: scope.coreTenant, .email(email))?.disabled == true { throw FirebaseError(.userDisabled) }
         let user: User
         do {
-            user = try call.emulator.authenticate(in: scope.coreTenant, PasswordSignIn(identifier: .email(email), password: password, requireVerified: false),
-                                                  origin: call.origin)
+            user = try call.emulator.authenticate(in: scope.coreTenant, PasswordSignIn(identifier: .email(email), password: password, requireVerified: false,
+                                                                                       refusesStateFirst: true), origin: call.origin)
         } catch AuthError.invalidCredentials where !scope.settings.improvedEmailPrivacy {
             let known = try call.emulator.user(in: scope.coreTenant, .email(email)) != nil
             throw FirebaseError(known ? .invalidPassword : .emailNotFound)

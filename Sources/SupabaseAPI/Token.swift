@@ -153,17 +153,16 @@ struct Token {
         } else {
             throw SupabaseError.validation("missing email or phone")
         }
-        if let found = try emulator.user(in: tenant, identifier), found.hasPassword, found.isBanned(at: emulator.clock.now) {
-            throw AuthError.userBanned
-        }
         // The password verification attempt hook hears about every attempt on a known, unbanned user, right
         // password or not, and may reject it before GoTrue's own answer.
         let hooks = AuthHooks(emulator: emulator, project: project)
-        if hooks.enabled(.passwordVerificationAttempt), let found = try emulator.user(in: tenant, identifier), !found.isBanned(at: emulator.clock.now) {
+        if hooks.enabled(.passwordVerificationAttempt), let found = try emulator.user(in: tenant, identifier) {
+            if found.isBanned(at: emulator.clock.now) { throw AuthError.userBanned }
             try await hooks.passwordAttempt(userId: found.id, valid: try emulator.checkPassword(password, in: tenant, userId: found.id), origin: origin)
         }
-        let user = try emulator.authenticate(in: tenant, PasswordSignIn(identifier: identifier, password: password, requireVerified: true),
-                                             origin: origin)
+        // A ban is told before the password is checked (refusesStateFirst), whatever password was typed.
+        let user = try emulator.authenticate(in: tenant, PasswordSignIn(identifier: identifier, password: password, requireVerified: true,
+                                                                        refusesStateFirst: true), origin: origin)
         var session = try await emulator.goTrueSession(for: user, method: "password", project: project, origin: origin)
         // A right password that the policy would refuse now is told, not refused (token.go's checkPasswordStrength).
         do {

@@ -27,6 +27,22 @@ import Testing
         try emulator.checkCanSignIn(try emulator.requireUser(in: "proj", id: "u-alice"))
     }
 
+    @Test func anAccountsStateMayBeToldBeforeItsPassword() throws {
+        let emulator = try makeEmulator()
+        _ = try emulator.updateUser(in: "proj", id: "u-alice", UserChanges(disabled: true))
+        let wrong = PasswordSignIn(identifier: .email("alice@example.com"), password: "nope", requireVerified: true)
+        // By default only the right password hears the state (Cognito's way); GoTrue and Firebase tell it first.
+        #expect(throws: AuthError.invalidCredentials) { try emulator.authenticate(in: "proj", wrong) }
+        var first = wrong
+        first.refusesStateFirst = true
+        #expect(throws: AuthError.userDisabled) { try emulator.authenticate(in: "proj", first) }
+        #expect(try failures(emulator).last?.detail["reason"] == "disabled")
+        // Confirmation is still told only after the password: an unconfirmed user with a wrong password hears that.
+        var bob = PasswordSignIn(identifier: .email("bob@example.com"), password: "nope", requireVerified: true)
+        bob.refusesStateFirst = true
+        #expect(throws: AuthError.invalidCredentials) { try emulator.authenticate(in: "proj", bob) }
+    }
+
     @Test func aPasswordForAUserTheDialectFoundPassesTheSameGate() throws {
         let emulator = try makeEmulator()
         let alice = try emulator.requireUser(in: "proj", id: "u-alice")
