@@ -157,7 +157,8 @@ struct Token {
         // password or not, and may reject it before GoTrue's own answer.
         let hooks = AuthHooks(emulator: emulator, project: project)
         if hooks.enabled(.passwordVerificationAttempt), let found = try emulator.user(in: tenant, identifier) {
-            if found.isBanned(at: emulator.clock.now) { throw AuthError.userBanned }
+            // The ban comes before the hook too: the core's gate, as refusesStateFirst applies it below.
+            try emulator.checkCanSignIn(found, origin: origin)
             try await hooks.passwordAttempt(userId: found.id, valid: try emulator.checkPassword(password, in: tenant, userId: found.id), origin: origin)
         }
         // A ban is told before the password is checked (refusesStateFirst), whatever password was typed.

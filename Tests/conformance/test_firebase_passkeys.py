@@ -131,3 +131,16 @@ def test_delete_passkey_checks_every_id_then_answers_fresh_tokens(firebase):
     assert removed["idToken"] and removed["refreshToken"]
     assert "passkeyInfo" not in firebase.lookup(removed["idToken"])
     assert firebase_error(sign_in(firebase, device)) == "USER_NOT_FOUND"
+
+
+def test_a_passkey_sign_in_goes_through_before_sign_in(firebase, hook_server):
+    from test_firebase_blocking import events_of, register
+
+    device = SoftwareAuthenticator("ES256", origin=ORIGIN)
+    _, enrolled = enrol(firebase, firebase.sign_in("alice@example.com")["idToken"], device)
+    assert enrolled.status_code == 200, enrolled.text
+    register(firebase, hook_server, "beforeSignIn")
+    signed_in = sign_in(firebase, device)
+    assert signed_in.status_code == 200, signed_in.text
+    [event] = events_of(hook_server, "beforeSignIn")
+    assert event["sign_in_method"] == "passkey" and event["user_record"]["uid"] == ALICE
