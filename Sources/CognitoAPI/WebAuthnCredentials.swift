@@ -78,7 +78,7 @@ enum WebAuthnCredentials {
 
 extension CognitoDialect {
     /// A pool's relying party for the control API's virtual authenticator.
-    public static let webAuthnSettings: WebAuthnSettingsResolver = { tenant in
+    public static let webAuthnSettings: WebAuthnSettingsResolver = { tenant, _ in
         CognitoPool(tenant: tenant).relyingParty.map { WebAuthnSettings(relyingParty: $0) }
     }
 }

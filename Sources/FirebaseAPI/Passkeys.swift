@@ -163,11 +163,11 @@ extension FirebaseSettings {
 
 extension FirebaseDialect {
     /// A project's passkey relying party and user entity, for the control API's virtual authenticator. An
-    /// Identity Platform tenant's is its project's, which this resolver cannot read: it gets the default
-    /// (`localhost`), and a request for another RP id names it (`rp_id`).
-    public static let webAuthnSettings: WebAuthnSettingsResolver = { tenant in
-        let isProject = !tenant.id.contains(":")
-        guard let settings = try? FirebaseSettings(project: isProject ? tenant.settings : [:]) else { return nil }
+    /// Identity Platform tenant's is its project's (`passkey_rp_id` and `passkey_origins` are project settings), as
+    /// the passkey endpoints read it (`FirebaseScope.settings`).
+    public static let webAuthnSettings: WebAuthnSettingsResolver = { tenant, tenantNamed in
+        let project = FirebaseScope.isProject(tenant) ? tenant : tenant.id.split(separator: ":").first.flatMap { tenantNamed(String($0)) }
+        guard let project, let settings = try? FirebaseSettings(project: project.settings) else { return nil }
         return WebAuthnSettings(relyingParty: settings.passkeyRelyingParty, userEntity: Passkeys.entity)
     }
 }

@@ -128,7 +128,7 @@ public struct SupabaseDialect: Sendable {
 
     /// A project's passkey relying party (`GOTRUE_WEBAUTHN_*`) and GoTrue's user entity, for the virtual
     /// authenticator's defaults in the control API.
-    public static let webAuthnSettings: WebAuthnSettingsResolver = { tenant in
+    public static let webAuthnSettings: WebAuthnSettingsResolver = { tenant, _ in
         guard let config = try? SupabaseConfig(env: SupabaseProject.environment(of: tenant)) else { return nil }
         return WebAuthnSettings(relyingParty: config.passkeyRelyingParty, maxPasskeys: config.maxPasskeysPerUser, userEntity: Passkeys.entity)
     }

@@ -248,4 +248,28 @@ import Testing
             #expect(errorMessage(crossed) == "USER_NOT_FOUND")
         }
     }
+
+    /// A tenant's relying party is its project's, in the control API's virtual authenticator as at the passkey
+    /// endpoints: a passkey it gives a tenant's user is for the project's `passkey_rp_id` and signs them in.
+    @Test func aTenantsVirtualPasskeyIsForItsProjectsRelyingParty() async throws {
+        let tenant = Seed.TenantSeed(id: "p:t1", dialect: .firebase, name: "t1", settings: [:], users: [alice])
+        let harness = try Harness(seed: firebaseProject(["passkey_rp_id": "app.example.com"], users: [alice], tenants: [tenant]))
+        try await harness.run { client in
+            let given = try await client.send(.post, "/_emu/v1/webauthn/credentials", json: ["tenant": "p:t1", "user_id": "alice-uid"])
+            #expect(given.status == .created)
+            #expect(given.json["rp_id"] == "app.example.com")
+
+            let started = try await client.send(.post, mfa("passkeySignIn:start"), json: ["tenantId": "t1"])
+            #expect(started.json["credentialRequestOptions"]?["rpId"] == "app.example.com")
+            let assert = try await client.send(.post, "/_emu/v1/webauthn/assert", json: ["tenant": "p:t1", "options": started.json["credentialRequestOptions"]!])
+            #expect(assert.status == .ok)
+            let credential = try #require(assert.json["credential"])
+            let signedIn = try await client.send(.post, mfa("passkeySignIn:finalize"), json: ["tenantId": "t1",
+                                                                                            "authenticatorAuthenticationResponse": credential])
+            #expect(signedIn.status == .ok)
+            let token = try claims(signedIn.json["idToken"])
+            #expect(token["sub"] == "alice-uid")
+            #expect(token["firebase"]?["tenant"] == "t1")
+        }
+    }
 }

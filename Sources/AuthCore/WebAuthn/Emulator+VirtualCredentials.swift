@@ -22,14 +22,15 @@ public struct WebAuthnSettings: Sendable {
 }
 
 /// A dialect's WebAuthn settings for one of its tenants, for `EmulatorOptions.webAuthn`; nil when the
-/// tenant's configuration has none.
-public typealias WebAuthnSettingsResolver = @Sendable (Tenant) -> WebAuthnSettings?
+/// tenant's configuration has none. The second argument finds another tenant by id, for a tenant whose relying
+/// party is its parent's (an Identity Platform tenant's is its project's).
+public typealias WebAuthnSettingsResolver = @Sendable (Tenant, _ tenantNamed: (String) -> Tenant?) -> WebAuthnSettings?
 
 extension Emulator {
     /// The WebAuthn settings `tenant`'s dialect reads from its configuration, if any.
     public func webAuthnSettings(for tenant: String) throws -> WebAuthnSettings? {
         let row = try requireTenant(tenant)
-        return webAuthnResolvers[row.dialect]?(row)
+        return webAuthnResolvers[row.dialect]?(row) { try? self.tenant($0) }
     }
 
     /// Gives `userId` a passkey held by the virtual authenticator, through the whole ceremony a dialect
