@@ -250,10 +250,17 @@ import Testing
     }
 
     /// A tenant's relying party is its project's, in the control API's virtual authenticator as at the passkey
-    /// endpoints: a passkey it gives a tenant's user is for the project's `passkey_rp_id` and signs them in.
+    /// endpoints: a passkey it gives a tenant's user is for the project's `passkey_rp_id` and signs them in. The
+    /// seed is read as a seed file is (the reader had refused `passkey_rp_id`, which docs/firebase.md lists).
     @Test func aTenantsVirtualPasskeyIsForItsProjectsRelyingParty() async throws {
-        let tenant = Seed.TenantSeed(id: "p:t1", dialect: .firebase, name: "t1", settings: [:], users: [alice])
-        let harness = try Harness(seed: firebaseProject(["passkey_rp_id": "app.example.com"], users: [alice], tenants: [tenant]))
+        let seed = try Seed.parse(Data(#"""
+            {"tenants": [
+              {"id": "p", "dialect": "firebase", "api_keys": ["k"], "passkey_rp_id": "app.example.com",
+               "passkey_origins": ["android:apk-key-hash:abc"]},
+              {"id": "p:t1", "dialect": "firebase", "users": [{"id": "alice-uid", "email": "alice@example.com", "password": "secret123"}]}
+            ]}
+            """#.utf8), file: "seed.json")
+        let harness = try Harness(seed: seed)
         try await harness.run { client in
             let given = try await client.send(.post, "/_emu/v1/webauthn/credentials", json: ["tenant": "p:t1", "user_id": "alice-uid"])
             #expect(given.status == .created)

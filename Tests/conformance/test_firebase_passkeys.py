@@ -3,8 +3,9 @@
 software one of test_supabase_passkeys, written from the spec with no code shared with Fauxth; firebase-admin reads
 the account afterwards."""
 import base64
+import json
 
-from conftest import firebase_error, jwt_claims
+from conftest import FirebaseREST, firebase_error, jwt_claims
 from test_supabase_passkeys import SoftwareAuthenticator, b64url
 
 ALICE = "FAUXTHALICE00000000000000001"
@@ -144,3 +145,36 @@ def test_a_passkey_sign_in_goes_through_before_sign_in(firebase, hook_server):
     assert signed_in.status_code == 200, signed_in.text
     [event] = events_of(hook_server, "beforeSignIn")
     assert event["sign_in_method"] == "passkey" and event["user_record"]["uid"] == ALICE
+
+
+def test_the_virtual_authenticator_gives_a_tenants_user_a_passkey_for_the_projects_rp_id(start_fauxth, tmp_path):
+    """An Identity Platform tenant's relying party is its project's (`passkey_rp_id`), in the control API's virtual
+    authenticator as at the passkey endpoints: a passkey it gives a tenant's user signs them in to the tenant, in the
+    request the JS SDK's `signInWithPasskey` sends."""
+    seed = tmp_path / "seed.json"
+    seed.write_text(json.dumps({"tenants": [
+        {"id": "rp-project", "dialect": "firebase", "api_keys": ["rp-key"], "passkey_rp_id": "app.example.com"},
+        {"id": "rp-project:t1", "dialect": "firebase", "tenant_config": {"displayName": "t1", "allowPasswordSignup": True},
+         "users": [{"email": "tess@example.com", "password": "password123", "email_verified": True}]}]}))
+    instance = start_fauxth("--seed", str(seed))
+    firebase = FirebaseREST(instance, project="rp-project", api_key="rp-key")
+    tess = firebase.ok("accounts:signInWithPassword", {"email": "tess@example.com", "password": "password123", "tenantId": "t1",
+                                                       "returnSecureToken": True})["localId"]
+
+    given = instance.control("POST", "/webauthn/credentials", json={"tenant": "rp-project:t1", "user_id": tess})
+    assert given.status_code == 201, given.text
+    assert given.json()["rp_id"] == "app.example.com"
+
+    started = firebase.call("accounts/passkeySignIn:start", {"tenantId": "t1"}, version="v2")
+    assert started.status_code == 200, started.text
+    options = started.json()["credentialRequestOptions"]
+    assert options["rpId"] == "app.example.com"
+    answered = instance.control("POST", "/webauthn/assert", json={"tenant": "rp-project:t1", "options": options})
+    assert answered.status_code == 200, answered.text
+    signed_in = firebase.call("accounts/passkeySignIn:finalize", {"tenantId": "t1",
+                                                                  "authenticatorAuthenticationResponse": answered.json()["credential"]},
+                              version="v2")
+    assert signed_in.status_code == 200, signed_in.text
+    claims = jwt_claims(signed_in.json()["idToken"])
+    assert claims["sub"] == tess
+    assert claims["firebase"]["tenant"] == "t1" and claims["firebase"]["sign_in_provider"] == "passkey"

@@ -289,7 +289,8 @@ private struct SeedReader {
     static let dialectKeys: [Dialect: Set<String>] = [
         .supabase: ["port", "gotrue_env", "publishable_key", "secret_key", "upstream", "db"],
         .firebase: ["api_keys", "id_token_signing", "config", "test_phone_numbers", "oob_code_ttl", "phone_code_ttl", "phone_resend_interval",
-                    "id_token_ttl", "refresh_token_ttl", "password_min_length", "authorized_domains", "tenant_config", "recent_sign_in_window"],
+                    "id_token_ttl", "refresh_token_ttl", "password_min_length", "authorized_domains", "tenant_config", "recent_sign_in_window",
+                    "passkey_rp_id", "passkey_origins"],
         .cognito: ["pool", "clients", "groups", "resource_servers", "identity_providers", "domain", "issuer", "fixed_code", "hosted_ui_port", "lambda_endpoint",
                    "identity_pools"],
     ]
