@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -75,6 +76,17 @@ def test_a_server_that_writes_much_on_stderr_is_read_as_it_writes(tmp_path):
         assert fauxth.health()["status"] == "ok"
     assert fauxth.stderr.endswith("a line on stderr\n")
     assert 200 * 1024 < len(fauxth.stderr) <= 256 * 1024, "its last 256 KiB are kept"
+
+
+def test_a_server_that_cannot_start_says_why_at_once(tmp_path):
+    # A seed with a typo stops start-up with exit code 2: the helper reports that and stderr as soon as the process
+    # ends, where it had waited out the whole ready timeout first.
+    seed = tmp_path / "seed.json"
+    seed.write_text('{"tenants": [{"id": "p", "dialect": "firebase", "api_kyes": ["k"]}]}')
+    begun = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"exited \(status 2\) before it was ready; stderr: .*api_kyes"):
+        Fauxth.start("--seed", str(seed), ready_timeout=300)
+    assert time.monotonic() - begun < 150, "it was told before the ready timeout ran out"
 
 
 def test_a_missing_binary_is_named(monkeypatch):

@@ -22,6 +22,7 @@ import select
 import shutil
 import subprocess
 import threading
+import time
 import urllib.parse
 from typing import Any, Dict, Iterator, List, Optional
 
@@ -82,6 +83,7 @@ class Fauxth:
         self.stderr = ""
         self._stderr_tail: "collections.deque[str]" = collections.deque()
         self._stderr_thread: Optional[threading.Thread] = None
+        self._stdout_thread: Optional[threading.Thread] = None
         # Each thread's kept-alive connection to the control API, and all of them, for `stop` to close.
         self._local = threading.local()
         self._connections: List[http.client.HTTPConnection] = []
@@ -110,7 +112,8 @@ class Fauxth:
         Fauxth.__init__(self, "", process)
         if lines_kept is not None:
             self.lines_kept = max(1, lines_kept)
-        threading.Thread(target=self._drain, daemon=True).start()
+        self._stdout_thread = threading.Thread(target=self._drain, daemon=True)
+        self._stdout_thread.start()
         # Read as it comes, not only at the end: a pipe nobody reads fills at 64 KiB, and a server whose stderr write
         # then blocks stops answering.
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
@@ -146,12 +149,24 @@ class Fauxth:
                 kept -= len(self._stderr_tail.popleft())
 
     def _wait_ready(self, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
         while True:
             try:
-                line = self.lines.get(timeout=timeout)
+                line = self.lines.get(timeout=0.1)
             except queue.Empty:
-                self.stop()
-                raise RuntimeError(f"fauxth printed no ready line in {timeout} s; stderr: {self.stderr}") from None
+                # A server that cannot start (a bad seed, a port in use) exits at once and says why on stderr: that is
+                # told now, not after the whole timeout. Its stdout is read to the end first, for a ready line in it.
+                if self.process is not None and self.process.poll() is not None:
+                    if self._stdout_thread is not None:
+                        self._stdout_thread.join(timeout=5)
+                    if self.lines.empty():
+                        status = self.stop()
+                        raise RuntimeError(f"fauxth exited (status {status}) before it was ready; stderr: {self.stderr}") from None
+                    continue
+                if time.monotonic() >= deadline:
+                    self.stop()
+                    raise RuntimeError(f"fauxth printed no ready line in {timeout} s; stderr: {self.stderr}") from None
+                continue
             if line.startswith("ready "):
                 return line.split(" ", 1)[1]
             if line.startswith('{"kind":"ready"'):
