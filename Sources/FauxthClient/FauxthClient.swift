@@ -56,9 +56,17 @@ public final class FauxthClient: Sendable {
             process.arguments = ["fauxth", "serve", "--port", "0"] + arguments
         }
         if let environment { process.environment = environment }
-        let stdout = Pipe()
+        let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
+        // Read as it comes for the server's whole life (a pipe nobody reads fills at 64 KiB, and a server whose
+        // write there blocks stops answering); its tail says why a server could not start.
+        process.standardError = stderr
+        let errors = OutputTail()
+        stderr.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil; errors.close(); return }
+            errors.append(data)
+        }
         let (lines, continuation) = AsyncStream<String>.makeStream()
         let buffer = LineBuffer()
         stdout.fileHandleForReading.readabilityHandler = { handle in
@@ -78,8 +86,20 @@ public final class FauxthClient: Sendable {
         let timeout = Task { try await Task.sleep(for: readyTimeout); ready.cancel() }
         defer { timeout.cancel() }
         guard let url = await ready.value else {
+            // Its stdout ended (it is exiting) or the time ran out (then it is stopped). Either way it is waited for,
+            // and its stderr read to the end, for what it wrote last: two seconds at most.
+            let timedOut = ready.isCancelled
+            if timedOut { process.terminate() }
+            for _ in 0..<100 {
+                if !process.isRunning && errors.isClosed { break }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            let said = errors.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let why = timedOut ? "fauxth printed no ready line in \(readyTimeout)"
+                : process.isRunning ? "fauxth closed its stdout without a ready line"
+                : "fauxth exited (status \(process.terminationStatus)) before it was ready"
             if process.isRunning { process.terminate() }
-            throw FauxthClientError.cannotStart("fauxth printed no ready line (it exited, or took longer than \(readyTimeout))")
+            throw FauxthClientError.cannotStart(said.isEmpty ? why : "\(why): \(said)")
         }
         return FauxthClient(url: url, process: process)
     }
@@ -292,6 +312,38 @@ public enum FauxthClientError: Error, Equatable, CustomStringConvertible {
         case .cannotStart(let reason): "cannot start fauxth: \(reason)"
         case .control(let status, let code, let message): "\(status) \(code): \(message)"
         }
+    }
+}
+
+/// The last 64 KiB a pipe delivered, and whether it has closed.
+private final class OutputTail: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept = Data()
+    private var closed = false
+
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        closed = true
+    }
+
+    var isClosed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closed
+    }
+
+    func append(_ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        kept.append(data)
+        if kept.count > 64 * 1024 { kept.removeFirst(kept.count - 64 * 1024) }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: kept, as: UTF8.self)
     }
 }
 

@@ -107,4 +107,21 @@ import FoundationNetworking
         await #expect(throws: (any Error).self) { try await fauxth.health() }
         await #expect(throws: (any Error).self) { try await FauxthClient.start(binary: "/nonexistent/fauxth") }
     }
+
+    /// A server that cannot start (here a seed with a typo, exit code 2) is told with its status and what it said.
+    @Test func aServerThatCannotStartSaysWhy() async throws {
+        let built = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/fauxth").path
+        let binary = ProcessInfo.processInfo.environment["FAUXTH_BIN"] ?? built
+        let seed = FileManager.default.temporaryDirectory.appendingPathComponent("fauxth-client-\(UUID().uuidString).json")
+        try Data(#"{"tenants": [{"id": "p", "dialect": "firebase", "api_kyes": ["k"]}]}"#.utf8).write(to: seed)
+        defer { try? FileManager.default.removeItem(at: seed) }
+        do {
+            _ = try await FauxthClient.start(binary: binary, arguments: ["--seed", seed.path], readyTimeout: .seconds(300))
+            Issue.record("a server with a bad seed started")
+        } catch FauxthClientError.cannotStart(let reason) {
+            #expect(reason.hasPrefix("fauxth exited (status 2) before it was ready: "), "\(reason)")
+            #expect(reason.contains("api_kyes"), "\(reason)")
+        }
+    }
 }
