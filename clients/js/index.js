@@ -62,7 +62,11 @@ export class Fauxth {
         reject(error.code === 'ENOENT'
           ? new Error(`no fauxth binary at ${program}: pass binary, set FAUXTH_BIN, or put fauxth on PATH`) : error);
       });
-      child.once('exit', () => { clearTimeout(timer); reject(new Error(`fauxth exited before it was ready: ${server.stderr}`)); });
+      // 'close', not 'exit': it comes once stderr is read to its end, so the error holds what the server said last.
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`fauxth exited (status ${code ?? signal}) before it was ready; stderr: ${server.stderr}`));
+      });
       lines.on('line', (line) => {
         server.lines.push(line);
         if (server.lines.length > Math.max(1, linesKept)) server.lines.shift();

@@ -114,6 +114,16 @@ test('a missing binary is named', async () => {
   await assert.rejects(Fauxth.start({ binary: '/nonexistent/fauxth' }), /no fauxth binary at \/nonexistent\/fauxth/);
 });
 
+test('a server that cannot start is reported with its status and what it said', async () => {
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const seed = join(await mkdtemp(join(tmpdir(), 'fauxth-')), 'seed.json');
+  await writeFile(seed, '{"tenants": [{"id": "p", "dialect": "firebase", "api_kyes": ["k"]}]}');
+  await assert.rejects(Fauxth.start({ args: ['--seed', seed], readyTimeout: 300_000 }),
+    /fauxth exited \(status 2\) before it was ready; stderr: .*api_kyes/s);
+});
+
 test('a server that writes much on stderr is read as it writes, its end kept', async () => {
   // 1.8 MB on stderr before the server starts: unread, the shell's write would block and no ready line would come.
   const { mkdtemp, writeFile } = await import('node:fs/promises');
