@@ -9,8 +9,10 @@ import FoundationNetworking
 #endif
 
 /// The Swift test helper against a real server over loopback: the harness's application on a live socket, and the
-/// built binary started as a user's test would start it.
-@Suite struct FauxthClientTests {
+/// built binary started as a user's test would start it. One at a time: with the two tests that start a binary
+/// running at once (one server ready, one exiting on a bad seed), the ready one outlived its test, still serving, in
+/// about one run in twenty-five (Foundation's `Process` on Linux; not understood, see issue 28's note of 2026-12-02).
+@Suite(.serialized) struct FauxthClientTests {
     /// A JSON POST as a client SDK sends it; the status and the decoded answer.
     static func post(_ url: URL, _ path: String, _ body: JSONValue) async throws -> (Int, JSONValue) {
         var request = URLRequest(url: url.appendingPathComponent(path))
