@@ -9,7 +9,7 @@ extension FirebaseDialect {
     public var hookSchema: HookSchema {
         let emulator = emulator
         return HookSchema(points: BlockingFunctions.Event.allCases.map(\.rawValue), read: { tenant in
-            let project = tenant.id.split(separator: ":").first.map(String.init) ?? tenant.id
+            let project = FirebaseScope.projectId(of: tenant.id)
             let owner = project == tenant.id ? tenant : ((try? emulator.tenant(project)) ?? nil)
             let stored = owner?.settings["config"]?["blockingFunctions"] ?? [:]
             var hooks: [String: JSON] = [:]
@@ -22,7 +22,7 @@ extension FirebaseDialect {
             return hooks
         }, write: { tenant, point, hook in
             guard !tenant.id.contains(":") else {
-                let project = tenant.id.split(separator: ":").first.map(String.init) ?? tenant.id
+                let project = FirebaseScope.projectId(of: tenant.id)
                 throw AuthError.invalidInput(field: "tenant", reason: "is an Identity Platform tenant, which uses its project's blocking functions; set them on \(project)")
             }
             var settings = tenant.settings

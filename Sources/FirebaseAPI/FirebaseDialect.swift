@@ -119,7 +119,7 @@ public struct FirebaseDialect: Sendable {
 
     /// Checks a Firebase tenant's settings; throws what Fauxth cannot use.
     public static func validate(_ tenant: Tenant) throws {
-        let project = tenant.id.split(separator: ":").first.map(String.init) ?? tenant.id
+        let project = FirebaseScope.projectId(of: tenant.id)
         _ = try FirebaseSettings(project: tenant.id == project ? tenant.settings : [:],
                                  tenantConfig: tenant.id == project ? nil : tenant.settings["tenant_config"]?.objectValue ?? [:])
     }

@@ -138,6 +138,9 @@ struct FirebaseScope: Sendable {
 
     static func coreTenant(_ project: String, _ tenant: String?) -> String { tenant.map { "\(project):\($0)" } ?? project }
 
+    /// The project of a core tenant id: itself for a project, the part before `:` for one of its tenants.
+    static func projectId(of coreTenant: String) -> String { coreTenant.split(separator: ":").first.map(String.init) ?? coreTenant }
+
     /// Whether a core tenant is a project rather than one of its tenants (`project:tenant`). By its bytes:
     /// Foundation's `contains(_:)` was half the cost of finding a request's project by its API key.
     static func isProject(_ coreTenant: Tenant) -> Bool {

@@ -166,7 +166,7 @@ extension FirebaseDialect {
     /// Identity Platform tenant's is its project's (`passkey_rp_id` and `passkey_origins` are project settings), as
     /// the passkey endpoints read it (`FirebaseScope.settings`).
     public static let webAuthnSettings: WebAuthnSettingsResolver = { tenant, tenantNamed in
-        let project = FirebaseScope.isProject(tenant) ? tenant : tenant.id.split(separator: ":").first.flatMap { tenantNamed(String($0)) }
+        let project = FirebaseScope.isProject(tenant) ? tenant : tenantNamed(FirebaseScope.projectId(of: tenant.id))
         guard let project, let settings = try? FirebaseSettings(project: project.settings) else { return nil }
         return WebAuthnSettings(relyingParty: settings.passkeyRelyingParty, userEntity: Passkeys.entity)
     }
